@@ -1,0 +1,48 @@
+"""gpu_components: GPU node pools on Kubernetes that are right the first time, on EKS (AKS and GKE to come).
+
+Public API:
+- Pool description and validation: :class:`GpuNodePoolArgs` (input shape), :class:`GpuNodePoolSpec` (validated),
+  :class:`Taint`, :class:`TimeSlicing`, :class:`Mps`, :class:`Mig`, :class:`GpuSpecError` / :class:`Problem`.
+- GPU knowledge: :mod:`gpu_components.catalog`.
+- Components: :class:`GpuCluster` (pools + add-ons of one cluster), :mod:`gpu_components.aws`
+  (``EksGpuNodeGroup``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``).
+- Pod-side helpers: :mod:`gpu_components.workloads`.
+"""
+
+from gpu_components import catalog
+from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuStack
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Mig,
+    MigArgs,
+    Mps,
+    MpsArgs,
+    Taint,
+    TaintArgs,
+    TimeSlicing,
+    TimeSlicingArgs,
+)
+
+__all__ = [
+    "DEFAULT_GPU_TAINT",
+    "ClusterPoolArgs",
+    "GpuCluster",
+    "GpuClusterArgs",
+    "GpuNodePoolArgs",
+    "GpuNodePoolSpec",
+    "GpuSpecError",
+    "GpuStack",
+    "Mig",
+    "MigArgs",
+    "Mps",
+    "MpsArgs",
+    "Problem",
+    "Taint",
+    "TaintArgs",
+    "TimeSlicing",
+    "TimeSlicingArgs",
+    "catalog",
+]

@@ -1,0 +1,75 @@
+"""What each cloud provides to the cross-cloud composition and the example program.
+
+A cloud package (``aws``, and later ``azure`` and ``gcp``) exposes one :class:`CloudAdapter`: the shapes of its
+pool options and cluster wiring, its extra rules, where the device plugin runs on its pools, how to create a
+node pool component, and how the example program creates or attaches a cluster. :mod:`gpu_components.cluster`
+and :mod:`gpu_components.program` only dispatch on the cloud; they hold no cloud spelling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import pulumi
+
+from gpu_components.catalog import Cloud
+from gpu_components.errors import Problem
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
+
+DevicePluginHost = Literal["daemonset", "node-image", "cloud"]
+"""Who advertises GPUs on a pool's nodes: the cluster's NVIDIA device plugin DaemonSet, the node image's own
+host plugin (Bottlerocket NVIDIA), or the cloud's managed plugin (GKE). Exactly one per pool."""
+
+
+class GpuNodePool(Protocol):
+    """What every cloud's node-pool component exposes (plain values, known at preview)."""
+
+    spec: GpuNodePoolSpec
+    device_plugin_host: DevicePluginHost
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    advertised_resources: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ProvisionedCluster:
+    """A cluster the example program created or attached to.
+
+    Attributes:
+        kubeconfig: kubeconfig text for the Kubernetes provider (the program marks it secret).
+        wiring: the cloud's wiring args for :class:`~gpu_components.cluster.GpuCluster`.
+        depends_on: resources the GPU pools must wait for (the cluster, its system pool).
+    """
+
+    kubeconfig: pulumi.Input[str]
+    wiring: Mapping[str, Any]
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CloudAdapter:
+    """One cloud's part of the composition.
+
+    Attributes:
+        cloud: ``aws``, ``azure`` or ``gcp``.
+        pool_options: ``TypedDict`` of the pool's cloud block (key ``cloud`` in a cluster pool).
+        cluster_config: ``TypedDict`` of the example program's ``cluster`` config on this cloud.
+        problems: the cloud's rules for a validated pool and its options; paths start with ``path``.
+        device_plugin_host: who advertises GPUs on the pool's nodes.
+        create_pool: create the node-pool component ``name`` for a pool, its options and the cluster wiring.
+        config_problems: extra rules for the ``cluster`` config beyond its shape.
+        provision: create or attach the example cluster from validated ``cluster`` config.
+    """
+
+    cloud: Cloud
+    pool_options: type
+    cluster_config: type
+    problems: Callable[[GpuNodePoolSpec, Mapping[str, Any], str], list[Problem]]
+    device_plugin_host: Callable[[GpuNodePoolSpec, Mapping[str, Any]], DevicePluginHost]
+    create_pool: Callable[
+        [str, GpuNodePoolArgs, Mapping[str, Any], Mapping[str, Any], pulumi.ResourceOptions], GpuNodePool
+    ]
+    config_problems: Callable[[Mapping[str, Any]], list[Problem]]
+    provision: Callable[[Mapping[str, Any]], ProvisionedCluster]

@@ -1,0 +1,78 @@
+"""The AWS adapter of the cross-cloud composition: EKS node groups and the example EKS cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.aws import cluster
+from gpu_components.aws.eks import (
+    EksGpuNodeGroup,
+    EksGpuNodeGroupArgs,
+    ami_type_for,
+    device_plugin_host,
+    eks_problems,
+)
+from gpu_components.errors import Problem
+from gpu_components.shape import STRICT
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
+
+
+@STRICT
+class EksPoolOptionsArgs(TypedDict):
+    """EKS-only settings of a pool (block ``aws`` of a cluster pool). ``ami_type``: see
+    :class:`~gpu_components.aws.EksGpuNodeGroupArgs`."""
+
+    ami_type: NotRequired[str]
+
+
+class EksWiringArgs(TypedDict):
+    """How EKS pools attach to their cluster: cluster name, node subnets, and optionally a node role ARN."""
+
+    cluster_name: pulumi.Input[str]
+    subnet_ids: pulumi.Input[Any]
+    node_role_arn: NotRequired[pulumi.Input[str]]
+
+
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
+    return eks_problems(spec, options.get("ami_type"), path)
+
+
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
+    return device_plugin_host(ami_type_for(spec, options.get("ami_type")))
+
+
+def _create_pool(
+    name: str,
+    pool: GpuNodePoolArgs,
+    options: Mapping[str, Any],
+    wiring: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> EksGpuNodeGroup:
+    args: EksGpuNodeGroupArgs = {
+        "pool": pool,
+        "cluster_name": wiring["cluster_name"],
+        "subnet_ids": wiring["subnet_ids"],
+    }
+    if "node_role_arn" in wiring:
+        args["node_role_arn"] = wiring["node_role_arn"]
+    if "ami_type" in options:
+        args["ami_type"] = options["ami_type"]
+    return EksGpuNodeGroup(name, args, opts)
+
+
+ADAPTER = CloudAdapter(
+    cloud="aws",
+    pool_options=EksPoolOptionsArgs,
+    cluster_config=cluster.EksClusterConfig,
+    problems=_problems,
+    device_plugin_host=_host,
+    create_pool=_create_pool,
+    config_problems=cluster.config_problems,
+    provision=cluster.provision,
+)
+"""EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet except on Bottlerocket."""

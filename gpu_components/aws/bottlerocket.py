@@ -1,0 +1,117 @@
+"""Bottlerocket NVIDIA: GPU sharing through the host device plugin's settings (pure).
+
+Bottlerocket's NVIDIA variants run the NVIDIA device plugin on the host (systemd service
+``nvidia-k8s-device-plugin``), configured by ``settings.kubelet-device-plugins.nvidia.*`` in TOML user data
+(https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/). So no device plugin DaemonSet
+may run on these nodes, and sharing is rendered here instead of into the DaemonSet's ConfigMap.
+
+What Bottlerocket supports (same source): time-slicing (from 1.25.0), MIG with a uniform profile per GPU model
+and the ``single`` strategy only (from 1.34.0; bottlerocket-os/bottlerocket#4483), MPS with 2-48 replicas
+(from 1.54.0), and not MIG together with a sharing strategy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import tomli_w
+
+from gpu_components.errors import Problem
+from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+
+SOURCE_BOTTLEROCKET = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
+
+MIG_PROFILE_KEYS: Mapping[str, str] = MappingProxyType(
+    {
+        "A100-40GB": "a100.40gb",
+        "A100-80GB": "a100.80gb",
+        "H100-80GB": "h100.80gb",
+        "H200-141GB": "h200.141gb",
+    }
+)
+"""Catalog GPU model -> the key Bottlerocket's ``mig.profile`` map uses for it (the GPU models it documents)."""
+
+
+def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
+    """What a Bottlerocket NVIDIA node cannot do for ``spec``: mixed MIG, MIG layouts, MIG with sharing, MIG on
+    a GPU model it does not document."""
+    problems: list[Problem] = []
+    mig = spec.mig
+    if mig is None:
+        return problems
+    where = f"{path}.mig" if path else "mig"
+    if mig.strategy != "single":
+        problems.append(
+            Problem(
+                f"{where}.strategy",
+                mig.strategy,
+                "Bottlerocket supports only the single MIG strategy",
+                "single",
+                SOURCE_BOTTLEROCKET,
+            )
+        )
+    if mig.profile is None:
+        problems.append(
+            Problem(
+                f"{where}.layout",
+                dict(mig.devices),
+                "Bottlerocket applies one MIG profile per GPU model, not a layout of several",
+                "mig.profile",
+                SOURCE_BOTTLEROCKET,
+            )
+        )
+    if spec.sharing is not None:
+        problems.append(
+            Problem(
+                where,
+                "mig with sharing",
+                "Bottlerocket does not combine MIG partitioning with a sharing strategy",
+                "mig alone, or time_slicing / mps without mig",
+                SOURCE_BOTTLEROCKET,
+            )
+        )
+    if spec.gpu.name not in MIG_PROFILE_KEYS:
+        problems.append(
+            Problem(
+                where,
+                spec.gpu.name,
+                "Bottlerocket documents MIG profiles only for some GPU models",
+                ", ".join(MIG_PROFILE_KEYS),
+                SOURCE_BOTTLEROCKET,
+            )
+        )
+    return problems
+
+
+def device_plugin_settings(spec: GpuNodePoolSpec) -> dict[str, Any]:
+    """The ``settings.kubelet-device-plugins.nvidia`` table for ``spec`` (call after :func:`bottlerocket_problems`).
+
+    Every value Bottlerocket would otherwise default is set explicitly, so nodes advertise exactly what
+    :func:`gpu_components.nvidia.device_plugin.advertised_resources` says (Bottlerocket's own defaults rename
+    shared GPUs to ``nvidia.com/gpu.shared``).
+    """
+    nvidia: dict[str, Any] = {}
+    sharing = spec.sharing
+    if isinstance(sharing, TimeSlicing):
+        nvidia["device-sharing-strategy"] = "time-slicing"
+        nvidia["time-slicing"] = {
+            "replicas": sharing.replicas,
+            "rename-by-default": sharing.rename_by_default,
+            "fail-requests-greater-than-one": sharing.fail_requests_greater_than_one,
+        }
+    elif isinstance(sharing, Mps):
+        nvidia["device-sharing-strategy"] = "mps"
+        nvidia["mps"] = {"replicas": sharing.replicas, "rename-by-default": False}
+    else:
+        nvidia["device-sharing-strategy"] = "none"
+    if spec.mig is not None and spec.mig.profile is not None:
+        nvidia["device-partitioning-strategy"] = "mig"
+        nvidia["mig"] = {"profile": {MIG_PROFILE_KEYS[spec.gpu.name]: spec.mig.profile}}
+    return {"settings": {"kubelet-device-plugins": {"nvidia": nvidia}}}
+
+
+def user_data(spec: GpuNodePoolSpec) -> str:
+    """Bottlerocket TOML user data carrying the device plugin settings; EKS merges it with its own settings."""
+    return tomli_w.dumps(device_plugin_settings(spec))

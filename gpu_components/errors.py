@@ -1,0 +1,67 @@
+"""The one error type for invalid input, and the problems it collects.
+
+Every rule in the library reports a :class:`Problem` (where, what was given, why it is wrong, what would be
+valid, and the document the rule comes from). Validators collect all problems of an input and raise them at
+once as a :class:`GpuSpecError`, before any Pulumi resource is registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One invalid value.
+
+    Attributes:
+        path: where the value sits in the input, e.g. ``pools[1].mig.profile``.
+        value: the value that was given (``None`` when a required value is missing).
+        message: why the value is wrong, in the field's standard terms.
+        valid: the valid values or range, as text; ``None`` when there is no short list.
+        source: the document the rule comes from (URL or doc title); ``None`` for plain syntax rules.
+    """
+
+    path: str
+    value: object
+    message: str
+    valid: str | None = None
+    source: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message} (got {self.value!r})"
+        if self.valid is not None:
+            text += f"; valid: {self.valid}"
+        if self.source is not None:
+            text += f" [source: {self.source}]"
+        return text
+
+    def under(self, prefix: str) -> Problem:
+        """Return this problem with ``prefix`` put before its path (``pools[0]`` + ``name``)."""
+        if not prefix:
+            return self
+        path = f"{prefix}{self.path}" if self.path.startswith("[") else f"{prefix}.{self.path}"
+        return Problem(path, self.value, self.message, self.valid, self.source)
+
+
+class GpuSpecError(ValueError):
+    """Invalid GPU pool input: every problem found, raised at once before any resource is registered.
+
+    Attributes:
+        problems: the problems, in the order the validators found them.
+    """
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        count = len(self.problems)
+        lines = [f"{count} invalid GPU pool setting{'s' if count != 1 else ''}:"]
+        lines.extend(f"  - {problem}" for problem in self.problems)
+        super().__init__("\n".join(lines))
+
+
+def raise_if(problems: Iterable[Problem]) -> None:
+    """Raise :class:`GpuSpecError` when ``problems`` is not empty."""
+    collected = tuple(problems)
+    if collected:
+        raise GpuSpecError(collected)

@@ -1,0 +1,95 @@
+"""``NvidiaDevicePlugin``: the NVIDIA device plugin DaemonSet for the GPU pools of one cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.catalog import Cloud
+from gpu_components.nvidia.device_plugin import (
+    DEVICE_PLUGIN_CHART,
+    DEVICE_PLUGIN_CHART_VERSION,
+    DEVICE_PLUGIN_REPOSITORY,
+    device_plugin_config_map,
+    device_plugin_values,
+)
+from gpu_components.spec import GpuNodePoolArgs, parse_pools
+
+DEFAULT_NAMESPACE = "nvidia-device-plugin"
+"""Namespace of the device plugin, the one NVIDIA's install instructions use."""
+CONFIG_MAP_NAME = "nvidia-device-plugin-configs"
+"""Name of the ConfigMap holding the per-pool config entries (fixed, so the chart can refer to it)."""
+RELEASE_NAME = "nvidia-device-plugin"
+"""Helm release name."""
+
+
+class NvidiaDevicePluginArgs(TypedDict):
+    """Inputs of :class:`NvidiaDevicePlugin`.
+
+    Fields:
+        cloud: the cloud of the pools (``aws``, ``azure``, ``gcp``); pools are validated for it.
+        pools: the GPU pools the plugin serves (:class:`~gpu_components.spec.GpuNodePoolArgs`); pools whose node
+            image or cloud runs its own plugin (Bottlerocket NVIDIA, GKE-managed) must not be listed.
+        namespace: namespace to create and install into. Defaults to ``nvidia-device-plugin``.
+        chart_version: chart version. Defaults to the pinned, tested ``0.20.0``.
+        helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
+    """
+
+    cloud: Cloud
+    pools: list[GpuNodePoolArgs]
+    namespace: NotRequired[str]
+    chart_version: NotRequired[str]
+    helm_values: NotRequired[dict[str, Any]]
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    """Namespace, per-pool config ConfigMap and the ``nvidia-device-plugin`` Helm release.
+
+    Each pool's config is the ConfigMap entry named after the pool; the pool's nodes select it with the label
+    ``nvidia.com/device-plugin.config`` (set by the node-pool adapters). The DaemonSet tolerates every pool taint
+    and is pinned by node affinity to the pools listed, so it never runs beside another device plugin.
+
+    Children: ``<name>-namespace``, ``<name>-config``, ``<name>-release``. Providers: ``kubernetes``.
+
+    Raises:
+        GpuSpecError: when a pool is invalid (before anything is registered).
+    """
+
+    namespace: pulumi.Output[str]
+    config_map_name: pulumi.Output[str]
+    configs: dict[str, str]
+    values: dict[str, Any]
+
+    def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        specs = parse_pools(args["pools"], args["cloud"])
+        super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": args.get("namespace", DEFAULT_NAMESPACE)},
+            opts=child,
+        )
+        self.configs = device_plugin_config_map(specs)
+        config_map = k8s.core.v1.ConfigMap(
+            f"{name}-config",
+            metadata={"name": CONFIG_MAP_NAME, "namespace": namespace.metadata.name},
+            data=self.configs,
+            opts=child,
+        )
+        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"))
+        k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=DEVICE_PLUGIN_CHART,
+            version=args.get("chart_version", DEVICE_PLUGIN_CHART_VERSION),
+            repository_opts={"repo": DEVICE_PLUGIN_REPOSITORY},
+            namespace=namespace.metadata.name,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[config_map]),
+        )
+        self.namespace = namespace.metadata.name
+        self.config_map_name = config_map.metadata.name
+        self.register_outputs({"namespace": self.namespace, "configMapName": self.config_map_name})

@@ -1,0 +1,37 @@
+"""Offline plan: run a Pulumi program under realistic mocks and render what it would create.
+
+- `run_program(program, project=..., stack=..., config=...)` → `Plan` (resources with parents and
+  inputs, stack outputs; secrets masked), deterministic and repeatable in one process.
+- `load_stack(root, stack)` → (project name, stack config) as the Pulumi CLI reads them.
+- `to_json(plan)` / `to_tree(plan)` → deterministic text.
+- `PlanMocks` / `PlanMonitor` → the mocks themselves, for tests that call `pulumi.runtime.set_mocks`.
+"""
+
+from __future__ import annotations
+
+from gpu_components.plan.mocks import SECRET, UNKNOWN, MissingMockError, PlanMocks, PlanMonitor
+from gpu_components.plan.render import to_json, to_tree
+from gpu_components.plan.runner import (
+    Plan,
+    PlannedResource,
+    StackNotFoundError,
+    flatten_config,
+    load_stack,
+    run_program,
+)
+
+__all__ = [
+    "SECRET",
+    "UNKNOWN",
+    "MissingMockError",
+    "Plan",
+    "PlanMocks",
+    "PlanMonitor",
+    "PlannedResource",
+    "StackNotFoundError",
+    "flatten_config",
+    "load_stack",
+    "run_program",
+    "to_json",
+    "to_tree",
+]

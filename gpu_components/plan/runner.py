@@ -1,0 +1,274 @@
+"""Run a Pulumi program offline under `PlanMocks` and record what it would create.
+
+`run_program` is what `gpu-components plan <stack>` and the whole-stack tests call: it runs the same
+program `pulumi up` runs, with the stack's config, against the mock monitor, waits until every
+registration (including those made inside `apply` callbacks) is done, and returns a `Plan`: every
+registered resource with its parent and inputs, and the stack outputs, secrets masked.
+
+Each run happens on its own thread, in a fresh `contextvars.Context` with its own asyncio event loop,
+so Pulumi's global runtime state (root stack resource, config, mocks, settings) never leaks between
+runs or into the caller: `run_program` can be called any number of times in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.stack import Stack, massage, run_pulumi_func
+
+from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
+
+__all__ = ["Plan", "PlannedResource", "StackNotFoundError", "flatten_config", "load_stack", "run_program"]
+
+_LOG = logging.getLogger("gpu_components.plan.pulumi")
+"""Where the Pulumi SDK's log messages (e.g. warnings from provider SDKs) go during a plan."""
+
+_ORGANIZATION = "organization"
+"""What `pulumi.get_organization()` returns during a plan (the SDK's own default)."""
+
+
+@dataclass(frozen=True)
+class PlannedResource:
+    """One resource the program registered.
+
+    Attributes:
+        urn: the engine-style URN, e.g. `urn:pulumi:dev::proj::gpu-components:index:X$aws:iam/role:Role::r`.
+        type: the type token, e.g. `aws:iam/role:Role`.
+        name: the logical name given to the constructor.
+        parent: the parent's URN, or None for the stack's direct children.
+        inputs: the inputs as registered (camelCase keys as the engine sees them), plain JSON values;
+            secrets are `"[secret]"`, preview-time unknowns `"[unknown]"`, resource references URNs.
+        custom: True for provider-managed resources, False for components (local or remote).
+    """
+
+    urn: str
+    type: str
+    name: str
+    parent: str | None
+    inputs: Mapping[str, Any]
+    custom: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a program would create: its resources sorted by URN and its stack outputs (secrets masked)."""
+
+    project: str
+    stack: str
+    resources: tuple[PlannedResource, ...]
+    outputs: Mapping[str, Any]
+
+
+class StackNotFoundError(FileNotFoundError):
+    """The stack config file does not exist; `available` lists the stacks that do."""
+
+    def __init__(self, path: Path, available: list[str]) -> None:
+        self.path = path
+        self.available = available
+        listing = ", ".join(available) if available else "none"
+        super().__init__(f"no stack config {path} (available stacks: {listing})")
+
+
+def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
+    """Read a project's name and one stack's config the way the Pulumi CLI does.
+
+    Args:
+        root: the project directory, holding `Pulumi.yaml` (`name:`, optional `stackConfigDir:` and
+            project-level `config:` defaults).
+        stack: the stack name; its config is `<root>/<stackConfigDir>/Pulumi.<stack>.yaml`.
+
+    Returns:
+        (project name, config) where config maps full keys (`"aws:region"`, `"<project>:cluster"`; keys
+        without a namespace get the project's) to the YAML values (str, numbers, bools, structured
+        values, or `{"secure": "..."}` for secrets). Project-level defaults from `Pulumi.yaml` come
+        first and the stack file overrides them.
+
+    Raises:
+        FileNotFoundError: `Pulumi.yaml` is missing.
+        StackNotFoundError: the stack file is missing; the message lists the available stacks.
+    """
+    project_file = root / "Pulumi.yaml"
+    if not project_file.is_file():
+        raise FileNotFoundError(f"no Pulumi project at {root} ({project_file} is missing)")
+    project_doc = yaml.safe_load(project_file.read_text()) or {}
+    project = str(project_doc["name"])
+    stack_dir = root / str(project_doc.get("stackConfigDir") or ".")
+    stack_file = stack_dir / f"Pulumi.{stack}.yaml"
+    if not stack_file.is_file():
+        available = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in stack_dir.glob("Pulumi.*.yaml"))
+        raise StackNotFoundError(stack_file, available)
+    stack_doc = yaml.safe_load(stack_file.read_text()) or {}
+
+    config: dict[str, Any] = {}
+    for key, declared in (project_doc.get("config") or {}).items():
+        if isinstance(declared, dict) and ("default" in declared or "value" in declared):
+            config[_full_key(project, key)] = declared.get("value", declared.get("default"))
+        elif not isinstance(declared, dict):
+            config[_full_key(project, key)] = declared
+    for key, value in (stack_doc.get("config") or {}).items():
+        config[_full_key(project, key)] = value
+    return project, config
+
+
+def _full_key(project: str, key: str) -> str:
+    return key if ":" in key else f"{project}:{key}"
+
+
+def flatten_config(project: str, config: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Turn a `config:` block into what the Pulumi engine hands a program.
+
+    Keys without a namespace get the project's; strings stay as they are; booleans become
+    `"true"`/`"false"`, numbers their decimal text, structured values JSON (so `require_object` works).
+    A secret (`{"secure": ...}`, also nested inside a structured value) cannot be decrypted offline:
+    it becomes `"[secret]"` and its key is reported as secret, so `Config.get_secret` returns a secret
+    output and the plan masks it.
+
+    Returns:
+        (config keyed by full key, the list of secret keys).
+    """
+    flat: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in config.items():
+        full = _full_key(project, key)
+        plain, secret = _config_value(value)
+        flat[full] = plain if isinstance(plain, str) else json.dumps(plain)
+        if secret:
+            secret_keys.append(full)
+    return flat, sorted(secret_keys)
+
+
+def _config_value(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return SECRET, True
+        items = [(k, *_config_value(v)) for k, v in value.items()]
+        return {k: v for k, v, _ in items}, any(secret for _, _, secret in items)
+    if isinstance(value, list):
+        elements = [_config_value(v) for v in value]
+        return [v for v, _ in elements], any(secret for _, secret in elements)
+    return value, False
+
+
+def run_program(
+    program: Callable[[], None],
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, Any],
+    preview: bool = True,
+) -> Plan:
+    """Run `program` under `PlanMocks` and return what it registered.
+
+    Args:
+        program: the Pulumi program; it must read config inside the call (`pulumi.Config()`), not at
+            import time, because config is set for this run only.
+        project: the project name (`Pulumi.yaml` `name:`), used for URNs and unqualified config keys.
+        stack: the stack name, used for URNs.
+        config: the stack's `config:` block (see `load_stack` and `flatten_config`).
+        preview: run as `pulumi preview` (True, the default) or as `pulumi up` (False); the mocks return
+            known outputs either way, so `apply` callbacks run and their resources are recorded.
+
+    Returns:
+        The `Plan`: resources sorted by URN (the stack resource itself excluded), stack outputs as
+        exported by the time the program returns, secrets masked as `"[secret]"`.
+
+    Raises:
+        Whatever the program (or an `apply` callback in it) raises, unchanged; `MissingMockError` for an
+        invoke or remote component without a mock.
+    """
+    flat, secret_keys = flatten_config(project, config)
+    outcome: list[Plan] = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            outcome.append(contextvars.Context().run(_run, program, project, stack, flat, secret_keys, preview))
+        except BaseException as exc:  # handed to the calling thread below
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name=f"gpu-components-plan-{stack}", daemon=True)
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+def _run(
+    program: Callable[[], None],
+    project: str,
+    stack: str,
+    config: dict[str, str],
+    secret_keys: list[str],
+    preview: bool,
+) -> Plan:
+    """The body of one run, on a fresh thread and context: configure, run, collect, clean up."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        settings.ROOT.set(None)
+        pulumi.runtime.set_all_config(config, secret_keys)
+        # MockSettings leaves these two alone; without fresh ones a run would share the SDK's defaults.
+        settings.SETTINGS.outputs = set()
+        settings.SETTINGS.lock = threading.Lock()
+        mocks = PlanMocks(config)
+        monitor = PlanMonitor(mocks)
+        pulumi.runtime.set_mocks(
+            mocks,
+            project=project,
+            stack=stack,
+            preview=preview,
+            logger=_LOG,
+            monitor=monitor,
+            organization=_ORGANIZATION,
+        )
+        root = settings.get_root_resource()
+        if not isinstance(root, Stack):
+            raise RuntimeError("set_mocks did not create the root stack resource")
+        exports: dict[str, Any] = {}
+
+        def body() -> None:
+            program()
+            # What `pulumi up` registers as stack outputs: the exports made by the time the program returns.
+            exports.update(root.outputs)
+
+        loop.run_until_complete(run_pulumi_func(body))
+        outputs = loop.run_until_complete(_plain_outputs(exports))
+        resources = tuple(
+            PlannedResource(r.urn, r.type, r.name, r.parent, r.inputs, r.custom)
+            for r in sorted(monitor.registrations, key=lambda r: r.urn)
+        )
+        return Plan(project=project, stack=stack, resources=resources, outputs=outputs)
+    finally:
+        _close(loop)
+
+
+async def _plain_outputs(exports: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve the stack exports the way the SDK serializes them, then make them plain and masked."""
+    struct = await rpc.serialize_properties(massage(dict(exports), []), {})
+    plain = to_plain(struct)
+    return plain if isinstance(plain, dict) else {}
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a failed program left pending, then shut the loop and its executor down."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+    asyncio.set_event_loop(None)
+    loop.close()

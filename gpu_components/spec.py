@@ -1,0 +1,744 @@
+"""The cloud-neutral GPU node pool: input shapes, validated spec objects, and every GPU rule.
+
+Callers describe a pool as a :class:`GpuNodePoolArgs` dictionary (the same shape as a pool in a stack's config)
+and turn it into a validated, immutable :class:`GpuNodePoolSpec` with :meth:`GpuNodePoolSpec.from_args`. All
+problems of the input are collected and raised at once as :class:`~gpu_components.errors.GpuSpecError`, so no
+resource is registered for an invalid pool.
+
+Terms are Kubernetes' and NVIDIA's (``NoSchedule``, MIG profile ``1g.10gb``, MIG strategy ``single``/``mixed``);
+the clouds' own spellings live only in the cloud adapters.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components import catalog
+from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.shape import STRICT, shape_problems
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+MigStrategy = Literal["single", "mixed"]
+
+SOURCE_LABELS = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
+SOURCE_TAINTS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+SOURCE_SHARING = "https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0#shared-access-to-gpus"
+SOURCE_MPS_CLIENTS = "https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/cmd/mps-control-daemon/mps/device.go"
+SOURCE_MIG = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/#supported-mig-profiles"
+SOURCE_MIG_STRATEGY = "https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies"
+
+GPU_TAINT_KEY = "nvidia.com/gpu"
+"""Key of the default GPU taint: the key the NVIDIA device plugin chart and GKE use."""
+GPU_TAINT_VALUE = "present"
+"""Value of the default GPU taint, the value GKE puts on its GPU pools (so all three clouds agree)."""
+GPU_TAINT_EFFECT: TaintEffect = "NoSchedule"
+"""Effect of the default GPU taint: pods without a matching toleration are not scheduled on GPU nodes."""
+
+POOL_LABEL = "gpu-components/pool"
+"""Node label every pool's nodes carry, valued with the pool name, so workloads can select a pool."""
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+"""Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+"""Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
+RESERVED_LABELS = frozenset({POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config"})
+"""Node labels the library sets itself; a user label may not set them."""
+RESERVED_LABEL_PREFIXES = ("kubernetes.io/", "k8s.io/")
+"""Label prefixes reserved for Kubernetes core components (Kubernetes labels documentation)."""
+RESERVED_POOL_NAMES = frozenset({"default"})
+"""Pool names the library uses itself: ``default`` names the device plugin's default config entry."""
+
+MIN_SHARING_REPLICAS = 2
+"""Fewest replicas the NVIDIA device plugin accepts for time-slicing and MPS ("number of replicas must be >= 2")."""
+MPS_MAX_CLIENTS = 48
+"""Most MPS replicas per GPU the device plugin's MPS daemon accepts at compute capability >= 7.5."""
+MPS_MAX_CLIENTS_BELOW_7_5 = 16
+"""Most MPS replicas per GPU the device plugin's MPS daemon accepts below compute capability 7.5."""
+
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_MIG_PROFILE_SYNTAX = re.compile(r"^[1-7]g\.[0-9]+gb(\+me)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class _NameRule:
+    pattern: re.Pattern[str]
+    max_length: int
+    valid: str
+    source: str
+
+
+POOL_NAME_RULES: Mapping[Cloud, _NameRule] = MappingProxyType(
+    {
+        "aws": _NameRule(
+            re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]*$"),
+            63,
+            "1-63 letters, digits, '-' or '_', starting with a letter or digit",
+            "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html",
+        ),
+        "azure": _NameRule(
+            re.compile(r"^[a-z][a-z0-9]*$"),
+            12,
+            "1-12 lowercase letters or digits, starting with a letter (Linux node pools)",
+            "https://learn.microsoft.com/azure/aks/create-node-pools#limitations",
+        ),
+        "gcp": _NameRule(
+            re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"),
+            40,
+            "1-40 lowercase letters, digits or '-', starting with a letter and not ending with '-'",
+            "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools",
+        ),
+    }
+)
+"""Per cloud, what a node pool name may be (the cloud API's own rule, with its source)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Input shapes (plain dictionaries: stack config and component args)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@STRICT
+class TaintArgs(TypedDict):
+    """A node taint. ``key``: qualified name; ``value``: label value, may be omitted; ``effect``: Kubernetes
+    spelling (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``)."""
+
+    key: str
+    value: NotRequired[str]
+    effect: TaintEffect
+
+
+@STRICT
+class TimeSlicingArgs(TypedDict):
+    """CUDA time-slicing: each GPU (or MIG device) is advertised ``replicas`` times; no memory isolation.
+
+    ``replicas``: at least 2. ``rename_by_default``: advertise ``<resource>.shared`` instead of the plain name;
+    defaults to False. ``fail_requests_greater_than_one``: reject containers that ask for more than one replica;
+    defaults to False (the device plugin's default for time-slicing).
+    """
+
+    replicas: int
+    rename_by_default: NotRequired[bool]
+    fail_requests_greater_than_one: NotRequired[bool]
+
+
+@STRICT
+class MpsArgs(TypedDict):
+    """CUDA MPS: each GPU is split into ``replicas`` MPS clients sharing its memory (no fault isolation).
+
+    ``replicas``: at least 2 and at most the GPU's MPS client limit (48 at compute capability >= 7.5, else 16).
+    """
+
+    replicas: int
+
+
+@STRICT
+class MigArgs(TypedDict):
+    """Multi-Instance GPU partitioning: give ``profile`` (a uniform layout, e.g. ``1g.10gb``, filling each GPU
+    with the profile's maximum number of instances) or ``layout`` (MIG profile to instance count per GPU, e.g.
+    ``{"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}``), not both. ``strategy``: ``single`` (all MIG devices of a node
+    alike, advertised as ``nvidia.com/gpu``) or ``mixed`` (advertised as ``nvidia.com/mig-<profile>``);
+    defaults to ``single``."""
+
+    profile: NotRequired[str]
+    layout: NotRequired[dict[str, int]]
+    strategy: NotRequired[MigStrategy]
+
+
+@STRICT
+class GpuNodePoolArgs(TypedDict):
+    """A GPU node pool, as callers and stack config describe it.
+
+    Fields (defaults in brackets):
+        name: pool name; also a Kubernetes label value and the cloud's node pool name (rules per cloud in
+            :data:`POOL_NAME_RULES`).
+        instance_type: the cloud's instance / VM size / machine type, e.g. ``g5.xlarge``.
+        gpu_model, gpu_count, cpu_architecture: only for instance types the catalog does not know (or GCP N1
+            machine types with attached GPUs); all three are then required. [from the catalog]
+        min_size: fewest nodes [0]. max_size: most nodes (required). desired_size: nodes at creation [min_size].
+        spot: spot / preemptible capacity [False].
+        labels: extra node labels [{}].
+        gpu_taint: put the default taint ``nvidia.com/gpu=present:NoSchedule`` on the pool [True]. Turning it
+            off lets any pod land on GPU nodes; do so only when another taint keeps other work away.
+        taints: extra node taints [[]].
+        time_slicing, mps: GPU sharing without memory isolation (at most one of them) [exclusive GPUs].
+        mig: MIG partitioning (not with ``mps``) [no MIG].
+    """
+
+    name: str
+    instance_type: str
+    gpu_model: NotRequired[str]
+    gpu_count: NotRequired[int]
+    cpu_architecture: NotRequired[CpuArchitecture]
+    min_size: NotRequired[int]
+    max_size: int
+    desired_size: NotRequired[int]
+    spot: NotRequired[bool]
+    labels: NotRequired[dict[str, str]]
+    gpu_taint: NotRequired[bool]
+    taints: NotRequired[list[TaintArgs]]
+    time_slicing: NotRequired[TimeSlicingArgs]
+    mps: NotRequired[MpsArgs]
+    mig: NotRequired[MigArgs]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Validated spec objects
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """A validated node taint in Kubernetes spelling; ``value`` is ``""`` when the taint has none."""
+
+    key: str
+    value: str
+    effect: TaintEffect
+
+
+DEFAULT_GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)
+"""The taint every GPU pool carries unless ``gpu_taint`` is False: ``nvidia.com/gpu=present:NoSchedule``."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeSlicing:
+    """Validated time-slicing settings (see :class:`TimeSlicingArgs`)."""
+
+    replicas: int
+    rename_by_default: bool = False
+    fail_requests_greater_than_one: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Mps:
+    """Validated MPS settings (see :class:`MpsArgs`)."""
+
+    replicas: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mig:
+    """A validated MIG layout: ``devices`` maps each MIG profile to its instance count per GPU.
+
+    ``profile`` is the uniform profile when the input gave one (``None`` for a layout), and ``config_name`` is the
+    layout's name in mig-parted terms (``all-1g.10gb`` for a uniform profile, ``custom-<pool>`` for a layout).
+    """
+
+    devices: Mapping[str, int]
+    strategy: MigStrategy
+    profile: str | None
+    config_name: str
+
+    @property
+    def instances_per_gpu(self) -> int:
+        """MIG devices on each GPU."""
+        return sum(self.devices.values())
+
+
+Sharing = TimeSlicing | Mps
+
+
+@dataclass(frozen=True, slots=True)
+class GpuNodePoolSpec:
+    """A validated GPU node pool. Build it with :meth:`from_args`; its fields are plain, preview-time values.
+
+    Attributes:
+        name: pool name. cloud: ``aws``, ``azure`` or ``gcp``. instance_type: as given.
+        gpu: the GPU model (catalog entry). gpu_count: GPUs per node. cpu_architecture: ``x86_64``/``arm64``.
+        min_size, max_size, desired_size: node counts. spot: spot capacity.
+        labels: the user's node labels (the library adds its own in the adapters).
+        taints: every taint of the pool, the default GPU taint first when on.
+        sharing: time-slicing, MPS, or ``None`` for exclusive GPUs. mig: MIG layout or ``None``.
+    """
+
+    name: str
+    cloud: Cloud
+    instance_type: str
+    gpu: GpuModel
+    gpu_count: int
+    cpu_architecture: CpuArchitecture
+    min_size: int
+    max_size: int
+    desired_size: int
+    spot: bool
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    taints: tuple[Taint, ...] = (DEFAULT_GPU_TAINT,)
+    sharing: Sharing | None = None
+    mig: Mig | None = None
+
+    @classmethod
+    def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> GpuNodePoolSpec:
+        """Validate ``args`` for ``cloud`` and return the spec.
+
+        Args:
+            args: the pool as a :class:`GpuNodePoolArgs` dictionary (or parsed YAML of that shape).
+            cloud: the cloud the pool is for; instance types and pool-name rules are looked up for it.
+            path: prefix for problem paths, e.g. ``pools[1]``.
+
+        Raises:
+            GpuSpecError: with every problem found: unknown or misspelt fields, wrong types, instance types that
+                are unknown, not NVIDIA or not GPUs, node counts out of order, invalid names, labels and taints,
+                sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
+                profiles or layouts the GPU does not have.
+        """
+        problems = shape_problems(GpuNodePoolArgs, args, path)
+        if problems:
+            raise GpuSpecError(problems)
+        checked: GpuNodePoolArgs = args  # type: ignore[assignment]  # shape_problems proved the shape
+        return _build(checked, cloud, path)
+
+    @property
+    def isolation(self) -> Literal["exclusive", "mig", "shared"]:
+        """How workloads on one GPU are isolated: whole GPUs, MIG partitions, or shared without memory isolation."""
+        if self.sharing is not None:
+            return "shared"
+        return "mig" if self.mig is not None else "exclusive"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
+    """Problems with a pool name: a valid Kubernetes label value, the cloud's pool-name rule, not reserved."""
+    problems: list[Problem] = []
+    rule = POOL_NAME_RULES[cloud]
+    if not name or len(name) > rule.max_length or not rule.pattern.match(name):
+        problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
+    if not _LABEL_VALUE.match(name) or len(name) > 63:
+        problems.append(
+            Problem(path, name, "not a valid Kubernetes label value", "at most 63 characters", SOURCE_LABELS)
+        )
+    if name in RESERVED_POOL_NAMES:
+        problems.append(
+            Problem(path, name, "reserved: it names the device plugin's default config entry", "any other name")
+        )
+    return problems
+
+
+def label_key_problems(key: str, path: str) -> list[Problem]:
+    """Problems with a label or taint key: ``[prefix/]name`` with a DNS-subdomain prefix (Kubernetes rule)."""
+    prefix, _, name = key.rpartition("/")
+    valid = "[DNS subdomain prefix (<= 253 chars) '/'] name (<= 63 chars: alphanumerics, '-', '_', '.')"
+    if (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))) or (
+        len(name) > 63 or not _LABEL_NAME.match(name)
+    ):
+        return [Problem(path, key, "not a valid qualified name", valid, SOURCE_LABELS)]
+    return []
+
+
+def label_value_problems(value: str, path: str) -> list[Problem]:
+    """Problems with a label or taint value (Kubernetes rule: <= 63 chars, alphanumeric at both ends)."""
+    if len(value) > 63 or not _LABEL_VALUE.match(value):
+        valid = "<= 63 chars: alphanumerics, '-', '_', '.', starting and ending alphanumeric (or empty)"
+        return [Problem(path, value, "not a valid label value", valid, SOURCE_LABELS)]
+    return []
+
+
+def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
+    problems: list[Problem] = []
+    for key, value in labels.items():
+        where = f"{path}[{key!r}]"
+        problems += label_key_problems(key, where)
+        problems += label_value_problems(value, where)
+        if key in RESERVED_LABELS:
+            problems.append(Problem(where, key, "set by gpu_components itself", "any other label key"))
+        elif key.startswith(RESERVED_LABEL_PREFIXES) or any(
+            key.split("/")[0].endswith("." + p.rstrip("/")) for p in RESERVED_LABEL_PREFIXES
+        ):
+            problems.append(
+                Problem(
+                    where,
+                    key,
+                    "the kubernetes.io/ and k8s.io/ prefixes are reserved for Kubernetes core components",
+                    "a key under your own prefix",
+                    SOURCE_LABELS,
+                )
+            )
+    return problems
+
+
+def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[Problem]]:
+    problems: list[Problem] = []
+    taints: list[Taint] = [DEFAULT_GPU_TAINT] if args.get("gpu_taint", True) else []
+    for index, given in enumerate(args.get("taints", [])):
+        where = f"{_join(path, 'taints')}[{index}]"
+        taint = Taint(given["key"], given.get("value", ""), given["effect"])
+        problems += label_key_problems(taint.key, f"{where}.key")
+        problems += label_value_problems(taint.value, f"{where}.value")
+        clash = [t for t in taints if (t.key, t.effect) == (taint.key, taint.effect)]
+        if clash:
+            message = (
+                "duplicates the default GPU taint; set gpu_taint: false to replace it"
+                if clash[0] == DEFAULT_GPU_TAINT
+                else "a taint with this key and effect is already given"
+            )
+            problems.append(Problem(where, f"{taint.key}={taint.value}:{taint.effect}", message, None, SOURCE_TAINTS))
+        taints.append(taint)
+    return tuple(taints), problems
+
+
+@dataclass(frozen=True, slots=True)
+class _Hardware:
+    gpu: GpuModel | None
+    gpu_count: int
+    cpu_architecture: CpuArchitecture
+
+
+def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware, list[Problem]]:
+    """Resolve the instance type's GPU model, count and CPU architecture from the catalog or explicit fields."""
+    name = args["instance_type"]
+    where = _join(path, "instance_type")
+    explicit = {key: args[key] for key in ("gpu_model", "gpu_count", "cpu_architecture") if key in args}
+    known = catalog.find_instance_type(cloud, name)
+    problems: list[Problem] = []
+    if known is not None and known.gpu_vendor == "nvidia" and known.gpu_model is not None:
+        for key, value in explicit.items():
+            catalogued = {"gpu_model": known.gpu_model, "gpu_count": known.gpu_count}.get(key, known.cpu_architecture)
+            if value != catalogued:
+                problems.append(
+                    Problem(
+                        _join(path, key),
+                        value,
+                        f"disagrees with the catalog entry of {name}",
+                        repr(catalogued),
+                        known.source,
+                    )
+                )
+        return _Hardware(catalog.gpu_model(known.gpu_model), known.gpu_count, known.cpu_architecture), problems
+    if known is not None and known.gpu_vendor == "amd":
+        problems.append(
+            Problem(
+                where,
+                name,
+                f"not an NVIDIA GPU instance type ({known.gpu_description})",
+                _examples(cloud),
+                known.source,
+            )
+        )
+        return _Hardware(None, 0, known.cpu_architecture), problems
+    attached_gpus = known is not None and cloud == "gcp" and {"gpu_model", "gpu_count"} <= explicit.keys()
+    if known is not None and not attached_gpus:
+        problems.append(
+            Problem(
+                where,
+                name,
+                f"not a GPU instance type ({known.gpu_description})",
+                _examples(cloud),
+                known.source,
+            )
+        )
+        return _Hardware(None, 0, known.cpu_architecture), problems
+    missing = sorted({"gpu_model", "gpu_count", "cpu_architecture"} - explicit.keys())
+    if known is not None:
+        missing = [key for key in missing if key != "cpu_architecture"]
+    if missing:
+        suggestions = difflib.get_close_matches(name, [t.name for t in catalog.instance_types(cloud)], n=3, cutoff=0.5)
+        problems.append(
+            Problem(
+                where,
+                name,
+                f"unknown {cloud} instance type (closest known names under valid); for a type the catalog "
+                f"does not list, also give {', '.join(missing)}",
+                ", ".join(suggestions) if suggestions else _examples(cloud),
+            )
+        )
+        return _Hardware(None, 0, "x86_64"), problems
+    gpu: GpuModel | None = None
+    try:
+        gpu = catalog.gpu_model(str(explicit["gpu_model"]))
+    except catalog.CatalogLookupError as error:
+        problems.append(
+            Problem(
+                _join(path, "gpu_model"),
+                explicit["gpu_model"],
+                "unknown GPU model",
+                ", ".join(error.suggestions) or _gpu_names(),
+            )
+        )
+    count = explicit["gpu_count"]
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        problems.append(Problem(_join(path, "gpu_count"), count, "GPUs per node must be a whole number >= 1"))
+        count = 0
+    architecture: CpuArchitecture = (
+        known.cpu_architecture if known is not None else explicit["cpu_architecture"]  # type: ignore[assignment]
+    )
+    return _Hardware(gpu, int(count), architecture), problems
+
+
+def _examples(cloud: Cloud) -> str:
+    names = [t.name for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia"]
+    return f"NVIDIA GPU instance types, e.g. {', '.join(names[:4])} ({len(names)} in the catalog)"
+
+
+def _gpu_names() -> str:
+    return ", ".join(model.name for model in catalog.gpu_models())
+
+
+def _size_problems(min_size: int, desired: int, max_size: int, path: str) -> list[Problem]:
+    problems: list[Problem] = []
+    if min_size < 0:
+        problems.append(Problem(_join(path, "min_size"), min_size, "must not be negative", ">= 0"))
+    if max_size < 1:
+        problems.append(Problem(_join(path, "max_size"), max_size, "a pool needs room for at least one node", ">= 1"))
+    if not min_size <= desired <= max_size:
+        problems.append(
+            Problem(
+                _join(path, "desired_size"),
+                desired,
+                f"node counts must satisfy min_size <= desired_size <= max_size (min_size={min_size}, "
+                f"max_size={max_size})",
+                f"{min_size}..{max_size}" if min_size <= max_size else None,
+            )
+        )
+    elif min_size > max_size:
+        problems.append(Problem(_join(path, "min_size"), min_size, "greater than max_size", f"<= {max_size}"))
+    return problems
+
+
+def mps_client_limit(gpu: GpuModel) -> int:
+    """Most MPS replicas one GPU takes: 48 at compute capability >= 7.5, else 16.
+
+    Source: the device plugin's MPS control daemon (k8s-device-plugin v0.20.0,
+    ``cmd/mps-control-daemon/mps/device.go``), which is what rejects a larger value on the node.
+    """
+    return MPS_MAX_CLIENTS if gpu.compute_capability >= (7, 5) else MPS_MAX_CLIENTS_BELOW_7_5
+
+
+def _sharing(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Sharing | None, list[Problem]]:
+    problems: list[Problem] = []
+    time_slicing = args.get("time_slicing")
+    mps = args.get("mps")
+    if time_slicing is not None and mps is not None:
+        problems.append(
+            Problem(
+                _join(path, "mps"),
+                dict(mps),
+                "time-slicing and MPS are mutually exclusive on a pool",
+                "one of time_slicing, mps",
+                SOURCE_SHARING,
+            )
+        )
+    if mps is not None and "mig" in args:
+        problems.append(
+            Problem(
+                _join(path, "mps"),
+                dict(mps),
+                "MPS cannot be combined with MIG: the device plugin skips MIG devices under MPS",
+                "time_slicing with mig, or mps without mig",
+                SOURCE_SHARING,
+            )
+        )
+    if time_slicing is not None:
+        replicas = time_slicing["replicas"]
+        if replicas < MIN_SHARING_REPLICAS:
+            problems.append(
+                Problem(
+                    _join(path, "time_slicing.replicas"),
+                    replicas,
+                    "the device plugin requires at least 2 replicas",
+                    f">= {MIN_SHARING_REPLICAS}",
+                    SOURCE_SHARING,
+                )
+            )
+        sharing: Sharing = TimeSlicing(
+            replicas,
+            time_slicing.get("rename_by_default", False),
+            time_slicing.get("fail_requests_greater_than_one", False),
+        )
+        return sharing, problems
+    if mps is not None:
+        replicas = mps["replicas"]
+        limit = mps_client_limit(gpu) if gpu is not None else MPS_MAX_CLIENTS
+        if not MIN_SHARING_REPLICAS <= replicas <= limit:
+            cc = f"compute capability {'.'.join(map(str, gpu.compute_capability))} of {gpu.name}" if gpu else "the GPU"
+            problems.append(
+                Problem(
+                    _join(path, "mps.replicas"),
+                    replicas,
+                    f"MPS replicas must be at least 2 and at most the MPS client limit of {cc}",
+                    f"{MIN_SHARING_REPLICAS}..{limit}",
+                    SOURCE_MPS_CLIENTS,
+                )
+            )
+        return Mps(replicas), problems
+    return None, problems
+
+
+def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | None, list[Problem]]:
+    given = args.get("mig")
+    if given is None:
+        return None, []
+    where = _join(path, "mig")
+    strategy: MigStrategy = given.get("strategy", "single")
+    problems: list[Problem] = []
+    has_profile, has_layout = "profile" in given, "layout" in given
+    if has_profile == has_layout:
+        problems.append(
+            Problem(where, dict(given), "give exactly one of profile (uniform) or layout", "profile, layout")
+        )
+        return None, problems
+    devices: dict[str, int] = {given["profile"]: 0} if has_profile else dict(given["layout"])
+    if not devices:
+        problems.append(Problem(f"{where}.layout", {}, "a MIG layout needs at least one profile"))
+        return None, problems
+    bad_syntax = [p for p in devices if not _MIG_PROFILE_SYNTAX.match(p)]
+    for profile in bad_syntax:
+        field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
+        problems.append(
+            Problem(
+                field_path,
+                profile,
+                "not a MIG profile name",
+                "<compute>g.<memory>gb[+me], e.g. 1g.10gb",
+                SOURCE_MIG,
+            )
+        )
+    if gpu is None or bad_syntax:
+        return None, problems
+    if not gpu.mig_capable:
+        capable = ", ".join(m.name for m in catalog.gpu_models() if m.mig_capable)
+        problems.append(
+            Problem(
+                where,
+                dict(given),
+                f"{gpu.name} does not support MIG",
+                f"GPUs with MIG: {capable}",
+                SOURCE_MIG,
+            )
+        )
+        return None, problems
+    valid_profiles = ", ".join(gpu.mig_profiles)
+    for profile, count in devices.items():
+        field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
+        known = gpu.mig_profiles.get(profile)
+        if known is None:
+            problems.append(
+                Problem(field_path, profile, f"not a MIG profile of {gpu.name}", valid_profiles, gpu.source)
+            )
+        elif has_profile:
+            devices[profile] = known.max_instances
+        elif not 1 <= count <= known.max_instances:
+            problems.append(
+                Problem(
+                    field_path,
+                    count,
+                    f"{gpu.name} holds at most {known.max_instances} instances of {profile}",
+                    f"1..{known.max_instances}",
+                    gpu.source,
+                )
+            )
+    if problems:
+        return None, problems
+    if not has_profile:
+        compute = sum(gpu.mig_profiles[p].compute_slices * n for p, n in devices.items())
+        memory = sum(gpu.mig_profiles[p].memory_slices * n for p, n in devices.items())
+        if compute > gpu.mig_compute_slices or memory > gpu.mig_memory_slices:
+            problems.append(
+                Problem(
+                    f"{where}.layout",
+                    dict(devices),
+                    f"the layout does not fit one {gpu.name}: it needs {compute} compute and {memory} memory "
+                    f"slices of {gpu.mig_compute_slices} and {gpu.mig_memory_slices}",
+                    f"at most {gpu.mig_compute_slices} compute and {gpu.mig_memory_slices} memory slices",
+                    SOURCE_MIG,
+                )
+            )
+        if strategy == "single" and len(devices) > 1:
+            problems.append(
+                Problem(
+                    f"{where}.strategy",
+                    strategy,
+                    "the single MIG strategy needs one profile on every GPU; a layout of several profiles "
+                    "needs the mixed strategy",
+                    "mixed",
+                    SOURCE_MIG_STRATEGY,
+                )
+            )
+    if problems:
+        return None, problems
+    uniform = given.get("profile")
+    config_name = f"all-{uniform}" if uniform else f"custom-{args['name']}"
+    return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
+
+
+def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
+    problems = name_problems(args["name"], cloud, _join(path, "name"))
+    hardware, found = _hardware(args, cloud, path)
+    problems += found
+    min_size = args.get("min_size", 0)
+    desired = args.get("desired_size", min_size)
+    problems += _size_problems(min_size, desired, args["max_size"], path)
+    labels = dict(args.get("labels", {}))
+    problems += _label_problems(labels, _join(path, "labels"))
+    taints, found = _taints(args, path)
+    problems += found
+    sharing, found = _sharing(args, hardware.gpu, path)
+    problems += found
+    mig, found = _mig(args, hardware.gpu, path)
+    problems += found
+    if problems or hardware.gpu is None:
+        raise GpuSpecError(problems)
+    return GpuNodePoolSpec(
+        name=args["name"],
+        cloud=cloud,
+        instance_type=args["instance_type"],
+        gpu=hardware.gpu,
+        gpu_count=hardware.gpu_count,
+        cpu_architecture=hardware.cpu_architecture,
+        min_size=min_size,
+        max_size=args["max_size"],
+        desired_size=desired,
+        spot=args.get("spot", False),
+        labels=MappingProxyType(labels),
+        taints=taints,
+        sharing=sharing,
+        mig=mig,
+    )
+
+
+def parse_pools(
+    pools: Sequence[GpuNodePoolArgs] | Sequence[Mapping[str, object]], cloud: Cloud, path: str = "pools"
+) -> tuple[GpuNodePoolSpec, ...]:
+    """Validate several pools of one cluster; raise every problem of every pool at once.
+
+    Besides each pool's own rules, pool names must be unique in a cluster (they name node groups and device
+    plugin config entries).
+
+    Raises:
+        GpuSpecError: with the problems of all pools, paths ``pools[<index>]....``.
+    """
+    problems: list[Problem] = []
+    specs: list[GpuNodePoolSpec] = []
+    seen: dict[str, int] = {}
+    for index, pool in enumerate(pools):
+        where = f"{path}[{index}]"
+        try:
+            specs.append(GpuNodePoolSpec.from_args(pool, cloud, where))
+        except GpuSpecError as error:
+            problems += error.problems
+        name = pool.get("name") if isinstance(pool, Mapping) else None
+        if isinstance(name, str):
+            if name in seen:
+                problems.append(
+                    Problem(f"{where}.name", name, f"pool names must be unique; {path}[{seen[name]}] has it too")
+                )
+            seen.setdefault(name, index)
+    if not pools:
+        problems.append(Problem(path, [], "a GPU cluster needs at least one pool"))
+    if problems:
+        raise GpuSpecError(problems)
+    return tuple(specs)

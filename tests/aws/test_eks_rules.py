@@ -1,0 +1,117 @@
+"""EKS adapter rules and translations (pure): AMI types, taints, labels, Bottlerocket settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tomllib
+
+from gpu_components.aws import bottlerocket
+from gpu_components.aws.eks import autoscaler_tags, eks_problems, eks_taints, node_group_inputs
+from gpu_components.spec import GpuNodePoolSpec, Taint
+
+
+def spec(**fields: Any) -> GpuNodePoolSpec:
+    args: dict[str, Any] = {"name": "gpu", "instance_type": "g5.xlarge", "max_size": 3}
+    args.update(fields)
+    return GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
+
+
+def test_default_ami_type_follows_cpu_architecture() -> None:
+    assert node_group_inputs(spec(), "AL2023_x86_64_NVIDIA")["ami_type"] == "AL2023_x86_64_NVIDIA"
+    assert eks_problems(spec(instance_type="g5g.xlarge"), None) == []
+
+
+def test_non_nvidia_ami_type_is_rejected() -> None:
+    [problem] = eks_problems(spec(), "AL2023_x86_64_STANDARD", "pools[0]")
+    assert problem.path == "pools[0].ami_type"
+    assert problem.message == "not an NVIDIA AMI type; g5.xlarge has 1 x A10G"
+    assert problem.valid == (
+        "AL2023_x86_64_NVIDIA, AL2023_ARM_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA"
+    )
+
+
+def test_wrong_architecture_ami_type_is_rejected() -> None:
+    [problem] = eks_problems(spec(instance_type="g5g.xlarge"), "AL2023_x86_64_NVIDIA")
+    assert problem.message == "built for x86_64, but g5g.xlarge is arm64"
+    assert problem.valid == "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA"
+
+
+def test_mig_on_al2023_points_to_bottlerocket() -> None:
+    [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), None)
+    assert problem.path == "mig"
+    assert problem.valid == "ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile"
+
+
+def test_bottlerocket_rejects_what_it_cannot_do() -> None:
+    pool = spec(
+        instance_type="p4de.24xlarge",
+        mig={"layout": {"3g.40gb": 1, "2g.20gb": 1}, "strategy": "mixed"},
+        time_slicing={"replicas": 2},
+    )
+    problems = eks_problems(pool, "BOTTLEROCKET_x86_64_NVIDIA")
+    assert [p.message for p in problems] == [
+        "Bottlerocket supports only the single MIG strategy",
+        "Bottlerocket applies one MIG profile per GPU model, not a layout of several",
+        "Bottlerocket does not combine MIG partitioning with a sharing strategy",
+    ]
+    b200 = spec(instance_type="p6-b200.48xlarge", mig={"profile": "1g.23gb"})
+    assert [p.valid for p in eks_problems(b200, "BOTTLEROCKET_x86_64_NVIDIA")] == [
+        "A100-40GB, A100-80GB, H100-80GB, H200-141GB"
+    ]
+
+
+def test_eks_taint_spelling() -> None:
+    assert eks_taints([Taint("nvidia.com/gpu", "present", "NoSchedule"), Taint("a", "", "PreferNoSchedule")]) == [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"},
+        {"key": "a", "effect": "PREFER_NO_SCHEDULE"},
+    ]
+
+
+def test_node_group_inputs_for_a_time_sliced_spot_pool() -> None:
+    pool = spec(name="shared", spot=True, min_size=0, max_size=4, labels={"team": "ml"}, time_slicing={"replicas": 4})
+    assert node_group_inputs(pool, "AL2023_x86_64_NVIDIA") == {
+        "ami_type": "AL2023_x86_64_NVIDIA",
+        "instance_types": ["g5.xlarge"],
+        "capacity_type": "SPOT",
+        "scaling_config": {"min_size": 0, "max_size": 4, "desired_size": 0},
+        "labels": {
+            "gpu-components/pool": "shared",
+            "nvidia.com/device-plugin.config": "shared",
+            "nvidia.com/gpu.present": "true",
+            "team": "ml",
+        },
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}],
+    }
+    assert autoscaler_tags(pool) == {"k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4"}
+
+
+def test_bottlerocket_pool_has_no_device_plugin_labels() -> None:
+    pool = spec(name="mig", instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"})
+    labels = node_group_inputs(pool, "BOTTLEROCKET_x86_64_NVIDIA")["labels"]
+    assert labels == {"gpu-components/pool": "mig"}
+
+
+def test_bottlerocket_user_data_for_mig_is_exact_toml() -> None:
+    pool = spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"})
+    assert bottlerocket.user_data(pool) == (
+        "[settings.kubelet-device-plugins.nvidia]\n"
+        'device-sharing-strategy = "none"\n'
+        'device-partitioning-strategy = "mig"\n'
+        "\n"
+        "[settings.kubelet-device-plugins.nvidia.mig.profile]\n"
+        '"a100.40gb" = "1g.5gb"\n'
+    )
+
+
+def test_bottlerocket_settings_for_sharing_are_explicit() -> None:
+    sliced = tomllib.loads(bottlerocket.user_data(spec(time_slicing={"replicas": 4})))
+    assert sliced["settings"]["kubelet-device-plugins"]["nvidia"] == {
+        "device-sharing-strategy": "time-slicing",
+        "time-slicing": {"replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": False},
+    }
+    mps = tomllib.loads(bottlerocket.user_data(spec(mps={"replicas": 6})))
+    assert mps["settings"]["kubelet-device-plugins"]["nvidia"] == {
+        "device-sharing-strategy": "mps",
+        "mps": {"replicas": 6, "rename-by-default": False},
+    }

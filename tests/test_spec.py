@@ -1,0 +1,284 @@
+"""Rules of the cloud-neutral pool spec: each with a failing input and the key parts of its message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    GpuNodePoolSpec,
+    Mig,
+    Mps,
+    Taint,
+    TimeSlicing,
+    parse_pools,
+)
+
+
+def pool(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"name": "gpu", "instance_type": "g5.xlarge", "max_size": 3}
+    base.update(fields)
+    return base
+
+
+def problems_of(args: dict[str, Any], cloud: str = "aws") -> list[Problem]:
+    with pytest.raises(GpuSpecError) as caught:
+        GpuNodePoolSpec.from_args(args, cloud)  # type: ignore[arg-type]
+    return list(caught.value.problems)
+
+
+def only_problem(args: dict[str, Any], cloud: str = "aws") -> Problem:
+    problems = problems_of(args, cloud)
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+def test_minimal_pool_resolves_catalog_and_defaults() -> None:
+    spec = GpuNodePoolSpec.from_args(pool(), "aws")
+    assert (spec.gpu.name, spec.gpu_count, spec.cpu_architecture) == ("A10G", 1, "x86_64")
+    assert (spec.min_size, spec.desired_size, spec.max_size, spec.spot) == (0, 0, 3, False)
+    assert spec.taints == (DEFAULT_GPU_TAINT,)
+    assert Taint("nvidia.com/gpu", "present", "NoSchedule") == DEFAULT_GPU_TAINT
+    assert spec.sharing is None and spec.mig is None and spec.isolation == "exclusive"
+
+
+def test_gpu_taint_can_be_turned_off_explicitly_and_extra_taints_follow_it() -> None:
+    spec = GpuNodePoolSpec.from_args(
+        pool(gpu_taint=False, taints=[{"key": "dedicated", "value": "ml", "effect": "NoExecute"}]), "aws"
+    )
+    assert spec.taints == (Taint("dedicated", "ml", "NoExecute"),)
+    kept = GpuNodePoolSpec.from_args(pool(taints=[{"key": "team", "effect": "PreferNoSchedule"}]), "aws")
+    assert kept.taints == (DEFAULT_GPU_TAINT, Taint("team", "", "PreferNoSchedule"))
+
+
+def test_sharing_modes_are_parsed_into_spec_objects() -> None:
+    sliced = GpuNodePoolSpec.from_args(pool(time_slicing={"replicas": 4, "rename_by_default": True}), "aws")
+    assert sliced.sharing == TimeSlicing(4, True, False)
+    assert sliced.isolation == "shared"
+    mps = GpuNodePoolSpec.from_args(pool(mps={"replicas": 8}), "aws")
+    assert mps.sharing == Mps(8)
+
+
+def test_uniform_mig_profile_fills_each_gpu() -> None:
+    spec = GpuNodePoolSpec.from_args(pool(instance_type="p4de.24xlarge", mig={"profile": "1g.10gb"}), "aws")
+    assert spec.mig == Mig({"1g.10gb": 7}, "single", "1g.10gb", "all-1g.10gb")
+    assert spec.mig is not None and spec.mig.instances_per_gpu == 7
+    assert spec.isolation == "mig"
+
+
+def test_mixed_mig_layout_that_fits_is_accepted() -> None:
+    layout = {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}
+    spec = GpuNodePoolSpec.from_args(
+        pool(name="mixed", instance_type="p5.48xlarge", mig={"layout": layout, "strategy": "mixed"}), "aws"
+    )
+    assert spec.mig == Mig(layout, "mixed", None, "custom-mixed")
+
+
+def test_structural_errors_name_field_value_and_allowed_keys() -> None:
+    problems = problems_of(pool(max_size=2.0, replica=3, taints=[{"key": "a", "effect": "NoSchedul"}]))
+    rendered = [str(p) for p in problems]
+    assert "max_size: input should be a valid integer (got 2.0)" in rendered
+    unknown = next(p for p in problems if p.path == "replica")
+    assert unknown.message == "unknown field"
+    assert unknown.valid is not None and "time_slicing" in unknown.valid and "max_size" in unknown.valid
+    effect = next(p for p in problems if p.path == "taints[0].effect")
+    assert effect.valid == "'NoSchedule', 'PreferNoSchedule' or 'NoExecute'"
+
+
+@pytest.mark.parametrize("value", [True, "3", 2.5])
+def test_counts_must_be_whole_numbers(value: object) -> None:
+    problem = only_problem(pool(max_size=value))
+    assert problem.path == "max_size" and problem.value == value
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    problems = problems_of(
+        pool(
+            name="Bad_Name!",
+            instance_type="p4d.24xlarge",
+            min_size=3,
+            max_size=2,
+            mps={"replicas": 1},
+            mig={"profile": "1g.10gb"},
+            labels={"kubernetes.io/arch": "amd64"},
+        )
+    )
+    assert [p.path for p in problems] == [
+        "name",
+        "name",
+        "desired_size",
+        "labels['kubernetes.io/arch']",
+        "mps",
+        "mps.replicas",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cloud", "name", "fragment"),
+    [
+        ("aws", "-starts-with-dash", "1-63 letters, digits"),
+        ("azure", "gpupoolnametoolong", "1-12 lowercase letters or digits"),
+        ("azure", "Gpu", "1-12 lowercase letters or digits"),
+        ("gcp", "ends-with-dash-", "1-40 lowercase letters"),
+    ],
+)
+def test_pool_names_follow_the_cloud_rule(cloud: str, name: str, fragment: str) -> None:
+    instance = {"aws": "g5.xlarge", "azure": "Standard_NC4as_T4_v3", "gcp": "g2-standard-4"}[cloud]
+    problems = problems_of(pool(name=name, instance_type=instance), cloud)
+    assert any(p.path == "name" and p.valid is not None and fragment in p.valid for p in problems), problems
+
+
+def test_default_is_a_reserved_pool_name() -> None:
+    problem = only_problem(pool(name="default"))
+    assert "reserved" in problem.message
+
+
+def test_unknown_instance_type_suggests_the_closest_names() -> None:
+    problem = only_problem(pool(instance_type="p4d.24xlarg"))
+    assert problem.path == "instance_type"
+    assert problem.valid is not None and problem.valid.startswith("p4d.24xlarge")
+    assert "also give cpu_architecture, gpu_count, gpu_model" in problem.message
+
+
+def test_unknown_instance_type_is_accepted_with_explicit_gpu_facts() -> None:
+    spec = GpuNodePoolSpec.from_args(
+        pool(instance_type="p7.48xlarge", gpu_model="B200", gpu_count=8, cpu_architecture="x86_64"), "aws"
+    )
+    assert (spec.gpu.name, spec.gpu_count) == ("B200", 8)
+
+
+def test_explicit_gpu_facts_must_agree_with_the_catalog() -> None:
+    problem = only_problem(pool(gpu_count=2))
+    assert (problem.path, problem.value, problem.valid) == ("gpu_count", 2, "1")
+    assert "disagrees with the catalog entry of g5.xlarge" in problem.message
+
+
+def test_amd_gpu_instance_is_rejected_as_not_nvidia() -> None:
+    problem = only_problem(pool(instance_type="g4ad.xlarge"))
+    assert problem.message.startswith("not an NVIDIA GPU instance type (")
+    assert "AMD" in problem.message
+
+
+def test_non_gpu_instance_is_rejected() -> None:
+    problem = only_problem(pool(instance_type="m5.large"))
+    assert problem.message.startswith("not a GPU instance type")
+    assert problem.valid is not None and problem.valid.startswith("NVIDIA GPU instance types, e.g.")
+
+
+def test_gcp_n1_machine_type_takes_attached_gpus() -> None:
+    spec = GpuNodePoolSpec.from_args(pool(name="t4", instance_type="n1-standard-8", gpu_model="T4", gpu_count=2), "gcp")
+    assert (spec.gpu.name, spec.gpu_count, spec.cpu_architecture) == ("T4", 2, "x86_64")
+
+
+def test_node_counts_must_be_ordered() -> None:
+    problem = only_problem(pool(min_size=2, desired_size=1, max_size=4))
+    assert (problem.path, problem.valid) == ("desired_size", "2..4")
+    assert "min_size <= desired_size <= max_size" in problem.message
+
+
+def test_labels_must_be_valid_and_not_reserved() -> None:
+    problems = problems_of(pool(labels={"bad key!": "x", "team": "-bad-", "nvidia.com/gpu.present": "true"}))
+    assert [(p.path, p.message) for p in problems] == [
+        ("labels['bad key!']", "not a valid qualified name"),
+        ("labels['team']", "not a valid label value"),
+        ("labels['nvidia.com/gpu.present']", "set by gpu_components itself"),
+    ]
+
+
+def test_taint_duplicating_the_default_gpu_taint_is_rejected() -> None:
+    problem = only_problem(pool(taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]))
+    assert problem.message == "duplicates the default GPU taint; set gpu_taint: false to replace it"
+
+
+def test_time_slicing_needs_two_replicas() -> None:
+    problem = only_problem(pool(time_slicing={"replicas": 1}))
+    assert (problem.path, problem.valid) == ("time_slicing.replicas", ">= 2")
+
+
+def test_time_slicing_and_mps_are_exclusive() -> None:
+    problem = only_problem(pool(time_slicing={"replicas": 2}, mps={"replicas": 2}))
+    assert problem.message == "time-slicing and MPS are mutually exclusive on a pool"
+
+
+def test_mps_replicas_are_capped_by_compute_capability() -> None:
+    v100 = only_problem(pool(instance_type="p3.2xlarge", mps={"replicas": 17}))
+    assert v100.valid == "2..16" and "compute capability 7.0 of V100" in v100.message
+    assert GpuNodePoolSpec.from_args(pool(mps={"replicas": 48}), "aws").sharing == Mps(48)
+    assert only_problem(pool(mps={"replicas": 49})).valid == "2..48"
+
+
+def test_mig_needs_a_mig_capable_gpu() -> None:
+    problem = only_problem(pool(mig={"profile": "1g.10gb"}))
+    assert problem.message == "A10G does not support MIG"
+    assert problem.valid is not None and "A100-80GB" in problem.valid
+
+
+def test_mig_profile_must_exist_on_the_gpu_model() -> None:
+    problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"profile": "1g.5gb"}))
+    assert problem.message == "not a MIG profile of A100-80GB"
+    assert problem.valid == "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"
+
+
+def test_mig_profile_syntax_is_checked() -> None:
+    problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"profile": "1g10gb"}))
+    assert problem.message == "not a MIG profile name"
+
+
+def test_mig_needs_exactly_one_of_profile_and_layout() -> None:
+    problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"strategy": "mixed"}))
+    assert problem.message == "give exactly one of profile (uniform) or layout"
+
+
+def test_mig_layout_counts_are_capped_per_profile() -> None:
+    problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"layout": {"3g.40gb": 3}, "strategy": "mixed"}))
+    assert (problem.path, problem.valid) == ("mig.layout['3g.40gb']", "1..2")
+
+
+def test_mig_layout_must_fit_the_gpu() -> None:
+    problem = only_problem(
+        pool(
+            instance_type="p4de.24xlarge",
+            mig={"layout": {"4g.40gb": 1, "3g.40gb": 1, "1g.10gb": 1}, "strategy": "mixed"},
+        )
+    )
+    assert "needs 8 compute and 9 memory slices of 7 and 8" in problem.message
+
+
+def test_single_strategy_needs_one_profile() -> None:
+    problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"layout": {"3g.40gb": 1, "4g.40gb": 1}}))
+    assert (problem.path, problem.valid) == ("mig.strategy", "mixed")
+
+
+def test_parse_pools_requires_unique_names_and_prefixes_paths() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        parse_pools([pool(), pool(max_size=0)], "aws")
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        ("pools[1].max_size", "a pool needs room for at least one node"),
+        ("pools[1].name", "pool names must be unique; pools[0] has it too"),
+    ]
+
+
+def test_error_message_lists_every_problem_with_source() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        GpuNodePoolSpec.from_args(pool(time_slicing={"replicas": 1}), "aws", "pools[0]")
+    assert str(caught.value) == (
+        "1 invalid GPU pool setting:\n"
+        "  - pools[0].time_slicing.replicas: the device plugin requires at least 2 replicas (got 1); valid: >= 2 "
+        "[source: https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0#shared-access-to-gpus]"
+    )
+
+
+@given(st.integers(0, 20), st.integers(0, 20), st.integers(1, 20))
+def test_node_count_rule_accepts_exactly_ordered_counts(low: int, desired: int, high: int) -> None:
+    args = pool(min_size=low, desired_size=desired, max_size=high)
+    if low <= desired <= high:
+        spec = GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
+        assert (spec.min_size, spec.desired_size, spec.max_size) == (low, desired, high)
+    else:
+        with pytest.raises(GpuSpecError):
+            GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
