@@ -61,6 +61,10 @@ NODE_ROLE_POLICIES: Mapping[str, str] = MappingProxyType(
 """Managed policies attached to a node role the component creates (role suffix -> ARN). The CNI policy is on the
 node role because the example cluster does not set up IRSA for the VPC CNI."""
 
+EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+"""Kubernetes versions EKS supports in late 2026 (standard and extended support), for schema checks of what the
+library renders. Source: https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html"""
+
 CLUSTER_AUTOSCALER_RESOURCE_TAG = "k8s.io/cluster-autoscaler/node-template/resources/"
 """Prefix of the Auto Scaling group tag that tells Cluster Autoscaler what an empty node group's nodes offer."""
 

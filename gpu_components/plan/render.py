@@ -56,7 +56,8 @@ def to_tree(plan: Plan) -> str:
     then name. Under each resource come its inputs as `key: value` lines: nested maps flattened to
     dotted keys (`scalingConfig.desiredSize`; keys that are not identifiers quoted,
     `labels["nvidia.com/gpu"]`), list items indexed (`taints[0].key`), empty values (None, "", [], {})
-    left out, and `apiVersion`/`kind` of Kubernetes objects left out (the type says them). Strings
+    left out, and `apiVersion`/`kind` of Kubernetes objects left out (the type says them). Strings are
+    bare unless they would read as a number, boolean or null (then JSON-quoted: `"true"`); strings
     with a newline or longer than 100 characters become indented blocks (`key: |`), JSON objects
     pretty-printed. Resources whose parent is not in the plan are shown at the top level. The stack
     outputs follow under `outputs:`. Ends with a newline.
@@ -119,11 +120,18 @@ def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
 
 
 def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    """Strings bare, unless they would read as another type (`"true"`, `"8"`) or hide whitespace."""
     if isinstance(value, str):
-        return value
+        return json.dumps(value) if _looks_typed(value) or value != value.strip() else value
     return json.dumps(value)
+
+
+def _looks_typed(value: str) -> bool:
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return False
+    return parsed is None or isinstance(parsed, (bool, int, float))
 
 
 def _block(value: str) -> list[str] | None:

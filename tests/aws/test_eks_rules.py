@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import tomllib
+import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 from gpu_components.aws import bottlerocket
 from gpu_components.aws.eks import autoscaler_tags, eks_problems, eks_taints, node_group_inputs

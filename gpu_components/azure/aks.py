@@ -1,0 +1,281 @@
+"""``AksGpuNodePool``: an AKS user agent pool for a validated GPU pool.
+
+AKS spellings (``MIG1g``, ``Spot``, ``key=value:NoSchedule`` taint strings, ``gpuProfile.driver``) live here and
+nowhere else. Facts:
+- Agent pool inputs (``gpuInstanceProfile`` ``MIG1g|MIG2g|MIG3g|MIG4g|MIG7g``, ``gpuProfile.driver``
+  ``Install|None``, spot settings): the ``Microsoft.ContainerService/managedClusters/agentPools`` REST API,
+  version 2025-09-01, the version of pulumi-azure-native 3.x's default ``containerservice.AgentPool``:
+  https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01
+- MIG on AKS: one GPU instance profile per pool, fixed at creation, with the device plugin's ``single`` or
+  ``mixed`` strategy: https://learn.microsoft.com/azure/aks/gpu-multi-instance
+- AKS installs the NVIDIA driver on GPU pools unless told not to, and not the device plugin:
+  https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation
+- Spot pools get the label ``kubernetes.azure.com/scalesetpriority: spot`` and the taint
+  ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``; priority and max price are fixed at creation:
+  https://learn.microsoft.com/azure/aks/spot-node-pool
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Literal
+
+import pulumi
+import pulumi_azure_native as azure_native
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import DevicePluginHost
+from gpu_components.catalog import GpuModel, MigProfile
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+
+SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
+SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"
+SOURCE_GPU_DRIVER = "https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation"
+SOURCE_SPOT = "https://learn.microsoft.com/azure/aks/spot-node-pool"
+
+AKS_GPU_NODE_LABEL = "kubernetes.azure.com/accelerator"
+"""Node label AKS puts on its GPU nodes (value :data:`AKS_GPU_NODE_LABEL_VALUE`); workloads may select on it."""
+AKS_GPU_NODE_LABEL_VALUE = "nvidia"
+"""Value of :data:`AKS_GPU_NODE_LABEL` on NVIDIA GPU nodes."""
+
+SPOT_PRIORITY_KEY = "kubernetes.azure.com/scalesetpriority"
+"""Key of the label and taint AKS itself puts on every spot pool."""
+SPOT_TAINT = Taint(SPOT_PRIORITY_KEY, "spot", "NoSchedule")
+"""The taint AKS adds to spot pools. Declared on the pool so a second plan shows no diff, and exposed in the
+component's ``taints`` so the device plugin and workloads tolerate it."""
+SPOT_LABELS: Mapping[str, str] = MappingProxyType({SPOT_PRIORITY_KEY: "spot"})
+"""The label AKS adds to spot pools. Declared on the pool: AKS keeps it among the pool's own labels, and a label
+update without it would remove it (Azure/AKS#3152)."""
+SPOT_EVICTION_POLICY = "Delete"
+"""Evicted spot nodes are deleted, not deallocated: deallocated nodes still count against quota and block
+scaling (AKS spot documentation). AKS's own default."""
+SPOT_MAX_PRICE = -1.0
+"""Pay at most the on-demand price, so nodes are never evicted for price, only for capacity."""
+
+GPU_INSTANCE_PROFILES: Mapping[int, str] = MappingProxyType(
+    {1: "MIG1g", 2: "MIG2g", 3: "MIG3g", 4: "MIG4g", 7: "MIG7g"}
+)
+"""MIG compute slices -> AKS ``gpuInstanceProfile``."""
+
+GpuDriver = Literal["aks", "none"]
+"""Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKS, its default) or ``none`` (nobody on the AKS
+side; for a GPU stack that brings its own driver)."""
+DEFAULT_GPU_DRIVER: GpuDriver = "aks"
+"""AKS installs the driver, as it does when ``gpuProfile`` is not set; the device plugin stack needs it."""
+GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
+"""``gpu_driver`` -> ``gpuProfile.driver``."""
+
+REPLACE_ON_CHANGES = ("gpuInstanceProfile", "gpuProfile", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice")
+"""Agent pool properties fixed at creation: a change replaces the pool instead of an update AKS refuses. The MIG
+profile, spot priority, eviction policy and max price are documented as fixed; the driver choice is offered only
+when a pool is added (``az aks nodepool add --gpu-driver``) and existing nodes keep the driver they booted with."""
+
+
+class AksGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`AksGpuNodePool`.
+
+    Fields:
+        pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``azure``.
+        resource_group_name: resource group of the AKS cluster.
+        cluster_name: name of the AKS cluster.
+        gpu_driver: see :data:`GpuDriver`. Defaults to ``aks``. ``none`` is rejected while the pool is served by
+            the NVIDIA device plugin, which installs no driver.
+        tags: Azure tags for the agent pool. Defaults to none.
+    """
+
+    pool: GpuNodePoolArgs
+    resource_group_name: pulumi.Input[str]
+    cluster_name: pulumi.Input[str]
+    gpu_driver: NotRequired[GpuDriver]
+    tags: NotRequired[Mapping[str, str]]
+
+
+def device_plugin_host(spec: GpuNodePoolSpec) -> DevicePluginHost:
+    """Where the device plugin runs on an AKS pool: always the cluster's DaemonSet (AKS installs none)."""
+    return "daemonset"
+
+
+def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
+    """The MIG profiles AKS can make on ``gpu``, by ``gpuInstanceProfile``.
+
+    ``MIG<n>g`` fills each GPU with the profile of ``n`` compute slices and the fewest memory slices, without media
+    extensions (AKS's table: ``MIG1g`` -> ``1g.5gb`` x 7 on A100 40GB); other profiles of the same compute size
+    (``1g.10gb+me``, ``1g.20gb``) cannot be asked for.
+    """
+    result: dict[str, MigProfile] = {}
+    for slices, name in GPU_INSTANCE_PROFILES.items():
+        candidates = [
+            profile
+            for profile in gpu.mig_profiles.values()
+            if profile.compute_slices == slices and not profile.media_extensions
+        ]
+        if candidates:
+            result[name] = min(candidates, key=lambda profile: profile.memory_slices)
+    return result
+
+
+def gpu_instance_profile(spec: GpuNodePoolSpec) -> str | None:
+    """The pool's ``gpuInstanceProfile``, or ``None`` without MIG or when AKS cannot make the spec's MIG layout."""
+    if spec.mig is None or spec.mig.profile is None:
+        return None
+    for name, profile in aks_mig_profiles(spec.gpu).items():
+        if profile.name == spec.mig.profile:
+            return name
+    return None
+
+
+def aks_problems(
+    spec: GpuNodePoolSpec, gpu_driver: str | None, path: str = "", driver_path: str = "gpu_driver"
+) -> list[Problem]:
+    """AKS rules for a validated pool: a MIG layout AKS can make, and a driver for the device plugin.
+
+    Args:
+        spec: the validated pool.
+        gpu_driver: the pool's ``gpu_driver`` option (``None``: the default, ``aks``).
+        path: where the pool sits in the input (``pools[0]``); MIG problems are reported under ``<path>.mig``.
+        driver_path: where ``gpu_driver`` sits in the input.
+    """
+    problems: list[Problem] = []
+    mig = spec.mig
+    where = f"{path}.mig" if path else "mig"
+    if mig is not None and mig.profile is None:
+        problems.append(
+            Problem(
+                f"{where}.layout",
+                dict(mig.devices),
+                "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g); a layout of "
+                "several profiles or partial counts cannot be expressed",
+                "a uniform mig.profile",
+                SOURCE_MIG_ON_AKS,
+            )
+        )
+    elif mig is not None and gpu_instance_profile(spec) is None:
+        possible = aks_mig_profiles(spec.gpu)
+        problems.append(
+            Problem(
+                f"{where}.profile",
+                mig.profile,
+                f"AKS's gpuInstanceProfile makes only one profile per compute size on {spec.gpu.name}",
+                ", ".join(f"{profile.name} ({name})" for name, profile in possible.items()),
+                SOURCE_MIG_ON_AKS,
+            )
+        )
+    driver = gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER
+    if driver == "none" and device_plugin_host(spec) == "daemonset":
+        problems.append(
+            Problem(
+                driver_path,
+                driver,
+                "gpu_driver none stops AKS installing the NVIDIA driver, and the pool's GPU stack (the NVIDIA "
+                "device plugin, gpu_stack auto or device-plugin) installs none either: the GPUs would be unusable",
+                "gpu_driver aks with the device plugin",
+                SOURCE_GPU_DRIVER,
+            )
+        )
+    return problems
+
+
+def pool_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
+    """Every taint the pool's nodes carry: the spec's, then the one AKS adds to spot pools (once)."""
+    if spec.spot and SPOT_TAINT not in spec.taints:
+        return (*spec.taints, SPOT_TAINT)
+    return spec.taints
+
+
+def aks_taints(taints: Sequence[Taint]) -> list[str]:
+    """Taints in AKS's string form: ``key=value:Effect``, or ``key:Effect`` for a taint without value."""
+    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in taints]
+
+
+def node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """Node labels of the pool: the user's, the pool label, the device plugin's selection labels (the DaemonSet
+    serves every AKS pool) and, on spot pools, the spot label AKS keeps among the pool's labels."""
+    labels = dict(spec.labels)
+    labels[POOL_LABEL] = spec.name
+    if device_plugin_host(spec) == "daemonset":
+        labels.update(device_plugin_node_labels(spec))
+    if spec.spot:
+        labels.update(SPOT_LABELS)
+    return dict(sorted(labels.items()))
+
+
+def agent_pool_inputs(spec: GpuNodePoolSpec, gpu_driver: GpuDriver = DEFAULT_GPU_DRIVER) -> dict[str, Any]:
+    """The plain ``azure_native.containerservice.AgentPool`` inputs derived from the spec (cluster wiring excluded).
+
+    A ``User`` pool of Linux VM scale set nodes with the cluster autoscaler on between ``min_size`` and
+    ``max_size`` (``count`` is the size at creation); spot pools get priority ``Spot``, eviction policy ``Delete``
+    and max price ``-1``; MIG pools get their ``gpuInstanceProfile``.
+    """
+    inputs: dict[str, Any] = {
+        "agent_pool_name": spec.name,
+        "mode": "User",
+        "os_type": "Linux",
+        "type": "VirtualMachineScaleSets",
+        "vm_size": spec.instance_type,
+        "enable_auto_scaling": True,
+        "min_count": spec.min_size,
+        "max_count": spec.max_size,
+        "count": spec.desired_size,
+        "node_labels": node_labels(spec),
+        "node_taints": aks_taints(pool_taints(spec)),
+        "gpu_profile": {"driver": GPU_DRIVER_SETTINGS[gpu_driver]},
+    }
+    if spec.spot:
+        inputs["scale_set_priority"] = "Spot"
+        inputs["scale_set_eviction_policy"] = SPOT_EVICTION_POLICY
+        inputs["spot_max_price"] = SPOT_MAX_PRICE
+    profile = gpu_instance_profile(spec)
+    if profile is not None:
+        inputs["gpu_instance_profile"] = profile
+    return inputs
+
+
+class AksGpuNodePool(pulumi.ComponentResource):
+    """An AKS user agent pool of NVIDIA GPU nodes for one validated pool.
+
+    Children: ``<name>-agent-pool`` (the agent pool is named after the pool in AKS). The agent pool ignores
+    changes to ``count`` so the cluster autoscaler owns it, replaces itself when a property fixed at creation
+    changes (:data:`REPLACE_ON_CHANGES`), and is deleted before its replacement is created, since the
+    replacement has the same AKS name. Providers: ``azure-native``.
+
+    Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_instance_profile`` (``None``
+    without MIG), ``device_plugin_host`` (``daemonset``), ``labels``, ``taints`` (the spot taint included),
+    ``advertised_resources``.
+
+    Raises:
+        GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin.
+    """
+
+    agent_pool: azure_native.containerservice.AgentPool
+
+    def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = GpuNodePoolSpec.from_args(args["pool"], "azure", "pool")
+        problems = aks_problems(spec, args.get("gpu_driver"), "pool", "gpu_driver")
+        if problems:
+            raise GpuSpecError(problems)
+        super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
+        self.spec = spec
+        self.gpu_driver: GpuDriver = args.get("gpu_driver", DEFAULT_GPU_DRIVER)
+        self.gpu_instance_profile = gpu_instance_profile(spec)
+        self.device_plugin_host: DevicePluginHost = device_plugin_host(spec)
+        self.advertised_resources = advertised_resources(spec)
+        inputs = agent_pool_inputs(spec, self.gpu_driver)
+        self.labels: dict[str, str] = inputs["node_labels"]
+        self.taints = pool_taints(spec)
+        self.agent_pool = azure_native.containerservice.AgentPool(
+            f"{name}-agent-pool",
+            resource_group_name=args["resource_group_name"],
+            resource_name_=args["cluster_name"],
+            tags=dict(args["tags"]) if "tags" in args else None,
+            **inputs,
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                ignore_changes=["count"],
+                replace_on_changes=list(REPLACE_ON_CHANGES),
+                delete_before_replace=True,
+            ),
+        )
+        self.register_outputs({"agentPoolId": self.agent_pool.id, "labels": self.labels})

@@ -1,0 +1,114 @@
+"""The aws-eks example stack, planned offline exactly as `gpu-components plan aws-eks` does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from gpu_components import program
+from gpu_components.cli import main
+from gpu_components.plan import Plan, load_stack, run_program, to_json
+from tests.helpers import names, resource
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def plan(stack: str = "aws-eks") -> Plan:
+    project, config = load_stack(ROOT, stack)
+    return run_program(program.main, project=project, stack=stack, config=config)
+
+
+def test_plan_matches_the_committed_golden_plan() -> None:
+    expected = (GOLDEN / "aws-eks.json").read_text()
+    assert to_json(plan()) == expected, "the aws-eks plan drifted: review it, then run `make golden`"
+
+
+def test_gpu_pools_have_exact_node_group_inputs() -> None:
+    result = plan()
+    shared = resource(result, "aws:eks/nodeGroup:NodeGroup", "gpu-demo-gpu-a10g-shared-node-group").inputs
+    assert {key: shared[key] for key in ("amiType", "capacityType", "instanceTypes", "scalingConfig", "taints")} == {
+        "amiType": "AL2023_x86_64_NVIDIA",
+        "capacityType": "SPOT",
+        "instanceTypes": ["g5.2xlarge"],
+        "scalingConfig": {"desiredSize": 0, "maxSize": 6, "minSize": 0},
+        "taints": [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}],
+    }
+    assert shared["labels"] == {
+        "gpu-components/pool": "a10g-shared",
+        "nvidia.com/device-plugin.config": "a10g-shared",
+        "nvidia.com/gpu.present": "true",
+        "workload": "inference",
+    }
+    mig = resource(result, "aws:eks/nodeGroup:NodeGroup", "gpu-demo-gpu-a100-mig-node-group").inputs
+    assert (mig["amiType"], mig["instanceTypes"], mig["labels"]) == (
+        "BOTTLEROCKET_x86_64_NVIDIA",
+        ["p4d.24xlarge"],
+        {"gpu-components/pool": "a100-mig"},
+    )
+
+
+def test_device_plugin_serves_only_pools_without_their_own_plugin() -> None:
+    result = plan()
+    config = resource(result, "kubernetes:core/v1:ConfigMap", "gpu-demo-gpu-device-plugin-config").inputs
+    assert sorted(config["data"]) == ["a10g-shared", "default"]
+    assert yaml.safe_load(config["data"]["a10g-shared"])["sharing"]["timeSlicing"]["resources"] == [
+        {"name": "nvidia.com/gpu", "replicas": 4}
+    ]
+    assert names(result, "kubernetes:helm.sh/v3:Release") == ["gpu-demo-gpu-device-plugin-release"]
+
+
+def test_cluster_and_system_node_group_are_created() -> None:
+    result = plan()
+    cluster = resource(result, "eks:index:Cluster", "gpu-demo").inputs
+    assert (cluster["skipDefaultNodeGroup"], cluster["version"], cluster["authenticationMode"]) == (True, "1.34", "API")
+    system = resource(result, "aws:eks/nodeGroup:NodeGroup", "gpu-demo-system").inputs
+    assert (system["amiType"], system["instanceTypes"]) == ("AL2023_x86_64_STANDARD", ["m7i.large"])
+
+
+def test_outputs_mask_the_kubeconfig_and_summarise_pools() -> None:
+    outputs = plan().outputs
+    assert outputs["kubeconfig"] == "[secret]"
+    assert outputs["gpuPools"]["a100-mig"] == {
+        "advertises": {"nvidia.com/gpu": 56},
+        "devicePlugin": "node-image",
+        "gpus": "8 x A100-40GB",
+        "instanceType": "p4d.24xlarge",
+        "nodes": "0..2",
+    }
+
+
+def test_cli_json_is_deterministic_and_complete() -> None:
+    runner = CliRunner()
+    first = runner.invoke(main, ["plan", "aws-eks", "--format", "json", "--root", str(ROOT)])
+    second = runner.invoke(main, ["plan", "aws-eks", "--format", "json", "--root", str(ROOT)])
+    assert first.exit_code == 0, first.output
+    assert first.output == second.output
+    document = json.loads(first.output)
+    assert document["stack"] == "aws-eks"
+    assert {"urn", "type", "name", "parent", "inputs"} <= set(document["resources"][0])
+    types = {r["type"] for r in document["resources"]}
+    assert "aws:autoscaling/tag:Tag" in types  # created inside an apply
+
+
+def test_cli_reports_invalid_config_without_traceback(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks").mkdir()
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
+    stack["config"]["gpu-components:pools"][0]["time_slicing"]["replicas"] = 1
+    stack["config"]["gpu-components:pools"][1]["mig"]["profile"] = "1g.10gbb"
+    (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(yaml.safe_dump(stack))
+    result = CliRunner().invoke(main, ["plan", "bad", "--root", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "pools[0].time_slicing.replicas: the device plugin requires at least 2 replicas (got 1)" in result.output
+    assert "pools[1].mig.profile: not a MIG profile name (got '1g.10gbb')" in result.output
+
+
+def test_cli_names_the_available_stacks_for_an_unknown_one() -> None:
+    result = CliRunner().invoke(main, ["plan", "nope", "--root", str(ROOT)])
+    assert result.exit_code == 1
+    assert "aws-eks" in result.output
