@@ -29,8 +29,13 @@ class GpuNodePool(Protocol):
     spec: GpuNodePoolSpec
     device_plugin_host: DevicePluginHost
     labels: dict[str, str]
+    """Every node label the pool's nodes get from its definition (user labels and the library's)."""
     taints: tuple[Taint, ...]
+    """Every taint on the pool's nodes, including taints the cloud adds itself (e.g. AKS spot)."""
     advertised_resources: dict[str, int]
+    """Extended resource name -> count each node advertises, as the pool's device plugin names them."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool (the pool label, plus what the cloud requires)."""
 
 
 @dataclass(frozen=True)

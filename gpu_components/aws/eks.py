@@ -230,7 +230,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     Providers: ``aws``.
 
     Attributes (plain values, known at preview): ``spec``, ``ami_type``, ``device_plugin_host``
-    (``daemonset`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``.
+    (``daemonset`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``, ``node_selector``.
 
     Raises:
         GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image cannot do.
@@ -252,6 +252,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         inputs = node_group_inputs(spec, self.ami_type)
         self.labels: dict[str, str] = inputs["labels"]
         self.taints = spec.taints
+        self.node_selector = {POOL_LABEL: spec.name}
         child = pulumi.ResourceOptions(parent=self)
 
         role_arn = args.get("node_role_arn")

@@ -16,7 +16,7 @@ from gpu_components.nvidia.device_plugin import (
     device_plugin_config_map,
     device_plugin_values,
 )
-from gpu_components.spec import GpuNodePoolArgs, parse_pools
+from gpu_components.spec import GpuNodePoolArgs, Taint, TaintArgs, parse_pools
 
 DEFAULT_NAMESPACE = "nvidia-device-plugin"
 """Namespace of the device plugin, the one NVIDIA's install instructions use."""
@@ -36,6 +36,8 @@ class NvidiaDevicePluginArgs(TypedDict):
         namespace: namespace to create and install into. Defaults to ``nvidia-device-plugin``.
         chart_version: chart version. Defaults to the pinned, tested ``0.20.0``.
         helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
+        node_taints: taints the cloud puts on the pools' nodes itself (e.g. AKS spot pools), tolerated too.
+            Defaults to none.
     """
 
     cloud: Cloud
@@ -43,6 +45,7 @@ class NvidiaDevicePluginArgs(TypedDict):
     namespace: NotRequired[str]
     chart_version: NotRequired[str]
     helm_values: NotRequired[dict[str, Any]]
+    node_taints: NotRequired[list[TaintArgs]]
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
@@ -79,7 +82,8 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             data=self.configs,
             opts=child,
         )
-        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"))
+        node_taints = [Taint(t["key"], t.get("value", ""), t["effect"]) for t in args.get("node_taints", [])]
+        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"), node_taints)
         k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,

@@ -180,14 +180,14 @@ CHART_DEFAULT_TOLERATIONS: tuple[dict[str, str], ...] = (
 """The chart's own tolerations (values.yaml, v0.20.0); kept when the chart's list is replaced."""
 
 
-def daemonset_tolerations(specs: Iterable[GpuNodePoolSpec]) -> list[dict[str, str]]:
-    """Tolerations for a DaemonSet that must run on every pool: the chart's defaults and each pool taint, once."""
+def daemonset_tolerations(specs: Iterable[GpuNodePoolSpec], node_taints: Iterable[Taint] = ()) -> list[dict[str, str]]:
+    """Tolerations for a DaemonSet that must run on every pool: the chart's defaults, each pool taint, and
+    ``node_taints`` (taints the cloud adds to nodes itself, e.g. AKS spot), each once, in that order."""
     result = list(CHART_DEFAULT_TOLERATIONS)
-    for spec in specs:
-        for taint in spec.taints:
-            item = toleration(taint)
-            if item not in result:
-                result.append(item)
+    for taint in [*(taint for spec in specs for taint in spec.taints), *node_taints]:
+        item = toleration(taint)
+        if item not in result:
+            result.append(item)
     return result
 
 
@@ -198,13 +198,17 @@ def config_hash(data: Mapping[str, str]) -> str:
 
 
 def device_plugin_values(
-    specs: Sequence[GpuNodePoolSpec], config_map_name: str, overrides: Mapping[str, Any] | None = None
+    specs: Sequence[GpuNodePoolSpec],
+    config_map_name: str,
+    overrides: Mapping[str, Any] | None = None,
+    node_taints: Sequence[Taint] = (),
 ) -> dict[str, Any]:
     """Helm values for the ``nvidia-device-plugin`` chart serving ``specs``.
 
     The config comes from the existing ConfigMap ``config_map_name`` (``config.name``) with ``default`` as the
     fallback entry; node affinity requires the config-selection label to name one of the pools (so the DaemonSet
-    never lands on nodes whose image or cloud runs its own plugin); tolerations cover every pool taint; a pod
+    never lands on nodes whose image or cloud runs its own plugin); tolerations cover every pool taint and
+    ``node_taints`` (taints the cloud adds itself); a pod
     annotation carries the configs' hash. ``overrides`` (the raw-values escape hatch) is merged last, key by key.
     """
     data = device_plugin_config_map(specs)
@@ -227,7 +231,7 @@ def device_plugin_values(
                 }
             }
         },
-        "tolerations": daemonset_tolerations(specs),
+        "tolerations": daemonset_tolerations(specs, node_taints),
         "podAnnotations": {"gpu-components/config-hash": config_hash(data)},
     }
     return deep_merge(values, overrides or {})

@@ -966,6 +966,11 @@ def _kubernetes_rendered_component(r: _Resource) -> _Outputs:
     return "", {"resources": []}
 
 
+def _stack_reference(r: _Resource) -> _Outputs:
+    """Another stack's outputs cannot be known offline: a reference reads as a stack without outputs."""
+    return str(r.get("name", r.name)), {"outputs": {}, "secretOutputNames": []}
+
+
 # --------------------------------------------------------------------------------------------------
 # The resource map
 
@@ -989,6 +994,7 @@ _RESOURCES: dict[str, _ResourceFn] = {
     "gcp:container/nodePool:NodePool": _gcp_container_node_pool,
     "gcp:serviceaccount/account:Account": _gcp_service_account,
     "kubernetes:helm.sh/v3:Release": _helm_release,
+    "pulumi:pulumi:StackReference": _stack_reference,
 }
 """Custom resources by type token: (id, computed outputs) from the registration."""
 
@@ -1537,8 +1543,11 @@ class PlanMocks(Mocks):
         else:
             urn = f"urn:pulumi:{settings.get_stack()}::{settings.get_project()}::{args.typ}::{args.name}"
             remote, plain = False, to_plain(args.inputs, mask_secrets=False)
+        if args.resource_id and "name" not in plain:
+            plain = {**plain, "name": args.resource_id}  # a read: most providers' ids are the name
         resource = _Resource(urn, args.typ, args.name, plain, self.env, self)
-        fn = self._resource_fn(args.typ, bool(args.custom), remote)
+        # Reads (`Resource.get`) arrive with an id and no `custom` flag; only custom resources are read.
+        fn = self._resource_fn(args.typ, bool(args.custom) or bool(args.resource_id), remote)
         if fn is None:
             return "", dict(args.inputs)
         resource_id, computed = fn(resource)

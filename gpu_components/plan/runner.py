@@ -219,9 +219,12 @@ def _run(
     try:
         settings.ROOT.set(None)
         pulumi.runtime.set_all_config(config, secret_keys)
-        # MockSettings leaves these two alone; without fresh ones a run would share the SDK's defaults.
+        # MockSettings leaves these alone; without fresh ones a run would share the SDK's process-wide
+        # defaults (pending outputs, package references) with every other fresh context.
         settings.SETTINGS.outputs = set()
         settings.SETTINGS.lock = threading.Lock()
+        settings.SETTINGS.package_refs = {}
+        settings.SETTINGS.base_providers_by_ref = {}
         mocks = PlanMocks(config)
         monitor = PlanMonitor(mocks)
         pulumi.runtime.set_mocks(

@@ -37,10 +37,15 @@ def hex_of(urn: str, length: int) -> str:
     return hashlib.sha256(urn.encode()).hexdigest()[:length]
 
 
+def ambient_urn(typ: str, name: str) -> str:
+    """The URN PlanMocks uses when called outside PlanMonitor: from the current stack and project."""
+    return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{typ}::{name}"
+
+
 def test_iam_role_gets_an_auto_name_and_arn_from_its_urn() -> None:
     role_id, state = new(PlanMocks(), "aws:iam/role:Role", "nodes", {"assumeRolePolicy": "{}"})
 
-    suffix = hex_of("urn:pulumi:stack::project::aws:iam/role:Role::nodes", 7)
+    suffix = hex_of(ambient_urn("aws:iam/role:Role", "nodes"), 7)
     assert role_id == f"nodes-{suffix}"
     assert state["arn"] == f"arn:aws:iam::123456789012:role/nodes-{suffix}"
     assert state["assumeRolePolicy"] == "{}"
@@ -104,7 +109,7 @@ def test_unlisted_aws_resource_gets_an_arn_in_its_service() -> None:
 def test_kubernetes_object_is_auto_named_with_eight_hex_characters_in_default_namespace() -> None:
     object_id, state = new(PlanMocks(), "kubernetes:core/v1:ConfigMap", "cfg", {"data": {"a": "b"}})
 
-    name = f"cfg-{hex_of('urn:pulumi:stack::project::kubernetes:core/v1:ConfigMap::cfg', 8)}"
+    name = f"cfg-{hex_of(ambient_urn('kubernetes:core/v1:ConfigMap', 'cfg'), 8)}"
     assert state["metadata"]["name"] == name
     assert state["metadata"]["namespace"] == "default"
     assert object_id == f"default/{name}"

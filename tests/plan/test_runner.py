@@ -193,11 +193,13 @@ def test_runs_do_not_share_resources_or_config() -> None:
 
 def test_run_leaves_the_callers_pulumi_state_alone() -> None:
     root_before = settings.get_root_resource()
+    monitor_before = settings.get_monitor()
     config_before = dict(pulumi.runtime.config.CONFIG.get())
 
     run(pool_program)
 
     assert settings.get_root_resource() is root_before
+    assert settings.get_monitor() is monitor_before
     assert pulumi.runtime.config.CONFIG.get() == config_before
 
 
@@ -301,7 +303,7 @@ def test_load_stack_lists_available_stacks_when_missing(tmp_path: Path) -> None:
 
 
 def test_load_stack_without_project_file_says_so(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="Pulumi.yaml"):
+    with pytest.raises(FileNotFoundError, match=r"Pulumi\.yaml"):
         load_stack(tmp_path, "dev")
 
 
