@@ -9,8 +9,11 @@ Public API:
 - Pod-side helpers: :mod:`gpu_components.workloads`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from gpu_components import catalog
-from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuStack
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
@@ -25,6 +28,21 @@ from gpu_components.spec import (
     TimeSlicing,
     TimeSlicingArgs,
 )
+
+if TYPE_CHECKING:
+    from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuStack
+
+_CLUSTER_NAMES = frozenset({"ClusterPoolArgs", "GpuCluster", "GpuClusterArgs", "GpuStack"})
+
+
+def __getattr__(name: str) -> Any:
+    """Import the cross-cloud composition (and with it every cloud SDK) only when it is used."""
+    if name in _CLUSTER_NAMES:
+        from gpu_components import cluster
+
+        return getattr(cluster, name)
+    raise AttributeError(f"module 'gpu_components' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_GPU_TAINT",

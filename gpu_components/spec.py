@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
@@ -711,12 +711,16 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
 
 
 def parse_pools(
-    pools: Sequence[GpuNodePoolArgs] | Sequence[Mapping[str, object]], cloud: Cloud, path: str = "pools"
+    pools: Sequence[GpuNodePoolArgs] | Sequence[Mapping[str, object]],
+    cloud: Cloud,
+    path: str = "pools",
+    rules: Callable[[GpuNodePoolSpec, int, str], list[Problem]] | None = None,
 ) -> tuple[GpuNodePoolSpec, ...]:
     """Validate several pools of one cluster; raise every problem of every pool at once.
 
     Besides each pool's own rules, pool names must be unique in a cluster (they name node groups and device
-    plugin config entries).
+    plugin config entries). ``rules`` (spec, index, path of the pool) adds checks for each pool that passed its
+    own, e.g. a cloud adapter's.
 
     Raises:
         GpuSpecError: with the problems of all pools, paths ``pools[<index>]....``.
@@ -727,9 +731,12 @@ def parse_pools(
     for index, pool in enumerate(pools):
         where = f"{path}[{index}]"
         try:
-            specs.append(GpuNodePoolSpec.from_args(pool, cloud, where))
+            spec = GpuNodePoolSpec.from_args(pool, cloud, where)
         except GpuSpecError as error:
             problems += error.problems
+        else:
+            specs.append(spec)
+            problems += rules(spec, index, where) if rules is not None else []
         name = pool.get("name") if isinstance(pool, Mapping) else None
         if isinstance(name, str):
             if name in seen:

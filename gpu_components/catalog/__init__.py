@@ -202,6 +202,7 @@ class CatalogLookupError(LookupError):
     cloud: Cloud | None
     suggestions: tuple[str, ...]
     source: str
+    _reason: str | None
 
     def __init__(
         self,
@@ -218,6 +219,7 @@ class CatalogLookupError(LookupError):
         self.cloud = cloud
         self.suggestions = tuple(suggestions)
         self.source = source
+        self._reason = reason
         where = f" for cloud {cloud!r}" if cloud is not None else ""
         head = f"{kind} {key!r} {reason}" if reason else f"unknown {kind} {key!r}{where}"
         if self.suggestions:
@@ -225,6 +227,17 @@ class CatalogLookupError(LookupError):
         else:
             hint = f"no known {kind} name is close to it"
         super().__init__(f"{head}; {hint} (known names: {source})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The keyword-only arguments need a partial to survive pickling (e.g. across worker processes).
+        rebuild = functools.partial(
+            CatalogLookupError,
+            cloud=self.cloud,
+            suggestions=self.suggestions,
+            source=self.source,
+            reason=self._reason,
+        )
+        return (rebuild, (self.kind, self.key))
 
 
 # ----------------------------------------------------------------------------------------------- lookups

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 import importlib.resources
+import pickle
 from typing import Any
 
 import pytest
@@ -312,6 +312,20 @@ def test_gpu_model_suggestions_ignore_case() -> None:
     with pytest.raises(CatalogLookupError) as caught:
         gpu_model("h200-141gb")
     assert caught.value.suggestions[0] == "H200-141GB"
+
+
+def test_catalog_lookup_error_survives_pickling() -> None:
+    with pytest.raises(CatalogLookupError) as caught:
+        gcp_accelerator_type("A10G")
+    copy = pickle.loads(pickle.dumps(caught.value))
+    assert (copy.kind, copy.key, copy.cloud, copy.suggestions, copy.source, str(copy)) == (
+        caught.value.kind,
+        caught.value.key,
+        caught.value.cloud,
+        caught.value.suggestions,
+        caught.value.source,
+        str(caught.value),
+    )
 
 
 def test_catalog_lookup_error_is_a_lookup_error() -> None:
@@ -652,7 +666,7 @@ def test_duplicate_keys_fail() -> None:
     text = importlib.resources.files("gpu_components.catalog").joinpath("data", "instance_types.yaml")
     doubled = text.read_text("utf-8").replace("g5.xlarge: 1", "g5.xlarge: 1\n        g5.xlarge: 2", 1)
     gpus = importlib.resources.files("gpu_components.catalog").joinpath("data", "gpus.yaml").read_text("utf-8")
-    with pytest.raises(ValueError, match="duplicate key 'g5.xlarge'"):
+    with pytest.raises(ValueError, match=r"duplicate key 'g5\.xlarge'"):
         catalog._parse_catalog(gpus, doubled)
 
 
@@ -687,12 +701,12 @@ def test_gcp_gpu_type_without_accelerator_type_fails() -> None:
 def test_gpu_type_matched_by_a_non_gpu_family_fails() -> None:
     types = _data("instance_types.yaml")
     types["aws"]["non_gpu_families"][0]["families"].append("g5")
-    with pytest.raises(ValueError, match="'g5.xlarge' also matches non-GPU family g5"):
+    with pytest.raises(ValueError, match=r"'g5\.xlarge' also matches non-GPU family g5"):
         _parse(types=types)
 
 
 def test_every_problem_is_reported_at_once() -> None:
-    types = copy.deepcopy(_data("instance_types.yaml"))
+    types = _data("instance_types.yaml")
     types["aws"]["gpu_instance_types"][0]["gpu_model"] = "T5"
     types["azure"]["gpu_instance_types"][0]["gpu_model"] = "T6"
     with pytest.raises(ValueError, match="'T5'") as caught:
