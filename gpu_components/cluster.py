@@ -19,11 +19,15 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import CloudAdapter, GpuNodePool
 from gpu_components.aws.adapter import ADAPTER as AWS
 from gpu_components.aws.adapter import EksPoolOptionsArgs, EksWiringArgs
+from gpu_components.azure.adapter import ADAPTER as AZURE
+from gpu_components.azure.adapter import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.adapter import ADAPTER as GCP
+from gpu_components.gcp.adapter import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from gpu_components.shape import STRICT, shape_problems
-from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, TaintArgs, parse_pools
 
 GpuStack = Literal["auto", "device-plugin"]
 """Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
@@ -31,7 +35,7 @@ DaemonSet where nothing else runs one; ``device-plugin``: the same, stated expli
 planned third choice.)"""
 GPU_STACKS: tuple[GpuStack, ...] = ("auto", "device-plugin")
 
-ADAPTERS: Mapping[str, CloudAdapter] = MappingProxyType({"aws": AWS})
+ADAPTERS: Mapping[str, CloudAdapter] = MappingProxyType({"aws": AWS, "azure": AZURE, "gcp": GCP})
 """Cloud -> its adapter. A cloud without an adapter is rejected with the list of supported clouds."""
 
 
@@ -41,6 +45,8 @@ class ClusterPoolArgs(GpuNodePoolArgs):
     (``aws``: :class:`~gpu_components.aws.adapter.EksPoolOptionsArgs`)."""
 
     aws: NotRequired[EksPoolOptionsArgs]
+    azure: NotRequired[AksPoolOptionsArgs]
+    gcp: NotRequired[GkePoolOptionsArgs]
 
 
 class DevicePluginSettingsArgs(TypedDict):
@@ -65,6 +71,8 @@ class GpuClusterArgs(TypedDict):
     cloud: Cloud
     pools: list[ClusterPoolArgs]
     aws: NotRequired[EksWiringArgs]
+    azure: NotRequired[AksWiringArgs]
+    gcp: NotRequired[GkeWiringArgs]
     gpu_stack: NotRequired[GpuStack]
     device_plugin: NotRequired[DevicePluginSettingsArgs]
 
@@ -111,12 +119,10 @@ def validate_cluster(
         ]
     if problems:
         raise GpuSpecError(problems)
-    specs = parse_pools([_neutral(pool) for pool in pools], adapter.cloud, f"{prefix}pools")
-    for index, (pool, spec) in enumerate(zip(pools, specs, strict=True)):
-        problems += adapter.problems(spec, pool.get(cloud, {}), f"{prefix}pools[{index}]")
-    if problems:
-        raise GpuSpecError(problems)
-    return specs
+    def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
+        return adapter.problems(spec, pools[index].get(cloud, {}), where)
+
+    return parse_pools([_neutral(pool) for pool in pools], adapter.cloud, f"{prefix}pools", cloud_rules)
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -144,6 +150,7 @@ class GpuCluster(pulumi.ComponentResource):
         self.specs = specs
         self.pools: dict[str, GpuNodePool] = {}
         served: list[GpuNodePoolArgs] = []
+        node_taints: list[TaintArgs] = []
         for pool in args["pools"]:
             neutral = _neutral(pool)
             component = adapter.create_pool(
@@ -156,9 +163,16 @@ class GpuCluster(pulumi.ComponentResource):
             self.pools[pool["name"]] = component
             if component.device_plugin_host == "daemonset":
                 served.append(neutral)
+                node_taints += [
+                    {"key": t.key, "value": t.value, "effect": t.effect}
+                    for t in component.taints
+                    if t not in component.spec.taints
+                ]
         self.device_plugin: NvidiaDevicePlugin | None = None
         if served:
             plugin_args: NvidiaDevicePluginArgs = {"cloud": cloud, "pools": served}
+            if node_taints:
+                plugin_args["node_taints"] = node_taints
             settings = args.get("device_plugin", {})
             if "namespace" in settings:
                 plugin_args["namespace"] = settings["namespace"]

@@ -243,7 +243,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
 
     Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_instance_profile`` (``None``
     without MIG), ``device_plugin_host`` (``daemonset``), ``labels``, ``taints`` (the spot taint included),
-    ``advertised_resources``.
+    ``advertised_resources``, ``node_selector`` (the pool label; AKS requires nothing more).
 
     Raises:
         GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin.
@@ -265,6 +265,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         inputs = agent_pool_inputs(spec, self.gpu_driver)
         self.labels: dict[str, str] = inputs["node_labels"]
         self.taints = pool_taints(spec)
+        self.node_selector = {POOL_LABEL: spec.name}
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agent-pool",
             resource_group_name=args["resource_group_name"],

@@ -1,0 +1,5 @@
+"""Azure: GPU agent pools on AKS."""
+
+from gpu_components.azure.aks import AksGpuNodePool, AksGpuNodePoolArgs
+
+__all__ = ["AksGpuNodePool", "AksGpuNodePoolArgs"]

@@ -1,0 +1,76 @@
+"""The Azure adapter of the cross-cloud composition: AKS agent pools and the example AKS cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.azure import cluster
+from gpu_components.azure.aks import (
+    AksGpuNodePool,
+    AksGpuNodePoolArgs,
+    GpuDriver,
+    aks_problems,
+    device_plugin_host,
+)
+from gpu_components.errors import Problem
+from gpu_components.shape import STRICT
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
+
+
+@STRICT
+class AksPoolOptionsArgs(TypedDict):
+    """AKS-only settings of a pool (block ``azure`` of a cluster pool). ``gpu_driver``: see
+    :class:`~gpu_components.azure.AksGpuNodePoolArgs`."""
+
+    gpu_driver: NotRequired[GpuDriver]
+
+
+class AksWiringArgs(TypedDict):
+    """How AKS pools attach to their cluster: the cluster's resource group and name."""
+
+    resource_group_name: pulumi.Input[str]
+    cluster_name: pulumi.Input[str]
+
+
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
+    driver_path = f"{path}.azure.gpu_driver" if path else "azure.gpu_driver"
+    return aks_problems(spec, options.get("gpu_driver"), path, driver_path)
+
+
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
+    return device_plugin_host(spec)
+
+
+def _create_pool(
+    name: str,
+    pool: GpuNodePoolArgs,
+    options: Mapping[str, Any],
+    wiring: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> AksGpuNodePool:
+    args: AksGpuNodePoolArgs = {
+        "pool": pool,
+        "resource_group_name": wiring["resource_group_name"],
+        "cluster_name": wiring["cluster_name"],
+    }
+    if "gpu_driver" in options:
+        args["gpu_driver"] = options["gpu_driver"]
+    return AksGpuNodePool(name, args, opts)
+
+
+ADAPTER = CloudAdapter(
+    cloud="azure",
+    pool_options=AksPoolOptionsArgs,
+    cluster_config=cluster.AksClusterConfig,
+    problems=_problems,
+    device_plugin_host=_host,
+    create_pool=_create_pool,
+    config_problems=cluster.config_problems,
+    provision=cluster.provision,
+)
+"""AKS: user agent pools with the AKS-installed NVIDIA driver; the device plugin DaemonSet on every pool."""

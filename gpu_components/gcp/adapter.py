@@ -1,0 +1,75 @@
+"""The GCP adapter of the cross-cloud composition: GKE node pools and the example GKE cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.errors import Problem
+from gpu_components.gcp import cluster
+from gpu_components.gcp.gke import DEVICE_PLUGIN_HOST, GkeGpuNodePool, GkeGpuNodePoolArgs, gke_problems
+from gpu_components.shape import STRICT
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
+
+
+@STRICT
+class GkePoolOptionsArgs(TypedDict):
+    """GKE-only settings of a pool (block ``gcp`` of a cluster pool). ``driver_version``: ``DEFAULT`` or
+    ``LATEST``; see :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
+
+    driver_version: NotRequired[str]
+
+
+class GkeWiringArgs(TypedDict):
+    """How GKE pools attach to their cluster: cluster name and location, and optionally the project, the zones
+    for the nodes and the nodes' service account (defaults: see :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`)."""
+
+    cluster: pulumi.Input[str]
+    location: pulumi.Input[str]
+    project: NotRequired[pulumi.Input[str]]
+    node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
+    service_account: NotRequired[pulumi.Input[str]]
+
+
+_WIRING_KEYS = ("project", "node_locations", "service_account")
+
+
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
+    return gke_problems(spec, options.get("driver_version"), path)
+
+
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
+    return DEVICE_PLUGIN_HOST
+
+
+def _create_pool(
+    name: str,
+    pool: GpuNodePoolArgs,
+    options: Mapping[str, Any],
+    wiring: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+) -> GkeGpuNodePool:
+    args: GkeGpuNodePoolArgs = {"pool": pool, "cluster": wiring["cluster"], "location": wiring["location"]}
+    for key in _WIRING_KEYS:
+        if key in wiring:
+            args[key] = wiring[key]  # type: ignore[literal-required]  # keys of GkeWiringArgs and the pool args
+    if "driver_version" in options:
+        args["driver_version"] = options["driver_version"]
+    return GkeGpuNodePool(name, args, opts)
+
+
+ADAPTER = CloudAdapter(
+    cloud="gcp",
+    pool_options=GkePoolOptionsArgs,
+    cluster_config=cluster.GkeClusterConfig,
+    problems=_problems,
+    device_plugin_host=_host,
+    create_pool=_create_pool,
+    config_problems=cluster.config_problems,
+    provision=cluster.provision,
+)
+"""GKE: Standard node pools whose driver and device plugin GKE manages; sharing is a node-pool setting."""

@@ -1,0 +1,218 @@
+"""What the example program needs of a GKE cluster: create a minimal one, or attach to an existing one.
+
+A new cluster is a Standard-mode ``gcp.container.Cluster`` whose default node pool is removed (GKE needs one at
+creation: ``initial_node_count`` 1), with Workload Identity (workload pool ``<project>.svc.id.goog``) and a small
+system ``NodePool`` for add-ons. One node service account with the roles GKE documents as the minimum
+(:data:`~gpu_components.gcp.gke.NODE_SERVICE_ACCOUNT_ROLES`) serves the system pool and every GPU pool. The
+Kubernetes provider reaches the cluster through a kubeconfig built from the endpoint and CA certificate that
+authenticates with ``gke-gcloud-auth-plugin``
+(https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin); the program
+marks it secret.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+import pulumi
+import pulumi_gcp as gcp
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import ProvisionedCluster
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
+from gpu_components.shape import STRICT
+
+SYSTEM_MACHINE_TYPE = "e2-standard-4"
+"""Machine type of the small system node pool that runs add-ons (kube-dns, metrics, the GPU stack's controllers)."""
+RELEASE_CHANNEL = "REGULAR"
+"""GKE release channel of a new cluster: GKE's default channel, which picks and upgrades the version."""
+AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+"""The kubectl credential plugin GKE requires since Kubernetes 1.26."""
+SYSTEM_ROLE_LABEL = "gpu-components/role"
+"""Node label of the system pool (value ``system``)."""
+
+
+@STRICT
+class SystemNodePoolConfig(TypedDict):
+    """The non-GPU node pool for cluster add-ons. Defaults: ``e2-standard-4``, 1 to 3 nodes, 1 at creation."""
+
+    machine_type: NotRequired[str]
+    min_size: NotRequired[int]
+    max_size: NotRequired[int]
+    desired_size: NotRequired[int]
+
+
+@STRICT
+class GkeClusterConfig(TypedDict):
+    """``cluster`` config on GCP.
+
+    Fields:
+        name: GKE cluster name (created, or looked up when ``existing``).
+        location: the cluster's region or zone, e.g. ``us-central1`` or ``us-central1-a``.
+        project: the project. Defaults to the ``gcp:project`` config; one of them is required (it names the
+            Workload Identity pool).
+        existing: attach to the existing cluster ``name`` instead of creating one. Defaults to False.
+        kubernetes_version: minimum control-plane version of a new cluster. Defaults to the release channel's.
+        network, subnetwork: VPC of a new cluster. Defaults to the project's ``default`` network.
+        node_locations: zones for the GPU pools' nodes (zones that offer the GPUs). Defaults to the cluster's.
+        node_service_account: email of the nodes' service account. Defaults to one created for all pools
+            (required to be given with ``existing`` only if the pools should not each create their own).
+        deletion_protection: GKE's deletion protection of a new cluster. Defaults to True (the provider's
+            default); set False before ``pulumi destroy``.
+        system_node_pool: see :class:`SystemNodePoolConfig` (new clusters only).
+    """
+
+    name: str
+    location: str
+    project: NotRequired[str]
+    existing: NotRequired[bool]
+    kubernetes_version: NotRequired[str]
+    network: NotRequired[str]
+    subnetwork: NotRequired[str]
+    node_locations: NotRequired[list[str]]
+    node_service_account: NotRequired[str]
+    deletion_protection: NotRequired[bool]
+    system_node_pool: NotRequired[SystemNodePoolConfig]
+
+
+def gke_kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> str:
+    """A kubeconfig (JSON) for a GKE cluster: server ``https://<endpoint>``, the cluster CA (base64, as GKE gives
+    it), and a user that gets tokens from ``gke-gcloud-auth-plugin``."""
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": cluster_name,
+                    "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate},
+                }
+            ],
+            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+            "current-context": cluster_name,
+            "users": [
+                {
+                    "name": cluster_name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": AUTH_PLUGIN,
+                            "installHint": "Install gke-gcloud-auth-plugin: "
+                            "gcloud components install gke-gcloud-auth-plugin",
+                            "provideClusterInfo": True,
+                        }
+                    },
+                }
+            ],
+        },
+        sort_keys=True,
+    )
+
+
+def _project(cluster: GkeClusterConfig) -> str | None:
+    return cluster.get("project") or pulumi.Config("gcp").get("project")
+
+
+def _wiring(cluster: GkeClusterConfig, cluster_name: pulumi.Input[str], project: str | None) -> dict[str, Any]:
+    wiring: dict[str, Any] = {"cluster": cluster_name, "location": cluster["location"]}
+    if project is not None:
+        wiring["project"] = project
+    if "node_locations" in cluster:
+        wiring["node_locations"] = cluster["node_locations"]
+    if "node_service_account" in cluster:
+        wiring["service_account"] = cluster["node_service_account"]
+    return wiring
+
+
+def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
+    name = cluster["name"]
+    project = _project(cluster)
+    if project is None:
+        raise GpuSpecError(config_problems(cluster))
+    gke = gcp.container.Cluster(
+        name,
+        name=name,
+        location=cluster["location"],
+        project=project,
+        remove_default_node_pool=True,
+        initial_node_count=1,
+        workload_identity_config={"workload_pool": f"{project}.svc.id.goog"},
+        release_channel={"channel": RELEASE_CHANNEL},
+        min_master_version=cluster.get("kubernetes_version"),
+        network=cluster.get("network"),
+        subnetwork=cluster.get("subnetwork"),
+        deletion_protection=cluster.get("deletion_protection", True),
+    )
+    depends_on: list[pulumi.Resource] = []
+    service_account: pulumi.Input[str]
+    if "node_service_account" in cluster:
+        service_account = cluster["node_service_account"]
+    else:
+        account, depends_on = create_node_service_account(f"{name}-nodes", project)
+        service_account = account.email
+    system = cluster.get("system_node_pool", {})
+    system_pool = gcp.container.NodePool(
+        f"{name}-system",
+        name="system",
+        cluster=gke.name,
+        location=cluster["location"],
+        project=project,
+        initial_node_count=system.get("desired_size", 1),
+        autoscaling={
+            "total_min_node_count": system.get("min_size", 1),
+            "total_max_node_count": system.get("max_size", 3),
+        },
+        node_config={
+            "machine_type": system.get("machine_type", SYSTEM_MACHINE_TYPE),
+            "service_account": service_account,
+            "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+            "labels": {SYSTEM_ROLE_LABEL: "system"},
+        },
+        opts=pulumi.ResourceOptions(depends_on=[gke, *depends_on], ignore_changes=["initialNodeCount"]),
+    )
+    kubeconfig = pulumi.Output.all(gke.endpoint, gke.master_auth).apply(
+        lambda parts: gke_kubeconfig(name, parts[0], _ca_certificate(parts[1]))
+    )
+    wiring = _wiring(cluster, gke.name, project)
+    wiring["service_account"] = service_account
+    return ProvisionedCluster(kubeconfig=kubeconfig, wiring=wiring, depends_on=[gke, system_pool, *depends_on])
+
+
+def _attach(cluster: GkeClusterConfig) -> ProvisionedCluster:
+    project = _project(cluster)
+    found = gcp.container.get_cluster_output(name=cluster["name"], location=cluster["location"], project=project)
+    kubeconfig = pulumi.Output.all(found.endpoint, found.master_auths).apply(
+        lambda parts: gke_kubeconfig(cluster["name"], parts[0], _ca_certificate(parts[1][0]))
+    )
+    return ProvisionedCluster(kubeconfig=kubeconfig, wiring=_wiring(cluster, cluster["name"], project))
+
+
+def _ca_certificate(master_auth: Any) -> str:
+    """The base64 CA certificate of a ``master_auth`` block (an output object, or a plain mapping under mocks)."""
+    if isinstance(master_auth, Mapping):
+        value = master_auth.get("cluster_ca_certificate", master_auth.get("clusterCaCertificate"))
+    else:
+        value = getattr(master_auth, "cluster_ca_certificate", None)
+    return str(value or "")
+
+
+def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
+    """Rules of the ``cluster`` config beyond its shape: a project, from ``cluster.project`` or ``gcp:project``."""
+    if _project(cast(GkeClusterConfig, cluster)) is None:
+        return [
+            Problem(
+                "cluster.project",
+                None,
+                "required when the gcp:project config is not set (it names the Workload Identity pool)",
+            )
+        ]
+    return []
+
+
+def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:
+    """Create the GKE cluster described by validated ``cluster`` config, or attach to the existing one."""
+    config = cast(GkeClusterConfig, cluster)
+    return _attach(config) if config.get("existing", False) else _create(config)

@@ -1,0 +1,573 @@
+"""``GkeGpuNodePool``: a GKE Standard node pool for a validated GPU pool, with GKE-native sharing and drivers.
+
+GKE spellings (``NO_SCHEDULE``, ``TIME_SHARING``, ``gpu_partition_size``, accelerator types) live here and
+nowhere else. GKE differs from EKS and AKS in three ways the library has to know:
+
+- **GKE runs the device plugin and installs the driver.** The pool's ``guest_accelerators`` entry carries the
+  driver installation mode and the sharing settings; GKE's own device plugin advertises ``nvidia.com/gpu`` for
+  whole GPUs, time-shared or MPS clients and MIG partitions alike. So the pool's ``device_plugin_host`` is
+  ``"cloud"`` and the cross-cloud composition deploys no NVIDIA device plugin (nor its ConfigMap) for it.
+- **GKE taints GPU nodes itself** with ``nvidia.com/gpu=present:NoSchedule``, the library's default taint, so the
+  two always agree. GKE adds it only when the cluster already has a non-GPU node pool, so the library sends it
+  explicitly (``gpu_taint``, default on). With ``gpu_taint: false`` the library does not send it, but still
+  reports it in the component's ``taints`` (and :func:`gke_effective_taints`): GKE puts it on the nodes of any
+  cluster with a system pool, and a toleration of a taint that is absent costs nothing, while a missing one
+  leaves pods pending. Any other taint with the key ``nvidia.com/gpu`` is rejected: it would conflict with GKE's.
+  The provider keeps in state only the taint keys it was given (``flattenTaints``), so GKE's own taint never
+  shows up as a diff.
+- **Sharing is a node-pool setting that forces replacement** (:data:`FORCE_NEW_FIELDS`). GKE's plugin refuses
+  a container that asks for more than one shared GPU whatever ``time_slicing.fail_requests_greater_than_one``
+  says ("at most 1 nvidia.com/gpu can be requested on GPU nodes", GKE's time-sharing page), and it has no
+  ``.shared`` resource names, so ``rename_by_default`` is refused.
+
+Facts and their sources:
+
+- GPU node pools, driver installation, the automatic taint:
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
+- Driver installation modes ``INSTALLATION_DISABLED|DEFAULT|LATEST`` (``GPUDriverInstallationConfig``):
+  https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#gpudriverinstallationconfig
+- Time-sharing (all NVIDIA GPUs; at most 48 clients per GPU; combinable with MIG; node labels
+  ``cloud.google.com/gke-gpu-sharing-strategy`` / ``cloud.google.com/gke-max-shared-clients-per-gpu``):
+  https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus and
+  https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
+- MPS (all NVIDIA GPUs; at most 48 clients per GPU; not with MIG):
+  https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
+- MIG: one partition size per node pool (``gpu_partition_size``), A100 40GB/80GB, H100 80GB, H200, B200; label
+  ``cloud.google.com/gke-gpu-partition-size``: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+- The GKE node label names are also the Cluster Autoscaler's GKE constants
+  (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/gce``: ``GPUPartitionSizeLabel``,
+  ``GPUMaxSharedClientsLabel``, ``GPUSharingStrategyLabel``).
+- Node service account: the minimum role is ``roles/container.defaultNodeServiceAccount``; image pulls from
+  Artifact Registry need ``roles/artifactregistry.reader``:
+  https://cloud.google.com/kubernetes-engine/docs/how-to/service-accounts and
+  https://cloud.google.com/kubernetes-engine/security/configure-node-service-accounts
+- N1 machine types with attached GPUs (T4: 1, 2 or 4; V100: 1, 2, 4 or 8):
+  https://cloud.google.com/compute/docs/gpus
+- Which ``google_container_node_pool`` fields force replacement: the provider's schema
+  (hashicorp/terraform-provider-google ``google/services/container/node_config.go`` and
+  ``resource_container_node_pool.go``), which pulumi-gcp bridges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, cast
+
+import pulumi
+import pulumi_gcp as gcp
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components import catalog
+from gpu_components.adapter import DevicePluginHost
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    GPU_TAINT_KEY,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Mps,
+    Taint,
+    TimeSlicing,
+)
+
+SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_DRIVER = (
+    "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#gpudriverinstallationconfig"
+)
+SOURCE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
+SOURCE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
+SOURCE_MIG = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi"
+SOURCE_NODE_SERVICE_ACCOUNT = "https://cloud.google.com/kubernetes-engine/security/configure-node-service-accounts"
+SOURCE_N1_GPUS = "https://cloud.google.com/compute/docs/gpus"
+
+TOKEN = "gpu-components:index:GkeGpuNodePool"
+"""Pulumi type token of :class:`GkeGpuNodePool`."""
+DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
+"""GKE runs its own device plugin on GPU nodes; the NVIDIA device plugin DaemonSet must stay off them."""
+
+GPU_RESOURCE = "nvidia.com/gpu"
+"""The one resource GKE's device plugin advertises, for whole GPUs, shared GPUs and MIG partitions alike."""
+
+ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+"""Node label GKE sets to the accelerator type, e.g. ``nvidia-l4``."""
+SHARING_STRATEGY_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
+"""Node label GKE sets on shared-GPU nodes: ``time-sharing`` or ``mps``."""
+MAX_SHARED_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
+"""Node label GKE sets on shared-GPU nodes: the clients per GPU, as a string."""
+PARTITION_SIZE_LABEL = "cloud.google.com/gke-gpu-partition-size"
+"""Node label GKE sets on MIG nodes: the partition size, e.g. ``1g.5gb``."""
+GKE_GPU_LABELS = (ACCELERATOR_LABEL, SHARING_STRATEGY_LABEL, MAX_SHARED_CLIENTS_LABEL, PARTITION_SIZE_LABEL)
+"""Node labels GKE derives from the pool's accelerator settings; a user label may not set them."""
+
+SHARING_STRATEGIES: Mapping[type, tuple[str, str]] = MappingProxyType(
+    {TimeSlicing: ("TIME_SHARING", "time-sharing"), Mps: ("MPS", "mps")}
+)
+"""Sharing mode -> (``gpu_sharing_strategy`` API value, value of :data:`SHARING_STRATEGY_LABEL`)."""
+MAX_SHARED_CLIENTS_PER_GPU = 48
+"""Most clients GKE lets share one GPU, for time-sharing and MPS alike."""
+
+DRIVER_VERSIONS = ("DEFAULT", "LATEST")
+"""Driver installation modes the library accepts. ``INSTALLATION_DISABLED`` (a driver installed by someone else,
+e.g. the GPU Operator) is refused until the library has a GPU Operator stack for GKE."""
+DEFAULT_DRIVER_VERSION = "DEFAULT"
+"""Driver installation mode used when none is given: GKE's default driver for the node's GKE version. It is what
+GKE installs when the mode is left out, so stating it changes nothing on the nodes, while leaving it out lets the
+provider see a computed value and plan a replacement. ``LATEST`` picks newer drivers at node upgrades."""
+
+TAINT_EFFECTS: Mapping[str, str] = MappingProxyType(
+    {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+)
+"""Kubernetes taint effect -> GKE API spelling."""
+
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+"""OAuth scope of the nodes: IAM roles of the node service account, not scopes, decide what nodes may do."""
+NODE_SERVICE_ACCOUNT_ROLES: Mapping[str, str] = MappingProxyType(
+    {
+        "node": "roles/container.defaultNodeServiceAccount",
+        "registry": "roles/artifactregistry.reader",
+    }
+)
+"""Project roles of a node service account the library creates (suffix -> role). GKE documents
+``roles/container.defaultNodeServiceAccount`` as the minimum a node needs (logging, monitoring, metadata and
+autoscaling metrics: what ``logging.logWriter``, ``monitoring.metricWriter``, ``monitoring.viewer`` and
+``stackdriver.resourceMetadata.writer`` used to be granted for); ``artifactregistry.reader`` lets nodes pull
+images from the project's Artifact Registry."""
+
+N1_ATTACHED_GPUS: Mapping[str, tuple[int, ...]] = MappingProxyType({"T4": (1, 2, 4), "V100": (1, 2, 4, 8)})
+"""GPU models (of the catalog) that attach to N1 machine types -> the GPU counts an N1 VM may have."""
+
+FORCE_NEW_FIELDS: tuple[str, ...] = (
+    "name",
+    "cluster",
+    "location",
+    "project",
+    "initialNodeCount",
+    "nodeConfig.guestAccelerators",
+    "nodeConfig.guestAccelerators[*].type",
+    "nodeConfig.guestAccelerators[*].count",
+    "nodeConfig.guestAccelerators[*].gpuPartitionSize",
+    "nodeConfig.guestAccelerators[*].gpuSharingConfig",
+    "nodeConfig.guestAccelerators[*].gpuSharingConfig.gpuSharingStrategy",
+    "nodeConfig.guestAccelerators[*].gpuSharingConfig.maxSharedClientsPerGpu",
+    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig",
+    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig.gpuDriverVersion",
+    "nodeConfig.spot",
+    "nodeConfig.preemptible",
+    "nodeConfig.serviceAccount",
+    "nodeConfig.oauthScopes",
+)
+"""``gcp.container.NodePool`` input paths (Pulumi property paths, ``[*]`` for any list index) whose change
+replaces the node pool (``ForceNew`` in the provider schema); :mod:`gpu_components.plan.replacements` reads it to
+flag replacements in plan diffs. Not among them: ``nodeConfig.machineType``,
+``labels`` and ``taints``, which GKE updates in place (a GPU machine type change usually changes the accelerator
+count or type too, which does force replacement), and ``autoscaling``."""
+
+
+class GkeGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`GkeGpuNodePool`.
+
+    Fields:
+        pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``gcp``.
+        cluster: name of the GKE Standard cluster.
+        location: the cluster's location (region or zone).
+        project: the cluster's project. Defaults to the provider's project.
+        node_locations: zones for the pool's nodes (zones that offer the GPU). Defaults to the cluster's.
+        service_account: email of the nodes' service account. Defaults to a new one with
+            :data:`NODE_SERVICE_ACCOUNT_ROLES` on the project.
+        driver_version: GKE driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT``
+            (:data:`DEFAULT_DRIVER_VERSION`, and why).
+    """
+
+    pool: GpuNodePoolArgs
+    cluster: pulumi.Input[str]
+    location: pulumi.Input[str]
+    project: NotRequired[pulumi.Input[str]]
+    node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
+    service_account: NotRequired[pulumi.Input[str]]
+    driver_version: NotRequired[str]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _taint_text(taint: Taint) -> str:
+    return f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
+
+
+def gke_problems(
+    spec: GpuNodePoolSpec, driver_version: str | None, path: str = "", options_path: str | None = None
+) -> list[Problem]:
+    """GKE rules for a validated pool; every problem at once.
+
+    Args:
+        spec: the validated pool.
+        driver_version: the pool's ``driver_version`` option, or ``None`` for the default.
+        path: prefix of the pool's fields, e.g. ``pools[0]``.
+        options_path: prefix of the GKE options (``driver_version``). Defaults to ``<path>.gcp``.
+
+    Rules (sources in the module docstring): the driver mode is ``DEFAULT`` or ``LATEST``; GPUs attach only to
+    N1 (T4, V100, in the counts N1 allows); no taint with the key ``nvidia.com/gpu`` other than GKE's own; no
+    user label GKE sets itself; time-sharing at most 48 clients per GPU and without ``rename_by_default`` (GKE
+    advertises ``nvidia.com/gpu`` only); MIG as one uniform partition size (``mig.profile``) with the
+    ``single`` strategy. MPS with MIG is already refused by the spec, which GKE agrees with.
+    """
+    problems: list[Problem] = []
+    options = _join(path, "gcp") if options_path is None else options_path
+    chosen = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+    if chosen not in DRIVER_VERSIONS:
+        problems.append(
+            Problem(
+                _join(options, "driver_version"),
+                chosen,
+                "not a GKE driver installation mode the library supports (INSTALLATION_DISABLED would leave the "
+                "nodes without a driver: the library has no GPU Operator stack for GKE yet)",
+                ", ".join(DRIVER_VERSIONS),
+                SOURCE_DRIVER,
+            )
+        )
+    problems += _attached_gpu_problems(spec, path)
+    for taint in spec.taints:
+        if taint.key == GPU_TAINT_KEY and taint != DEFAULT_GPU_TAINT:
+            problems.append(
+                Problem(
+                    _join(path, "taints"),
+                    _taint_text(taint),
+                    "GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; another value or effect for "
+                    "this key would conflict with it",
+                    f"{_taint_text(DEFAULT_GPU_TAINT)} (gpu_taint: true), or a taint with another key",
+                    SOURCE_GKE_GPUS,
+                )
+            )
+    for key in spec.labels:
+        if key in GKE_GPU_LABELS:
+            problems.append(
+                Problem(
+                    f"{_join(path, 'labels')}[{key!r}]",
+                    key,
+                    "set by GKE from the pool's accelerator settings",
+                    "any other label key",
+                    SOURCE_GKE_GPUS,
+                )
+            )
+    problems += _sharing_problems(spec, path)
+    return problems
+
+
+def _attached_gpu_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
+    known = catalog.find_instance_type("gcp", spec.instance_type)
+    if known is None or known.gpu_vendor != "none":
+        return []
+    counts = N1_ATTACHED_GPUS.get(spec.gpu.name)
+    if not spec.instance_type.startswith("n1-"):
+        return [
+            Problem(
+                _join(path, "instance_type"),
+                spec.instance_type,
+                "GPUs attach only to N1 machine types; other GPU machine types carry their GPUs built in",
+                "an n1-* machine type, or a GPU machine type (a2-, a3-, a4-, g2-)",
+                SOURCE_N1_GPUS,
+            )
+        ]
+    if counts is None:
+        return [
+            Problem(
+                _join(path, "gpu_model"),
+                spec.gpu.name,
+                "cannot be attached to an N1 machine type",
+                ", ".join(N1_ATTACHED_GPUS),
+                SOURCE_N1_GPUS,
+            )
+        ]
+    if spec.gpu_count not in counts:
+        return [
+            Problem(
+                _join(path, "gpu_count"),
+                spec.gpu_count,
+                f"{spec.gpu.name} attaches to N1 machine types only in these counts",
+                ", ".join(map(str, counts)),
+                SOURCE_N1_GPUS,
+            )
+        ]
+    return []
+
+
+def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
+    problems: list[Problem] = []
+    sharing = spec.sharing
+    if isinstance(sharing, TimeSlicing):
+        if sharing.replicas > MAX_SHARED_CLIENTS_PER_GPU:
+            problems.append(
+                Problem(
+                    _join(path, "time_slicing.replicas"),
+                    sharing.replicas,
+                    f"GKE lets at most {MAX_SHARED_CLIENTS_PER_GPU} containers share one GPU",
+                    f"2..{MAX_SHARED_CLIENTS_PER_GPU}",
+                    SOURCE_TIME_SHARING,
+                )
+            )
+        if sharing.rename_by_default:
+            problems.append(
+                Problem(
+                    _join(path, "time_slicing.rename_by_default"),
+                    True,
+                    "GKE's device plugin advertises time-shared GPUs as nvidia.com/gpu; it has no .shared names",
+                    "false",
+                    SOURCE_TIME_SHARING,
+                )
+            )
+    mig = spec.mig
+    if mig is not None:
+        if mig.profile is None:
+            problems.append(
+                Problem(
+                    _join(path, "mig.layout"),
+                    dict(mig.devices),
+                    "GKE partitions every GPU of a pool with one partition size (gpu_partition_size); a layout "
+                    "cannot be expressed",
+                    "mig.profile with one partition size, e.g. 1g.10gb",
+                    SOURCE_MIG,
+                )
+            )
+        if mig.strategy != "single":
+            problems.append(
+                Problem(
+                    _join(path, "mig.strategy"),
+                    mig.strategy,
+                    "GKE advertises every MIG partition as nvidia.com/gpu (the single strategy)",
+                    "single",
+                    SOURCE_MIG,
+                )
+            )
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Translation (pure)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def accelerator_type_for(spec: GpuNodePoolSpec) -> str:
+    """The GKE accelerator type of the pool: the machine type's (``a2-highgpu-1g`` -> ``nvidia-tesla-a100``), or
+    for N1 with attached GPUs the GPU model's (``T4`` -> ``nvidia-tesla-t4``)."""
+    known = catalog.find_instance_type("gcp", spec.instance_type)
+    if known is not None and known.accelerator_type is not None:
+        return known.accelerator_type
+    return catalog.gcp_accelerator_type(spec.gpu.name)
+
+
+def gke_taints(taints: Sequence[Taint]) -> list[dict[str, str]]:
+    """Taints in the GKE API's spelling: ``{"key", "value", "effect": "NO_SCHEDULE"}`` (``value`` ``""`` when
+    the taint has none; GKE requires the field)."""
+    return [{"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]} for t in taints]
+
+
+def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
+    """The taints the pool's nodes carry: the spec's, plus GKE's own ``nvidia.com/gpu=present:NoSchedule`` when
+    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring)."""
+    if DEFAULT_GPU_TAINT in spec.taints:
+        return spec.taints
+    return (DEFAULT_GPU_TAINT, *spec.taints)
+
+
+def node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """Node labels the pool sets: the user's and the pool label. No device-plugin labels: GKE runs its own plugin,
+    and it labels GPU nodes itself (:data:`GKE_GPU_LABELS`)."""
+    labels = dict(spec.labels)
+    labels[POOL_LABEL] = spec.name
+    return dict(sorted(labels.items()))
+
+
+def gke_advertised_resources(spec: GpuNodePoolSpec) -> dict[str, int]:
+    """What each node advertises under GKE's device plugin: ``{"nvidia.com/gpu": n}``, with ``n`` = GPUs x MIG
+    partitions per GPU x clients per GPU (time-sharing or MPS; with MIG, each partition is shared)."""
+    count = spec.gpu_count
+    if spec.mig is not None:
+        count *= spec.mig.instances_per_gpu
+    if spec.sharing is not None:
+        count *= spec.sharing.replicas
+    return {GPU_RESOURCE: count}
+
+
+def gke_node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """The labels GKE puts on the pool's nodes for its accelerator settings (sorted)."""
+    labels = {ACCELERATOR_LABEL: accelerator_type_for(spec)}
+    if spec.sharing is not None:
+        labels[SHARING_STRATEGY_LABEL] = SHARING_STRATEGIES[type(spec.sharing)][1]
+        labels[MAX_SHARED_CLIENTS_LABEL] = str(spec.sharing.replicas)
+    if spec.mig is not None and spec.mig.profile is not None:
+        labels[PARTITION_SIZE_LABEL] = spec.mig.profile
+    return dict(sorted(labels.items()))
+
+
+def gke_node_selector(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """A pod node selector for the pool: the pool label and GKE's accelerator, sharing and partition labels.
+
+    GKE asks workloads for shared GPUs and MIG partitions to select those labels, so a pod that expects a
+    partition or a share never lands on a whole GPU. MPS pods also need ``hostIPC: true`` (GKE's MPS page).
+    """
+    return dict(sorted({POOL_LABEL: spec.name, **gke_node_labels(spec)}.items()))
+
+
+def guest_accelerator(spec: GpuNodePoolSpec, driver_version: str | None = None) -> dict[str, Any]:
+    """The pool's ``node_config.guest_accelerators`` entry: type, count, driver mode, sharing, partition size."""
+    accelerator: dict[str, Any] = {
+        "type": accelerator_type_for(spec),
+        "count": spec.gpu_count,
+        "gpu_driver_installation_config": {
+            "gpu_driver_version": DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+        },
+    }
+    if spec.mig is not None and spec.mig.profile is not None:
+        accelerator["gpu_partition_size"] = spec.mig.profile
+    if spec.sharing is not None:
+        accelerator["gpu_sharing_config"] = {
+            "gpu_sharing_strategy": SHARING_STRATEGIES[type(spec.sharing)][0],
+            "max_shared_clients_per_gpu": spec.sharing.replicas,
+        }
+    return accelerator
+
+
+def node_pool_inputs(spec: GpuNodePoolSpec, driver_version: str | None = None) -> dict[str, Any]:
+    """The plain ``gcp.container.NodePool`` inputs derived from the spec (cluster wiring and service account
+    excluded). ``autoscaling`` uses the pool-wide ``total_*`` limits (GKE's per-zone limits would multiply by
+    the zones); ``initial_node_count`` is per zone, as GKE defines it."""
+    return {
+        "name": spec.name,
+        "initial_node_count": spec.desired_size,
+        "autoscaling": {"total_min_node_count": spec.min_size, "total_max_node_count": spec.max_size},
+        "node_config": {
+            "machine_type": spec.instance_type,
+            "guest_accelerators": [guest_accelerator(spec, driver_version)],
+            "labels": node_labels(spec),
+            "taints": gke_taints(spec.taints),
+            "spot": spec.spot,
+            "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+        },
+    }
+
+
+def service_account_id(name: str) -> str:
+    """A service account id for a resource name: 6-30 characters, ``[a-z][-a-z0-9]*[a-z0-9]``; long names are
+    shortened with a digest of the full name, so ids stay unique and stable."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
+    if not slug[:1].isalpha():
+        slug = f"g-{slug}"
+    if 6 <= len(slug) <= 30:
+        return slug
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{slug[:21].rstrip('-')}-{digest}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Component
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def create_node_service_account(
+    name: str, project: pulumi.Input[str] | None = None, opts: pulumi.ResourceOptions | None = None
+) -> tuple[gcp.serviceaccount.Account, list[pulumi.Resource]]:
+    """A service account for GKE nodes with :data:`NODE_SERVICE_ACCOUNT_ROLES` on its project.
+
+    Returns the account (``<name>``) and its role bindings (``<name>-<node|registry>``), which node pools should
+    depend on.
+    """
+    account = gcp.serviceaccount.Account(
+        name,
+        account_id=service_account_id(name),
+        display_name=f"GKE nodes ({name})",
+        project=project,
+        opts=opts,
+    )
+    members: list[pulumi.Resource] = [
+        gcp.projects.IAMMember(
+            f"{name}-{suffix}",
+            project=account.project,
+            role=role,
+            member=account.member,
+            opts=opts,
+        )
+        for suffix, role in NODE_SERVICE_ACCOUNT_ROLES.items()
+    ]
+    return account, members
+
+
+class GkeGpuNodePool(pulumi.ComponentResource):
+    """A GKE Standard node pool of NVIDIA GPU nodes for one validated pool; GKE installs the driver and runs the
+    device plugin, and sharing (time-sharing, MPS, MIG) is the pool's own setting.
+
+    Children: ``<name>-node-sa`` and ``<name>-node-sa-<node|registry>`` (when no service account is given) and
+    ``<name>-node-pool``. The node pool is named like the pool (GKE pool names are unique in a cluster), is
+    deleted before it is replaced (GPU quota rarely holds two pools at once) and ignores changes to
+    ``initialNodeCount`` (which would replace it; the autoscaler owns the size). Providers: ``gcp``.
+
+    Attributes (plain values, known at preview): ``spec``, ``device_plugin_host`` (``cloud``), ``accelerator_type``,
+    ``driver_version``, ``labels`` (what the pool sets), ``taints`` (what the nodes carry, GKE's included),
+    ``advertised_resources``, ``node_selector``. Outputs: ``node_pool``, ``service_account_email``.
+
+    Raises:
+        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`).
+    """
+
+    node_pool: gcp.container.NodePool
+    service_account_email: pulumi.Output[str]
+
+    def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = GpuNodePoolSpec.from_args(args["pool"], "gcp", "pool")
+        driver_version = args.get("driver_version")
+        problems = gke_problems(spec, driver_version, "pool", options_path="")
+        if problems:
+            raise GpuSpecError(problems)
+        super().__init__(TOKEN, name, None, opts)
+        self.spec = spec
+        self.device_plugin_host: DevicePluginHost = DEVICE_PLUGIN_HOST
+        self.accelerator_type = accelerator_type_for(spec)
+        self.driver_version = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+        inputs = node_pool_inputs(spec, self.driver_version)
+        self.labels: dict[str, str] = inputs["node_config"]["labels"]
+        self.taints = gke_effective_taints(spec)
+        self.advertised_resources = gke_advertised_resources(spec)
+        self.node_selector = gke_node_selector(spec)
+        child = pulumi.ResourceOptions(parent=self)
+
+        service_account = args.get("service_account")
+        depends: list[pulumi.Resource] = []
+        if service_account is None:
+            account, depends = create_node_service_account(f"{name}-node-sa", args.get("project"), child)
+            service_account = account.email
+        node_config = cast(
+            gcp.container.NodePoolNodeConfigArgsDict, {**inputs.pop("node_config"), "service_account": service_account}
+        )
+
+        self.node_pool = gcp.container.NodePool(
+            f"{name}-node-pool",
+            cluster=args["cluster"],
+            location=args["location"],
+            project=args.get("project"),
+            node_locations=args.get("node_locations"),
+            node_config=node_config,
+            **inputs,
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=depends,
+                ignore_changes=["initialNodeCount"],
+                delete_before_replace=True,
+            ),
+        )
+        self.service_account_email = pulumi.Output.from_input(service_account)
+        self.register_outputs(
+            {
+                "nodePoolName": self.node_pool.name,
+                "serviceAccountEmail": self.service_account_email,
+                "labels": self.labels,
+            }
+        )

@@ -1,0 +1,174 @@
+"""A Pulumi policy pack that enforces the library's GPU rules on any Pulumi program, ours or not.
+
+Use it as ``pulumi preview --policy-pack policy`` (``policy/`` holds ``PulumiPolicy.yaml`` and a ``__main__.py``
+that calls :func:`policy_pack`). The rules are the plain functions of :mod:`gpu_components.policy.rules`; here each
+becomes a ``pulumi_policy.ResourceValidationPolicy`` named as in :data:`DEFAULT_ENFORCEMENT`.
+
+Enforcement levels: each policy has the default in :data:`DEFAULT_ENFORCEMENT`; override them in code
+(``policies({"gpu-shared-pool-trust": EnforcementLevel.MANDATORY})``) or, per deployment, in the pack config
+(``pulumi preview --policy-pack policy --policy-pack-config config.json`` with e.g.
+``{"gpu-toleration-without-gpu": {"enforcementLevel": "disabled"}}`` or ``{"gpu-node-pool-taint": "advisory"}``).
+Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-node-pool-taint`` and
+``gpu-toleration-without-gpu``; ``allowedDaemonSets`` (``fnmatch`` patterns) for ``gpu-toleration-without-gpu``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyConfigSchema,
+    PolicyPack,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from gpu_components.policy import rules
+
+PACK_NAME = "gpu-components"
+"""Name of the policy pack."""
+
+NODE_POOL_TAINT = "gpu-node-pool-taint"
+WORKLOAD_QUANTITIES = "gpu-workload-quantities"
+TOLERATION_WITHOUT_GPU = "gpu-toleration-without-gpu"
+CHART_VERSION = "nvidia-chart-version-pinned"
+SHARED_POOL_TRUST = "gpu-shared-pool-trust"
+
+DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
+    {
+        NODE_POOL_TAINT: EnforcementLevel.MANDATORY,
+        WORKLOAD_QUANTITIES: EnforcementLevel.MANDATORY,
+        TOLERATION_WITHOUT_GPU: EnforcementLevel.ADVISORY,
+        CHART_VERSION: EnforcementLevel.MANDATORY,
+        SHARED_POOL_TRUST: EnforcementLevel.ADVISORY,
+    }
+)
+"""Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
+unseen; advisory where the finding needs a person's judgement (a system agent, a trusted shared pool)."""
+
+_TAINT_KEYS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string"},
+    "default": list(rules.DEFAULT_GPU_TAINT_KEYS),
+    "description": "Taint keys that mark GPU nodes.",
+}
+_ALLOWED_DAEMONSETS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string"},
+    "default": list(rules.DEFAULT_ALLOWED_DAEMONSETS),
+    "description": "DaemonSets (fnmatch patterns over name or namespace/name) that may tolerate GPU taints "
+    "without requesting GPUs.",
+}
+
+Validator = Callable[[str, Mapping[str, Any], Mapping[str, Any]], list[str]]
+"""A rule with the policy's config: ``(resource type, props, config) -> messages``."""
+
+
+def _strings(config: Mapping[str, Any], key: str, default: Collection[str]) -> tuple[str, ...]:
+    value = config.get(key)
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    return tuple(default)
+
+
+def _validation(validator: Validator) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        for message in validator(args.resource_type, args.props, args.get_config()):
+            report_violation(message, None)
+
+    return validate
+
+
+def _node_pool_taint(resource_type: str, props: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    keys = _strings(config, "gpuTaintKeys", rules.DEFAULT_GPU_TAINT_KEYS)
+    return rules.node_pool_taint_violations(resource_type, props, keys)
+
+
+def _toleration_without_gpu(resource_type: str, props: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    allowed = _strings(config, "allowedDaemonSets", rules.DEFAULT_ALLOWED_DAEMONSETS)
+    keys = _strings(config, "gpuTaintKeys", rules.DEFAULT_GPU_TAINT_KEYS)
+    return rules.toleration_without_gpu_violations(resource_type, props, allowed, keys)
+
+
+def _plain(rule: Callable[[str, Mapping[str, Any]], list[str]]) -> Validator:
+    return lambda resource_type, props, _config: rule(resource_type, props)
+
+
+def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[ResourceValidationPolicy]:
+    """The pack's policies, with :data:`DEFAULT_ENFORCEMENT` overridden by ``enforcement`` (policy name -> level).
+
+    Raises:
+        ValueError: ``enforcement`` names a policy the pack does not have.
+    """
+    unknown = sorted(set(enforcement or {}) - set(DEFAULT_ENFORCEMENT))
+    if unknown:
+        raise ValueError(f"unknown policies {unknown}; the pack has {sorted(DEFAULT_ENFORCEMENT)}")
+    levels = {**DEFAULT_ENFORCEMENT, **(enforcement or {})}
+    specs: list[tuple[str, str, Validator, PolicyConfigSchema | None]] = [
+        (
+            NODE_POOL_TAINT,
+            "GPU node pools and node groups (EKS, AKS, GKE) carry a NoSchedule GPU taint, so only pods that "
+            "tolerate it land on GPU nodes.",
+            _node_pool_taint,
+            PolicyConfigSchema({"gpuTaintKeys": _TAINT_KEYS_SCHEMA}),
+        ),
+        (
+            WORKLOAD_QUANTITIES,
+            "Containers ask for NVIDIA GPUs with whole-number limits, and requests (if any) equal to the limits.",
+            _plain(rules.workload_gpu_quantity_violations),
+            None,
+        ),
+        (
+            TOLERATION_WITHOUT_GPU,
+            "Workloads that tolerate GPU taints request a GPU (system DaemonSets on the allow-list excepted).",
+            _toleration_without_gpu,
+            PolicyConfigSchema({"gpuTaintKeys": _TAINT_KEYS_SCHEMA, "allowedDaemonSets": _ALLOWED_DAEMONSETS_SCHEMA}),
+        ),
+        (
+            CHART_VERSION,
+            "Helm releases and charts of the NVIDIA GPU stack pin an exact chart version.",
+            _plain(rules.chart_version_violations),
+            None,
+        ),
+        (
+            SHARED_POOL_TRUST,
+            "GPU pools shared by time-slicing or MPS (no memory isolation) are marked "
+            f"{rules.SHARING_TRUST_KEY}: {rules.SHARING_TRUSTED} as serving workloads that trust each other.",
+            _plain(rules.shared_gpu_trust_violations),
+            None,
+        ),
+    ]
+    return [
+        ResourceValidationPolicy(
+            name=name,
+            description=description,
+            validate=_validation(validator),
+            enforcement_level=levels[name],
+            config_schema=schema,
+        )
+        for name, description, validator, schema in specs
+    ]
+
+
+def policy_pack(enforcement: Mapping[str, EnforcementLevel] | None = None) -> PolicyPack:
+    """Serve the pack (blocks: the Pulumi CLI runs it as a plugin). Call only from the pack's ``__main__.py``."""
+    pack_policies: list[Policy] = [*policies(enforcement)]
+    return PolicyPack(name=PACK_NAME, policies=pack_policies)
+
+
+__all__ = [
+    "CHART_VERSION",
+    "DEFAULT_ENFORCEMENT",
+    "NODE_POOL_TAINT",
+    "PACK_NAME",
+    "SHARED_POOL_TRUST",
+    "TOLERATION_WITHOUT_GPU",
+    "WORKLOAD_QUANTITIES",
+    "policies",
+    "policy_pack",
+]

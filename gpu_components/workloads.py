@@ -1,0 +1,510 @@
+"""Pod-side helpers: the container resources, tolerations and node selector that land a pod on a GPU pool.
+
+From a pool (any node-pool component satisfying :class:`~gpu_components.adapter.GpuNodePool`, or the plain pieces
+of one) and a GPU count, :func:`gpu_pod_settings` / :func:`pod_settings` return plain dictionaries in Kubernetes'
+own spelling, ready to drop into a Deployment, Job or StatefulSet; :func:`resource_requirements_args` and
+:func:`toleration_args` turn them into ``pulumi-kubernetes`` typed args. :func:`vector_add_job` renders a sample
+CUDA vector-add ``Job`` for a pool and :func:`sample_jobs` registers one per pool of a cluster.
+
+The GPU quantity rule lives here, once, and the policy pack (:mod:`gpu_components.policy`) reuses it
+(:func:`parse_gpu_quantity`, :func:`gpu_resource_problems`, :func:`max_gpus_per_container`):
+
+- GPUs are extended resources: whole numbers only, set in ``limits``; a request, if given, must equal the limit;
+  a request without a limit is invalid (kubernetes.io, "Schedule GPUs", :data:`SOURCE_SCHEDULE_GPUS`). Booleans,
+  floats (even ``2.0``), strings that are not whole numbers, zero and negative counts are errors, never rounded.
+- A container may ask for at most one shared GPU where the pool's sharing forbids more: MPS always, time-slicing
+  with ``fail_requests_greater_than_one`` (NVIDIA device plugin, :data:`~gpu_components.spec.SOURCE_SHARING`), and
+  any sharing served by GKE's own device plugin (:data:`SOURCE_GKE_TIME_SHARING`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol, cast
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import DevicePluginHost, GpuNodePool
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import SHARED_SUFFIX, mig_resource_name, toleration
+from gpu_components.spec import SOURCE_SHARING, GpuNodePoolSpec, Mps, Taint, TaintEffect, TimeSlicing
+
+SOURCE_SCHEDULE_GPUS = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
+"""Kubernetes' rules for GPU quantities (integers, in limits, requests equal to limits)."""
+SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
+"""GKE: "at most 1 nvidia.com/gpu can be requested" per container on time-shared GPU nodes."""
+SOURCE_GKE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
+"""GKE: pods on MPS nodes need ``hostIPC: true``."""
+SOURCE_VECTOR_ADD = (
+    "https://docs.nvidia.com/datacenter/cloud-native/confidential-containers/latest/run-sample-workload.html"
+)
+"""NVIDIA's sample workload page that uses :data:`VECTOR_ADD_IMAGE`."""
+
+VECTOR_ADD_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04"
+"""NVIDIA's CUDA vector-add sample image (tag as in NVIDIA's sample-workload docs); it prints ``Test PASSED``."""
+VECTOR_ADD_NAMESPACE = "default"
+"""Namespace of the sample Jobs unless another is given."""
+VECTOR_ADD_BACKOFF_LIMIT = 2
+"""Retries of a sample Job's pod before the Job fails."""
+SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
+"""pulumi-kubernetes annotation: do not wait for the Job to complete. Sample Jobs set it because their pools may
+scale from zero, and ``pulumi up`` should not block on the autoscaler and a spot market."""
+
+GPU_RESOURCE_PATTERN = re.compile(r"^nvidia\.com/(gpu|mig-[0-9a-z.+-]+)(\.shared)?$")
+"""Extended resource names of NVIDIA GPUs: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``."""
+_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
+_VALID_QUANTITY = 'a whole number of at least 1, e.g. 1 or "1"'
+
+
+class ResourceRequirements(TypedDict):
+    """A container's ``resources``: GPU ``limits`` and, when asked for, equal ``requests`` (quantities as text)."""
+
+    limits: dict[str, str]
+    requests: NotRequired[dict[str, str]]
+
+
+class Toleration(TypedDict):
+    """A pod toleration in Kubernetes spelling: ``Equal`` with a value, or ``Exists`` without one."""
+
+    key: str
+    operator: Literal["Equal", "Exists"]
+    value: NotRequired[str]
+    effect: TaintEffect
+
+
+class GpuPodSettings(TypedDict):
+    """What a pod needs to land on a pool and get its GPUs.
+
+    Fields: ``resources`` (the GPU container's ``resources``), ``tolerations`` and ``nodeSelector`` (pod spec), and
+    ``hostIPC`` (pod spec; only present, ``True``, on GKE MPS pools, which need it).
+    """
+
+    resources: ResourceRequirements
+    tolerations: list[Toleration]
+    nodeSelector: dict[str, str]
+    hostIPC: NotRequired[bool]
+
+
+class GpuPools(Protocol):
+    """Anything holding node-pool components by pool name, such as :class:`~gpu_components.cluster.GpuCluster`."""
+
+    @property
+    def pools(self) -> Mapping[str, GpuNodePool]: ...
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The GPU quantity rule (shared with the policy pack)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def is_gpu_resource(name: str) -> bool:
+    """Whether ``name`` is an NVIDIA GPU resource (:data:`GPU_RESOURCE_PATTERN`)."""
+    return bool(GPU_RESOURCE_PATTERN.match(name))
+
+
+def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = False) -> tuple[int | None, list[Problem]]:
+    """Parse one GPU quantity: an ``int`` or a string of decimal digits, at least 1.
+
+    Args:
+        value: the quantity as given.
+        path: where it sits, for the problem.
+        integral_floats: accept floats with a whole value (``2.0``). Only for values that went through a protobuf
+            ``Struct`` (the Pulumi engine hands a policy pack every number as a double); callers writing Python
+            must never need it.
+
+    Returns:
+        ``(count, [])`` for a valid quantity, ``(None, [problem])`` otherwise.
+    """
+    count: int | None = None
+    if isinstance(value, bool):
+        message = "a boolean is not a GPU count"
+    elif isinstance(value, int):
+        count, message = value, ""
+    elif isinstance(value, float):
+        if integral_floats and value.is_integer():
+            count, message = int(value), ""
+        elif value.is_integer():
+            message = f"a float is not a GPU count, even a whole one; write {int(value)}"
+        else:
+            message = "GPUs cannot be split into fractions; a GPU quantity is a whole number"
+    elif isinstance(value, str):
+        if _WHOLE_NUMBER.match(value):
+            count, message = int(value), ""
+        else:
+            message = "not a whole number of GPUs (no fractions, units or exponents)"
+    else:
+        message = f"a GPU quantity is a whole number, not a {type(value).__name__}"
+    if count is not None and count < 1:
+        message = "zero GPUs: leave the GPU resource out instead" if count == 0 else "a GPU count cannot be negative"
+        count = None
+    if count is None:
+        return None, [Problem(path, value, message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)]
+    return count, []
+
+
+def max_gpus_per_container(sharing: TimeSlicing | Mps | None, device_plugin_host: DevicePluginHost) -> int | None:
+    """The most shared GPUs one container may ask for on a pool, or ``None`` when there is no such limit.
+
+    One for MPS (the device plugin always fails larger requests), for time-slicing with
+    ``fail_requests_greater_than_one``, and for any sharing served by GKE's device plugin (GKE rejects more than
+    one time-shared ``nvidia.com/gpu`` per container).
+    """
+    if sharing is None:
+        return None
+    if isinstance(sharing, Mps) or sharing.fail_requests_greater_than_one or device_plugin_host == "cloud":
+        return 1
+    return None
+
+
+def _sharing_source(device_plugin_host: DevicePluginHost) -> str:
+    return SOURCE_GKE_TIME_SHARING if device_plugin_host == "cloud" else SOURCE_SHARING
+
+
+def gpu_resource_problems(
+    resources: Mapping[str, Any] | None,
+    resource: str,
+    path: str,
+    *,
+    max_per_container: int | None = None,
+    max_source: str = SOURCE_SHARING,
+    integral_floats: bool = False,
+) -> list[Problem]:
+    """Problems with one GPU resource in a container's ``resources`` (``{"limits": ..., "requests": ...}``).
+
+    The limit must be a valid quantity (:func:`parse_gpu_quantity`); a request, if given, must be one too and equal
+    the limit; a request without a limit is rejected; the limit may not exceed ``max_per_container``. A resource in
+    neither ``limits`` nor ``requests`` has no problems.
+
+    Args:
+        resources: the container's ``resources`` mapping (camelCase keys, as Kubernetes spells them).
+        resource: the extended resource name, e.g. ``nvidia.com/gpu``.
+        path: path of the ``resources`` mapping, e.g. ``spec.containers[0].resources``.
+        max_per_container: most GPUs of this resource one container may ask for (see
+            :func:`max_gpus_per_container`); ``None`` for no limit.
+        max_source: the source of ``max_per_container``.
+        integral_floats: see :func:`parse_gpu_quantity`.
+    """
+    limits = (resources or {}).get("limits") or {}
+    requests = (resources or {}).get("requests") or {}
+    limit_path, request_path = f"{path}.limits[{resource!r}]", f"{path}.requests[{resource!r}]"
+    problems: list[Problem] = []
+    if resource not in limits:
+        if resource in requests:
+            problems.append(
+                Problem(
+                    request_path,
+                    requests[resource],
+                    "a GPU request without a limit: GPUs are set in limits (a request, if given, must equal it)",
+                    f"limits[{resource!r}] with the same count",
+                    SOURCE_SCHEDULE_GPUS,
+                )
+            )
+        return problems
+    limit, found = parse_gpu_quantity(limits[resource], limit_path, integral_floats=integral_floats)
+    problems += found
+    if resource in requests:
+        request, found = parse_gpu_quantity(requests[resource], request_path, integral_floats=integral_floats)
+        problems += found
+        if limit is not None and request is not None and request != limit:
+            problems.append(
+                Problem(
+                    request_path,
+                    requests[resource],
+                    "a GPU request must equal the GPU limit",
+                    str(limit),
+                    SOURCE_SCHEDULE_GPUS,
+                )
+            )
+    if limit is not None and max_per_container is not None and limit > max_per_container:
+        problems.append(
+            Problem(
+                limit_path,
+                limits[resource],
+                f"the pool's GPU sharing lets a container ask for at most {max_per_container} shared GPU",
+                f"1..{max_per_container}",
+                max_source,
+            )
+        )
+    return problems
+
+
+def container_gpu_problems(
+    resources: Mapping[str, Any] | None, path: str, *, integral_floats: bool = False
+) -> list[Problem]:
+    """:func:`gpu_resource_problems` for every NVIDIA GPU resource a container's ``resources`` names."""
+    names: list[str] = []
+    for part in ("limits", "requests"):
+        section = (resources or {}).get(part) or {}
+        names += [name for name in section if isinstance(name, str) and is_gpu_resource(name) and name not in names]
+    problems: list[Problem] = []
+    for name in names:
+        problems += gpu_resource_problems(resources, name, path, integral_floats=integral_floats)
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pod settings for a pool
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def select_resource(
+    spec: GpuNodePoolSpec,
+    advertised_resources: Mapping[str, int],
+    resource: str | None = None,
+    mig_profile: str | None = None,
+) -> tuple[str | None, list[Problem]]:
+    """The extended resource a pod asks for on the pool.
+
+    The pool's single advertised resource; or, when it advertises several (MIG mixed strategy), the one named by
+    ``resource`` (e.g. ``nvidia.com/mig-1g.10gb``) or ``mig_profile`` (e.g. ``1g.10gb``), which is then required.
+    A ``mig_profile`` of a single-strategy or GKE MIG pool names its one resource.
+    """
+    names = sorted(advertised_resources)
+    profiles = sorted(spec.mig.devices) if spec.mig is not None else []
+    valid = ", ".join([*names, *(f"mig_profile {p}" for p in profiles)]) or "none: the pool advertises no GPUs"
+    if resource is not None and mig_profile is not None:
+        return None, [Problem("resource", resource, "give resource or mig_profile, not both", valid)]
+    if resource is not None:
+        if resource in advertised_resources:
+            return resource, []
+        return None, [Problem("resource", resource, f"pool {spec.name} does not advertise this resource", valid)]
+    if mig_profile is not None:
+        wanted = mig_resource_name(mig_profile)
+        for name in (wanted, f"{wanted}{SHARED_SUFFIX}"):
+            if name in advertised_resources:
+                return name, []
+        if len(names) == 1 and mig_profile in profiles:
+            return names[0], []
+        return None, [
+            Problem("mig_profile", mig_profile, f"pool {spec.name} has no MIG devices of this profile", valid)
+        ]
+    if len(names) == 1:
+        return names[0], []
+    return None, [
+        Problem(
+            "resource",
+            None,
+            f"pool {spec.name} advertises several GPU resources; name one with resource or mig_profile",
+            valid,
+        )
+    ]
+
+
+def tolerations(taints: Sequence[Taint]) -> list[Toleration]:
+    """One toleration per taint (``Equal`` with its value, ``Exists`` when it has none), each once, in order."""
+    result: list[Toleration] = []
+    for taint in taints:
+        item = cast(Toleration, toleration(taint))
+        if item not in result:
+            result.append(item)
+    return result
+
+
+def pod_settings(
+    spec: GpuNodePoolSpec,
+    advertised_resources: Mapping[str, int],
+    taints: Sequence[Taint],
+    node_selector: Mapping[str, str],
+    gpus: int,
+    *,
+    resource: str | None = None,
+    mig_profile: str | None = None,
+    requests: bool = False,
+    device_plugin_host: DevicePluginHost = "daemonset",
+) -> GpuPodSettings:
+    """Container resources, tolerations and node selector for ``gpus`` GPUs on a pool given by its plain pieces.
+
+    Args:
+        spec: the validated pool.
+        advertised_resources: resource name -> count per node, as the pool's device plugin advertises them.
+        taints: every taint of the pool's nodes (the cloud's included); one toleration each.
+        node_selector: the node labels that select the pool.
+        gpus: GPUs (or MIG devices, or shared replicas) for one container: a whole number of at least 1, at most
+            what one node advertises, at most 1 where the pool's sharing forbids more.
+        resource, mig_profile: which resource, when the pool advertises several (see :func:`select_resource`).
+        requests: also set ``requests`` equal to ``limits``. Defaults to False (Kubernetes copies the limit).
+        device_plugin_host: who advertises the pool's GPUs. Defaults to ``daemonset``. ``cloud`` (GKE) allows one
+            shared GPU per container and, for MPS, adds ``hostIPC: true``.
+
+    Raises:
+        GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
+            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it.
+    """
+    name, problems = select_resource(spec, advertised_resources, resource, mig_profile)
+    count, found = parse_gpu_quantity(gpus, "gpus")
+    problems += found
+    limit = max_gpus_per_container(spec.sharing, device_plugin_host)
+    if count is not None and limit is not None and count > limit:
+        problems.append(
+            Problem(
+                "gpus",
+                gpus,
+                f"pool {spec.name} shares its GPUs; a container may ask for at most {limit} shared GPU",
+                f"1..{limit}",
+                _sharing_source(device_plugin_host),
+            )
+        )
+    elif count is not None and name is not None and count > advertised_resources[name]:
+        problems.append(
+            Problem(
+                "gpus",
+                gpus,
+                f"each node of pool {spec.name} has {advertised_resources[name]} {name}; the pod would never schedule",
+                f"1..{advertised_resources[name]}",
+                SOURCE_SCHEDULE_GPUS,
+            )
+        )
+    if problems or name is None or count is None:
+        raise GpuSpecError(problems)
+    quantity = {name: str(count)}
+    resources: ResourceRequirements = {"limits": quantity}
+    if requests:
+        resources["requests"] = dict(quantity)
+    settings: GpuPodSettings = {
+        "resources": resources,
+        "tolerations": tolerations(taints),
+        "nodeSelector": dict(sorted(node_selector.items())),
+    }
+    if device_plugin_host == "cloud" and isinstance(spec.sharing, Mps):
+        settings["hostIPC"] = True
+    return settings
+
+
+def gpu_pod_settings(
+    pool: GpuNodePool,
+    gpus: int,
+    *,
+    resource: str | None = None,
+    mig_profile: str | None = None,
+    requests: bool = False,
+) -> GpuPodSettings:
+    """:func:`pod_settings` for a node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``).
+
+    Uses the pool's advertised resources, every taint of its nodes, its node selector and device plugin host.
+
+    Raises:
+        GpuSpecError: see :func:`pod_settings`.
+    """
+    return pod_settings(
+        pool.spec,
+        pool.advertised_resources,
+        pool.taints,
+        pool.node_selector,
+        gpus,
+        resource=resource,
+        mig_profile=mig_profile,
+        requests=requests,
+        device_plugin_host=pool.device_plugin_host,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pulumi-kubernetes typed args
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def resource_requirements_args(resources: ResourceRequirements) -> k8s.core.v1.ResourceRequirementsArgs:
+    """``resources`` as ``k8s.core.v1.ResourceRequirementsArgs`` (for a typed container)."""
+    requests = resources.get("requests")
+    return k8s.core.v1.ResourceRequirementsArgs(
+        limits=dict(resources["limits"]), requests=dict(requests) if requests is not None else None
+    )
+
+
+def toleration_args(items: Sequence[Toleration]) -> list[k8s.core.v1.TolerationArgs]:
+    """Tolerations as ``k8s.core.v1.TolerationArgs`` (for a typed pod spec)."""
+    return [
+        k8s.core.v1.TolerationArgs(
+            key=item["key"], operator=item["operator"], value=item.get("value"), effect=item["effect"]
+        )
+        for item in items
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sample workload
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def vector_add_manifest(
+    settings: GpuPodSettings, name: str, namespace: str = VECTOR_ADD_NAMESPACE, labels: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A ``batch/v1`` Job running NVIDIA's CUDA vector-add sample (:data:`VECTOR_ADD_IMAGE`) with ``settings``.
+
+    The pod never restarts in place (``restartPolicy: Never``) and is retried :data:`VECTOR_ADD_BACKOFF_LIMIT`
+    times; the Job carries :data:`SKIP_AWAIT_ANNOTATION`.
+    """
+    pod_labels = {"app.kubernetes.io/name": "cuda-vectoradd", **(labels or {})}
+    pod_spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "containers": [{"name": "vectoradd", "image": VECTOR_ADD_IMAGE, "resources": settings["resources"]}],
+        "tolerations": settings["tolerations"],
+        "nodeSelector": settings["nodeSelector"],
+    }
+    if settings.get("hostIPC"):
+        pod_spec["hostIPC"] = True
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": dict(pod_labels),
+            "annotations": {SKIP_AWAIT_ANNOTATION: "true"},
+        },
+        "spec": {
+            "backoffLimit": VECTOR_ADD_BACKOFF_LIMIT,
+            "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
+        },
+    }
+
+
+def vector_add_job(
+    pool: GpuNodePool,
+    *,
+    name: str | None = None,
+    namespace: str = VECTOR_ADD_NAMESPACE,
+    resource: str | None = None,
+    mig_profile: str | None = None,
+) -> dict[str, Any]:
+    """The CUDA vector-add Job manifest (plain dict) that runs on one GPU of ``pool``.
+
+    Args:
+        pool: a node-pool component.
+        name: the Job's name. Defaults to ``<pool name>-vectoradd``.
+        namespace: Defaults to :data:`VECTOR_ADD_NAMESPACE`.
+        resource, mig_profile: which resource on a pool advertising several. Defaults to the first advertised
+            name in sorted order (a sample needs one device, whichever it is).
+
+    Raises:
+        GpuSpecError: see :func:`pod_settings`.
+    """
+    if resource is None and mig_profile is None and pool.advertised_resources:
+        resource = sorted(pool.advertised_resources)[0]
+    settings = gpu_pod_settings(pool, 1, resource=resource, mig_profile=mig_profile)
+    return vector_add_manifest(
+        settings, name or f"{pool.spec.name}-vectoradd", namespace, {"gpu-components/sample-for": pool.spec.name}
+    )
+
+
+def sample_jobs(cluster: GpuPools, opts: pulumi.ResourceOptions | None = None) -> dict[str, k8s.batch.v1.Job]:
+    """Register one CUDA vector-add ``k8s.batch.v1.Job`` per pool of ``cluster``, named ``<pool>-vectoradd``.
+
+    Args:
+        cluster: a :class:`~gpu_components.cluster.GpuCluster` (anything with ``pools``).
+        opts: options of every Job: the ``kubernetes`` provider, and ``depends_on`` the cluster so the device
+            plugin is in place first. Pulumi names (and Kubernetes names) are ``<pool>-vectoradd``, so they are
+            unique only per program: use one cluster's pools per program, or different namespaces.
+
+    Returns:
+        pool name -> Job, in the order of ``cluster.pools``.
+    """
+    jobs: dict[str, k8s.batch.v1.Job] = {}
+    for pool_name, pool in cluster.pools.items():
+        name = f"{pool_name}-vectoradd"
+        manifest = vector_add_job(pool, name=name)
+        jobs[pool_name] = k8s.batch.v1.Job(name, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts)
+    return jobs

@@ -1,0 +1,207 @@
+"""AKS adapter rules and translations (pure): agent pool inputs, MIG instance profiles, spot, driver."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpu_components import catalog
+from gpu_components.azure.adapter import ADAPTER
+from gpu_components.azure.aks import (
+    AKS_GPU_NODE_LABEL,
+    SOURCE_GPU_DRIVER,
+    SOURCE_MIG_ON_AKS,
+    SPOT_TAINT,
+    agent_pool_inputs,
+    aks_mig_profiles,
+    aks_problems,
+    aks_taints,
+    gpu_instance_profile,
+    pool_taints,
+)
+from gpu_components.spec import GpuNodePoolSpec, Taint
+
+GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
+
+
+def spec(**fields: Any) -> GpuNodePoolSpec:
+    args: dict[str, Any] = {"name": "gpu", "instance_type": "Standard_NC4as_T4_v3", "max_size": 3}
+    args.update(fields)
+    return GpuNodePoolSpec.from_args(args, "azure")
+
+
+def a100(profile: str, **fields: Any) -> GpuNodePoolSpec:
+    return spec(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": profile}, **fields)
+
+
+def test_exclusive_pool_inputs_are_exact() -> None:
+    assert agent_pool_inputs(spec(min_size=1, desired_size=2)) == {
+        "agent_pool_name": "gpu",
+        "mode": "User",
+        "os_type": "Linux",
+        "type": "VirtualMachineScaleSets",
+        "vm_size": "Standard_NC4as_T4_v3",
+        "enable_auto_scaling": True,
+        "min_count": 1,
+        "max_count": 3,
+        "count": 2,
+        "node_labels": {
+            "gpu-components/pool": "gpu",
+            "nvidia.com/device-plugin.config": "gpu",
+            "nvidia.com/gpu.present": "true",
+        },
+        "node_taints": [GPU_TAINT],
+        "gpu_profile": {"driver": "Install"},
+    }
+
+
+def test_time_slicing_is_device_plugin_config_only() -> None:
+    sliced = agent_pool_inputs(spec(time_slicing={"replicas": 4}))
+    assert sliced == agent_pool_inputs(spec())
+    assert "gpu_instance_profile" not in sliced
+
+
+def test_mps_is_device_plugin_config_only() -> None:
+    assert agent_pool_inputs(spec(mps={"replicas": 8})) == agent_pool_inputs(spec())
+
+
+def test_spot_pool_declares_what_aks_adds() -> None:
+    inputs = agent_pool_inputs(spec(name="t4spot", spot=True, min_size=0, max_size=4, labels={"team": "ml"}))
+    assert inputs["scale_set_priority"] == "Spot"
+    assert inputs["scale_set_eviction_policy"] == "Delete"
+    assert inputs["spot_max_price"] == -1
+    assert inputs["node_taints"] == [GPU_TAINT, "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+    assert inputs["node_labels"] == {
+        "gpu-components/pool": "t4spot",
+        "kubernetes.azure.com/scalesetpriority": "spot",
+        "nvidia.com/device-plugin.config": "t4spot",
+        "nvidia.com/gpu.present": "true",
+        "team": "ml",
+    }
+    assert (inputs["min_count"], inputs["max_count"], inputs["count"]) == (0, 4, 0)
+
+
+def test_spot_taint_is_exposed_once_even_when_the_user_declares_it() -> None:
+    declared = spec(spot=True, taints=[{"key": SPOT_TAINT.key, "value": "spot", "effect": "NoSchedule"}])
+    assert pool_taints(declared).count(SPOT_TAINT) == 1
+    assert pool_taints(spec(spot=True))[-1] == SPOT_TAINT
+    assert SPOT_TAINT not in pool_taints(spec())
+
+
+def test_regular_pool_sets_no_spot_settings() -> None:
+    inputs = agent_pool_inputs(spec())
+    assert not {"scale_set_priority", "scale_set_eviction_policy", "spot_max_price"} & set(inputs)
+
+
+def test_autoscaling_counts_follow_the_spec() -> None:
+    inputs = agent_pool_inputs(spec(min_size=2, max_size=10, desired_size=5))
+    assert inputs["enable_auto_scaling"] is True
+    assert (inputs["min_count"], inputs["max_count"], inputs["count"]) == (2, 10, 5)
+
+
+def test_taint_string_form() -> None:
+    assert aks_taints([Taint("nvidia.com/gpu", "present", "NoSchedule"), Taint("a", "", "PreferNoSchedule")]) == [
+        "nvidia.com/gpu=present:NoSchedule",
+        "a:PreferNoSchedule",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [("1g.10gb", "MIG1g"), ("2g.20gb", "MIG2g"), ("3g.40gb", "MIG3g"), ("4g.40gb", "MIG4g"), ("7g.80gb", "MIG7g")],
+)
+def test_each_mig_profile_maps_to_its_gpu_instance_profile(profile: str, expected: str) -> None:
+    pool = a100(profile)
+    assert gpu_instance_profile(pool) == expected
+    assert agent_pool_inputs(pool)["gpu_instance_profile"] == expected
+    assert aks_problems(pool, None) == []
+
+
+def test_mig_pool_inputs_are_exact() -> None:
+    assert agent_pool_inputs(a100("1g.10gb", max_size=2)) == {
+        "agent_pool_name": "mig",
+        "mode": "User",
+        "os_type": "Linux",
+        "type": "VirtualMachineScaleSets",
+        "vm_size": "Standard_NC24ads_A100_v4",
+        "enable_auto_scaling": True,
+        "min_count": 0,
+        "max_count": 2,
+        "count": 0,
+        "node_labels": {
+            "gpu-components/pool": "mig",
+            "nvidia.com/device-plugin.config": "mig",
+            "nvidia.com/gpu.present": "true",
+        },
+        "node_taints": [GPU_TAINT],
+        "gpu_profile": {"driver": "Install"},
+        "gpu_instance_profile": "MIG1g",
+    }
+
+
+def test_mixed_strategy_with_a_uniform_profile_is_accepted() -> None:
+    pool = spec(instance_type="Standard_NC24ads_A100_v4", mig={"profile": "3g.40gb", "strategy": "mixed"})
+    assert aks_problems(pool, None) == []
+    assert gpu_instance_profile(pool) == "MIG3g"
+
+
+def test_aks_mig_profiles_follow_the_aks_table_on_a100_40gb() -> None:
+    made = aks_mig_profiles(catalog.gpu_model("A100-40GB"))
+    assert {name: profile.name for name, profile in made.items()} == {
+        "MIG1g": "1g.5gb",
+        "MIG2g": "2g.10gb",
+        "MIG3g": "3g.20gb",
+        "MIG4g": "4g.20gb",
+        "MIG7g": "7g.40gb",
+    }
+
+
+def test_mig_layout_is_rejected() -> None:
+    pool = spec(
+        instance_type="Standard_NC24ads_A100_v4",
+        mig={"layout": {"3g.40gb": 1, "2g.20gb": 1}, "strategy": "mixed"},
+    )
+    [problem] = aks_problems(pool, None, "pools[0]")
+    assert problem.path == "pools[0].mig.layout"
+    assert problem.value == {"3g.40gb": 1, "2g.20gb": 1}
+    assert "one gpuInstanceProfile (MIG1g..MIG7g)" in problem.message
+    assert problem.valid == "a uniform mig.profile"
+    assert problem.source == SOURCE_MIG_ON_AKS
+
+
+@pytest.mark.parametrize("profile", ["1g.20gb", "1g.10gb+me"])
+def test_mig_profile_aks_cannot_make_is_rejected(profile: str) -> None:
+    [problem] = aks_problems(a100(profile), None, "pools[1]")
+    assert problem.path == "pools[1].mig.profile"
+    assert problem.value == profile
+    assert problem.message == "AKS's gpuInstanceProfile makes only one profile per compute size on A100-80GB"
+    assert problem.valid == ("1g.10gb (MIG1g), 2g.20gb (MIG2g), 3g.40gb (MIG3g), 4g.40gb (MIG4g), 7g.80gb (MIG7g)")
+    assert problem.source == SOURCE_MIG_ON_AKS
+
+
+def test_gpu_driver_none_is_rejected_with_the_device_plugin() -> None:
+    [problem] = aks_problems(spec(), "none", "pools[0]", "pools[0].azure.gpu_driver")
+    assert problem.path == "pools[0].azure.gpu_driver"
+    assert problem.value == "none"
+    assert "gpu_driver none" in problem.message
+    assert "device plugin" in problem.message
+    assert "gpu_stack" in problem.message
+    assert problem.valid == "gpu_driver aks with the device plugin"
+    assert problem.source == SOURCE_GPU_DRIVER
+
+
+def test_gpu_driver_aks_is_the_default() -> None:
+    assert aks_problems(spec(), None) == aks_problems(spec(), "aks") == []
+    assert agent_pool_inputs(spec(), "aks")["gpu_profile"] == {"driver": "Install"}
+    assert agent_pool_inputs(spec(), "none")["gpu_profile"] == {"driver": "None"}
+
+
+def test_adapter_reports_problems_under_the_pool_options() -> None:
+    problems = ADAPTER.problems(a100("1g.20gb"), {"gpu_driver": "none"}, "pools[2]")
+    assert [p.path for p in problems] == ["pools[2].mig.profile", "pools[2].azure.gpu_driver"]
+    assert ADAPTER.device_plugin_host(spec(), {}) == "daemonset"
+
+
+def test_aks_gpu_node_label_is_exposed() -> None:
+    assert AKS_GPU_NODE_LABEL == "kubernetes.azure.com/accelerator"

@@ -1,0 +1,99 @@
+"""GpuCluster on AWS: composition of pools and add-ons, and validation across all pools before registering."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.cluster import validate_cluster
+from tests.helpers import names, plan_of, resource
+
+WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
+SHARED = {"name": "shared", "instance_type": "g6.xlarge", "max_size": 4, "time_slicing": {"replicas": 2}}
+MIG = {
+    "name": "mig",
+    "instance_type": "p4de.24xlarge",
+    "max_size": 1,
+    "mig": {"profile": "3g.40gb"},
+    "aws": {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA"},
+}
+
+
+def cluster(pools: list[dict[str, Any]], **extra: Any) -> None:
+    GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": pools, **extra})  # type: ignore[typeddict-item]
+
+
+def test_pools_become_node_groups_and_the_plugin_serves_daemonset_pools_only() -> None:
+    plan = plan_of(lambda: cluster([SHARED, MIG]))
+    assert names(plan, "gpu-components:index:EksGpuNodeGroup") == ["gpus-mig", "gpus-shared"]
+    assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == ["gpus-device-plugin"]
+    config = resource(plan, "kubernetes:core/v1:ConfigMap", "gpus-device-plugin-config").inputs
+    assert sorted(config["data"]) == ["default", "shared"]
+    component = resource(plan, "gpu-components:index:GpuCluster", "gpus")
+    assert resource(plan, "gpu-components:index:EksGpuNodeGroup", "gpus-shared").parent == component.urn
+
+
+def test_no_device_plugin_when_every_pool_runs_its_own() -> None:
+    plan = plan_of(lambda: cluster([MIG]))
+    assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == []
+    assert names(plan, "kubernetes:helm.sh/v3:Release") == []
+
+
+def test_device_plugin_settings_reach_the_add_on() -> None:
+    plan = plan_of(lambda: cluster([SHARED], device_plugin={"namespace": "gpu-system", "chart_version": "0.19.2"}))
+    release = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-device-plugin-release").inputs
+    assert (release["namespace"], release["version"]) == ("gpu-system", "0.19.2")
+
+
+def test_problems_of_all_pools_and_cloud_rules_are_raised_together() -> None:
+    pools = [
+        {**SHARED, "time_slicing": {"replicas": 1}},
+        {**MIG, "aws": {"ami_type": "AL2023_ARM_64_NVIDIA"}},
+        {**SHARED, "name": "other", "aws": {"ami_typ": "x"}},
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", pools)
+    assert [(p.path, p.message) for p in caught.value.problems] == [("pools[2].aws.ami_typ", "unknown field")]
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", pools[:2])
+    assert [p.path for p in caught.value.problems] == ["pools[0].time_slicing.replicas", "pools[1].ami_type"]
+
+
+def test_invalid_cluster_registers_nothing() -> None:
+    errors: list[str] = []
+
+    def program() -> None:
+        try:
+            cluster([SHARED, {**SHARED}])
+        except GpuSpecError as error:
+            errors.append(str(error))
+
+    plan = plan_of(program)
+    assert [r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack"] == []
+    assert "pools[1].name: pool names must be unique; pools[0] has it too" in errors[0]
+
+
+def test_unknown_cloud_and_gpu_stack_are_rejected() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("oracle", [SHARED])
+    assert caught.value.problems[0].path == "cloud"
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [SHARED], gpu_stack="magic")
+    assert caught.value.problems[0].path == "gpu_stack"
+
+
+def test_module_entry_point_runs_the_plan() -> None:
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "gpu_components", "plan", "aws-eks", "--format", "json", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (root / "tests" / "stacks" / "golden" / "aws-eks.json").read_text()
