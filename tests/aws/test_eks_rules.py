@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import sys
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
