@@ -3,10 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STACK ?= aws-eks
-STACKS := aws-eks
+STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
 
-.PHONY: install plan test lint golden clean
+.PHONY: install plan test lint golden golden-diff bench clean
 
 $(BIN)/gpu-components: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +27,18 @@ lint: install
 test: lint
 	$(BIN)/pytest
 
-# Refresh the committed plans of the example stacks after reviewing the change they show.
+# Refresh the committed plans of every example stack (stacks/Pulumi.<stack>.yaml) after reviewing the change they
+# show: `gpu-components diff` against the committed files first, e.g. `make golden-diff`.
 golden: install
-	for stack in $(STACKS); do $(BIN)/gpu-components plan $$stack --format json > tests/stacks/golden/$$stack.json; done
+	$(BIN)/gpu-components plan $(STACKS) --format json --out-dir tests/stacks/golden
+
+golden-diff: install
+	rm -rf .plans && $(BIN)/gpu-components plan $(STACKS) --format json --out-dir .plans
+	$(BIN)/gpu-components diff tests/stacks/golden .plans
+
+# Offline-plan timing and scaling (see README, Performance). BENCH_ARGS=--quick for a short run.
+bench: install
+	$(BIN)/python benchmarks/bench_plan.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .plans

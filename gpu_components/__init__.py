@@ -30,9 +30,9 @@ from gpu_components.spec import (
 )
 
 if TYPE_CHECKING:
-    from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuStack
+    from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuOperatorSettingsArgs, GpuStack
 
-_CLUSTER_NAMES = frozenset({"ClusterPoolArgs", "GpuCluster", "GpuClusterArgs", "GpuStack"})
+_CLUSTER_NAMES = frozenset({"ClusterPoolArgs", "GpuCluster", "GpuClusterArgs", "GpuOperatorSettingsArgs", "GpuStack"})
 
 
 def __getattr__(name: str) -> Any:
@@ -51,6 +51,7 @@ __all__ = [
     "GpuClusterArgs",
     "GpuNodePoolArgs",
     "GpuNodePoolSpec",
+    "GpuOperatorSettingsArgs",
     "GpuSpecError",
     "GpuStack",
     "Mig",

@@ -1,9 +1,10 @@
 """What each cloud provides to the cross-cloud composition and the example program.
 
 A cloud package (``aws``, and later ``azure`` and ``gcp``) exposes one :class:`CloudAdapter`: the shapes of its
-pool options and cluster wiring, its extra rules, where the device plugin runs on its pools, how to create a
-node pool component, and how the example program creates or attaches a cluster. :mod:`gpu_components.cluster`
-and :mod:`gpu_components.program` only dispatch on the cloud; they hold no cloud spelling.
+pool options and cluster wiring, its extra rules, where the device plugin runs on its pools (both per GPU stack),
+how to create a node pool component, and how the example program creates or attaches a cluster.
+:mod:`gpu_components.cluster` and :mod:`gpu_components.program` only dispatch on the cloud; they hold no cloud
+spelling.
 """
 
 from __future__ import annotations
@@ -18,9 +19,17 @@ from gpu_components.catalog import Cloud
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
-DevicePluginHost = Literal["daemonset", "node-image", "cloud"]
+GpuStack = Literal["auto", "device-plugin", "gpu-operator"]
+"""Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
+DaemonSet where nothing else runs one; ``device-plugin``: the same, stated explicitly; ``gpu-operator``: the NVIDIA
+GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose node image
+does not run its own device plugin."""
+GPU_STACKS: tuple[GpuStack, ...] = ("auto", "device-plugin", "gpu-operator")
+
+DevicePluginHost = Literal["daemonset", "node-image", "cloud", "gpu-operator"]
 """Who advertises GPUs on a pool's nodes: the cluster's NVIDIA device plugin DaemonSet, the node image's own
-host plugin (Bottlerocket NVIDIA), or the cloud's managed plugin (GKE). Exactly one per pool."""
+host plugin (Bottlerocket NVIDIA), the cloud's managed plugin (GKE), or the NVIDIA device plugin run by the GPU
+Operator. Exactly one per pool."""
 
 
 class GpuNodePool(Protocol):
@@ -61,9 +70,12 @@ class CloudAdapter:
         cloud: ``aws``, ``azure`` or ``gcp``.
         pool_options: ``TypedDict`` of the pool's cloud block (key ``cloud`` in a cluster pool).
         cluster_config: ``TypedDict`` of the example program's ``cluster`` config on this cloud.
-        problems: the cloud's rules for a validated pool and its options; paths start with ``path``.
-        device_plugin_host: who advertises GPUs on the pool's nodes.
-        create_pool: create the node-pool component ``name`` for a pool, its options and the cluster wiring.
+        problems: the cloud's rules for a validated pool, its options and the cluster's GPU stack; paths start
+            with ``path``. Driver ownership under the GPU Operator is not among them: the composition checks it
+            with :func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`.
+        device_plugin_host: who advertises GPUs on the pool's nodes under the GPU stack.
+        create_pool: create the node-pool component ``name`` for a pool, its options, the cluster wiring and the
+            GPU stack (which decides the pool's labels and cloud settings).
         config_problems: extra rules for the ``cluster`` config beyond its shape.
         provision: create or attach the example cluster from validated ``cluster`` config.
     """
@@ -71,10 +83,10 @@ class CloudAdapter:
     cloud: Cloud
     pool_options: type
     cluster_config: type
-    problems: Callable[[GpuNodePoolSpec, Mapping[str, Any], str], list[Problem]]
-    device_plugin_host: Callable[[GpuNodePoolSpec, Mapping[str, Any]], DevicePluginHost]
+    problems: Callable[[GpuNodePoolSpec, Mapping[str, Any], str, GpuStack], list[Problem]]
+    device_plugin_host: Callable[[GpuNodePoolSpec, Mapping[str, Any], GpuStack], DevicePluginHost]
     create_pool: Callable[
-        [str, GpuNodePoolArgs, Mapping[str, Any], Mapping[str, Any], pulumi.ResourceOptions], GpuNodePool
+        [str, GpuNodePoolArgs, Mapping[str, Any], Mapping[str, Any], GpuStack, pulumi.ResourceOptions], GpuNodePool
     ]
     config_problems: Callable[[Mapping[str, Any]], list[Problem]]
     provision: Callable[[Mapping[str, Any]], ProvisionedCluster]

@@ -1,37 +1,91 @@
-"""``gpu-components`` command line: the offline plan of an example stack.
+"""``gpu-components`` command line: offline plans of the example stacks, their diffs, diagrams and capacity.
 
 ``gpu-components plan aws-eks`` runs the same program ``pulumi up`` runs, under Pulumi mocks with no cloud
-credentials, and prints every resource it would register (``--format tree``, the default, or ``json``).
-Invalid config exits with status 2 and the validation message, without a traceback.
+credentials, and prints every resource it would register. ``gpu-components diff OLD NEW`` compares two JSON plans
+and flags node-pool replacements. Invalid config exits with status 1 and the validation message, without a
+traceback.
+
+Exit status: 0 success; 1 an error (invalid config, unknown stack, unreadable plan); 2 a usage error. With
+``--exit-code`` (``diff``, ``plan --diff``): :data:`EXIT_CHANGES` (3) when anything changed and
+:data:`EXIT_REPLACEMENT` (4) when a change replaces a node pool; 0 when nothing changed.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
+import yaml
 
 from gpu_components import program
 from gpu_components.errors import GpuSpecError
+from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
+from gpu_components.plan.diff import PlanDiff, diff, to_document, to_text
+from gpu_components.plan.kubernetes import to_kubernetes_yaml
 from gpu_components.plan.render import to_json, to_tree
-from gpu_components.plan.runner import load_stack, run_program
+from gpu_components.plan.runner import Plan, load_stack, run_program
+
+EXIT_CHANGES = 3
+"""``--exit-code``: the plans differ, and no change replaces a node pool."""
+EXIT_REPLACEMENT = 4
+"""``--exit-code``: at least one change makes the cloud replace a node pool."""
+
+FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
+    "tree": (".txt", to_tree),
+    "json": (".json", to_json),
+    "yaml": (".yaml", to_kubernetes_yaml),
+    "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs)),
+    "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs)),
+}
+"""``--format`` -> (file suffix for ``--out-dir``, renderer)."""
+_SINGLE_DOCUMENT = frozenset({"json", "mermaid"})
+"""Formats whose outputs cannot be concatenated: several stacks need ``--out-dir``."""
+
+
+def _title(plan: Plan) -> str:
+    cluster = plan.outputs.get("clusterName")
+    return f"{plan.stack}: cluster {cluster}" if isinstance(cluster, str) else plan.stack
 
 
 @click.group()
 def main() -> None:
-    """GPU node pools for EKS, AKS and GKE: offline plans of the example stacks."""
+    """GPU node pools for EKS, AKS and GKE: offline plans of the example stacks, diffs, diagrams, capacity."""
 
 
 @main.command()
-@click.argument("stack")
+@click.argument("stacks", nargs=-1)
+@click.option("--all", "all_stacks", is_flag=True, help="Plan every stack in the project's stack config directory.")
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["tree", "json"]),
+    type=click.Choice(list(FORMATS)),
     default="tree",
     show_default=True,
-    help="tree: readable resource tree; json: deterministic document for diffs.",
+    help="tree: resource tree; json: deterministic plan document; yaml: Kubernetes manifests and Helm values; "
+    "mermaid: cluster -> pools -> GPUs -> slices; capacity: Markdown capacity report.",
 )
+@click.option(
+    "--out-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write <stack><suffix> per stack into this directory instead of printing.",
+)
+@click.option(
+    "--diagram",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a diagram image: .svg (built in) or .png (needs Pillow). With several stacks, "
+    "the stack name is added before the suffix.",
+)
+@click.option(
+    "--diff",
+    "baseline",
+    type=click.Path(exists=True, path_type=Path),
+    help="Print the diff against this JSON plan (or a directory of <stack>.json) instead of the plan.",
+)
+@click.option("--exit-code", is_flag=True, help="With --diff: exit 3 when anything changed, 4 on a replacement.")
 @click.option(
     "--root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -39,11 +93,142 @@ def main() -> None:
     show_default=True,
     help="Project root holding Pulumi.yaml and stacks/.",
 )
-def plan(stack: str, output_format: str, root: Path) -> None:
-    """Print what STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials."""
+def plan(
+    stacks: tuple[str, ...],
+    all_stacks: bool,
+    output_format: str,
+    out_dir: Path | None,
+    diagram: Path | None,
+    baseline: Path | None,
+    exit_code: bool,
+    root: Path,
+) -> None:
+    """Print what each STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials."""
+    names = _stack_names(root, stacks, all_stacks)
+    if len(names) > 1 and output_format in _SINGLE_DOCUMENT and out_dir is None and baseline is None:
+        raise click.UsageError(f"--format {output_format} with several stacks needs --out-dir")
+    if exit_code and baseline is None:
+        raise click.UsageError("--exit-code needs --diff")
+    plans = [_plan(root, name) for name in names]
+    if diagram is not None:
+        for result in plans:
+            _write_diagram(_diagram_path(diagram, result.stack, len(plans)), result)
+    if baseline is not None:
+        diffs = [diff(_baseline(baseline, result.stack), to_json(result)) for result in plans]
+        click.echo("\n".join(to_text(result) for result in diffs), nl=False)
+        _exit_for(diffs, exit_code)
+        return
+    suffix, render = FORMATS[output_format]
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for result in plans:
+            (out_dir / f"{result.stack}{suffix}").write_text(render(result))
+        return
+    click.echo("\n".join(render(result) for result in plans), nl=False)
+
+
+@main.command(name="diff")
+@click.argument("old", type=click.Path(exists=True, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--exit-code", is_flag=True, help="Exit 3 when anything changed, 4 when a node pool is replaced.")
+def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> None:
+    """Compare two JSON plans (files, or directories of <stack>.json paired by name).
+
+    A stack only in NEW shows every resource as created; only in OLD, as deleted.
+    """
+    pairs = _pairs(old, new)
+    diffs = [diff(_read_plan(a, stack), _read_plan(b, stack)) for stack, a, b in pairs]
+    if output_format == "json":
+        click.echo(json.dumps([to_document(result) for result in diffs], indent=2, sort_keys=True))
+    else:
+        click.echo("\n".join(to_text(result) for result in diffs), nl=False)
+    _exit_for(diffs, exit_code)
+
+
+# ------------------------------------------------------------------------------------------------------ helpers
+
+
+def _stack_names(root: Path, stacks: Sequence[str], all_stacks: bool) -> list[str]:
+    if all_stacks and stacks:
+        raise click.UsageError("give stack names or --all, not both")
+    if not all_stacks:
+        if not stacks:
+            raise click.UsageError("give at least one stack name, or --all")
+        return list(dict.fromkeys(stacks))
+    found = available_stacks(root)
+    if not found:
+        raise click.ClickException(f"no stack config files (Pulumi.<stack>.yaml) under {root}")
+    return found
+
+
+def available_stacks(root: Path) -> list[str]:
+    """The stacks with a config file in the project's stack config directory (``stackConfigDir``), sorted."""
+    project_file = root / "Pulumi.yaml"
+    if not project_file.is_file():
+        raise click.ClickException(f"no Pulumi project at {root} ({project_file} is missing)")
+    document = yaml.safe_load(project_file.read_text()) or {}
+    stack_dir = root / str(document.get("stackConfigDir") or ".")
+    return sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
+
+
+def _plan(root: Path, stack: str) -> Plan:
     try:
         project, config = load_stack(root, stack)
-        result = run_program(program.main, project=project, stack=stack, config=config)
+        return run_program(program.main, project=project, stack=stack, config=config)
     except (GpuSpecError, FileNotFoundError) as error:
+        raise click.ClickException(f"{stack}: {error}") from None
+
+
+def _diagram_path(path: Path, stack: str, count: int) -> Path:
+    return path if count == 1 else path.with_name(f"{path.stem}-{stack}{path.suffix}")
+
+
+def _write_diagram(path: Path, result: Plan) -> None:
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".svg":
+            path.write_text(to_svg(_title(result), result.outputs))
+        elif suffix == ".png":
+            path.write_bytes(to_png(_title(result), result.outputs))
+        else:
+            raise click.UsageError(f"--diagram {path}: the file name must end in .svg or .png")
+    except DiagramError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(to_json(result) if output_format == "json" else to_tree(result), nl=False)
+
+
+def _baseline(path: Path, stack: str) -> dict[str, Any]:
+    """The baseline plan of ``stack``: the file itself, or ``<dir>/<stack>.json``; an empty plan when the
+    directory has none (a stack new in this change)."""
+    file = path / f"{stack}.json" if path.is_dir() else path
+    return _read_plan(file, stack)
+
+
+def _read_plan(path: Path | None, stack: str) -> dict[str, Any]:
+    if path is None or not path.exists():
+        return {"stack": stack, "resources": [], "outputs": {}}
+    try:
+        document = json.loads(path.read_text())
+    except ValueError as error:
+        raise click.ClickException(f"{path} is not a JSON plan: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
+        raise click.ClickException(f"{path} is not a JSON plan: it needs a 'resources' list")
+    return document
+
+
+def _pairs(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:
+    if old.is_dir() != new.is_dir():
+        raise click.UsageError("OLD and NEW must both be files or both be directories")
+    if not old.is_dir():
+        return [(new.stem, old, new)]
+    stems = sorted({p.stem for p in old.glob("*.json")} | {p.stem for p in new.glob("*.json")})
+    return [(stem, old / f"{stem}.json", new / f"{stem}.json") for stem in stems]
+
+
+def _exit_for(diffs: Sequence[PlanDiff], exit_code: bool) -> None:
+    if not exit_code:
+        return
+    if any(result.replacements for result in diffs):
+        raise click.exceptions.Exit(EXIT_REPLACEMENT)
+    if any(not result.empty for result in diffs):
+        raise click.exceptions.Exit(EXIT_CHANGES)

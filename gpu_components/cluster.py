@@ -5,18 +5,25 @@ each pool becomes its cloud's node-pool component, and the pools whose nodes nee
 DaemonSet get one :class:`~gpu_components.kubernetes.NvidiaDevicePlugin` holding all their config entries.
 Pools whose node image or cloud runs its own device plugin are kept out of the DaemonSet, so no node ever has
 two advertisers of ``nvidia.com/gpu``.
+
+Under ``gpu_stack: gpu-operator`` one :class:`~gpu_components.kubernetes.NvidiaGpuOperator` serves instead every
+pool whose node image runs no device plugin of its own (all but Bottlerocket on EKS, whose nodes keep their host
+plugin and get no operand). Each served pool must have exactly one driver owner, the node image or cloud or the
+operator (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, naming both settings), and the pools
+together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_problems`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, GpuNodePool
+from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool, GpuStack
 from gpu_components.aws.adapter import ADAPTER as AWS
 from gpu_components.aws.adapter import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.azure.adapter import ADAPTER as AZURE
@@ -26,14 +33,23 @@ from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.adapter import ADAPTER as GCP
 from gpu_components.gcp.adapter import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs
+from gpu_components.nvidia.gpu_operator import NODE_DRIVER_SETTINGS, driver_owner_problems, gpu_operator_problems
 from gpu_components.shape import STRICT, shape_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, TaintArgs, parse_pools
 
-GpuStack = Literal["auto", "device-plugin"]
-"""Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
-DaemonSet where nothing else runs one; ``device-plugin``: the same, stated explicitly. (The GPU Operator is a
-planned third choice.)"""
-GPU_STACKS: tuple[GpuStack, ...] = ("auto", "device-plugin")
+__all__ = [
+    "ADAPTERS",
+    "GPU_STACKS",
+    "ClusterPoolArgs",
+    "DevicePluginSettingsArgs",
+    "GpuCluster",
+    "GpuClusterArgs",
+    "GpuOperatorSettingsArgs",
+    "GpuStack",
+    "adapter_for",
+    "validate_cluster",
+]
 
 ADAPTERS: Mapping[str, CloudAdapter] = MappingProxyType({"aws": AWS, "azure": AZURE, "gcp": GCP})
 """Cloud -> its adapter. A cloud without an adapter is rejected with the list of supported clouds."""
@@ -57,6 +73,31 @@ class DevicePluginSettingsArgs(TypedDict):
     helm_values: NotRequired[dict[str, Any]]
 
 
+@STRICT
+class GpuOperatorSettingsArgs(TypedDict):
+    """Optional settings of the GPU Operator add-on (``gpu_stack: gpu-operator``); see
+    :class:`~gpu_components.kubernetes.gpu_operator.NvidiaGpuOperatorArgs`.
+
+    Fields:
+        operator_driver: the operator installs the NVIDIA driver and toolkit. Defaults to False (EKS NVIDIA AMIs
+            and AKS's default images ship both). Must agree with every served pool's own driver setting (EKS
+            ``ami_type``: false; AKS ``gpu_driver``: ``none`` needs true, ``aks`` false; GKE ``driver_version``:
+            ``INSTALLATION_DISABLED`` with true).
+        dcgm_exporter: run NVIDIA's DCGM exporter. Defaults to True.
+        service_monitor: a ServiceMonitor for the exporter (needs the Prometheus Operator). Defaults to False.
+        namespace: defaults to ``gpu-operator``.
+        chart_version: defaults to the pinned ``v26.7.0``.
+        helm_values: raw chart values merged over the rendered ones. Defaults to none.
+    """
+
+    operator_driver: NotRequired[bool]
+    dcgm_exporter: NotRequired[bool]
+    service_monitor: NotRequired[bool]
+    namespace: NotRequired[str]
+    chart_version: NotRequired[str]
+    helm_values: NotRequired[dict[str, Any]]
+
+
 class GpuClusterArgs(TypedDict):
     """Inputs of :class:`GpuCluster`.
 
@@ -66,6 +107,10 @@ class GpuClusterArgs(TypedDict):
         aws: EKS wiring (:class:`~gpu_components.aws.adapter.EksWiringArgs`), required when ``cloud`` is ``aws``.
         gpu_stack: see :data:`GpuStack`. Defaults to ``auto``.
         device_plugin: settings of the device plugin add-on. Defaults to the pinned chart in its own namespace.
+            Rejected under ``gpu_stack: gpu-operator``, which runs no device plugin add-on.
+        gpu_operator: settings of the GPU Operator add-on (:class:`GpuOperatorSettingsArgs`), only with
+            ``gpu_stack: gpu-operator``. Defaults to the pinned chart, the node image's or cloud's driver, the DCGM
+            exporter without a ServiceMonitor.
     """
 
     cloud: Cloud
@@ -75,6 +120,7 @@ class GpuClusterArgs(TypedDict):
     gcp: NotRequired[GkeWiringArgs]
     gpu_stack: NotRequired[GpuStack]
     device_plugin: NotRequired[DevicePluginSettingsArgs]
+    gpu_operator: NotRequired[GpuOperatorSettingsArgs]
 
 
 def _neutral(pool: Mapping[str, Any]) -> GpuNodePoolArgs:
@@ -94,18 +140,55 @@ def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
 
 
 def validate_cluster(
-    cloud: str, pools: Sequence[Mapping[str, Any]], gpu_stack: str = "auto", path: str = ""
+    cloud: str,
+    pools: Sequence[Mapping[str, Any]],
+    gpu_stack: str = "auto",
+    path: str = "",
+    gpu_operator: Mapping[str, Any] | None = None,
+    device_plugin: Mapping[str, Any] | None = None,
 ) -> tuple[GpuNodePoolSpec, ...]:
-    """Validate a cluster's pools for ``cloud``: every problem of every pool, the cloud's rules included, at once.
+    """Validate a cluster's pools for ``cloud`` and ``gpu_stack``: every problem of every pool, the cloud's rules
+    and, under the GPU Operator, the driver-ownership and operator-wide rules included, at once.
+
+    Args:
+        cloud: the cluster's cloud.
+        pools: the pools (:class:`ClusterPoolArgs`).
+        gpu_stack: see :data:`GpuStack`.
+        path: prefix of every problem's path (``""`` for component args).
+        gpu_operator: the GPU Operator settings (:class:`GpuOperatorSettingsArgs`), only with ``gpu-operator``.
+        device_plugin: the device plugin settings, which ``gpu-operator`` has no use for.
 
     Raises:
-        GpuSpecError: unsupported cloud or GPU stack, invalid pools, violations of the cloud adapter's rules.
+        GpuSpecError: unsupported cloud or GPU stack, invalid pools or settings, violations of the cloud adapter's
+            rules, two driver owners or none for a pool served by the GPU Operator.
     """
     prefix = f"{path}." if path else ""
     adapter = adapter_for(cloud, f"{prefix}cloud")
     problems: list[Problem] = []
     if gpu_stack not in GPU_STACKS:
         problems.append(Problem(f"{prefix}gpu_stack", gpu_stack, "unknown GPU stack", ", ".join(GPU_STACKS)))
+    operator = gpu_stack == "gpu-operator"
+    if gpu_operator is not None:
+        problems += shape_problems(GpuOperatorSettingsArgs, gpu_operator, f"{prefix}gpu_operator")
+        if not operator and gpu_stack in GPU_STACKS:
+            problems.append(
+                Problem(
+                    f"{prefix}gpu_operator",
+                    gpu_operator,
+                    f"GPU Operator settings, but gpu_stack is {gpu_stack}: they would be ignored",
+                    "gpu_stack gpu-operator, or no gpu_operator settings",
+                )
+            )
+    if device_plugin is not None and operator:
+        problems.append(
+            Problem(
+                f"{prefix}device_plugin",
+                device_plugin,
+                "device plugin settings, but gpu_stack is gpu-operator, which runs no device plugin add-on: they "
+                "would be ignored",
+                "gpu_operator settings, or gpu_stack auto / device-plugin",
+            )
+        )
     for index, pool in enumerate(pools):
         problems += shape_problems(ClusterPoolArgs, pool, f"{prefix}pools[{index}]")
         others = sorted(key for key in ADAPTERS if key != cloud and key in pool)
@@ -119,10 +202,65 @@ def validate_cluster(
         ]
     if problems:
         raise GpuSpecError(problems)
-    def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
-        return adapter.problems(spec, pools[index].get(cloud, {}), where)
+    stack = cast(GpuStack, gpu_stack)
+    settings: Mapping[str, Any] = gpu_operator or {}
+    operator_driver = bool(settings.get("operator_driver", False))
+    served: list[tuple[int, GpuNodePoolSpec]] = []
 
-    return parse_pools([_neutral(pool) for pool in pools], adapter.cloud, f"{prefix}pools", cloud_rules)
+    def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
+        options: Mapping[str, Any] = pools[index].get(cloud, {})
+        found = adapter.problems(spec, options, where, stack)
+        if operator and adapter.device_plugin_host(spec, options, stack) == "gpu-operator":
+            served.append((index, spec))
+        if operator:
+            found += driver_owner_problems(
+                adapter.cloud,
+                options.get(NODE_DRIVER_SETTINGS[adapter.cloud]),
+                operator_driver,
+                where,
+                operator_driver_path=f"{prefix}gpu_operator.operator_driver",
+            )
+        return found
+
+    pool_problems: list[Problem] = []
+    specs: tuple[GpuNodePoolSpec, ...] = ()
+    try:
+        specs = parse_pools([_neutral(pool) for pool in pools], adapter.cloud, f"{prefix}pools", cloud_rules)
+    except GpuSpecError as error:
+        pool_problems = list(error.problems)
+    if operator:
+        pool_problems += _at_input_positions(
+            gpu_operator_problems(
+                [spec for _, spec in served],
+                bool(settings.get("dcgm_exporter", True)),
+                bool(settings.get("service_monitor", False)),
+            ),
+            [index for index, _ in served],
+            prefix,
+        )
+    if pool_problems:
+        raise GpuSpecError(pool_problems)
+    return specs
+
+
+_POOL_INDEX = re.compile(r"\bpools\[(\d+)\]")
+
+
+def _at_input_positions(problems: list[Problem], positions: Sequence[int], prefix: str) -> list[Problem]:
+    """Problems about a subset of the pools (paths ``pools[<i>]`` into the subset, message references included)
+    with ``pools[<i>]`` turned into the pools' positions in the input, under ``prefix``; other paths get ``prefix``
+    (``gpu_operator.service_monitor``: the rule's ``service_monitor`` sits in the operator settings)."""
+
+    def at_input(text: str) -> str:
+        return _POOL_INDEX.sub(lambda match: f"pools[{positions[int(match.group(1))]}]", text)
+
+    def where(path: str) -> str:
+        return f"{prefix}{at_input(path)}" if path.startswith("pools[") else f"{prefix}gpu_operator.{path}"
+
+    return [
+        Problem(where(problem.path), problem.value, at_input(problem.message), problem.valid, problem.source)
+        for problem in problems
+    ]
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -130,18 +268,28 @@ class GpuCluster(pulumi.ComponentResource):
 
     Children: one node-pool component per pool, named ``<name>-<pool name>`` (``EksGpuNodeGroup`` on AWS), and
     ``<name>-device-plugin`` (:class:`~gpu_components.kubernetes.NvidiaDevicePlugin`) when any pool needs the
-    DaemonSet. Providers (``opts.providers``): the cloud's (``aws``) and ``kubernetes``.
+    DaemonSet, or, under ``gpu_stack: gpu-operator``, ``<name>-gpu-operator``
+    (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Providers
+    (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and ``kubernetes``.
 
     Attributes: ``specs`` (validated pools, in order), ``pools`` (pool name -> node-pool component),
-    ``device_plugin`` (``None`` when every pool's image or cloud runs its own plugin).
+    ``device_plugin`` and ``gpu_operator`` (each ``None`` when not created).
 
     Raises:
-        GpuSpecError: every problem of every pool and of the wiring, before any resource is registered.
+        GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
+            registered.
     """
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         cloud = args["cloud"]
-        specs = validate_cluster(cloud, args["pools"], args.get("gpu_stack", "auto"))
+        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        specs = validate_cluster(
+            cloud,
+            args["pools"],
+            gpu_stack,
+            gpu_operator=args.get("gpu_operator"),
+            device_plugin=args.get("device_plugin"),
+        )
         adapter = ADAPTERS[cloud]
         wiring: Mapping[str, Any] | None = cast(Mapping[str, Any], args).get(cloud)
         if wiring is None:
@@ -151,6 +299,7 @@ class GpuCluster(pulumi.ComponentResource):
         self.pools: dict[str, GpuNodePool] = {}
         served: list[GpuNodePoolArgs] = []
         node_taints: list[TaintArgs] = []
+        host = "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
         for pool in args["pools"]:
             neutral = _neutral(pool)
             component = adapter.create_pool(
@@ -158,10 +307,11 @@ class GpuCluster(pulumi.ComponentResource):
                 neutral,
                 cast(Mapping[str, Any], pool).get(cloud, {}),
                 wiring,
+                gpu_stack,
                 pulumi.ResourceOptions(parent=self),
             )
             self.pools[pool["name"]] = component
-            if component.device_plugin_host == "daemonset":
+            if component.device_plugin_host == host:
                 served.append(neutral)
                 node_taints += [
                     {"key": t.key, "value": t.value, "effect": t.effect}
@@ -169,7 +319,10 @@ class GpuCluster(pulumi.ComponentResource):
                     if t not in component.spec.taints
                 ]
         self.device_plugin: NvidiaDevicePlugin | None = None
-        if served:
+        self.gpu_operator: NvidiaGpuOperator | None = None
+        if served and host == "gpu-operator":
+            self.gpu_operator = self._gpu_operator(name, cloud, served, node_taints, args.get("gpu_operator", {}))
+        elif served:
             plugin_args: NvidiaDevicePluginArgs = {"cloud": cloud, "pools": served}
             if node_taints:
                 plugin_args["node_taints"] = node_taints
@@ -184,3 +337,19 @@ class GpuCluster(pulumi.ComponentResource):
                 f"{name}-device-plugin", plugin_args, pulumi.ResourceOptions(parent=self)
             )
         self.register_outputs({"pools": sorted(self.pools)})
+
+    def _gpu_operator(
+        self,
+        name: str,
+        cloud: Cloud,
+        served: list[GpuNodePoolArgs],
+        node_taints: list[TaintArgs],
+        settings: GpuOperatorSettingsArgs,
+    ) -> NvidiaGpuOperator:
+        operator_args: NvidiaGpuOperatorArgs = {"cloud": cloud, "pools": served}
+        if node_taints:
+            operator_args["node_taints"] = node_taints
+        for key in ("operator_driver", "dcgm_exporter", "service_monitor", "namespace", "chart_version", "helm_values"):
+            if key in settings:
+                operator_args[key] = settings[key]
+        return NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, pulumi.ResourceOptions(parent=self))

@@ -48,8 +48,24 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
-RESERVED_LABELS = frozenset({POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config"})
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+"""GKE node label that keeps GKE's own device plugin off a node; set by the library on GKE pools served by the GPU
+Operator (NVIDIA's GKE guide)."""
+OPERAND_LABEL_PREFIX = "nvidia.com/gpu.deploy."
+"""Prefix of the GPU Operator's per-node operand switches (``nvidia.com/gpu.deploy.device-plugin=false``)."""
+RESERVED_LABELS = frozenset(
+    {
+        POOL_LABEL,
+        DEVICE_PLUGIN_CONFIG_LABEL,
+        GPU_PRESENT_LABEL,
+        "nvidia.com/mig.config",
+        GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
+    }
+)
 """Node labels the library sets itself; a user label may not set them."""
+RESERVED_LIBRARY_LABEL_PREFIXES = (OPERAND_LABEL_PREFIX,)
+"""Label prefixes the library sets itself (the GPU Operator's operand switches decide which NVIDIA DaemonSets run
+on a pool, so a user label could put a second device plugin on a node or keep the only one off)."""
 RESERVED_LABEL_PREFIXES = ("kubernetes.io/", "k8s.io/")
 """Label prefixes reserved for Kubernetes core components (Kubernetes labels documentation)."""
 RESERVED_POOL_NAMES = frozenset({"default"})
@@ -356,6 +372,16 @@ def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
         problems += label_value_problems(value, where)
         if key in RESERVED_LABELS:
             problems.append(Problem(where, key, "set by gpu_components itself", "any other label key"))
+        elif key.startswith(RESERVED_LIBRARY_LABEL_PREFIXES):
+            problems.append(
+                Problem(
+                    where,
+                    key,
+                    f"set by gpu_components itself: the {OPERAND_LABEL_PREFIX}* labels switch the GPU Operator's "
+                    "operands on or off per node",
+                    "a key under another prefix",
+                )
+            )
         elif key.startswith(RESERVED_LABEL_PREFIXES) or any(
             key.split("/")[0].endswith("." + p.rstrip("/")) for p in RESERVED_LABEL_PREFIXES
         ):

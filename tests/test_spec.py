@@ -190,6 +190,26 @@ def test_labels_must_be_valid_and_not_reserved() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        "gke-no-default-nvidia-gpu-device-plugin",
+        "nvidia.com/gpu.deploy.device-plugin",
+        "nvidia.com/gpu.deploy.operands",
+        "nvidia.com/gpu.deploy.mig-manager",
+    ],
+)
+def test_gpu_operator_labels_are_reserved(key: str) -> None:
+    problem = only_problem(pool(labels={key: "false"}))
+    assert (problem.path, problem.value) == (f"labels[{key!r}]", key)
+    assert problem.message.startswith("set by gpu_components itself")
+
+
+def test_labels_beside_the_gpu_operator_prefix_are_allowed() -> None:
+    labels = {"nvidia.com/gpu.deployment": "a", "example.com/gpu.deploy.x": "b", "gke-no-default": "c"}
+    assert dict(GpuNodePoolSpec.from_args(pool(labels=labels), "aws").labels) == labels
+
+
 def test_taint_duplicating_the_default_gpu_taint_is_rejected() -> None:
     problem = only_problem(pool(taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]))
     assert problem.message == "duplicates the default GPU taint; set gpu_taint: false to replace it"

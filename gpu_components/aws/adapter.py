@@ -8,7 +8,7 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
 from gpu_components.aws import cluster
 from gpu_components.aws.eks import (
     EksGpuNodeGroup,
@@ -38,12 +38,12 @@ class EksWiringArgs(TypedDict):
     node_role_arn: NotRequired[pulumi.Input[str]]
 
 
-def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
-    return eks_problems(spec, options.get("ami_type"), path)
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
+    return eks_problems(spec, options.get("ami_type"), path, gpu_stack)
 
 
-def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
-    return device_plugin_host(ami_type_for(spec, options.get("ami_type")))
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
+    return device_plugin_host(ami_type_for(spec, options.get("ami_type")), gpu_stack)
 
 
 def _create_pool(
@@ -51,12 +51,14 @@ def _create_pool(
     pool: GpuNodePoolArgs,
     options: Mapping[str, Any],
     wiring: Mapping[str, Any],
+    gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> EksGpuNodeGroup:
     args: EksGpuNodeGroupArgs = {
         "pool": pool,
         "cluster_name": wiring["cluster_name"],
         "subnet_ids": wiring["subnet_ids"],
+        "gpu_stack": gpu_stack,
     }
     if "node_role_arn" in wiring:
         args["node_role_arn"] = wiring["node_role_arn"]
@@ -75,4 +77,5 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
 )
-"""EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet except on Bottlerocket."""
+"""EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
+Bottlerocket, whose host plugin serves its nodes."""

@@ -7,6 +7,14 @@ EKS spellings (AMI types, ``NO_SCHEDULE``, ``SPOT``) live here and nowhere else.
 - Node role policies: https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html
 - MIG on AL2023 is documented only through NVIDIA's MIG Manager (GPU Operator):
   https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html
+- Under the GPU Operator (``gpu_stack: gpu-operator``) the NVIDIA AMIs keep the driver and toolkit (the operator's
+  are off). AL2023 pools are served by the operator: its device plugin and MIG manager (labels of
+  :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`). Bottlerocket pools keep their host device
+  plugin and MIG settings, and every operand is kept off their nodes with ``nvidia.com/gpu.deploy.operands=false``
+  (NVIDIA "Installing the NVIDIA GPU Operator", section Operands:
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#operands): Bottlerocket
+  is not among the GPU Operator's supported operating systems (bottlerocket-os/bottlerocket#4162), and its
+  operands (validator, GPU feature discovery, DCGM exporter) expect the toolkit's ``nvidia`` runtime class.
 - Cluster Autoscaler scale-from-zero resource tags:
   https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
 """
@@ -23,10 +31,11 @@ import pulumi
 import pulumi_aws as aws
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost
+from gpu_components.adapter import DevicePluginHost, GpuStack
 from gpu_components.aws import bottlerocket
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
+from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
@@ -80,9 +89,13 @@ class EksGpuNodeGroupArgs(TypedDict):
             policies.
         ami_type: an NVIDIA EKS AMI type matching the instance's CPU architecture. Defaults to
             ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device
-            plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet is then
-            kept off the pool.
+            plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet (or,
+            under the GPU Operator, every operand) is then kept off the pool.
         tags: AWS tags for the node group. Defaults to none.
+        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
+            ``gpu-operator`` an AL2023 pool gets the operator's node labels (device plugin config, MIG config) and
+            may use MIG through the operator's MIG manager; the operator itself is
+            :class:`~gpu_components.kubernetes.NvidiaGpuOperator`, with ``operator_driver`` false.
     """
 
     pool: GpuNodePoolArgs
@@ -91,6 +104,7 @@ class EksGpuNodeGroupArgs(TypedDict):
     node_role_arn: NotRequired[pulumi.Input[str]]
     ami_type: NotRequired[str]
     tags: NotRequired[Mapping[str, str]]
+    gpu_stack: NotRequired[GpuStack]
 
 
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
@@ -98,16 +112,21 @@ def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
     return ami_type if ami_type is not None else DEFAULT_AMI_TYPES[spec.cpu_architecture]
 
 
-def device_plugin_host(ami_type: str) -> DevicePluginHost:
-    """Where the device plugin runs: on the host for Bottlerocket NVIDIA, else as the cluster's DaemonSet."""
-    return "node-image" if ami_type.startswith("BOTTLEROCKET_") else "daemonset"
+def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
+    """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack), else as the
+    cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
+    if ami_type.startswith("BOTTLEROCKET_"):
+        return "node-image"
+    return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
 
 
-def eks_problems(spec: GpuNodePoolSpec, ami_type: str | None, path: str = "") -> list[Problem]:
+def eks_problems(
+    spec: GpuNodePoolSpec, ami_type: str | None, path: str = "", gpu_stack: GpuStack = "auto"
+) -> list[Problem]:
     """EKS rules for a validated pool: an NVIDIA AMI type of the right architecture, and sharing the image can do.
 
     MIG needs partitions made on the node: Bottlerocket makes them from its settings; on AL2023 only NVIDIA's
-    MIG Manager (GPU Operator) does, so MIG on AL2023 is rejected until the pool is served by the GPU Operator.
+    MIG Manager (GPU Operator) does, so MIG on AL2023 is rejected unless the pool is served by the GPU Operator.
     """
     chosen = ami_type_for(spec, ami_type)
     where = f"{path}.ami_type" if path else "ami_type"
@@ -135,7 +154,7 @@ def eks_problems(spec: GpuNodePoolSpec, ami_type: str | None, path: str = "") ->
         ]
     if device_plugin_host(chosen) == "node-image":
         return bottlerocket.bottlerocket_problems(spec, path)
-    if spec.mig is not None:
+    if spec.mig is not None and gpu_stack != "gpu-operator":
         bottlerocket_type = f"BOTTLEROCKET_{'x86_64' if arch == 'x86_64' else 'ARM_64'}_NVIDIA"
         return [
             Problem(
@@ -143,7 +162,7 @@ def eks_problems(spec: GpuNodePoolSpec, ami_type: str | None, path: str = "") ->
                 spec.mig.config_name,
                 f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
-                f"ami_type {bottlerocket_type} with a uniform mig.profile",
+                f"gpu_stack gpu-operator, or ami_type {bottlerocket_type} with a uniform mig.profile",
                 SOURCE_MIG_ON_EKS,
             )
         ]
@@ -161,13 +180,19 @@ def eks_taints(taints: Sequence[Taint]) -> list[dict[str, str]]:
     return result
 
 
-def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost) -> dict[str, str]:
-    """Node labels of the pool: the user's, the pool label, and the device plugin's selection labels when the
-    cluster's DaemonSet serves the pool (never on Bottlerocket, which runs its own plugin)."""
+def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+    """Node labels of the pool: the user's, the pool label, and the selection labels of whatever serves it: the
+    device plugin DaemonSet's, the GPU Operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`),
+    or, on Bottlerocket under the GPU Operator, ``nvidia.com/gpu.deploy.operands=false`` (the host plugin serves
+    the nodes and no operand runs there). Bottlerocket without the operator gets no NVIDIA labels."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if host == "daemonset":
         labels.update(device_plugin_node_labels(spec))
+    elif host == "gpu-operator":
+        labels.update(operator_node_labels(spec, "aws"))
+    elif gpu_stack == "gpu-operator":
+        labels.update(operand_off_label("operands"))
     return dict(sorted(labels.items()))
 
 
@@ -178,7 +203,7 @@ def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
     }
 
 
-def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str) -> dict[str, Any]:
+def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded)."""
     return {
         "ami_type": ami_type,
@@ -189,7 +214,7 @@ def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str) -> dict[str, Any]:
             "max_size": spec.max_size,
             "desired_size": spec.desired_size,
         },
-        "labels": node_labels(spec, device_plugin_host(ami_type)),
+        "labels": node_labels(spec, device_plugin_host(ami_type, gpu_stack), gpu_stack),
         "taints": eks_taints(spec.taints),
     }
 
@@ -229,11 +254,13 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     The node group ignores changes to ``scalingConfig.desiredSize`` so the Cluster Autoscaler owns it.
     Providers: ``aws``.
 
-    Attributes (plain values, known at preview): ``spec``, ``ami_type``, ``device_plugin_host``
-    (``daemonset`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``, ``node_selector``.
+    Attributes (plain values, known at preview): ``spec``, ``ami_type``, ``gpu_stack``, ``device_plugin_host``
+    (``daemonset``, ``gpu-operator`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``,
+    ``node_selector``.
 
     Raises:
-        GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image cannot do.
+        GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
+            AL2023, the GPU stack) cannot do.
     """
 
     node_group: aws.eks.NodeGroup
@@ -241,15 +268,17 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksGpuNodeGroupArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = GpuNodePoolSpec.from_args(args["pool"], "aws", "pool")
-        problems = eks_problems(spec, args.get("ami_type"), "pool")
+        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        problems = eks_problems(spec, args.get("ami_type"), "pool", gpu_stack)
         if problems:
             raise GpuSpecError(problems)
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
         self.spec = spec
+        self.gpu_stack = gpu_stack
         self.ami_type = ami_type_for(spec, args.get("ami_type"))
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(self.ami_type)
+        self.device_plugin_host: DevicePluginHost = device_plugin_host(self.ami_type, gpu_stack)
         self.advertised_resources = advertised_resources(spec)
-        inputs = node_group_inputs(spec, self.ami_type)
+        inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
         self.labels: dict[str, str] = inputs["labels"]
         self.taints = spec.taints
         self.node_selector = {POOL_LABEL: spec.name}

@@ -8,7 +8,7 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
 from gpu_components.azure import cluster
 from gpu_components.azure.aks import (
     AksGpuNodePool,
@@ -37,13 +37,13 @@ class AksWiringArgs(TypedDict):
     cluster_name: pulumi.Input[str]
 
 
-def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
     driver_path = f"{path}.azure.gpu_driver" if path else "azure.gpu_driver"
-    return aks_problems(spec, options.get("gpu_driver"), path, driver_path)
+    return aks_problems(spec, options.get("gpu_driver"), path, driver_path, gpu_stack)
 
 
-def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
-    return device_plugin_host(spec)
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
+    return device_plugin_host(spec, gpu_stack)
 
 
 def _create_pool(
@@ -51,12 +51,14 @@ def _create_pool(
     pool: GpuNodePoolArgs,
     options: Mapping[str, Any],
     wiring: Mapping[str, Any],
+    gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> AksGpuNodePool:
     args: AksGpuNodePoolArgs = {
         "pool": pool,
         "resource_group_name": wiring["resource_group_name"],
         "cluster_name": wiring["cluster_name"],
+        "gpu_stack": gpu_stack,
     }
     if "gpu_driver" in options:
         args["gpu_driver"] = options["gpu_driver"]
@@ -73,4 +75,5 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
 )
-"""AKS: user agent pools with the AKS-installed NVIDIA driver; the device plugin DaemonSet on every pool."""
+"""AKS: user agent pools with the AKS-installed NVIDIA driver (or, under the GPU Operator, optionally the
+operator's); the device plugin DaemonSet or the GPU Operator on every pool."""

@@ -10,6 +10,11 @@ nowhere else. Facts:
   ``mixed`` strategy: https://learn.microsoft.com/azure/aks/gpu-multi-instance
 - AKS installs the NVIDIA driver on GPU pools unless told not to, and not the device plugin:
   https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation
+- Under the GPU Operator (``gpu_stack: gpu-operator``): with AKS's driver the operator's driver and toolkit are off;
+  with ``gpu_driver: none`` the operator installs them (NVIDIA's AKS guide:
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html; who owns the driver is
+  checked by :func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`). MIG pools keep their
+  ``gpuInstanceProfile`` and the operator's MIG manager is kept off them.
 - Spot pools get the label ``kubernetes.azure.com/scalesetpriority: spot`` and the taint
   ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``; priority and max price are fixed at creation:
   https://learn.microsoft.com/azure/aks/spot-node-pool
@@ -25,10 +30,11 @@ import pulumi
 import pulumi_azure_native as azure_native
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost
+from gpu_components.adapter import DevicePluginHost, GpuStack
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
+from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
@@ -62,7 +68,7 @@ GPU_INSTANCE_PROFILES: Mapping[int, str] = MappingProxyType(
 
 GpuDriver = Literal["aks", "none"]
 """Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKS, its default) or ``none`` (nobody on the AKS
-side; for a GPU stack that brings its own driver)."""
+side; for a GPU stack that brings its own driver: the GPU Operator with ``operator_driver``)."""
 DEFAULT_GPU_DRIVER: GpuDriver = "aks"
 """AKS installs the driver, as it does when ``gpuProfile`` is not set; the device plugin stack needs it."""
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
@@ -82,8 +88,11 @@ class AksGpuNodePoolArgs(TypedDict):
         resource_group_name: resource group of the AKS cluster.
         cluster_name: name of the AKS cluster.
         gpu_driver: see :data:`GpuDriver`. Defaults to ``aks``. ``none`` is rejected while the pool is served by
-            the NVIDIA device plugin, which installs no driver.
+            the NVIDIA device plugin, which installs no driver; under the GPU Operator it needs the operator's
+            driver (``operator_driver``, checked by the cross-cloud composition).
         tags: Azure tags for the agent pool. Defaults to none.
+        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
+            ``gpu-operator`` the pool gets the operator's node labels instead of the device plugin's.
     """
 
     pool: GpuNodePoolArgs
@@ -91,11 +100,13 @@ class AksGpuNodePoolArgs(TypedDict):
     cluster_name: pulumi.Input[str]
     gpu_driver: NotRequired[GpuDriver]
     tags: NotRequired[Mapping[str, str]]
+    gpu_stack: NotRequired[GpuStack]
 
 
-def device_plugin_host(spec: GpuNodePoolSpec) -> DevicePluginHost:
-    """Where the device plugin runs on an AKS pool: always the cluster's DaemonSet (AKS installs none)."""
-    return "daemonset"
+def device_plugin_host(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
+    """Where the device plugin runs on an AKS pool (AKS installs none): the GPU Operator's under
+    ``gpu-operator``, else the cluster's DaemonSet."""
+    return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
 
 
 def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
@@ -128,7 +139,11 @@ def gpu_instance_profile(spec: GpuNodePoolSpec) -> str | None:
 
 
 def aks_problems(
-    spec: GpuNodePoolSpec, gpu_driver: str | None, path: str = "", driver_path: str = "gpu_driver"
+    spec: GpuNodePoolSpec,
+    gpu_driver: str | None,
+    path: str = "",
+    driver_path: str = "gpu_driver",
+    gpu_stack: GpuStack = "auto",
 ) -> list[Problem]:
     """AKS rules for a validated pool: a MIG layout AKS can make, and a driver for the device plugin.
 
@@ -137,6 +152,8 @@ def aks_problems(
         gpu_driver: the pool's ``gpu_driver`` option (``None``: the default, ``aks``).
         path: where the pool sits in the input (``pools[0]``); MIG problems are reported under ``<path>.mig``.
         driver_path: where ``gpu_driver`` sits in the input.
+        gpu_stack: the cluster's GPU stack. Under ``gpu-operator`` ``gpu_driver none`` is not rejected here: the
+            one driver-ownership rule (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`) decides.
     """
     problems: list[Problem] = []
     mig = spec.mig
@@ -164,14 +181,14 @@ def aks_problems(
             )
         )
     driver = gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER
-    if driver == "none" and device_plugin_host(spec) == "daemonset":
+    if driver == "none" and device_plugin_host(spec, gpu_stack) == "daemonset":
         problems.append(
             Problem(
                 driver_path,
                 driver,
                 "gpu_driver none stops AKS installing the NVIDIA driver, and the pool's GPU stack (the NVIDIA "
                 "device plugin, gpu_stack auto or device-plugin) installs none either: the GPUs would be unusable",
-                "gpu_driver aks with the device plugin",
+                "gpu_driver aks with the device plugin, or gpu_stack gpu-operator with operator_driver true",
                 SOURCE_GPU_DRIVER,
             )
         )
@@ -190,19 +207,24 @@ def aks_taints(taints: Sequence[Taint]) -> list[str]:
     return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in taints]
 
 
-def node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """Node labels of the pool: the user's, the pool label, the device plugin's selection labels (the DaemonSet
-    serves every AKS pool) and, on spot pools, the spot label AKS keeps among the pool's labels."""
+def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+    """Node labels of the pool: the user's, the pool label, the selection labels of what serves the pool (the
+    device plugin DaemonSet's, or the GPU Operator's with the MIG manager off MIG pools, whose partitions AKS makes
+    from ``gpuInstanceProfile``) and, on spot pools, the spot label AKS keeps among the pool's labels."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
-    if device_plugin_host(spec) == "daemonset":
+    if device_plugin_host(spec, gpu_stack) == "gpu-operator":
+        labels.update(operator_node_labels(spec, "azure", host_mig=spec.mig is not None))
+    else:
         labels.update(device_plugin_node_labels(spec))
     if spec.spot:
         labels.update(SPOT_LABELS)
     return dict(sorted(labels.items()))
 
 
-def agent_pool_inputs(spec: GpuNodePoolSpec, gpu_driver: GpuDriver = DEFAULT_GPU_DRIVER) -> dict[str, Any]:
+def agent_pool_inputs(
+    spec: GpuNodePoolSpec, gpu_driver: GpuDriver = DEFAULT_GPU_DRIVER, gpu_stack: GpuStack = "auto"
+) -> dict[str, Any]:
     """The plain ``azure_native.containerservice.AgentPool`` inputs derived from the spec (cluster wiring excluded).
 
     A ``User`` pool of Linux VM scale set nodes with the cluster autoscaler on between ``min_size`` and
@@ -219,7 +241,7 @@ def agent_pool_inputs(spec: GpuNodePoolSpec, gpu_driver: GpuDriver = DEFAULT_GPU
         "min_count": spec.min_size,
         "max_count": spec.max_size,
         "count": spec.desired_size,
-        "node_labels": node_labels(spec),
+        "node_labels": node_labels(spec, gpu_stack),
         "node_taints": aks_taints(pool_taints(spec)),
         "gpu_profile": {"driver": GPU_DRIVER_SETTINGS[gpu_driver]},
     }
@@ -241,9 +263,10 @@ class AksGpuNodePool(pulumi.ComponentResource):
     changes (:data:`REPLACE_ON_CHANGES`), and is deleted before its replacement is created, since the
     replacement has the same AKS name. Providers: ``azure-native``.
 
-    Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_instance_profile`` (``None``
-    without MIG), ``device_plugin_host`` (``daemonset``), ``labels``, ``taints`` (the spot taint included),
-    ``advertised_resources``, ``node_selector`` (the pool label; AKS requires nothing more).
+    Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_stack``, ``gpu_instance_profile``
+    (``None`` without MIG), ``device_plugin_host`` (``daemonset`` or ``gpu-operator``), ``labels``, ``taints``
+    (the spot taint included), ``advertised_resources``, ``node_selector`` (the pool label; AKS requires nothing
+    more).
 
     Raises:
         GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin.
@@ -253,16 +276,18 @@ class AksGpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = GpuNodePoolSpec.from_args(args["pool"], "azure", "pool")
-        problems = aks_problems(spec, args.get("gpu_driver"), "pool", "gpu_driver")
+        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        problems = aks_problems(spec, args.get("gpu_driver"), "pool", "gpu_driver", gpu_stack)
         if problems:
             raise GpuSpecError(problems)
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.spec = spec
+        self.gpu_stack = gpu_stack
         self.gpu_driver: GpuDriver = args.get("gpu_driver", DEFAULT_GPU_DRIVER)
         self.gpu_instance_profile = gpu_instance_profile(spec)
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(spec)
+        self.device_plugin_host: DevicePluginHost = device_plugin_host(spec, gpu_stack)
         self.advertised_resources = advertised_resources(spec)
-        inputs = agent_pool_inputs(spec, self.gpu_driver)
+        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         self.labels: dict[str, str] = inputs["node_labels"]
         self.taints = pool_taints(spec)
         self.node_selector = {POOL_LABEL: spec.name}

@@ -8,10 +8,10 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
-from gpu_components.gcp.gke import DEVICE_PLUGIN_HOST, GkeGpuNodePool, GkeGpuNodePoolArgs, gke_problems
+from gpu_components.gcp.gke import GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
 from gpu_components.shape import STRICT
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
@@ -19,7 +19,8 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 @STRICT
 class GkePoolOptionsArgs(TypedDict):
     """GKE-only settings of a pool (block ``gcp`` of a cluster pool). ``driver_version``: ``DEFAULT`` or
-    ``LATEST``; see :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
+    ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator); see
+    :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
 
     driver_version: NotRequired[str]
 
@@ -38,12 +39,12 @@ class GkeWiringArgs(TypedDict):
 _WIRING_KEYS = ("project", "node_locations", "service_account")
 
 
-def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str) -> list[Problem]:
-    return gke_problems(spec, options.get("driver_version"), path)
+def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
+    return gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
 
 
-def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> DevicePluginHost:
-    return DEVICE_PLUGIN_HOST
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
+    return device_plugin_host(gpu_stack)
 
 
 def _create_pool(
@@ -51,9 +52,15 @@ def _create_pool(
     pool: GpuNodePoolArgs,
     options: Mapping[str, Any],
     wiring: Mapping[str, Any],
+    gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> GkeGpuNodePool:
-    args: GkeGpuNodePoolArgs = {"pool": pool, "cluster": wiring["cluster"], "location": wiring["location"]}
+    args: GkeGpuNodePoolArgs = {
+        "pool": pool,
+        "cluster": wiring["cluster"],
+        "location": wiring["location"],
+        "gpu_stack": gpu_stack,
+    }
     for key in _WIRING_KEYS:
         if key in wiring:
             args[key] = wiring[key]  # type: ignore[literal-required]  # keys of GkeWiringArgs and the pool args
@@ -72,4 +79,5 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
 )
-"""GKE: Standard node pools whose driver and device plugin GKE manages; sharing is a node-pool setting."""
+"""GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
+the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages."""

@@ -20,6 +20,14 @@ nowhere else. GKE differs from EKS and AKS in three ways the library has to know
   says ("at most 1 nvidia.com/gpu can be requested on GPU nodes", GKE's time-sharing page), and it has no
   ``.shared`` resource names, so ``rename_by_default`` is refused.
 
+**Under the GPU Operator** (``gpu_stack: gpu-operator``) the NVIDIA stack replaces GKE's: GKE's driver installation
+is off (``driver_version: INSTALLATION_DISABLED``, the operator installs the driver on an Ubuntu node image), GKE's
+device plugin is kept off the nodes by the node label ``gke-no-default-nvidia-gpu-device-plugin=true``, and no
+``gpu_sharing_config`` or ``gpu_partition_size`` is sent: the operator's device plugin shares GPUs and its MIG
+manager partitions them, so resources follow the NVIDIA device plugin's naming and GKE's sharing limits do not
+apply (NVIDIA's GKE guide:
+https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html). GKE still taints the nodes.
+
 Facts and their sources:
 
 - GPU node pools, driver installation, the automatic taint:
@@ -61,8 +69,14 @@ import pulumi_gcp as gcp
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import DevicePluginHost
+from gpu_components.adapter import DevicePluginHost, GpuStack
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import advertised_resources
+from gpu_components.nvidia.gpu_operator import (
+    GKE_DRIVER_INSTALLATION_DISABLED,
+    driver_owner_problems,
+    operator_node_labels,
+)
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
     GPU_TAINT_KEY,
@@ -89,6 +103,13 @@ TOKEN = "gpu-components:index:GkeGpuNodePool"
 DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
 """GKE runs its own device plugin on GPU nodes; the NVIDIA device plugin DaemonSet must stay off them."""
 
+
+def device_plugin_host(gpu_stack: GpuStack = "auto") -> DevicePluginHost:
+    """Who advertises GPUs on a GKE pool: GKE's own plugin (:data:`DEVICE_PLUGIN_HOST`), or the GPU Operator's
+    under ``gpu-operator`` (GKE's is then kept off the nodes by label)."""
+    return "gpu-operator" if gpu_stack == "gpu-operator" else DEVICE_PLUGIN_HOST
+
+
 GPU_RESOURCE = "nvidia.com/gpu"
 """The one resource GKE's device plugin advertises, for whole GPUs, shared GPUs and MIG partitions alike."""
 
@@ -111,8 +132,14 @@ MAX_SHARED_CLIENTS_PER_GPU = 48
 """Most clients GKE lets share one GPU, for time-sharing and MPS alike."""
 
 DRIVER_VERSIONS = ("DEFAULT", "LATEST")
-"""Driver installation modes the library accepts. ``INSTALLATION_DISABLED`` (a driver installed by someone else,
-e.g. the GPU Operator) is refused until the library has a GPU Operator stack for GKE."""
+"""Driver installation modes the library accepts with GKE's own device plugin. ``INSTALLATION_DISABLED`` (a driver
+installed by someone else) is accepted only under the GPU Operator (:data:`OPERATOR_DRIVER_VERSIONS`)."""
+OPERATOR_DRIVER_VERSIONS = (*DRIVER_VERSIONS, GKE_DRIVER_INSTALLATION_DISABLED)
+"""Driver installation modes known under the GPU Operator; which one is right is the driver-ownership rule's
+(:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`: ``INSTALLATION_DISABLED``)."""
+OPERATOR_IMAGE_TYPE = "UBUNTU_CONTAINERD"
+"""Node image of GKE pools served by the GPU Operator: its driver containers support Ubuntu, not Container-Optimized
+OS (NVIDIA's GKE guide)."""
 DEFAULT_DRIVER_VERSION = "DEFAULT"
 """Driver installation mode used when none is given: GKE's default driver for the node's GKE version. It is what
 GKE installs when the mode is left out, so stating it changes nothing on the nodes, while leaving it out lets the
@@ -179,7 +206,10 @@ class GkeGpuNodePoolArgs(TypedDict):
         service_account: email of the nodes' service account. Defaults to a new one with
             :data:`NODE_SERVICE_ACCOUNT_ROLES` on the project.
         driver_version: GKE driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT``
-            (:data:`DEFAULT_DRIVER_VERSION`, and why).
+            (:data:`DEFAULT_DRIVER_VERSION`, and why). Under the GPU Operator it must be ``INSTALLATION_DISABLED``.
+        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto`` (GKE's
+            driver and device plugin). ``gpu-operator``: see the module docstring; the operator itself is
+            :class:`~gpu_components.kubernetes.NvidiaGpuOperator` with ``operator_driver`` true.
     """
 
     pool: GpuNodePoolArgs
@@ -189,6 +219,7 @@ class GkeGpuNodePoolArgs(TypedDict):
     node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
     service_account: NotRequired[pulumi.Input[str]]
     driver_version: NotRequired[str]
+    gpu_stack: NotRequired[GpuStack]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -205,7 +236,11 @@ def _taint_text(taint: Taint) -> str:
 
 
 def gke_problems(
-    spec: GpuNodePoolSpec, driver_version: str | None, path: str = "", options_path: str | None = None
+    spec: GpuNodePoolSpec,
+    driver_version: str | None,
+    path: str = "",
+    options_path: str | None = None,
+    gpu_stack: GpuStack = "auto",
 ) -> list[Problem]:
     """GKE rules for a validated pool; every problem at once.
 
@@ -214,6 +249,9 @@ def gke_problems(
         driver_version: the pool's ``driver_version`` option, or ``None`` for the default.
         path: prefix of the pool's fields, e.g. ``pools[0]``.
         options_path: prefix of the GKE options (``driver_version``). Defaults to ``<path>.gcp``.
+        gpu_stack: the cluster's GPU stack. Under ``gpu-operator`` ``INSTALLATION_DISABLED`` is a known mode (the
+            driver-ownership rule, checked by the composition, requires it) and GKE's sharing and MIG rules do not
+            apply: the operator's device plugin and MIG manager do the sharing and partitioning.
 
     Rules (sources in the module docstring): the driver mode is ``DEFAULT`` or ``LATEST``; GPUs attach only to
     N1 (T4, V100, in the counts N1 allows); no taint with the key ``nvidia.com/gpu`` other than GKE's own; no
@@ -224,14 +262,16 @@ def gke_problems(
     problems: list[Problem] = []
     options = _join(path, "gcp") if options_path is None else options_path
     chosen = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
-    if chosen not in DRIVER_VERSIONS:
+    operator = gpu_stack == "gpu-operator"
+    known = OPERATOR_DRIVER_VERSIONS if operator else DRIVER_VERSIONS
+    if chosen not in known:
         problems.append(
             Problem(
                 _join(options, "driver_version"),
                 chosen,
                 "not a GKE driver installation mode the library supports (INSTALLATION_DISABLED would leave the "
-                "nodes without a driver: the library has no GPU Operator stack for GKE yet)",
-                ", ".join(DRIVER_VERSIONS),
+                "nodes without a driver unless gpu_stack is gpu-operator, whose driver then installs it)",
+                ", ".join(known),
                 SOURCE_DRIVER,
             )
         )
@@ -259,7 +299,8 @@ def gke_problems(
                     SOURCE_GKE_GPUS,
                 )
             )
-    problems += _sharing_problems(spec, path)
+    if not operator:
+        problems += _sharing_problems(spec, path)
     return problems
 
 
@@ -379,17 +420,24 @@ def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
     return (DEFAULT_GPU_TAINT, *spec.taints)
 
 
-def node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """Node labels the pool sets: the user's and the pool label. No device-plugin labels: GKE runs its own plugin,
-    and it labels GPU nodes itself (:data:`GKE_GPU_LABELS`)."""
+def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+    """Node labels the pool sets: the user's and the pool label. No device-plugin labels with GKE's own plugin
+    (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the operator's
+    (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off included)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
+    if gpu_stack == "gpu-operator":
+        labels.update(operator_node_labels(spec, "gcp"))
     return dict(sorted(labels.items()))
 
 
-def gke_advertised_resources(spec: GpuNodePoolSpec) -> dict[str, int]:
+def gke_advertised_resources(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, int]:
     """What each node advertises under GKE's device plugin: ``{"nvidia.com/gpu": n}``, with ``n`` = GPUs x MIG
-    partitions per GPU x clients per GPU (time-sharing or MPS; with MIG, each partition is shared)."""
+    partitions per GPU x clients per GPU (time-sharing or MPS; with MIG, each partition is shared). Under the GPU
+    Operator, what the NVIDIA device plugin advertises
+    (:func:`~gpu_components.nvidia.device_plugin.advertised_resources`)."""
+    if gpu_stack == "gpu-operator":
+        return advertised_resources(spec)
     count = spec.gpu_count
     if spec.mig is not None:
         count *= spec.mig.instances_per_gpu
@@ -398,9 +446,12 @@ def gke_advertised_resources(spec: GpuNodePoolSpec) -> dict[str, int]:
     return {GPU_RESOURCE: count}
 
 
-def gke_node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """The labels GKE puts on the pool's nodes for its accelerator settings (sorted)."""
+def gke_node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+    """The labels GKE puts on the pool's nodes for its accelerator settings (sorted); only the accelerator under
+    the GPU Operator, which GKE is not told about sharing or partitions for."""
     labels = {ACCELERATOR_LABEL: accelerator_type_for(spec)}
+    if gpu_stack == "gpu-operator":
+        return labels
     if spec.sharing is not None:
         labels[SHARING_STRATEGY_LABEL] = SHARING_STRATEGIES[type(spec.sharing)][1]
         labels[MAX_SHARED_CLIENTS_LABEL] = str(spec.sharing.replicas)
@@ -409,17 +460,20 @@ def gke_node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
     return dict(sorted(labels.items()))
 
 
-def gke_node_selector(spec: GpuNodePoolSpec) -> dict[str, str]:
+def gke_node_selector(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
     """A pod node selector for the pool: the pool label and GKE's accelerator, sharing and partition labels.
 
     GKE asks workloads for shared GPUs and MIG partitions to select those labels, so a pod that expects a
     partition or a share never lands on a whole GPU. MPS pods also need ``hostIPC: true`` (GKE's MPS page).
     """
-    return dict(sorted({POOL_LABEL: spec.name, **gke_node_labels(spec)}.items()))
+    return dict(sorted({POOL_LABEL: spec.name, **gke_node_labels(spec, gpu_stack)}.items()))
 
 
-def guest_accelerator(spec: GpuNodePoolSpec, driver_version: str | None = None) -> dict[str, Any]:
-    """The pool's ``node_config.guest_accelerators`` entry: type, count, driver mode, sharing, partition size."""
+def guest_accelerator(
+    spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto"
+) -> dict[str, Any]:
+    """The pool's ``node_config.guest_accelerators`` entry: type, count, driver mode, sharing, partition size
+    (the last two not under the GPU Operator, whose device plugin and MIG manager do them)."""
     accelerator: dict[str, Any] = {
         "type": accelerator_type_for(spec),
         "count": spec.gpu_count,
@@ -427,6 +481,8 @@ def guest_accelerator(spec: GpuNodePoolSpec, driver_version: str | None = None) 
             "gpu_driver_version": DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
         },
     }
+    if gpu_stack == "gpu-operator":
+        return accelerator
     if spec.mig is not None and spec.mig.profile is not None:
         accelerator["gpu_partition_size"] = spec.mig.profile
     if spec.sharing is not None:
@@ -437,23 +493,29 @@ def guest_accelerator(spec: GpuNodePoolSpec, driver_version: str | None = None) 
     return accelerator
 
 
-def node_pool_inputs(spec: GpuNodePoolSpec, driver_version: str | None = None) -> dict[str, Any]:
+def node_pool_inputs(
+    spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto"
+) -> dict[str, Any]:
     """The plain ``gcp.container.NodePool`` inputs derived from the spec (cluster wiring and service account
     excluded). ``autoscaling`` uses the pool-wide ``total_*`` limits (GKE's per-zone limits would multiply by
-    the zones); ``initial_node_count`` is per zone, as GKE defines it."""
-    return {
+    the zones); ``initial_node_count`` is per zone, as GKE defines it. Under the GPU Operator the nodes run
+    :data:`OPERATOR_IMAGE_TYPE`."""
+    inputs: dict[str, Any] = {
         "name": spec.name,
         "initial_node_count": spec.desired_size,
         "autoscaling": {"total_min_node_count": spec.min_size, "total_max_node_count": spec.max_size},
         "node_config": {
             "machine_type": spec.instance_type,
-            "guest_accelerators": [guest_accelerator(spec, driver_version)],
-            "labels": node_labels(spec),
+            "guest_accelerators": [guest_accelerator(spec, driver_version, gpu_stack)],
+            "labels": node_labels(spec, gpu_stack),
             "taints": gke_taints(spec.taints),
             "spot": spec.spot,
             "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
         },
     }
+    if gpu_stack == "gpu-operator":
+        inputs["node_config"]["image_type"] = OPERATOR_IMAGE_TYPE
+    return inputs
 
 
 def service_account_id(name: str) -> str:
@@ -510,12 +572,14 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     deleted before it is replaced (GPU quota rarely holds two pools at once) and ignores changes to
     ``initialNodeCount`` (which would replace it; the autoscaler owns the size). Providers: ``gcp``.
 
-    Attributes (plain values, known at preview): ``spec``, ``device_plugin_host`` (``cloud``), ``accelerator_type``,
+    Attributes (plain values, known at preview): ``spec``, ``gpu_stack``, ``device_plugin_host`` (``cloud``, or
+    ``gpu-operator`` under the GPU Operator), ``accelerator_type``,
     ``driver_version``, ``labels`` (what the pool sets), ``taints`` (what the nodes carry, GKE's included),
     ``advertised_resources``, ``node_selector``. Outputs: ``node_pool``, ``service_account_email``.
 
     Raises:
-        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`).
+        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); under the GPU Operator, a
+            driver mode other than ``INSTALLATION_DISABLED``.
     """
 
     node_pool: gcp.container.NodePool
@@ -524,19 +588,24 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = GpuNodePoolSpec.from_args(args["pool"], "gcp", "pool")
         driver_version = args.get("driver_version")
-        problems = gke_problems(spec, driver_version, "pool", options_path="")
+        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
+        if gpu_stack == "gpu-operator":
+            # On GKE the operator always owns the driver (NVIDIA's GKE guide), so the one rule is asked with it.
+            problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
         if problems:
             raise GpuSpecError(problems)
         super().__init__(TOKEN, name, None, opts)
         self.spec = spec
-        self.device_plugin_host: DevicePluginHost = DEVICE_PLUGIN_HOST
+        self.gpu_stack = gpu_stack
+        self.device_plugin_host: DevicePluginHost = device_plugin_host(gpu_stack)
         self.accelerator_type = accelerator_type_for(spec)
         self.driver_version = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
-        inputs = node_pool_inputs(spec, self.driver_version)
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         self.labels: dict[str, str] = inputs["node_config"]["labels"]
         self.taints = gke_effective_taints(spec)
-        self.advertised_resources = gke_advertised_resources(spec)
-        self.node_selector = gke_node_selector(spec)
+        self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
+        self.node_selector = gke_node_selector(spec, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

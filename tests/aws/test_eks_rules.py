@@ -44,7 +44,7 @@ def test_wrong_architecture_ami_type_is_rejected() -> None:
 def test_mig_on_al2023_points_to_bottlerocket() -> None:
     [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), None)
     assert problem.path == "mig"
-    assert problem.valid == "ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile"
+    assert problem.valid == "gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile"
 
 
 def test_bottlerocket_rejects_what_it_cannot_do() -> None:

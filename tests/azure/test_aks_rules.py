@@ -187,7 +187,7 @@ def test_gpu_driver_none_is_rejected_with_the_device_plugin() -> None:
     assert "gpu_driver none" in problem.message
     assert "device plugin" in problem.message
     assert "gpu_stack" in problem.message
-    assert problem.valid == "gpu_driver aks with the device plugin"
+    assert problem.valid == "gpu_driver aks with the device plugin, or gpu_stack gpu-operator with operator_driver true"
     assert problem.source == SOURCE_GPU_DRIVER
 
 
@@ -198,9 +198,9 @@ def test_gpu_driver_aks_is_the_default() -> None:
 
 
 def test_adapter_reports_problems_under_the_pool_options() -> None:
-    problems = ADAPTER.problems(a100("1g.20gb"), {"gpu_driver": "none"}, "pools[2]")
+    problems = ADAPTER.problems(a100("1g.20gb"), {"gpu_driver": "none"}, "pools[2]", "auto")
     assert [p.path for p in problems] == ["pools[2].mig.profile", "pools[2].azure.gpu_driver"]
-    assert ADAPTER.device_plugin_host(spec(), {}) == "daemonset"
+    assert ADAPTER.device_plugin_host(spec(), {}, "auto") == "daemonset"
 
 
 def test_aks_gpu_node_label_is_exposed() -> None:

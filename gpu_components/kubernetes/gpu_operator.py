@@ -1,0 +1,170 @@
+"""``NvidiaGpuOperator``: the NVIDIA GPU Operator for the GPU pools of one cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.catalog import Cloud
+from gpu_components.errors import GpuSpecError
+from gpu_components.nvidia.device_plugin import device_plugin_config_map
+from gpu_components.nvidia.gpu_operator import (
+    GPU_OPERATOR_CHART,
+    GPU_OPERATOR_CHART_VERSION,
+    GPU_OPERATOR_REPOSITORY,
+    gke_resource_quota_spec,
+    gpu_operator_problems,
+    gpu_operator_values,
+)
+from gpu_components.nvidia.mig import mig_config_map
+from gpu_components.spec import GpuNodePoolArgs, Taint, TaintArgs, parse_pools
+
+DEFAULT_NAMESPACE = "gpu-operator"
+"""Namespace of the operator, the one NVIDIA's install instructions use."""
+DEVICE_PLUGIN_CONFIG_MAP_NAME = "gpu-operator-device-plugin-configs"
+"""Name of the ConfigMap of per-pool device plugin configs (fixed, so the chart values can refer to it)."""
+MIG_CONFIG_MAP_NAME = "gpu-operator-mig-parted-config"
+"""Name of the ConfigMap holding the mig-parted config under ``config.yaml`` (fixed, for the chart values)."""
+RELEASE_NAME = "gpu-operator"
+"""Helm release name."""
+RESOURCE_QUOTA_NAME = "gpu-operator-quota"
+"""Name of the GKE-only ResourceQuota admitting the operands' ``system-node-critical`` pods (NVIDIA's GKE guide)."""
+PRIVILEGED_NAMESPACE_LABELS: Mapping[str, str] = MappingProxyType({"pod-security.kubernetes.io/enforce": "privileged"})
+"""Namespace labels that let Pod Security Admission run the operands, which are privileged (NVIDIA's
+getting-started prerequisites)."""
+
+
+class NvidiaGpuOperatorArgs(TypedDict):
+    """Inputs of :class:`NvidiaGpuOperator`.
+
+    Fields:
+        cloud: the cloud of the pools (``aws``, ``azure``, ``gcp``); pools are validated for it, and AKS and GKE get
+            the settings NVIDIA's guides give for them.
+        pools: the GPU pools the operator serves (:class:`~gpu_components.spec.GpuNodePoolArgs`). Their nodes need
+            the labels of :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`.
+        operator_driver: the operator installs the NVIDIA driver and container toolkit. Defaults to False: the EKS
+            NVIDIA AMIs and AKS's default images ship both. Must agree with each pool's cloud setting
+            (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, checked by the cross-cloud
+            composition, which knows the pools' cloud options); on GKE it must be True.
+        dcgm_exporter: run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to True.
+        service_monitor: create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are
+            installed. Defaults to False.
+        namespace: namespace to create and install into. Defaults to ``gpu-operator``.
+        chart_version: chart version. Defaults to the pinned, tested ``v26.7.0``.
+        helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
+        node_taints: taints the cloud puts on the pools' nodes itself (e.g. AKS spot pools), tolerated too.
+            Defaults to none.
+    """
+
+    cloud: Cloud
+    pools: list[GpuNodePoolArgs]
+    operator_driver: NotRequired[bool]
+    dcgm_exporter: NotRequired[bool]
+    service_monitor: NotRequired[bool]
+    namespace: NotRequired[str]
+    chart_version: NotRequired[str]
+    helm_values: NotRequired[dict[str, Any]]
+    node_taints: NotRequired[list[TaintArgs]]
+
+
+class NvidiaGpuOperator(pulumi.ComponentResource):
+    """Namespace, device plugin and mig-parted ConfigMaps, and the ``gpu-operator`` Helm release.
+
+    The device plugin uses the same per-pool config entries as the bare plugin (selected by the node label
+    ``nvidia.com/device-plugin.config``); the MIG manager applies each MIG pool's layout (selected by
+    ``nvidia.com/mig.config``). A change of either config rolls the operand that reads it. Every operand and the
+    node-feature-discovery worker tolerate every pool taint.
+
+    Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
+    ``<name>-resource-quota`` (GKE only), ``<name>-release``. Providers: ``kubernetes``.
+
+    Attributes (plain values, known at preview): ``specs``, ``device_plugin_configs`` and ``mig_configs`` (the
+    ConfigMaps' data), ``values`` (the chart values).
+
+    Raises:
+        GpuSpecError: invalid pools, MIG pools with different strategies, MIG config names with two layouts, a
+            ServiceMonitor without the exporter (before anything is registered).
+    """
+
+    namespace: pulumi.Output[str]
+    device_plugin_config_map_name: pulumi.Output[str]
+    mig_config_map_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: NvidiaGpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        cloud = args["cloud"]
+        specs = parse_pools(args["pools"], cloud)
+        dcgm_exporter = args.get("dcgm_exporter", True)
+        service_monitor = args.get("service_monitor", False)
+        problems = gpu_operator_problems(specs, dcgm_exporter, service_monitor)
+        if problems:
+            raise GpuSpecError(problems)
+        node_taints = [Taint(t["key"], t.get("value", ""), t["effect"]) for t in args.get("node_taints", [])]
+        super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
+        self.specs = specs
+        self.device_plugin_configs = device_plugin_config_map(specs)
+        self.mig_configs = mig_config_map(specs)
+        self.values = gpu_operator_values(
+            specs,
+            cloud,
+            args.get("operator_driver", False),
+            DEVICE_PLUGIN_CONFIG_MAP_NAME,
+            MIG_CONFIG_MAP_NAME,
+            dcgm_exporter=dcgm_exporter,
+            service_monitor=service_monitor,
+            node_taints=node_taints,
+            overrides=args.get("helm_values"),
+        )
+        child = pulumi.ResourceOptions(parent=self)
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": args.get("namespace", DEFAULT_NAMESPACE), "labels": dict(PRIVILEGED_NAMESPACE_LABELS)},
+            opts=child,
+        )
+        device_plugin_config = k8s.core.v1.ConfigMap(
+            f"{name}-device-plugin-config",
+            metadata={"name": DEVICE_PLUGIN_CONFIG_MAP_NAME, "namespace": namespace.metadata.name},
+            data=self.device_plugin_configs,
+            opts=child,
+        )
+        mig_config = k8s.core.v1.ConfigMap(
+            f"{name}-mig-config",
+            metadata={"name": MIG_CONFIG_MAP_NAME, "namespace": namespace.metadata.name},
+            data=self.mig_configs,
+            opts=child,
+        )
+        needs: list[pulumi.Resource] = [device_plugin_config, mig_config]
+        if cloud == "gcp":
+            quota_spec: Any = gke_resource_quota_spec()  # camelCase keys, as Kubernetes spells them
+            needs.append(
+                k8s.core.v1.ResourceQuota(
+                    f"{name}-resource-quota",
+                    metadata={"name": RESOURCE_QUOTA_NAME, "namespace": namespace.metadata.name},
+                    spec=quota_spec,
+                    opts=child,
+                )
+            )
+        k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=GPU_OPERATOR_CHART,
+            version=args.get("chart_version", GPU_OPERATOR_CHART_VERSION),
+            repository_opts={"repo": GPU_OPERATOR_REPOSITORY},
+            namespace=namespace.metadata.name,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=needs),
+        )
+        self.namespace = namespace.metadata.name
+        self.device_plugin_config_map_name = device_plugin_config.metadata.name
+        self.mig_config_map_name = mig_config.metadata.name
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "devicePluginConfigMapName": self.device_plugin_config_map_name,
+                "migConfigMapName": self.mig_config_map_name,
+            }
+        )

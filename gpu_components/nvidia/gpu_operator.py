@@ -1,0 +1,402 @@
+"""Pure renderers and rules for the NVIDIA GPU Operator: who owns the driver, node labels, and Helm values.
+
+The GPU Operator (chart ``gpu-operator`` v26.7.0 from https://helm.ngc.nvidia.com/nvidia) runs the driver,
+container toolkit, device plugin, GPU feature discovery, MIG manager and DCGM exporter as DaemonSets on every GPU
+node it finds. This module decides, from plain values, what it must and must not do on the pools it serves:
+
+- **One driver owner per node** (:func:`driver_owner_problems`): the node image or the cloud installs the NVIDIA
+  driver (EKS NVIDIA AMIs; AKS unless the pool's ``gpu_driver`` is ``none``; GKE unless its ``driver_version`` is
+  ``INSTALLATION_DISABLED``), *or* the operator does (``driver.enabled``). Two owners, or none, is an error naming
+  both settings. On GKE the operator additionally requires GKE's own installation to be off.
+- **The device plugin config** is the bare plugin's
+  (:func:`~gpu_components.nvidia.device_plugin.device_plugin_config_map`: ``default`` plus one entry per pool,
+  selected by the node label ``nvidia.com/device-plugin.config``). The operator does not watch that ConfigMap
+  (NVIDIA: "The Operator does not monitor the time-slicing config maps"), so the values carry the configs' hash
+  as an environment variable of the device plugin container: a changed config changes the DaemonSet's pod
+  template and the operator rolls it. The MIG manager gets the same treatment: it reads its config file when it
+  starts and then only watches the node label.
+- **MIG** through the MIG manager: the mig-parted config of :mod:`gpu_components.nvidia.mig` in its own ConfigMap
+  (``migManager.config``, default ``all-disabled``) and the node label ``nvidia.com/mig.config``. The operator has
+  one ``mig.strategy`` per cluster, so all MIG pools it serves must share one strategy (pools without MIG work under
+  either: a GPU without MIG is advertised as ``nvidia.com/gpu`` by both strategies).
+- **Tolerations**: ``daemonsets.tolerations`` (every operand) and ``node-feature-discovery.worker.tolerations``
+  (without NFD's labels the operator never recognises a GPU node) cover every pool taint.
+
+Facts and sources (GPU Operator v26.7.0 unless said otherwise):
+- Chart values: https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/deployments/gpu-operator/values.yaml; the
+  version string ``v26.7.0`` (with ``v``) as in ``helm show values nvidia/gpu-operator --version=v26.7.0``
+  (NVIDIA's Helm values reference) and the repository's tag.
+- Chart defaults that matter here: ``dcgmExporter.serviceMonitor.enabled: true`` (needs the Prometheus Operator's
+  CRD, so the library states it), ``cdi.enabled: true``, ``mig.strategy: single``,
+  ``daemonsets.tolerations`` and ``node-feature-discovery.worker.tolerations`` (``nvidia.com/gpu`` Exists).
+- Device plugin env and config handling: ``controllers/object_controls.go`` (``TransformDevicePlugin``,
+  ``handleDevicePluginConfig``); restart after a config change: NVIDIA "Time-Slicing GPUs in Kubernetes",
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-sharing.html
+- MIG manager (``WITH_REBOOT``; config read at start, then the label watched): NVIDIA "GPU Operator with MIG",
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html ("In a CSP environment
+  such as Google Cloud, also specify ... WITH_REBOOT ... true"), mig-parted v0.15.0
+  ``cmd/nvidia-mig-manager/main.go`` and ``deployments/container/reconfigure-mig.sh`` (reboots only when the MIG
+  mode change did not take effect).
+- Per-node operand switches ``nvidia.com/gpu.deploy.<operand>=false`` are honoured by the operator
+  (``controllers/state_manager.go``, ``addGPUStateLabels``); NVIDIA "Installing the NVIDIA GPU Operator",
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html
+- AKS: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html (with AKS's driver:
+  ``driver.enabled=false``, ``toolkit.enabled=false``, ``operator.runtimeClass=nvidia-container-runtime``; with
+  the driver install skipped: no special settings).
+- GKE: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html (node label
+  ``gke-no-default-nvidia-gpu-device-plugin=true`` and ``gpu-driver-version=disabled``; a ResourceQuota admitting
+  ``system-node-critical`` pods in the operator's namespace; on GKE 1.33+ the toolkit needs
+  ``RUNTIME_CONFIG_SOURCE=file``; ``cdi.enabled=true``; the operator-managed driver needs Ubuntu node images).
+- EKS: the NVIDIA AMIs ship driver and container toolkit:
+  https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from gpu_components.catalog import Cloud
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import (
+    DEFAULT_CONFIG_NAME,
+    config_hash,
+    daemonset_tolerations,
+    deep_merge,
+    device_plugin_config_map,
+)
+from gpu_components.nvidia.mig import ALL_DISABLED, mig_config_map, mig_config_problems, mig_node_labels
+from gpu_components.spec import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
+    OPERAND_LABEL_PREFIX,
+    GpuNodePoolSpec,
+    MigStrategy,
+    Taint,
+)
+
+GPU_OPERATOR_CHART = "gpu-operator"
+"""Helm chart name of the NVIDIA GPU Operator."""
+GPU_OPERATOR_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+"""The chart's official Helm repository (NVIDIA NGC)."""
+GPU_OPERATOR_CHART_VERSION = "v26.7.0"
+"""Pinned chart version, spelt as NVIDIA publishes it (with ``v``). Changing it is a deliberate upgrade, noted in
+CHANGELOG.md."""
+
+DEFAULT_MIG_STRATEGY: MigStrategy = "single"
+"""``mig.strategy`` when no pool uses MIG: the chart's own default."""
+CONFIG_HASH_ENV = "GPU_COMPONENTS_CONFIG_HASH"
+"""Environment variable carrying a ConfigMap's hash into an operand's pod template, so a changed config rolls it
+(the operator watches neither the device plugin's nor the MIG manager's ConfigMap). No NVIDIA component reads it."""
+WITH_REBOOT_ENV = "WITH_REBOOT"
+"""MIG manager setting: reboot the node when a MIG mode change does not take effect without one, as in cloud VMs."""
+GKE_DRIVER_INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+"""GKE ``gpu_driver_version`` that turns off GKE's driver installation."""
+GKE_TOOLKIT_ENV = MappingProxyType({"RUNTIME_CONFIG_SOURCE": "file"})
+"""Toolkit environment NVIDIA's GKE guide requires on GKE 1.33+ (else the toolkit misconfigures containerd)."""
+AKS_RUNTIME_CLASS = "nvidia-container-runtime"
+"""``operator.runtimeClass`` with AKS's preinstalled toolkit (NVIDIA's AKS guide)."""
+NFD_WORKER_CONTROL_PLANE_TOLERATION = MappingProxyType(
+    {"key": "node-role.kubernetes.io/control-plane", "operator": "Equal", "value": "", "effect": "NoSchedule"}
+)
+"""The chart's own first NFD worker toleration, kept when the list is replaced."""
+
+SOURCE_OPERATOR_VALUES = "https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/deployments/gpu-operator/values.yaml"
+SOURCE_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
+SOURCE_DRIVER_OWNER: Mapping[str, str] = MappingProxyType(
+    {
+        "aws": "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
+        "azure": "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html",
+        "gcp": "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html",
+    }
+)
+"""Per cloud, the page saying who installs the driver and how the operator must be told."""
+
+NODE_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {"aws": "ami_type", "azure": "gpu_driver", "gcp": "driver_version"}
+)
+"""Per cloud, the pool option that decides whether the node image or cloud installs the NVIDIA driver."""
+DEFAULT_NODE_DRIVERS: Mapping[str, str] = MappingProxyType(
+    {"aws": "AL2023_x86_64_NVIDIA", "azure": "aks", "gcp": "DEFAULT"}
+)
+"""Per cloud, the adapters' default for that option (EKS: the AL2023 NVIDIA AMI of the pool's architecture)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Driver ownership
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def node_installs_driver(cloud: Cloud, node_driver: str) -> bool:
+    """Whether the node image or the cloud installs the NVIDIA driver, given the pool's driver option.
+
+    ``aws``: every AMI type the EKS adapter accepts is an NVIDIA AMI with the driver (AL2023 and Bottlerocket
+    NVIDIA); ``azure``: ``gpu_driver`` ``aks`` (``gpuProfile.driver: Install``) yes, ``none`` no; ``gcp``:
+    ``driver_version`` other than ``INSTALLATION_DISABLED``.
+    """
+    if cloud == "azure":
+        return node_driver != "none"
+    if cloud == "gcp":
+        return node_driver != GKE_DRIVER_INSTALLATION_DISABLED
+    return True
+
+
+def driver_owner_problems(
+    cloud: Cloud,
+    node_driver: str | None,
+    operator_driver: bool,
+    path: str = "",
+    node_driver_path: str | None = None,
+    operator_driver_path: str = "gpu_operator.operator_driver",
+) -> list[Problem]:
+    """The one driver-ownership rule of a pool served by the GPU Operator: exactly one party installs the driver.
+
+    Args:
+        cloud: the pool's cloud.
+        node_driver: the pool's driver option (:data:`NODE_DRIVER_SETTINGS`: EKS ``ami_type``, AKS ``gpu_driver``,
+            GKE ``driver_version``); ``None`` for the adapter's default (:data:`DEFAULT_NODE_DRIVERS`).
+        operator_driver: whether the operator installs the driver (``driver.enabled``).
+        path: where the pool sits in the input, e.g. ``pools[0]``.
+        node_driver_path: where ``node_driver`` sits. Defaults to ``<path>.<cloud>.<option>``.
+        operator_driver_path: where ``operator_driver`` sits.
+
+    Returns one problem (at ``node_driver_path``, naming both settings) when both or neither install the driver,
+    and, on GKE, when GKE's own installation is on: NVIDIA's GKE guide requires ``gpu-driver-version=disabled`` with
+    the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with ``operator_driver: true`` passes
+    (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
+    """
+    setting = NODE_DRIVER_SETTINGS[cloud]
+    chosen = node_driver if node_driver is not None else DEFAULT_NODE_DRIVERS[cloud]
+    prefix = f"{path}." if path else ""
+    where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{setting}"
+    node = node_installs_driver(cloud, chosen)
+    both = f"{setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
+    source = SOURCE_DRIVER_OWNER[cloud]
+    if cloud == "gcp" and node:
+        reason = "GKE would install it and so would the GPU Operator" if operator_driver else "GKE would install it"
+        return [
+            Problem(
+                where,
+                chosen,
+                f"{reason} ({both}); NVIDIA's GKE guide requires GKE's driver installation to be disabled under "
+                "the GPU Operator",
+                f"{setting} {GKE_DRIVER_INSTALLATION_DISABLED} with {operator_driver_path} true (Ubuntu node image)",
+                source,
+            )
+        ]
+    if node and operator_driver:
+        return [
+            Problem(
+                where,
+                chosen,
+                f"two parties would install the NVIDIA driver: the {_node_owner(cloud)} and the GPU Operator ({both})",
+                _one_owner(cloud, setting, operator_driver_path),
+                source,
+            )
+        ]
+    if not node and not operator_driver:
+        return [
+            Problem(
+                where,
+                chosen,
+                f"nobody would install the NVIDIA driver: not the {_node_owner(cloud)} and not the GPU Operator "
+                f"({both})",
+                f"{operator_driver_path} true (Ubuntu node image)"
+                if cloud == "gcp"
+                else f"{operator_driver_path} true, or {setting} {DEFAULT_NODE_DRIVERS[cloud]}",
+                source,
+            )
+        ]
+    return []
+
+
+def _node_owner(cloud: Cloud) -> str:
+    return {"aws": "EKS NVIDIA AMI", "azure": "AKS node image", "gcp": "GKE driver installation"}[cloud]
+
+
+def _one_owner(cloud: Cloud, setting: str, operator_driver_path: str) -> str:
+    if cloud == "aws":
+        return f"{operator_driver_path} false (every EKS NVIDIA AMI ships the driver)"
+    off = "none" if cloud == "azure" else GKE_DRIVER_INSTALLATION_DISABLED
+    return f"{operator_driver_path} false, or {setting} {off} with {operator_driver_path} true"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Node labels
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def operand_off_label(operand: str) -> dict[str, str]:
+    """The node label that keeps one operand (``device-plugin``, ``mig-manager``, ``driver``, ...) off a node."""
+    return {f"{OPERAND_LABEL_PREFIX}{operand}": "false"}
+
+
+def operator_node_labels(
+    spec: GpuNodePoolSpec, cloud: Cloud, host_device_plugin: bool = False, host_mig: bool = False
+) -> dict[str, str]:
+    """Node labels a pool served by the GPU Operator needs, sorted.
+
+    - ``nvidia.com/device-plugin.config=<pool>``: the pool's entry of the device plugin config.
+    - ``nvidia.com/mig.config``: the pool's MIG layout, or ``all-disabled`` on a MIG-capable GPU without MIG.
+    - ``host_device_plugin`` (the node image runs its own device plugin, as Bottlerocket NVIDIA does):
+      ``nvidia.com/gpu.deploy.device-plugin=false``, so no node has two advertisers of ``nvidia.com/gpu``; such an
+      image makes its MIG partitions itself too, so it implies ``host_mig``.
+    - ``host_mig`` (the image or the cloud makes the MIG partitions, as Bottlerocket's settings and AKS's
+      ``gpuInstanceProfile`` do): ``nvidia.com/gpu.deploy.mig-manager=false`` and no ``nvidia.com/mig.config``, so
+      the MIG manager never re-partitions against them.
+    - GKE: ``gke-no-default-nvidia-gpu-device-plugin=true`` (GKE's own device plugin off).
+    """
+    labels = {DEVICE_PLUGIN_CONFIG_LABEL: spec.name}
+    if host_device_plugin:
+        labels.update(operand_off_label("device-plugin"))
+    if host_device_plugin or host_mig:
+        labels.update(operand_off_label("mig-manager"))
+    else:
+        labels.update(mig_node_labels(spec))
+    if cloud == "gcp":
+        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    return dict(sorted(labels.items()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Operator-wide rules and values
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def mig_strategy(specs: Sequence[GpuNodePoolSpec]) -> MigStrategy:
+    """The cluster's ``mig.strategy``: that of the first MIG pool, else :data:`DEFAULT_MIG_STRATEGY`."""
+    return next((spec.mig.strategy for spec in specs if spec.mig is not None), DEFAULT_MIG_STRATEGY)
+
+
+def gpu_operator_problems(
+    specs: Sequence[GpuNodePoolSpec],
+    dcgm_exporter: bool = True,
+    service_monitor: bool = False,
+    path: str = "",
+) -> list[Problem]:
+    """Rules for the set of pools one operator serves, every problem at once.
+
+    - One MIG strategy: ``mig.strategy`` is a single, cluster-wide value of the operator, so every MIG pool must
+      use the first MIG pool's strategy.
+    - MIG config names: two pools may not give one mig-parted config name different layouts.
+    - ``service_monitor`` needs ``dcgm_exporter`` (the ServiceMonitor scrapes the exporter).
+
+    Args:
+        path: prefix of the pools' paths (``pools[<i>]`` under it) and of ``service_monitor``.
+    """
+    prefix = f"{path}." if path else ""
+    problems: list[Problem] = []
+    mig_pools = [(index, spec) for index, spec in enumerate(specs) if spec.mig is not None]
+    if mig_pools:
+        first_index, first = mig_pools[0]
+        for index, spec in mig_pools[1:]:
+            if spec.mig is not None and first.mig is not None and spec.mig.strategy != first.mig.strategy:
+                problems.append(
+                    Problem(
+                        f"{prefix}pools[{index}].mig.strategy",
+                        spec.mig.strategy,
+                        f"the GPU Operator has one MIG strategy per cluster (mig.strategy), and "
+                        f"{prefix}pools[{first_index}] ({first.name}) uses {first.mig.strategy}",
+                        first.mig.strategy,
+                        SOURCE_OPERATOR_MIG,
+                    )
+                )
+    problems += mig_config_problems(specs, f"{prefix}pools")
+    if service_monitor and not dcgm_exporter:
+        problems.append(
+            Problem(
+                f"{prefix}service_monitor",
+                service_monitor,
+                "a ServiceMonitor scrapes the DCGM exporter, which dcgm_exporter false turns off",
+                "dcgm_exporter true, or service_monitor false",
+                SOURCE_OPERATOR_VALUES,
+            )
+        )
+    return problems
+
+
+def _env(values: Mapping[str, str]) -> list[dict[str, str]]:
+    return [{"name": name, "value": value} for name, value in values.items()]
+
+
+def gpu_operator_values(
+    specs: Sequence[GpuNodePoolSpec],
+    cloud: Cloud,
+    operator_driver: bool,
+    device_plugin_config_map_name: str,
+    mig_config_map_name: str,
+    dcgm_exporter: bool = True,
+    service_monitor: bool = False,
+    node_taints: Sequence[Taint] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Helm values of the ``gpu-operator`` chart serving ``specs`` on ``cloud``.
+
+    Args:
+        specs: the validated pools the operator serves.
+        cloud: their cloud (AKS and GKE get the settings NVIDIA's guides give for them).
+        operator_driver: the operator installs driver and container toolkit (``driver.enabled``,
+            ``toolkit.enabled``); False where the node image ships both (EKS NVIDIA AMIs, AKS's default images).
+            Checked per pool by :func:`driver_owner_problems`, not here.
+        device_plugin_config_map_name: the existing ConfigMap of device plugin configs (``devicePlugin.config``).
+        mig_config_map_name: the existing ConfigMap with the mig-parted config under ``config.yaml``.
+        dcgm_exporter: run the DCGM exporter. Defaults to True.
+        service_monitor: create a ServiceMonitor for it (only when the Prometheus Operator is installed). Defaults
+            to False, although the chart's own default is true: the CRD is not there on a fresh cluster.
+        node_taints: taints the cloud puts on nodes itself (e.g. AKS spot), tolerated too. Defaults to none.
+        overrides: raw chart values merged last, key by key (the escape hatch). Defaults to none.
+
+    Raises:
+        GpuSpecError: :func:`gpu_operator_problems`.
+    """
+    problems = gpu_operator_problems(specs, dcgm_exporter, service_monitor)
+    if problems:
+        raise GpuSpecError(problems)
+    tolerations = daemonset_tolerations(specs, node_taints)
+    nfd_tolerations = [dict(NFD_WORKER_CONTROL_PLANE_TOLERATION), *tolerations]
+    plugin_hash = config_hash(device_plugin_config_map(specs))
+    mig_hash = config_hash(mig_config_map(specs))
+    toolkit: dict[str, Any] = {"enabled": operator_driver}
+    values: dict[str, Any] = {
+        "driver": {"enabled": operator_driver},
+        "toolkit": toolkit,
+        "mig": {"strategy": mig_strategy(specs)},
+        "devicePlugin": {
+            "config": {"name": device_plugin_config_map_name, "default": DEFAULT_CONFIG_NAME},
+            "env": _env({CONFIG_HASH_ENV: plugin_hash}),
+        },
+        "migManager": {
+            "config": {"name": mig_config_map_name, "default": ALL_DISABLED},
+            "env": _env({WITH_REBOOT_ENV: "true", CONFIG_HASH_ENV: mig_hash}),
+        },
+        "dcgmExporter": {"enabled": dcgm_exporter, "serviceMonitor": {"enabled": service_monitor}},
+        "daemonsets": {"tolerations": tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": nfd_tolerations}},
+    }
+    if cloud == "azure" and not operator_driver:
+        values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
+    if cloud == "gcp":
+        values["cdi"] = {"enabled": True}
+        toolkit["env"] = _env(GKE_TOOLKIT_ENV)
+    return deep_merge(values, overrides or {})
+
+
+GKE_CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
+"""Priority classes GKE admits outside ``kube-system`` only under a matching ResourceQuota (the operands use
+``system-node-critical``)."""
+GKE_OPERATOR_POD_QUOTA = 100
+"""Most critical-priority pods the quota admits in the operator's namespace (NVIDIA's GKE guide uses 100)."""
+
+
+def gke_resource_quota_spec() -> dict[str, Any]:
+    """Spec of the ResourceQuota NVIDIA's GKE guide creates in the operator's namespace so that GKE admits its
+    ``system-node-critical`` pods there."""
+    return {
+        "hard": {"pods": str(GKE_OPERATOR_POD_QUOTA)},
+        "scopeSelector": {
+            "matchExpressions": [
+                {"operator": "In", "scopeName": "PriorityClass", "values": list(GKE_CRITICAL_PRIORITY_CLASSES)}
+            ]
+        },
+    }

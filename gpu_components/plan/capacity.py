@@ -1,0 +1,230 @@
+"""GPU capacity of a plan: per pool, what hardware it has, what each node advertises, and how isolated it is.
+
+Two halves, joined by a plain, documented record so a capacity report can be made from a JSON plan file alone:
+
+- :func:`pool_capacity` turns a node-pool component (anything with the
+  :class:`~gpu_components.adapter.GpuNodePool` attributes) into a :class:`PoolCapacity` record. A program exports
+  one per pool (the example program puts it under ``gpuPools.<pool>.capacity``), so the record is in every plan.
+- :func:`capacity_report` reads those records from a plan's outputs and renders a Markdown table per stack:
+  GPU model and memory, GPUs per node, node range, what each node advertises to Kubernetes (count x resource),
+  GPU memory per advertised unit and the isolation level, then the stack's totals at maximum size.
+
+GPU memory per unit: a whole GPU's memory (catalog), a MIG device's profile memory (NVIDIA MIG User Guide, via
+the catalog), or, under time-slicing, the whole device's memory shared by every replica with no limit per replica
+(NVIDIA device plugin README, "shared access to GPUs"). Under MPS served by the NVIDIA device plugin, each client
+gets an equal pinned-memory limit (device memory / replicas; the plugin's MPS control daemon sets
+``set_default_device_pinned_mem_limit``), which caps memory but isolates neither faults nor bandwidth; under MPS
+served by GKE no limit is set unless the workload sets ``CUDA_MPS_PINNED_DEVICE_MEM_LIMIT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import GpuNodePool
+from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+
+__all__ = [
+    "CAPACITY_KEY",
+    "GPU_POOLS_OUTPUT",
+    "ISOLATION_TEXT",
+    "AdvertisedUnit",
+    "PoolCapacity",
+    "capacity_records",
+    "capacity_report",
+    "pool_capacity",
+]
+
+GPU_POOLS_OUTPUT = "gpuPools"
+"""Stack output the report reads by default: pool name -> a mapping with the pool's record at :data:`CAPACITY_KEY`."""
+CAPACITY_KEY = "capacity"
+"""Key of a pool's :class:`PoolCapacity` record inside its entry of :data:`GPU_POOLS_OUTPUT`."""
+
+Isolation = Literal["exclusive", "mig", "shared"]
+ISOLATION_TEXT: Mapping[str, str] = {
+    "exclusive": "exclusive",
+    "mig": "MIG-isolated",
+    "shared": "shared, no memory isolation",
+}
+"""How the report names each isolation level."""
+
+
+class AdvertisedUnit(TypedDict):
+    """One extended resource a node advertises.
+
+    Fields: ``name`` (e.g. ``nvidia.com/mig-1g.10gb``), ``perNode`` (count per node), ``device`` (what one unit
+    runs on: ``GPU`` or ``MIG <profile>``), ``memoryGb`` (GPU memory of
+    the device behind one unit, GB), ``sharedBy`` (units sharing that device: 1, or the sharing replicas),
+    ``memoryLimitGb`` (memory one unit may use when a limit is enforced: the MIG device's memory, the MPS
+    per-client limit; left out when units share the device's memory without a limit).
+    """
+
+    name: str
+    perNode: int
+    device: str
+    memoryGb: float
+    sharedBy: int
+    memoryLimitGb: NotRequired[float]
+
+
+class PoolCapacity(TypedDict):
+    """A pool's capacity record (camelCase, JSON-ready, as exported in a plan).
+
+    Fields: ``cloud``; ``instanceType``; ``gpuModel`` and ``gpuMemoryGb`` (catalog); ``gpusPerNode``;
+    ``minNodes`` / ``maxNodes``; ``spot``; ``devicePlugin`` (who advertises the GPUs: ``daemonset``,
+    ``node-image`` or ``cloud``); ``sharing`` (``none``, ``time-slicing`` or ``mps``); ``mig`` (MIG profile ->
+    devices per GPU, empty without MIG); ``isolation`` (``exclusive``, ``mig`` or ``shared``); ``advertises``.
+    """
+
+    cloud: str
+    instanceType: str
+    gpuModel: str
+    gpuMemoryGb: int
+    gpusPerNode: int
+    minNodes: int
+    maxNodes: int
+    spot: bool
+    devicePlugin: str
+    sharing: Literal["none", "time-slicing", "mps"]
+    mig: dict[str, int]
+    isolation: Isolation
+    advertises: list[AdvertisedUnit]
+
+
+def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
+    """The capacity record of a node-pool component: its spec, device-plugin host and advertised resources."""
+    spec = pool.spec
+    sharing: Literal["none", "time-slicing", "mps"] = "none"
+    if isinstance(spec.sharing, TimeSlicing):
+        sharing = "time-slicing"
+    elif isinstance(spec.sharing, Mps):
+        sharing = "mps"
+    return {
+        "cloud": spec.cloud,
+        "instanceType": spec.instance_type,
+        "gpuModel": spec.gpu.name,
+        "gpuMemoryGb": spec.gpu.memory_gb,
+        "gpusPerNode": spec.gpu_count,
+        "minNodes": spec.min_size,
+        "maxNodes": spec.max_size,
+        "spot": spec.spot,
+        "devicePlugin": pool.device_plugin_host,
+        "sharing": sharing,
+        "mig": dict(sorted(spec.mig.devices.items())) if spec.mig else {},
+        "isolation": spec.isolation,
+        "advertises": [
+            _unit(spec, name, count, pool.device_plugin_host)
+            for name, count in sorted(pool.advertised_resources.items())
+        ],
+    }
+
+
+def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> AdvertisedUnit:
+    memory = float(spec.gpu.memory_gb)
+    limit: float | None = memory
+    device = "GPU"
+    if spec.mig is not None:
+        profile = _mig_profile(spec, name)
+        memory = float(spec.gpu.mig_profiles[profile].memory_gb) if profile in spec.gpu.mig_profiles else memory
+        limit = memory
+        device = f"MIG {profile}"
+    shared_by = spec.sharing.replicas if spec.sharing is not None else 1
+    if isinstance(spec.sharing, TimeSlicing):
+        limit = None
+    elif isinstance(spec.sharing, Mps):
+        limit = round(memory / shared_by, 2) if host == "daemonset" else None
+    unit: AdvertisedUnit = {"name": name, "perNode": count, "device": device, "memoryGb": memory, "sharedBy": shared_by}
+    if limit is not None:
+        unit["memoryLimitGb"] = limit
+    return unit
+
+
+def _mig_profile(spec: GpuNodePoolSpec, name: str) -> str:
+    """The MIG profile behind resource ``name``: from ``nvidia.com/mig-<profile>[.shared]``, else the pool's only
+    profile (single strategy, or a cloud that advertises MIG devices as ``nvidia.com/gpu``)."""
+    assert spec.mig is not None
+    base = name.removesuffix(".shared")
+    prefix = "nvidia.com/mig-"
+    if base.startswith(prefix):
+        wanted = base[len(prefix) :]
+        for profile in spec.mig.devices:
+            if profile.replace("+", ".") == wanted:
+                return profile
+    return next(iter(sorted(spec.mig.devices)))
+
+
+# ------------------------------------------------------------------------------------------------------ report
+
+
+def capacity_records(outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT) -> dict[str, PoolCapacity]:
+    """Pool name -> capacity record, read from a plan's stack outputs (``outputs[output][pool][capacity]``);
+    pools without a record are left out. Sorted by pool name."""
+    pools = outputs.get(output)
+    if not isinstance(pools, Mapping):
+        return {}
+    records: dict[str, PoolCapacity] = {}
+    for name in sorted(pools):
+        entry = pools[name]
+        if isinstance(entry, Mapping) and isinstance(entry.get(CAPACITY_KEY), Mapping):
+            records[str(name)] = entry[CAPACITY_KEY]
+    return records
+
+
+def capacity_report(stack: str, outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT) -> str:
+    """The capacity report of one stack as Markdown (readable as plain text too), ending with a newline.
+
+    One row per pool: GPU model (memory), GPUs per node, node range (``min..max``, ``spot`` noted), what each node
+    advertises (``count x resource``, one per resource), GPU memory per advertised unit, isolation. Then the
+    stack's totals at maximum size: nodes, GPUs per model. A stack without capacity records says so.
+    """
+    records = capacity_records(outputs, output)
+    lines = [f"## GPU capacity: {stack}", ""]
+    if not records:
+        lines.append(f"No GPU pools with a capacity record (stack output `{output}`).")
+        return "\n".join(lines) + "\n"
+    lines += [
+        "| pool | cloud | instance | GPU | GPUs/node | nodes | each node advertises | GPU memory per unit "
+        "| isolation |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, record in records.items():
+        nodes = f"{record['minNodes']}..{record['maxNodes']}" + (" spot" if record["spot"] else "")
+        advertises = "<br>".join(f"{u['perNode']} x `{u['name']}`" for u in record["advertises"])
+        memory = "<br>".join(_memory_text(record, u) for u in record["advertises"])
+        lines.append(
+            f"| {name} | {record['cloud']} | {record['instanceType']} | {record['gpuModel']} "
+            f"({_gb(record['gpuMemoryGb'])}) | {record['gpusPerNode']} | {nodes} | {advertises} | {memory} | "
+            f"{ISOLATION_TEXT.get(record['isolation'], record['isolation'])} |"
+        )
+    lines += ["", _totals(records.values())]
+    return "\n".join(lines) + "\n"
+
+
+def _memory_text(record: PoolCapacity, unit: AdvertisedUnit) -> str:
+    """``24 GB (GPU)``, ``5 GB (MIG 1g.5gb)``, ``24 GB (GPU) shared by 4 time-sliced replicas``, or for MPS with a
+    per-client limit ``6 GB limit (24 GB GPU / 4 MPS clients)``."""
+    memory, device = _gb(unit["memoryGb"]), unit["device"]
+    if unit["sharedBy"] <= 1:
+        return f"{memory} ({device})"
+    limit = unit.get("memoryLimitGb")
+    if record["sharing"] == "mps" and limit is not None:
+        return f"{_gb(limit)} limit ({memory} {device} / {unit['sharedBy']} MPS clients)"
+    kind = "MPS clients" if record["sharing"] == "mps" else "time-sliced replicas"
+    return f"{memory} ({device}) shared by {unit['sharedBy']} {kind}"
+
+
+def _totals(records: Iterable[PoolCapacity]) -> str:
+    nodes = 0
+    gpus: dict[str, int] = {}
+    for record in records:
+        nodes += record["maxNodes"]
+        gpus[record["gpuModel"]] = gpus.get(record["gpuModel"], 0) + record["maxNodes"] * record["gpusPerNode"]
+    models = ", ".join(f"{count} x {model}" for model, count in sorted(gpus.items()))
+    return f"At maximum size: {nodes} GPU nodes, {sum(gpus.values())} GPUs ({models})."
+
+
+def _gb(value: float) -> str:
+    return f"{value:g} GB"

@@ -1,0 +1,193 @@
+"""NvidiaGpuOperator under Pulumi mocks: namespace, ConfigMaps, Helm release; manifests valid for EKS versions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
+from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
+from gpu_components.nvidia.mig import mig_parted_problems
+from gpu_components.plan import Plan
+from tests.helpers import names, plan_of, resource
+
+POOLS: list[Any] = [
+    {"name": "shared", "instance_type": "g5.xlarge", "max_size": 2, "time_slicing": {"replicas": 4}},
+    {
+        "name": "mig",
+        "instance_type": "p4de.24xlarge",
+        "max_size": 2,
+        "mig": {"profile": "1g.10gb"},
+        "taints": [{"key": "dedicated", "value": "training", "effect": "NoExecute"}],
+    },
+]
+GKE_POOLS: list[Any] = [{"name": "l4", "instance_type": "g2-standard-4", "max_size": 2}]
+RELEASE = "kubernetes:helm.sh/v3:Release"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+
+
+def operator_plan(preview: bool = True, **extra: Any) -> Plan:
+    args = {"cloud": "aws", "pools": POOLS, **extra}
+    return plan_of(lambda: NvidiaGpuOperator("op", args), preview=preview)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("preview", [True, False])
+def test_registers_namespace_configmaps_and_pinned_release(preview: bool) -> None:
+    plan = operator_plan(preview)
+    namespace = resource(plan, "kubernetes:core/v1:Namespace", "op-namespace").inputs
+    assert namespace["metadata"] == {
+        "name": "gpu-operator",
+        "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+    }
+    plugin = resource(plan, CONFIG_MAP, "op-device-plugin-config").inputs
+    assert plugin["metadata"] == {"name": "gpu-operator-device-plugin-configs", "namespace": "gpu-operator"}
+    assert sorted(plugin["data"]) == ["default", "mig", "shared"]
+    assert yaml.safe_load(plugin["data"]["mig"])["flags"] == {"migStrategy": "single", "failOnInitError": True}
+    mig = resource(plan, CONFIG_MAP, "op-mig-config").inputs
+    assert mig["metadata"] == {"name": "gpu-operator-mig-parted-config", "namespace": "gpu-operator"}
+    assert list(mig["data"]) == ["config.yaml"]
+    assert list(yaml.safe_load(mig["data"]["config.yaml"])["mig-configs"]) == ["all-disabled", "all-1g.10gb"]
+    release = resource(plan, RELEASE, "op-release").inputs
+    assert (release["chart"], release["version"], release["name"], release["namespace"]) == (
+        "gpu-operator",
+        "v26.7.0",
+        "gpu-operator",
+        "gpu-operator",
+    )
+    assert release["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
+    values = release["values"]
+    assert values["devicePlugin"]["config"] == {"default": "default", "name": "gpu-operator-device-plugin-configs"}
+    assert values["migManager"]["config"] == {"default": "all-disabled", "name": "gpu-operator-mig-parted-config"}
+    assert (values["driver"], values["toolkit"], values["mig"]) == (
+        {"enabled": False},
+        {"enabled": False},
+        {"strategy": "single"},
+    )
+    assert {"effect": "NoExecute", "key": "dedicated", "operator": "Equal", "value": "training"} in values[
+        "daemonsets"
+    ]["tolerations"]
+    assert names(plan, "kubernetes:core/v1:ResourceQuota") == []
+
+
+def test_component_attributes_hold_the_rendered_configs_and_values() -> None:
+    captured: list[NvidiaGpuOperator] = []
+    plan_of(lambda: captured.append(NvidiaGpuOperator("op", {"cloud": "aws", "pools": POOLS})))
+    component = captured[0]
+    assert [spec.name for spec in component.specs] == ["shared", "mig"]
+    assert sorted(component.device_plugin_configs) == ["default", "mig", "shared"]
+    assert mig_parted_problems(yaml.safe_load(component.mig_configs["config.yaml"])) == []
+    assert component.values["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+
+
+def test_settings_override_namespace_version_driver_metrics_and_values() -> None:
+    plan = operator_plan(
+        namespace="nvidia",
+        chart_version="v26.3.3",
+        operator_driver=True,
+        service_monitor=True,
+        helm_values={"gfd": {"enabled": False}},
+        node_taints=[{"key": "spot", "effect": "NoSchedule"}],
+    )
+    release = resource(plan, RELEASE, "op-release").inputs
+    values = release["values"]
+    assert (release["namespace"], release["version"], values["gfd"]) == ("nvidia", "v26.3.3", {"enabled": False})
+    assert (values["driver"], values["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
+    assert {"effect": "NoSchedule", "key": "spot", "operator": "Exists"} in values["daemonsets"]["tolerations"]
+    assert resource(plan, CONFIG_MAP, "op-mig-config").inputs["metadata"]["namespace"] == "nvidia"
+
+
+def test_gke_gets_the_resource_quota_nvidia_requires_before_the_release() -> None:
+    plan = plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": True}))
+    quota = resource(plan, "kubernetes:core/v1:ResourceQuota", "op-resource-quota").inputs
+    assert quota["metadata"] == {"name": "gpu-operator-quota", "namespace": "gpu-operator"}
+    assert quota["spec"]["hard"] == {"pods": "100"}
+    values = resource(plan, RELEASE, "op-release").inputs["values"]
+    assert values["toolkit"]["env"] == [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
+
+
+def test_invalid_operator_settings_raise_every_problem_at_once() -> None:
+    mixed: list[Any] = [
+        *POOLS,
+        {
+            "name": "mixed",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+        },
+    ]
+    registered: list[str] = []
+
+    def program() -> None:
+        try:
+            NvidiaGpuOperator("op", {"cloud": "aws", "pools": mixed, "dcgm_exporter": False, "service_monitor": True})
+        except GpuSpecError as error:
+            registered.append(str(error))
+            raise
+
+    with pytest.raises(Exception, match="one MIG strategy per cluster"):
+        plan_of(program)
+    assert "pools[2].mig.strategy" in registered[0] and "service_monitor" in registered[0]
+
+
+@pytest.mark.parametrize("version", EKS_KUBERNETES_VERSIONS)
+def test_rendered_manifests_validate_strictly(version: str) -> None:
+    plan = plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": True}))
+    aws = operator_plan()
+    values = resource(aws, RELEASE, "op-release").inputs["values"]
+    manifests: list[dict[str, Any]] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            **resource(aws, "kubernetes:core/v1:Namespace", "op-namespace").inputs,
+        },
+        {"apiVersion": "v1", "kind": "ConfigMap", **resource(aws, CONFIG_MAP, "op-device-plugin-config").inputs},
+        {"apiVersion": "v1", "kind": "ConfigMap", **resource(aws, CONFIG_MAP, "op-mig-config").inputs},
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            **resource(plan, "kubernetes:core/v1:ResourceQuota", "op-resource-quota").inputs,
+        },
+        # The operator puts daemonsets.tolerations and devicePlugin.env into its operands' pod templates.
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "nvidia-device-plugin-daemonset", "namespace": "gpu-operator"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "nvidia-device-plugin-daemonset"}},
+                "template": {
+                    "metadata": {"labels": {"app": "nvidia-device-plugin-daemonset"}},
+                    "spec": {
+                        "tolerations": values["daemonsets"]["tolerations"],
+                        "containers": [
+                            {
+                                "name": "nvidia-device-plugin",
+                                "image": "nvcr.io/nvidia/k8s-device-plugin:v0.20.0",
+                                "env": values["devicePlugin"]["env"],
+                            },
+                            {
+                                "name": "nvidia-mig-manager",
+                                "image": "nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.15.0",
+                                "env": values["migManager"]["env"],
+                            },
+                        ],
+                    },
+                },
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "nfd-worker"},
+            "spec": {
+                "tolerations": values["node-feature-discovery"]["worker"]["tolerations"],
+                "containers": [{"name": "worker", "image": "registry.k8s.io/nfd/node-feature-discovery:v0.18.0"}],
+            },
+        },
+    ]
+    for manifest in manifests:
+        kubernetes_validate.validate(manifest, version, strict=True)

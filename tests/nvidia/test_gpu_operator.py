@@ -1,0 +1,366 @@
+"""GPU Operator: the driver-ownership rule, node labels, operator-wide rules and exact chart values per cloud."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
+from gpu_components.catalog import Cloud
+from gpu_components.errors import GpuSpecError
+from gpu_components.nvidia.device_plugin import config_hash, device_plugin_config_map
+from gpu_components.nvidia.gpu_operator import (
+    GPU_OPERATOR_CHART_VERSION,
+    GPU_OPERATOR_REPOSITORY,
+    driver_owner_problems,
+    gke_resource_quota_spec,
+    gpu_operator_problems,
+    gpu_operator_values,
+    operator_node_labels,
+)
+from gpu_components.nvidia.mig import mig_config_map
+from gpu_components.spec import GpuNodePoolSpec, Taint
+
+INSTANCE_TYPES: dict[str, dict[str, str]] = {
+    "aws": {"plain": "g5.xlarge", "mig": "p4de.24xlarge", "mig40": "p4d.24xlarge"},
+    "azure": {"plain": "Standard_NC4as_T4_v3", "mig": "Standard_NC24ads_A100_v4", "mig40": "Standard_ND96asr_v4"},
+    "gcp": {"plain": "g2-standard-4", "mig": "a2-ultragpu-1g", "mig40": "a2-highgpu-1g"},
+}
+
+
+def spec(cloud: Cloud = "aws", kind: str = "plain", **fields: Any) -> GpuNodePoolSpec:
+    args: dict[str, Any] = {"name": "gpu", "instance_type": INSTANCE_TYPES[cloud][kind], "max_size": 2}
+    args.update(fields)
+    return GpuNodePoolSpec.from_args(args, cloud)  # type: ignore[arg-type]
+
+
+def values(cloud: Cloud, operator_driver: bool, *specs: GpuNodePoolSpec, **extra: Any) -> dict[str, Any]:
+    pools = list(specs) or [spec(cloud)]
+    return gpu_operator_values(pools, cloud, operator_driver, "dp-configs", "mig-configs", **extra)
+
+
+def test_pinned_chart_version_and_repository() -> None:
+    assert (GPU_OPERATOR_CHART_VERSION, GPU_OPERATOR_REPOSITORY) == ("v26.7.0", "https://helm.ngc.nvidia.com/nvidia")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Driver ownership: exactly one owner
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cloud", "node_driver", "operator_driver"),
+    [
+        ("aws", None, False),
+        ("aws", "AL2023_ARM_64_NVIDIA", False),
+        ("aws", "BOTTLEROCKET_x86_64_NVIDIA", False),
+        ("azure", None, False),
+        ("azure", "aks", False),
+        ("azure", "none", True),
+        ("gcp", "INSTALLATION_DISABLED", True),
+    ],
+)
+def test_one_driver_owner_passes(cloud: Cloud, node_driver: str | None, operator_driver: bool) -> None:
+    assert driver_owner_problems(cloud, node_driver, operator_driver, "pools[0]") == []
+
+
+@pytest.mark.parametrize(
+    ("cloud", "node_driver", "operator_driver", "path", "parts"),
+    [
+        (
+            "aws",
+            None,
+            True,
+            "pools[0].aws.ami_type",
+            ["two parties", "EKS NVIDIA AMI", "ami_type AL2023_x86_64_NVIDIA", "operator_driver true"],
+        ),
+        (
+            "aws",
+            "BOTTLEROCKET_x86_64_NVIDIA",
+            True,
+            "pools[0].aws.ami_type",
+            ["two parties", "ami_type BOTTLEROCKET_x86_64_NVIDIA", "operator_driver true"],
+        ),
+        (
+            "azure",
+            "aks",
+            True,
+            "pools[0].azure.gpu_driver",
+            ["two parties", "AKS node image", "gpu_driver aks", "operator_driver true"],
+        ),
+        (
+            "azure",
+            "none",
+            False,
+            "pools[0].azure.gpu_driver",
+            ["nobody", "gpu_driver none", "operator_driver false"],
+        ),
+        (
+            "gcp",
+            None,
+            True,
+            "pools[0].gcp.driver_version",
+            ["GKE would install it and so would the GPU Operator", "driver_version DEFAULT", "operator_driver true"],
+        ),
+        (
+            "gcp",
+            "LATEST",
+            False,
+            "pools[0].gcp.driver_version",
+            ["GKE would install it", "driver_version LATEST", "to be disabled"],
+        ),
+        (
+            "gcp",
+            "INSTALLATION_DISABLED",
+            False,
+            "pools[0].gcp.driver_version",
+            ["nobody", "driver_version INSTALLATION_DISABLED", "operator_driver false"],
+        ),
+    ],
+)
+def test_two_owners_or_none_is_rejected_naming_both_settings(
+    cloud: Cloud, node_driver: str | None, operator_driver: bool, path: str, parts: list[str]
+) -> None:
+    problems = driver_owner_problems(cloud, node_driver, operator_driver, "pools[0]")
+    assert [p.path for p in problems] == [path]
+    for part in parts:
+        assert part in problems[0].message
+    assert problems[0].source is not None and problems[0].valid is not None
+
+
+def test_on_gke_only_the_operators_driver_with_gkes_installation_off_is_offered() -> None:
+    for node_driver, operator_driver in [("INSTALLATION_DISABLED", False), ("DEFAULT", False), ("DEFAULT", True)]:
+        problems = driver_owner_problems("gcp", node_driver, operator_driver)
+        assert problems[0].valid is not None and "DEFAULT" not in problems[0].valid
+        assert "operator_driver true" in problems[0].valid
+
+
+def test_driver_owner_paths_can_be_given() -> None:
+    problems = driver_owner_problems("azure", "aks", True, node_driver_path="pool.gpu_driver", operator_driver_path="x")
+    assert problems[0].path == "pool.gpu_driver"
+    assert "x true" in problems[0].message
+    assert problems[0].valid == "x false, or gpu_driver none with x true"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Node labels
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_node_labels_of_a_mig_pool() -> None:
+    pool = spec("aws", "mig", name="mig", mig={"profile": "1g.10gb"})
+    assert operator_node_labels(pool, "aws") == {
+        "nvidia.com/device-plugin.config": "mig",
+        "nvidia.com/mig.config": "all-1g.10gb",
+    }
+
+
+def test_node_labels_of_a_pool_whose_image_runs_its_own_plugin_turn_operands_off() -> None:
+    pool = spec("aws", "mig40", name="br", mig={"profile": "1g.5gb"})
+    assert operator_node_labels(pool, "aws", host_device_plugin=True) == {
+        "nvidia.com/device-plugin.config": "br",
+        "nvidia.com/gpu.deploy.device-plugin": "false",
+        "nvidia.com/gpu.deploy.mig-manager": "false",
+    }
+
+
+def test_node_labels_of_a_pool_whose_cloud_makes_mig_partitions_keep_only_the_mig_manager_off() -> None:
+    pool = spec("azure", "mig", name="aks", mig={"profile": "1g.10gb"})
+    assert operator_node_labels(pool, "azure", host_mig=True) == {
+        "nvidia.com/device-plugin.config": "aks",
+        "nvidia.com/gpu.deploy.mig-manager": "false",
+    }
+
+
+def test_node_labels_on_gke_turn_gkes_device_plugin_off() -> None:
+    assert operator_node_labels(spec("gcp"), "gcp") == {
+        "gke-no-default-nvidia-gpu-device-plugin": "true",
+        "nvidia.com/device-plugin.config": "gpu",
+    }
+
+
+def test_node_labels_of_a_mig_capable_pool_without_mig_state_all_disabled() -> None:
+    assert operator_node_labels(spec("azure", "mig"), "azure")["nvidia.com/mig.config"] == "all-disabled"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Operator-wide rules
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_mig_pools_with_different_strategies_are_rejected() -> None:
+    single = spec("aws", "mig", name="one", mig={"profile": "1g.10gb"})
+    plain = spec("aws", name="plain")
+    mixed = spec("aws", "mig", name="two", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    problems = gpu_operator_problems([single, plain, mixed])
+    assert [(p.path, p.value, p.valid) for p in problems] == [("pools[2].mig.strategy", "mixed", "single")]
+    assert "one MIG strategy per cluster (mig.strategy), and pools[0] (one) uses single" in problems[0].message
+    with pytest.raises(GpuSpecError, match="one MIG strategy per cluster"):
+        values("aws", False, single, mixed)
+
+
+def test_service_monitor_needs_the_exporter() -> None:
+    problems = gpu_operator_problems([spec()], dcgm_exporter=False, service_monitor=True, path="gpu_operator")
+    assert [(p.path, p.value) for p in problems] == [("gpu_operator.service_monitor", True)]
+    assert "dcgm_exporter false" in problems[0].message
+
+
+def test_one_mig_config_name_with_two_layouts_is_rejected() -> None:
+    eighty = spec("aws", "mig", name="a", mig={"profile": "1g.10gb"})
+    forty = spec("aws", "mig40", name="b", mig={"profile": "1g.10gb"})
+    assert [p.path for p in gpu_operator_problems([eighty, forty])] == ["pools[1].mig"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Exact values per cloud and driver choice
+# ---------------------------------------------------------------------------------------------------------------
+
+TOLERATIONS = [
+    {"key": "CriticalAddonsOnly", "operator": "Exists"},
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+]
+CONTROL_PLANE = {
+    "key": "node-role.kubernetes.io/control-plane",
+    "operator": "Equal",
+    "value": "",
+    "effect": "NoSchedule",
+}
+
+
+def test_eks_values_with_the_amis_driver_are_exact() -> None:
+    pool = spec("aws")
+    assert values("aws", False, pool) == {
+        "driver": {"enabled": False},
+        "toolkit": {"enabled": False},
+        "mig": {"strategy": "single"},
+        "devicePlugin": {
+            "config": {"name": "dp-configs", "default": "default"},
+            "env": [{"name": "GPU_COMPONENTS_CONFIG_HASH", "value": config_hash(device_plugin_config_map([pool]))}],
+        },
+        "migManager": {
+            "config": {"name": "mig-configs", "default": "all-disabled"},
+            "env": [
+                {"name": "WITH_REBOOT", "value": "true"},
+                {"name": "GPU_COMPONENTS_CONFIG_HASH", "value": config_hash(mig_config_map([pool]))},
+            ],
+        },
+        "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": False}},
+        "daemonsets": {"tolerations": TOLERATIONS},
+        "node-feature-discovery": {"worker": {"tolerations": [CONTROL_PLANE, *TOLERATIONS]}},
+    }
+
+
+def test_aks_values_with_the_aks_driver_use_the_images_toolkit_runtime_class() -> None:
+    result = values("azure", False)
+    assert (result["driver"], result["toolkit"], result["operator"]) == (
+        {"enabled": False},
+        {"enabled": False},
+        {"runtimeClass": "nvidia-container-runtime"},
+    )
+    assert "cdi" not in result
+
+
+def test_aks_values_with_the_operators_driver_have_no_special_settings() -> None:
+    result = values("azure", True)
+    assert (result["driver"], result["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert "operator" not in result and "cdi" not in result
+
+
+def test_gke_values_with_the_operators_driver_follow_nvidias_gke_guide() -> None:
+    result = values("gcp", True)
+    assert (result["driver"], result["toolkit"], result["cdi"]) == (
+        {"enabled": True},
+        {"enabled": True, "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]},
+        {"enabled": True},
+    )
+    assert "operator" not in result and "hostPaths" not in result
+
+
+def test_eks_values_are_the_same_keys_as_gke_minus_gke_extras() -> None:
+    assert set(values("gcp", True)) - set(values("aws", False)) == {"cdi"}
+
+
+def test_mixed_mig_pools_set_the_mixed_strategy() -> None:
+    pool = spec("aws", "mig", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    assert values("aws", False, spec("aws", name="plain"), pool)["mig"] == {"strategy": "mixed"}
+
+
+def test_dcgm_exporter_opt_out_and_service_monitor_opt_in() -> None:
+    assert values("aws", False, dcgm_exporter=False)["dcgmExporter"] == {
+        "enabled": False,
+        "serviceMonitor": {"enabled": False},
+    }
+    assert values("aws", False, service_monitor=True)["dcgmExporter"] == {
+        "enabled": True,
+        "serviceMonitor": {"enabled": True},
+    }
+
+
+def test_tolerations_cover_every_pool_taint_and_cloud_taint_in_every_daemonset_and_nfd_worker() -> None:
+    tainted = spec("azure", taints=[{"key": "dedicated", "value": "ml", "effect": "NoExecute"}])
+    bare = spec("azure", name="bare", gpu_taint=False, taints=[{"key": "team", "effect": "NoSchedule"}])
+    spot = Taint("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule")
+    result = values("azure", False, tainted, bare, node_taints=[spot])
+    expected = [
+        *TOLERATIONS,
+        {"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
+        {"key": "team", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"},
+    ]
+    assert result["daemonsets"]["tolerations"] == expected
+    assert result["node-feature-discovery"]["worker"]["tolerations"] == [CONTROL_PLANE, *expected]
+
+
+def env(result: dict[str, Any], operand: str) -> dict[str, str]:
+    return {item["name"]: item["value"] for item in result[operand]["env"]}
+
+
+def test_a_changed_device_plugin_config_changes_only_the_device_plugins_pod_template() -> None:
+    before = values("aws", False, spec(time_slicing={"replicas": 4}))
+    after = values("aws", False, spec(time_slicing={"replicas": 8}))
+    assert env(before, "devicePlugin") != env(after, "devicePlugin")
+    assert env(before, "migManager") == env(after, "migManager")
+
+
+def test_a_changed_mig_layout_changes_the_mig_managers_pod_template() -> None:
+    layout = {"3g.40gb": 1, "1g.10gb": 2}
+    before = values("aws", False, spec("aws", "mig", mig={"layout": layout, "strategy": "mixed"}))
+    after = values("aws", False, spec("aws", "mig", mig={"layout": {**layout, "1g.10gb": 4}, "strategy": "mixed"}))
+    assert (
+        env(before, "migManager")["GPU_COMPONENTS_CONFIG_HASH"]
+        != env(after, "migManager")["GPU_COMPONENTS_CONFIG_HASH"]
+    )
+    assert env(before, "devicePlugin") == env(after, "devicePlugin")
+
+
+def test_helm_values_are_merged_last_key_by_key() -> None:
+    result = values(
+        "aws", False, overrides={"driver": {"enabled": True, "version": "580.95.05"}, "gfd": {"enabled": False}}
+    )
+    assert result["driver"] == {"enabled": True, "version": "580.95.05"}
+    assert result["gfd"] == {"enabled": False}
+    assert result["toolkit"] == {"enabled": False}
+
+
+def test_values_survive_a_yaml_round_trip() -> None:
+    result = values("gcp", True, spec("gcp", "mig", mig={"profile": "1g.10gb"}))
+    assert yaml.safe_load(yaml.safe_dump(result)) == result
+
+
+@pytest.mark.parametrize("version", EKS_KUBERNETES_VERSIONS)
+def test_gke_resource_quota_validates_strictly(version: str) -> None:
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "gpu-operator-quota", "namespace": "gpu-operator"},
+        "spec": gke_resource_quota_spec(),
+    }
+    kubernetes_validate.validate(manifest, version, strict=True)
+    assert manifest["spec"]["scopeSelector"]["matchExpressions"][0]["values"] == [
+        "system-node-critical",
+        "system-cluster-critical",
+    ]

@@ -1,0 +1,120 @@
+"""Tests for gpu_components.plan.capacity: capacity records per pool and the stack's capacity report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components import program
+from gpu_components.nvidia.device_plugin import advertised_resources
+from gpu_components.plan import Plan, load_stack, run_program
+from gpu_components.plan.capacity import capacity_records, capacity_report, pool_capacity
+from gpu_components.spec import GpuNodePoolSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class FakePool:
+    spec: GpuNodePoolSpec
+    device_plugin_host: Any
+    advertised_resources: dict[str, int]
+
+
+def pool(host: str = "daemonset", advertised: dict[str, int] | None = None, **args: Any) -> FakePool:
+    spec = GpuNodePoolSpec.from_args({"name": "p", "max_size": 3, **args}, "aws")
+    return FakePool(spec, host, advertised if advertised is not None else advertised_resources(spec))
+
+
+@pytest.fixture(scope="module")
+def eks_plan() -> Plan:
+    project, config = load_stack(ROOT, "aws-eks")
+    return run_program(program.main, project=project, stack="aws-eks", config=config)
+
+
+def test_aws_eks_capacity_report_is_exact(eks_plan: Plan) -> None:
+    assert capacity_report("aws-eks", eks_plan.outputs) == (
+        "## GPU capacity: aws-eks\n"
+        "\n"
+        "| pool | cloud | instance | GPU | GPUs/node | nodes | each node advertises | GPU memory per unit "
+        "| isolation |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| a100-mig | aws | p4d.24xlarge | A100-40GB (40 GB) | 8 | 0..2 | 56 x `nvidia.com/gpu` | 5 GB (MIG 1g.5gb) "
+        "| MIG-isolated |\n"
+        "| a10g-shared | aws | g5.2xlarge | A10G (24 GB) | 1 | 0..6 spot | 4 x `nvidia.com/gpu` "
+        "| 24 GB (GPU) shared by 4 time-sliced replicas | shared, no memory isolation |\n"
+        "\n"
+        "At maximum size: 8 GPU nodes, 22 GPUs (16 x A100-40GB, 6 x A10G).\n"
+    )
+
+
+def test_exclusive_pool_record() -> None:
+    record = pool_capacity(pool(instance_type="g5.12xlarge", min_size=1))
+    assert record == {
+        "cloud": "aws",
+        "instanceType": "g5.12xlarge",
+        "gpuModel": "A10G",
+        "gpuMemoryGb": 24,
+        "gpusPerNode": 4,
+        "minNodes": 1,
+        "maxNodes": 3,
+        "spot": False,
+        "devicePlugin": "daemonset",
+        "sharing": "none",
+        "mig": {},
+        "isolation": "exclusive",
+        "advertises": [
+            {
+                "name": "nvidia.com/gpu",
+                "perNode": 4,
+                "device": "GPU",
+                "memoryGb": 24.0,
+                "sharedBy": 1,
+                "memoryLimitGb": 24.0,
+            }
+        ],
+    }
+
+
+def test_mixed_mig_layout_gives_one_unit_per_profile() -> None:
+    spec_args = {"instance_type": "p4d.24xlarge", "mig": {"layout": {"3g.20gb": 1, "1g.5gb": 4}, "strategy": "mixed"}}
+    units = pool_capacity(pool(**spec_args))["advertises"]
+    assert [(u["name"], u["perNode"], u["device"], u["memoryGb"]) for u in units] == [
+        ("nvidia.com/mig-1g.5gb", 32, "MIG 1g.5gb", 5.0),
+        ("nvidia.com/mig-3g.20gb", 8, "MIG 3g.20gb", 20.0),
+    ]
+
+
+def test_mps_under_the_device_plugin_has_a_memory_limit_per_client() -> None:
+    unit = pool_capacity(pool(instance_type="g5.2xlarge", mps={"replicas": 4}))["advertises"][0]
+    assert (unit["perNode"], unit["sharedBy"], unit.get("memoryLimitGb")) == (4, 4, 6.0)
+
+
+def test_mps_served_by_the_cloud_has_no_memory_limit() -> None:
+    unit = pool_capacity(pool("cloud", instance_type="g5.2xlarge", mps={"replicas": 4}))["advertises"][0]
+    assert "memoryLimitGb" not in unit
+
+
+def test_time_slicing_has_no_memory_limit_and_renamed_resources() -> None:
+    record = pool_capacity(pool(instance_type="g5.2xlarge", time_slicing={"replicas": 2, "rename_by_default": True}))
+    assert (record["isolation"], record["sharing"]) == ("shared", "time-slicing")
+    assert record["advertises"] == [
+        {"name": "nvidia.com/gpu.shared", "perNode": 2, "device": "GPU", "memoryGb": 24.0, "sharedBy": 2}
+    ]
+
+
+def test_report_of_mps_pool_states_the_limit() -> None:
+    record = pool_capacity(pool(instance_type="g5.2xlarge", mps={"replicas": 4}))
+    report = capacity_report("s", {"gpuPools": {"p": {"capacity": record}}})
+    assert "| 6 GB limit (24 GB GPU / 4 MPS clients) | shared, no memory isolation |" in report
+
+
+def test_records_without_capacity_are_skipped_and_reported() -> None:
+    outputs = {"gpuPools": {"old": {"instanceType": "g5.xlarge"}}}
+    assert capacity_records(outputs) == {}
+    assert capacity_report("s", outputs) == (
+        "## GPU capacity: s\n\nNo GPU pools with a capacity record (stack output `gpuPools`).\n"
+    )

@@ -1,0 +1,149 @@
+"""Tests for gpu_components.plan.diff and .replacements: plan diffs with force-new node-pool changes flagged."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components.plan.diff import ABSENT, InputChange, PlanFormatError, diff, to_document, to_text
+from gpu_components.plan.replacements import FORCE_NEW, forces_replacement
+
+GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+URN = "urn:pulumi:dev::p::aws:eks/nodeGroup:NodeGroup::gpu"
+
+
+def node_group(**inputs: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "instanceTypes": ["g5.2xlarge"],
+        "scalingConfig": {"desiredSize": 0, "maxSize": 6, "minSize": 0},
+        "labels": {"gpu-components/pool": "gpu"},
+    }
+    base.update(inputs)
+    return {"urn": URN, "type": NODE_GROUP, "name": "gpu", "parent": None, "custom": True, "inputs": base}
+
+
+def plan(*resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"project": "p", "stack": "dev", "resources": list(resources), "outputs": outputs or {}}
+
+
+def test_identical_plans_have_no_changes() -> None:
+    result = diff(plan(node_group()), plan(node_group()))
+    assert result.empty
+    assert to_text(result) == "Plan diff of dev:\nno changes\n"
+
+
+def test_instance_type_change_replaces_the_node_group() -> None:
+    result = diff(plan(node_group()), plan(node_group(instanceTypes=["g5.4xlarge"])))
+    assert [change.action for change in result.changed] == ["replace"]
+    assert result.changed[0].changes == (InputChange("instanceTypes[0]", "g5.2xlarge", "g5.4xlarge", True),)
+    assert to_text(result) == (
+        "Plan diff of dev:\n"
+        "+- aws:eks/nodeGroup:NodeGroup gpu\n"
+        '    instanceTypes[0]: "g5.2xlarge" -> "g5.4xlarge"  [forces replacement]\n'
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s)\n"
+    )
+
+
+def test_scaling_and_label_changes_update_in_place() -> None:
+    new = node_group(scalingConfig={"desiredSize": 0, "maxSize": 8, "minSize": 0}, labels={"team": "ml"})
+    result = diff(plan(node_group()), plan(new))
+    assert result.replacements == ()
+    assert to_text(result) == (
+        "Plan diff of dev:\n"
+        "~ aws:eks/nodeGroup:NodeGroup gpu\n"
+        '    labels["gpu-components/pool"]: "gpu" -> (none)\n'
+        '    labels.team: (none) -> "ml"\n'
+        "    scalingConfig.maxSize: 6 -> 8\n"
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s)\n"
+    )
+
+
+def test_added_and_removed_resources_and_outputs() -> None:
+    role = {"urn": "urn:r", "type": "aws:iam/role:Role", "name": "r", "parent": None, "inputs": {}}
+    result = diff(plan(role, outputs={"a": 1}), plan(node_group(), outputs={"a": 2}))
+    assert [(c.action, c.name) for c in (*result.added, *result.removed)] == [("create", "gpu"), ("delete", "r")]
+    assert result.outputs == (InputChange("a", 1, 2),)
+    assert to_text(result).splitlines()[1:] == [
+        "+ aws:eks/nodeGroup:NodeGroup gpu",
+        "- aws:iam/role:Role r",
+        "outputs:",
+        "    a: 1 -> 2",
+        "1 to create, 0 to update, 0 to replace, 1 to delete; 1 output change(s)",
+    ]
+
+
+def test_multi_line_strings_show_as_a_unified_diff() -> None:
+    old = {"urn": "urn:c", "type": "kubernetes:core/v1:ConfigMap", "name": "c", "inputs": {"data": {"x": "a\nb\n"}}}
+    new = copy.deepcopy(old)
+    new["inputs"]["data"]["x"] = "a\nc\n"
+    assert to_text(diff(plan(old), plan(new))).splitlines()[1:5] == [
+        "~ kubernetes:core/v1:ConfigMap c",
+        "    data.x:",
+        "      @@ -1,2 +1,2 @@",
+        "       a",
+    ]
+
+
+def test_json_document_leaves_out_absent_sides() -> None:
+    result = diff(plan(node_group()), plan(node_group(amiType="AL2023_x86_64_NVIDIA")))
+    assert to_document(result)["resources"][0]["changes"] == [
+        {"path": "amiType", "new": "AL2023_x86_64_NVIDIA", "replaces": True}
+    ]
+    assert result.changed[0].changes[0].old is ABSENT
+
+
+def test_a_parent_change_is_reported() -> None:
+    moved = node_group()
+    moved["parent"] = "urn:parent"
+    assert diff(plan(node_group()), plan(moved)).changed[0].changes[0] == InputChange("(parent)", None, "urn:parent")
+
+
+@pytest.mark.parametrize("document", ["not json", "[]", '{"resources": [{"urn": "x"}]}'])
+def test_documents_that_are_not_plans_are_rejected(document: str) -> None:
+    with pytest.raises(PlanFormatError):
+        diff(document, plan())
+
+
+def test_golden_plan_with_a_new_instance_type_flags_the_gpu_node_group() -> None:
+    old = json.loads(GOLDEN.read_text())
+    new = copy.deepcopy(old)
+    target = "gpu-demo-gpu-a10g-shared-node-group"
+    for resource in new["resources"]:
+        if resource["name"] == target:
+            resource["inputs"]["instanceTypes"] = ["g5.4xlarge"]
+    result = diff(old, new)
+    assert [(c.name, c.action) for c in result.changed] == [(target, "replace")]
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "expected"),
+    [
+        (NODE_GROUP, "instanceTypes[0]", True),
+        (NODE_GROUP, "launchTemplate.id", True),
+        (NODE_GROUP, "launchTemplate.version", False),
+        (NODE_GROUP, "launchTemplate", True),
+        (NODE_GROUP, "remoteAccess.ec2SshKey", True),
+        (NODE_GROUP, "scalingConfig.maxSize", False),
+        (NODE_GROUP, "taints[0].value", False),
+        (NODE_GROUP, "amiType", True),
+        ("azure-native:containerservice:AgentPool", "vmSize", True),
+        ("azure-native:containerservice:AgentPool", "gpuInstanceProfile", True),
+        ("azure-native:containerservice:AgentPool", "maxCount", False),
+        ("azure-native:containerservice:AgentPool", "nodeTaints[0]", False),
+        ("aws:iam/role:Role", "name", False),
+    ],
+)
+def test_force_new_tables(type_: str, path: str, expected: bool) -> None:
+    assert forces_replacement(type_, path) is expected
+
+
+def test_gke_table_comes_from_the_gke_adapter() -> None:
+    gke = pytest.importorskip("gpu_components.gcp.gke")
+    assert FORCE_NEW["gcp:container/nodePool:NodePool"].fields == tuple(gke.FORCE_NEW_FIELDS)
+    assert forces_replacement("gcp:container/nodePool:NodePool", "nodeConfig.guestAccelerators[0].count")
+    assert not forces_replacement("gcp:container/nodePool:NodePool", "autoscaling.totalMaxNodeCount")

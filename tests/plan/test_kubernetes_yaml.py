@@ -1,0 +1,121 @@
+"""Tests for gpu_components.plan.kubernetes: the Kubernetes YAML of everything a plan renders into the cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpu_components import program
+from gpu_components.plan import Plan, PlannedResource, load_stack, run_program
+from gpu_components.plan.kubernetes import kubernetes_documents, to_kubernetes_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+KUBERNETES_VERSION = "1.34.0"
+"""Schema version the manifests are validated against (the example clusters' Kubernetes version)."""
+
+
+def resource(type_: str, name: str, inputs: dict[str, Any]) -> PlannedResource:
+    return PlannedResource(f"urn:pulumi:s::p::{type_}::{name}", type_, name, None, inputs, True)
+
+
+SMALL = Plan(
+    project="p",
+    stack="s",
+    resources=(
+        resource(
+            "kubernetes:core/v1:ConfigMap",
+            "cm",
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"namespace": "gpu"},
+                "data": {"b": "x: 1\n", "a": "y"},
+            },
+        ),
+        resource(
+            "kubernetes:core/v1:Namespace", "ns", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}}
+        ),
+        resource(
+            "kubernetes:helm.sh/v3:Release",
+            "rel",
+            {
+                "chart": "nvidia-device-plugin",
+                "version": "0.20.0",
+                "name": "ndp",
+                "namespace": "gpu",
+                "repositoryOpts": {"repo": "https://nvidia.github.io/k8s-device-plugin"},
+                "values": {"config": {"name": "cm"}, "affinity": {}},
+            },
+        ),
+        resource("aws:iam/role:Role", "role", {"name": "r"}),
+        resource("pulumi:providers:kubernetes", "k8s", {"kubeconfig": "[secret]"}),
+    ),
+    outputs={},
+)
+
+
+def test_small_plan_renders_exact_yaml() -> None:
+    assert to_kubernetes_yaml(SMALL) == (
+        "---\n"
+        "# kubernetes:core/v1:Namespace ns\n"
+        "apiVersion: v1\n"
+        "kind: Namespace\n"
+        "metadata:\n"
+        "  name: gpu\n"
+        "---\n"
+        "# kubernetes:core/v1:ConfigMap cm\n"
+        "# metadata.name: the logical name; Pulumi appends a random suffix when it creates the object\n"
+        "apiVersion: v1\n"
+        "kind: ConfigMap\n"
+        "metadata:\n"
+        "  name: cm\n"
+        "  namespace: gpu\n"
+        "data:\n"
+        "  a: y\n"
+        "  b: |\n"
+        "    x: 1\n"
+        "---\n"
+        "# kubernetes:helm.sh/v3:Release rel\n"
+        "# Helm values: chart nvidia-device-plugin 0.20.0 from https://nvidia.github.io/k8s-device-plugin, "
+        "release ndp in namespace gpu\n"
+        "affinity: {}\n"
+        "config:\n"
+        "  name: cm\n"
+    )
+
+
+def test_a_plan_without_kubernetes_objects_renders_nothing() -> None:
+    assert to_kubernetes_yaml(Plan("p", "s", (resource("aws:iam/role:Role", "r", {}),), {})) == ""
+
+
+@pytest.fixture(scope="module", params=STACKS)
+def stack_plan(request: pytest.FixtureRequest) -> Plan:
+    stack = str(request.param)
+    project, config = load_stack(ROOT, stack)
+    return run_program(program.main, project=project, stack=stack, config=config)
+
+
+def test_stack_manifests_validate_strictly(stack_plan: Plan) -> None:
+    manifests = [d for d in kubernetes_documents(stack_plan) if d.kind == "manifest"]
+    assert manifests, "the example stacks render Kubernetes objects"
+    for document in manifests:
+        kubernetes_validate.validate(dict(document.body), KUBERNETES_VERSION, strict=True)
+
+
+def test_stack_yaml_parses_back_to_the_documents_and_is_deterministic(stack_plan: Plan) -> None:
+    text = to_kubernetes_yaml(stack_plan)
+    assert text == to_kubernetes_yaml(stack_plan)
+    assert list(yaml.safe_load_all(text)) == [dict(d.body) for d in kubernetes_documents(stack_plan)]
+
+
+def test_helm_values_are_the_release_values(stack_plan: Plan) -> None:
+    releases = {r.urn: r for r in stack_plan.resources if r.type == "kubernetes:helm.sh/v3:Release"}
+    values = [d for d in kubernetes_documents(stack_plan) if d.kind == "helm-values"]
+    assert [d.resource.urn for d in values] == sorted(releases)
+    for document in values:
+        assert document.body == releases[document.resource.urn].inputs["values"]
