@@ -20,8 +20,8 @@ plan: install
 	$(BIN)/gpu-components plan $(STACK) --format $(FORMAT)
 
 lint: install
-	$(BIN)/ruff check gpu_components tests stacks
-	$(BIN)/ruff format --check gpu_components tests stacks
+	$(BIN)/ruff check gpu_components tests stacks policy benchmarks
+	$(BIN)/ruff format --check gpu_components tests stacks policy benchmarks
 	$(BIN)/mypy gpu_components
 
 test: lint

@@ -7,9 +7,11 @@ machine, it measures:
    as a whole new process (interpreter start, imports, validation, the plan, rendering); median wall time of
    ``--runs`` runs, and the process's peak resident memory.
 2. **Bare baseline.** The same resources, with the same inputs, registered by a bare Pulumi program without our
-   components (no validation, no rendering, no component resources: each recorded custom resource, provider and
-   remote component registered directly with its recorded inputs, after importing the same provider SDK modules),
-   run under the same mocks by the same runner, also as a whole process. Reported as our time / bare time.
+   components (no validation, no rendering, no component resources): each recorded custom resource, provider and
+   remote component created through its provider SDK class (``aws.eks.NodeGroup(name, instance_types=...)``), as
+   a hand-written program would, with its recorded inputs as plain values (falling back to a raw
+   ``CustomResource`` when the class refuses them; the child reports how many were typed), under the same mocks
+   and runner, also as a whole process. Reported as our time / bare time.
 3. **Fleet.** One program with three clusters (AWS, Azure, GCP; each cloud's example cluster config) of N GPU pools
    each, N in ``--sizes`` (default 1, 10, 100), the pools cycling through that cloud's example pools; as a whole
    process, median of ``--fleet-runs`` runs; wall time, peak memory, resources registered, the time per added
@@ -29,6 +31,7 @@ import importlib
 import json
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -97,6 +100,8 @@ def _child_bare(plan_file: str) -> dict[str, Any]:
     by_urn = {r["urn"]: r for r in resources}
     ours = {r["urn"] for r in resources if r["type"].startswith("gpu-components:")}
 
+    typed: list[str] = []
+
     def program() -> None:
         registered: dict[str, pulumi.Resource] = {}
 
@@ -112,8 +117,10 @@ def _child_bare(plan_file: str) -> dict[str, Any]:
             parent = register(by_urn[parent_urn]) if parent_urn in by_urn else None
             opts = pulumi.ResourceOptions(parent=parent)
             inputs = dict(record["inputs"])
-            created: pulumi.Resource
-            if record["type"].startswith("pulumi:providers:"):
+            created = _typed(record["type"], record["name"], inputs, opts)
+            if created is not None:
+                typed.append(urn)
+            elif record["type"].startswith("pulumi:providers:"):
                 created = pulumi.ProviderResource(record["type"].split(":")[2], record["name"], inputs, opts)
             elif record["custom"]:
                 created = pulumi.CustomResource(record["type"], record["name"], inputs, opts)
@@ -126,7 +133,30 @@ def _child_bare(plan_file: str) -> dict[str, Any]:
             register(record)
 
     plan = run_program(program, project=document["project"], stack=document["stack"], config=_stack_config(document))
-    return {"resources": len(plan.resources)}
+    return {"resources": len(plan.resources), "typed": len(typed)}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), name)
+
+
+def _typed(type_token: str, name: str, inputs: dict[str, Any], opts: Any) -> Any:
+    """The resource created through its provider SDK class, as a hand-written program would (top-level inputs as
+    snake_case keyword arguments, nested values as plain dicts); None when the class cannot take these inputs."""
+    module_name = _module_of(type_token)
+    if module_name is None:
+        return None
+    class_name = "Provider" if type_token.startswith("pulumi:providers:") else type_token.rsplit(":", 1)[-1]
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError):
+        return None
+    skip = {"apiVersion", "kind"} if type_token.startswith("kubernetes:") else set()
+    kwargs = {_snake(key): value for key, value in inputs.items() if key not in skip}
+    try:
+        return cls(name, opts=opts, **kwargs)
+    except TypeError:
+        return None
 
 
 def _stack_config(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -109,6 +109,10 @@ def plan(
         raise click.UsageError(f"--format {output_format} with several stacks needs --out-dir")
     if exit_code and baseline is None:
         raise click.UsageError("--exit-code needs --diff")
+    if baseline is not None and len(names) > 1 and not baseline.is_dir():
+        raise click.UsageError("--diff with several stacks needs a directory of <stack>.json plans")
+    if diagram is not None and diagram.suffix.lower() not in (".svg", ".png"):
+        raise click.UsageError(f"--diagram {diagram}: the file name must end in .svg or .png")
     plans = [_plan(root, name) for name in names]
     if diagram is not None:
         for result in plans:
@@ -187,12 +191,10 @@ def _diagram_path(path: Path, stack: str, count: int) -> Path:
 def _write_diagram(path: Path, result: Plan) -> None:
     suffix = path.suffix.lower()
     try:
-        if suffix == ".svg":
-            path.write_text(to_svg(_title(result), result.outputs))
-        elif suffix == ".png":
+        if suffix == ".png":
             path.write_bytes(to_png(_title(result), result.outputs))
         else:
-            raise click.UsageError(f"--diagram {path}: the file name must end in .svg or .png")
+            path.write_text(to_svg(_title(result), result.outputs))
     except DiagramError as error:
         raise click.ClickException(str(error)) from None
 

@@ -168,3 +168,9 @@ def test_diff_rejects_a_file_that_is_not_a_plan(tmp_path: Path) -> None:
     result = run("diff", str(bad), str(plan_file(tmp_path / "ok.json")))
     assert result.exit_code == 1
     assert "is not a JSON plan: it needs a 'resources' list" in result.output
+
+
+def test_diff_of_several_stacks_needs_a_baseline_directory(tmp_path: Path) -> None:
+    result = run("plan", "--all", "--diff", str(plan_file(tmp_path / "one.json")), "--root", str(ROOT))
+    assert result.exit_code == 2
+    assert "--diff with several stacks needs a directory of <stack>.json plans" in result.output
