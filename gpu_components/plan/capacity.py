@@ -11,7 +11,8 @@ Two halves, joined by a plain, documented record so a capacity report can be mad
 
 GPU memory per unit: a whole GPU's memory (catalog), a MIG device's profile memory (NVIDIA MIG User Guide, via
 the catalog), or, under time-slicing, the whole device's memory shared by every replica with no limit per replica
-(NVIDIA device plugin README, "shared access to GPUs"). Under MPS served by the NVIDIA device plugin, each client
+(NVIDIA device plugin README, "shared access to GPUs"). Under MPS served by the NVIDIA device plugin (as a
+DaemonSet, through the GPU Operator, or on Bottlerocket's host), each client
 gets an equal pinned-memory limit (device memory / replicas; the plugin's MPS control daemon sets
 ``set_default_device_pinned_mem_limit``), which caps memory but isolates neither faults nor bandwidth; under MPS
 served by GKE no limit is set unless the workload sets ``CUDA_MPS_PINNED_DEVICE_MEM_LIMIT``.
@@ -135,7 +136,7 @@ def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> Advertised
     if isinstance(spec.sharing, TimeSlicing):
         limit = None
     elif isinstance(spec.sharing, Mps):
-        limit = round(memory / shared_by, 2) if host == "daemonset" else None
+        limit = round(memory / shared_by, 2) if host != "cloud" else None
     unit: AdvertisedUnit = {"name": name, "perNode": count, "device": device, "memoryGb": memory, "sharedBy": shared_by}
     if limit is not None:
         unit["memoryLimitGb"] = limit

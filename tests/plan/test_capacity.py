@@ -88,8 +88,9 @@ def test_mixed_mig_layout_gives_one_unit_per_profile() -> None:
     ]
 
 
-def test_mps_under_the_device_plugin_has_a_memory_limit_per_client() -> None:
-    unit = pool_capacity(pool(instance_type="g5.2xlarge", mps={"replicas": 4}))["advertises"][0]
+@pytest.mark.parametrize("host", ["daemonset", "gpu-operator", "node-image"])
+def test_mps_under_the_nvidia_device_plugin_has_a_memory_limit_per_client(host: str) -> None:
+    unit = pool_capacity(pool(host, instance_type="g5.2xlarge", mps={"replicas": 4}))["advertises"][0]
     assert (unit["perNode"], unit["sharedBy"], unit.get("memoryLimitGb")) == (4, 4, 6.0)
 
 
