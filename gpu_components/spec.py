@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, cast
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -308,8 +308,7 @@ class GpuNodePoolSpec:
         problems = shape_problems(GpuNodePoolArgs, args, path)
         if problems:
             raise GpuSpecError(problems)
-        checked: GpuNodePoolArgs = args  # type: ignore[assignment]  # shape_problems proved the shape
-        return _build(checked, cloud, path)
+        return _build(cast(GpuNodePoolArgs, args), cloud, path)  # shape_problems proved the shape
 
     @property
     def isolation(self) -> Literal["exclusive", "mig", "shared"]:
@@ -499,9 +498,7 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         problems.append(Problem(_join(path, "gpu_count"), count, "GPUs per node must be a whole number >= 1"))
         count = 0
-    architecture: CpuArchitecture = (
-        known.cpu_architecture if known is not None else explicit["cpu_architecture"]  # type: ignore[assignment]
-    )
+    architecture = known.cpu_architecture if known is not None else cast(CpuArchitecture, explicit["cpu_architecture"])
     return _Hardware(gpu, int(count), architecture), problems
 
 
