@@ -78,6 +78,7 @@ class CloudAdapter:
             GPU stack (which decides the pool's labels and cloud settings).
         config_problems: extra rules for the ``cluster`` config beyond its shape.
         provision: create or attach the example cluster from validated ``cluster`` config.
+        wiring: see below.
     """
 
     cloud: Cloud
@@ -90,3 +91,6 @@ class CloudAdapter:
     ]
     config_problems: Callable[[Mapping[str, Any]], list[Problem]]
     provision: Callable[[Mapping[str, Any]], ProvisionedCluster]
+    wiring: type
+    """``TypedDict`` of the cluster wiring :class:`~gpu_components.cluster.GpuCluster` takes for this cloud (its
+    values may be Pulumi inputs, so only its keys are checked)."""

@@ -13,7 +13,7 @@ Exit status: 0 success; 1 an error (invalid config, unknown stack, unreadable pl
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,9 @@ from gpu_components import program
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan.capacity import capacity_report
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
-from gpu_components.plan.diff import PlanDiff, diff, to_document, to_text
+from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
+from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import Plan, load_stack, run_program
 
@@ -118,7 +119,7 @@ def plan(
         for result in plans:
             _write_diagram(_diagram_path(diagram, result.stack, len(plans)), result)
     if baseline is not None:
-        diffs = [diff(_baseline(baseline, result.stack), to_json(result)) for result in plans]
+        diffs = [_diff(_baseline(baseline, result.stack), to_json(result)) for result in plans]
         click.echo("\n".join(to_text(result) for result in diffs), nl=False)
         _exit_for(diffs, exit_code)
         return
@@ -142,7 +143,7 @@ def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> N
     A stack only in NEW shows every resource as created; only in OLD, as deleted.
     """
     pairs = _pairs(old, new)
-    diffs = [diff(_read_plan(a, stack), _read_plan(b, stack)) for stack, a, b in pairs]
+    diffs = [_diff(_read_plan(a, stack), _read_plan(b, stack)) for stack, a, b in pairs]
     if output_format == "json":
         click.echo(json.dumps([to_document(result) for result in diffs], indent=2, sort_keys=True))
     else:
@@ -180,7 +181,7 @@ def _plan(root: Path, stack: str) -> Plan:
     try:
         project, config = load_stack(root, stack)
         return run_program(program.main, project=project, stack=stack, config=config)
-    except (GpuSpecError, FileNotFoundError) as error:
+    except (GpuSpecError, FileNotFoundError, DuplicateResourceError) as error:
         raise click.ClickException(f"{stack}: {error}") from None
 
 
@@ -216,6 +217,14 @@ def _read_plan(path: Path | None, stack: str) -> dict[str, Any]:
     if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
         raise click.ClickException(f"{path} is not a JSON plan: it needs a 'resources' list")
     return document
+
+
+def _diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff:
+    """:func:`diff`, with a malformed plan reported as a command error rather than a traceback."""
+    try:
+        return diff(old, new)
+    except PlanFormatError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _pairs(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:

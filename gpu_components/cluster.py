@@ -34,9 +34,14 @@ from gpu_components.gcp.adapter import ADAPTER as GCP
 from gpu_components.gcp.adapter import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs
-from gpu_components.nvidia.gpu_operator import NODE_DRIVER_SETTINGS, driver_owner_problems, gpu_operator_problems
-from gpu_components.shape import STRICT, shape_problems
-from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, TaintArgs, parse_pools
+from gpu_components.nvidia.gpu_operator import (
+    NODE_DRIVER_SETTINGS,
+    default_operator_driver,
+    driver_owner_problems,
+    gpu_operator_problems,
+)
+from gpu_components.shape import STRICT, field_names, required_keys, shape_problems
+from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolArgs, GpuNodePoolSpec, TaintArgs, parse_pools
 
 __all__ = [
     "ADAPTERS",
@@ -65,6 +70,7 @@ class ClusterPoolArgs(GpuNodePoolArgs):
     gcp: NotRequired[GkePoolOptionsArgs]
 
 
+@STRICT
 class DevicePluginSettingsArgs(TypedDict):
     """Optional settings of the device plugin add-on: namespace, chart version, raw Helm values."""
 
@@ -79,8 +85,9 @@ class GpuOperatorSettingsArgs(TypedDict):
     :class:`~gpu_components.kubernetes.gpu_operator.NvidiaGpuOperatorArgs`.
 
     Fields:
-        operator_driver: the operator installs the NVIDIA driver and toolkit. Defaults to False (EKS NVIDIA AMIs
-            and AKS's default images ship both). Must agree with every served pool's own driver setting (EKS
+        operator_driver: the operator installs the NVIDIA driver and toolkit. Defaults to False on EKS and AKS
+            (EKS NVIDIA AMIs and AKS's default images ship both) and True on GKE (NVIDIA's GKE guide turns GKE's
+            installation off under the operator). Must agree with every served pool's own driver setting (EKS
             ``ami_type``: false; AKS ``gpu_driver``: ``none`` needs true, ``aks`` false; GKE ``driver_version``:
             ``INSTALLATION_DISABLED`` with true).
         dcgm_exporter: run NVIDIA's DCGM exporter. Defaults to True.
@@ -121,6 +128,42 @@ class GpuClusterArgs(TypedDict):
     gpu_stack: NotRequired[GpuStack]
     device_plugin: NotRequired[DevicePluginSettingsArgs]
     gpu_operator: NotRequired[GpuOperatorSettingsArgs]
+
+
+OPERATOR_OWNED_VALUES: tuple[tuple[str, str], ...] = (
+    ("driver", "enabled"),
+    ("toolkit", "enabled"),
+    ("mig", "strategy"),
+)
+"""GPU Operator chart values the library decides and ``helm_values`` may not set."""
+
+
+def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
+    """Problems with :class:`GpuClusterArgs` beyond the pools and settings: unknown keys, the cluster wiring of
+    the cloud (required keys present, no unknown keys), and wiring given for another cloud."""
+    known = field_names(GpuClusterArgs)
+    problems = [Problem(key, args[key], "unknown field", ", ".join(known)) for key in sorted(args) if key not in known]
+    cloud = args.get("cloud")
+    if not isinstance(cloud, str) or cloud not in ADAPTERS:
+        return problems
+    adapter = ADAPTERS[cloud]
+    problems += [
+        Problem(key, args[key], f"wiring for {key}, but the cluster is on {cloud}")
+        for key in ADAPTERS
+        if key != cloud and key in args
+    ]
+    wiring = args.get(cloud)
+    fields = field_names(adapter.wiring)
+    required = required_keys(adapter.wiring)
+    if not isinstance(wiring, Mapping):
+        return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", ", ".join(required))]
+    problems += [Problem(f"{cloud}.{key}", None, "required field is missing") for key in required if key not in wiring]
+    problems += [
+        Problem(f"{cloud}.{key}", wiring[key], "unknown field", ", ".join(fields))
+        for key in sorted(wiring)
+        if key not in fields
+    ]
+    return problems
 
 
 def _neutral(pool: Mapping[str, Any]) -> GpuNodePoolArgs:
@@ -179,6 +222,34 @@ def validate_cluster(
                     "gpu_stack gpu-operator, or no gpu_operator settings",
                 )
             )
+    if device_plugin is not None:
+        problems += shape_problems(DevicePluginSettingsArgs, device_plugin, f"{prefix}device_plugin")
+    for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator)):
+        namespace = settings_.get("namespace") if isinstance(settings_, Mapping) else None
+        if isinstance(namespace, str) and not DNS_LABEL.match(namespace):
+            problems.append(
+                Problem(
+                    f"{prefix}{key}.namespace",
+                    namespace,
+                    "not a valid namespace name (DNS-1123 label)",
+                    "lowercase letters, digits or '-', starting and ending alphanumeric",
+                    SOURCE_NAMES,
+                )
+            )
+    helm_values = gpu_operator.get("helm_values") if isinstance(gpu_operator, Mapping) else None
+    if isinstance(helm_values, Mapping):
+        for section, field in OPERATOR_OWNED_VALUES:
+            block = helm_values.get(section)
+            if isinstance(block, Mapping) and field in block:
+                problems.append(
+                    Problem(
+                        f"{prefix}gpu_operator.helm_values.{section}.{field}",
+                        block[field],
+                        "decided by the library (one driver owner per pool, one MIG strategy per cluster); a raw "
+                        "value here could make two parties install the driver",
+                        "gpu_operator.operator_driver, and the pools' mig.strategy",
+                    )
+                )
     if device_plugin is not None and operator:
         problems.append(
             Problem(
@@ -204,12 +275,22 @@ def validate_cluster(
         raise GpuSpecError(problems)
     stack = cast(GpuStack, gpu_stack)
     settings: Mapping[str, Any] = gpu_operator or {}
-    operator_driver = bool(settings.get("operator_driver", False))
+    operator_driver = bool(settings.get("operator_driver", default_operator_driver(adapter.cloud)))
     served: list[tuple[int, GpuNodePoolSpec]] = []
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
         options: Mapping[str, Any] = pools[index].get(cloud, {})
         found = adapter.problems(spec, options, where, stack)
+        if stack == "device-plugin" and adapter.device_plugin_host(spec, options, stack) == "cloud":
+            found.append(
+                Problem(
+                    f"{prefix}gpu_stack",
+                    gpu_stack,
+                    f"{where} is served by {cloud}'s own device plugin, which the NVIDIA device plugin may not "
+                    "run beside",
+                    "auto, or gpu-operator (which turns the cloud's plugin off)",
+                )
+            )
         if operator and adapter.device_plugin_host(spec, options, stack) == "gpu-operator":
             served.append((index, spec))
         if operator:
@@ -281,19 +362,25 @@ class GpuCluster(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not isinstance(args, Mapping) or "cloud" not in args or "pools" not in args:
+            raise GpuSpecError([Problem("args", args, "GpuCluster needs a mapping with cloud and pools")])
         cloud = args["cloud"]
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
-        specs = validate_cluster(
-            cloud,
-            args["pools"],
-            gpu_stack,
-            gpu_operator=args.get("gpu_operator"),
-            device_plugin=args.get("device_plugin"),
-        )
+        problems = cluster_args_problems(args)
+        try:
+            specs = validate_cluster(
+                cloud,
+                args["pools"],
+                gpu_stack,
+                gpu_operator=args.get("gpu_operator"),
+                device_plugin=args.get("device_plugin"),
+            )
+        except GpuSpecError as error:
+            problems += error.problems
+        if problems:
+            raise GpuSpecError(problems)
         adapter = ADAPTERS[cloud]
-        wiring: Mapping[str, Any] | None = cast(Mapping[str, Any], args).get(cloud)
-        if wiring is None:
-            raise GpuSpecError([Problem(cloud, None, f"the cluster wiring for {cloud} is required")])
+        wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs = specs
         self.pools: dict[str, GpuNodePool] = {}

@@ -3,19 +3,25 @@
 ``stacks/__main__.py`` calls :func:`main`; ``pulumi up`` and the offline plan run exactly this. Config keys
 (namespace ``gpu-components``, see ``stacks/Pulumi.aws-eks.yaml``):
 
-- ``cloud``: a cloud with an adapter (``aws``).
-- ``cluster``: the cloud's cluster config (on AWS :class:`~gpu_components.aws.cluster.EksClusterConfig`): create
-  a minimal cluster, or attach to an existing one.
+- ``cloud``: a cloud with an adapter (``aws``, ``azure``, ``gcp``).
+- ``cluster``: the cloud's cluster config (:class:`~gpu_components.aws.cluster.EksClusterConfig`,
+  :class:`~gpu_components.azure.cluster.AksClusterConfig`, :class:`~gpu_components.gcp.cluster.GkeClusterConfig`):
+  create a minimal cluster, or attach to an existing one.
 - ``pools``: list of :class:`~gpu_components.cluster.ClusterPoolArgs`.
 - ``gpu_stack``: :data:`~gpu_components.cluster.GpuStack`, default ``auto``.
 - ``gpu_operator``: optional :class:`~gpu_components.cluster.GpuOperatorSettingsArgs`, with ``gpu_stack:
   gpu-operator`` only.
+- ``device_plugin``: optional :class:`~gpu_components.cluster.DevicePluginSettingsArgs` (namespace, chart version,
+  raw Helm values), not with ``gpu-operator``.
+
+Any other key in the namespace is an error (a misspelt key would otherwise be ignored).
 
 The whole config is validated, every problem reported at once, before any resource is registered.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 import pulumi
@@ -31,23 +37,58 @@ CONFIG_NAMESPACE = "gpu-components"
 """Config namespace of the example program (the project name in ``Pulumi.yaml``)."""
 
 
-def read_config(
-    config: pulumi.Config,
-) -> tuple[str, dict[str, Any], list[dict[str, Any]], str, dict[str, Any] | None]:
-    """Read and validate ``cloud``, ``cluster``, ``pools``, ``gpu_stack`` and ``gpu_operator``; raise every problem
-    at once.
+CONFIG_KEYS = ("cloud", "cluster", "pools", "gpu_stack", "gpu_operator", "device_plugin")
+"""Config keys the program reads in its namespace; any other key there is reported as unknown."""
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """The validated config of a stack: ``cloud``, ``cluster``, ``pools``, ``gpu_stack`` and the optional settings
+    of the GPU stack (``gpu_operator``, ``device_plugin``)."""
+
+    cloud: str
+    cluster: dict[str, Any]
+    pools: list[dict[str, Any]]
+    gpu_stack: str
+    gpu_operator: dict[str, Any] | None
+    device_plugin: dict[str, Any] | None
+
+
+def _namespace_keys() -> list[str]:
+    """Config keys set in this program's namespace: from the running engine's config (``PULUMI_CONFIG`` under
+    ``pulumi up``, the runtime's map under mocks and the offline plan)."""
+    keys = {*pulumi.runtime.config.CONFIG.get(), *pulumi.runtime.config.get_config_env()}
+    prefix = f"{CONFIG_NAMESPACE}:"
+    return sorted(key.removeprefix(prefix) for key in keys if key.startswith(prefix))
+
+
+def _object(config: pulumi.Config, key: str, problems: list[Problem]) -> Any:
+    try:
+        return config.get_object(key)
+    except pulumi.ConfigTypeError:
+        problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), "must be a YAML mapping or list"))
+        return None
+
+
+def read_config(config: pulumi.Config) -> StackConfig:
+    """Read and validate the stack's config; raise every problem at once.
 
     Raises:
-        GpuSpecError: missing keys, wrong shapes, unknown cloud, invalid pools.
+        GpuSpecError: missing or unknown keys, wrong shapes, unknown cloud, invalid pools or GPU stack settings.
     """
-    problems: list[Problem] = []
+    problems = [
+        Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), "unknown config key", ", ".join(CONFIG_KEYS))
+        for key in _namespace_keys()
+        if key not in CONFIG_KEYS
+    ]
     cloud = config.get("cloud")
-    cluster = config.get_object("cluster")
-    pools = config.get_object("pools")
+    cluster = _object(config, "cluster", problems)
+    pools = _object(config, "pools", problems)
     gpu_stack = config.get("gpu_stack") or "auto"
-    gpu_operator = config.get_object("gpu_operator")
+    gpu_operator = _object(config, "gpu_operator", problems)
+    device_plugin = _object(config, "device_plugin", problems)
     for key, value in (("cloud", cloud), ("cluster", cluster), ("pools", pools)):
-        if value is None:
+        if value is None and not any(p.path == f"{CONFIG_NAMESPACE}:{key}" for p in problems):
             problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", None, "required config key is missing"))
     if pools is not None and not isinstance(pools, list):
         problems.append(Problem("pools", pools, "must be a list of pools"))
@@ -58,26 +99,45 @@ def read_config(
     if not problems:
         problems += adapter.config_problems(cast(dict[str, Any], cluster))
     try:
-        validate_cluster(str(cloud), cast(list[dict[str, Any]], pools), gpu_stack, gpu_operator=gpu_operator)
+        validate_cluster(
+            str(cloud),
+            cast(list[dict[str, Any]], pools),
+            gpu_stack,
+            gpu_operator=gpu_operator,
+            device_plugin=device_plugin,
+        )
     except GpuSpecError as error:
         problems += error.problems
     if problems:
         raise GpuSpecError(problems)
-    settings = cast("dict[str, Any] | None", gpu_operator)
-    return str(cloud), cast(dict[str, Any], cluster), cast(list[dict[str, Any]], pools), gpu_stack, settings
+    return StackConfig(
+        str(cloud),
+        cast(dict[str, Any], cluster),
+        cast(list[dict[str, Any]], pools),
+        gpu_stack,
+        gpu_operator,
+        device_plugin,
+    )
 
 
 def main() -> None:
     """Run the example program for the current stack: validate config, create or attach, compose GPU pools, and
     register a sample CUDA vector-add Job per pool."""
-    cloud, cluster, pools, gpu_stack, gpu_operator = read_config(pulumi.Config(CONFIG_NAMESPACE))
-    name = str(cluster["name"])
-    provisioned = adapter_for(cloud).provision(cluster)
+    stack = read_config(pulumi.Config(CONFIG_NAMESPACE))
+    name = str(stack.cluster["name"])
+    provisioned = adapter_for(stack.cloud).provision(stack.cluster)
     kubeconfig = pulumi.Output.secret(provisioned.kubeconfig)
     provider = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig)
-    args = {"cloud": cloud, "pools": pools, cloud: dict(provisioned.wiring), "gpu_stack": gpu_stack}
-    if gpu_operator is not None:
-        args["gpu_operator"] = gpu_operator
+    args: dict[str, Any] = {
+        "cloud": stack.cloud,
+        "pools": stack.pools,
+        stack.cloud: dict(provisioned.wiring),
+        "gpu_stack": stack.gpu_stack,
+    }
+    if stack.gpu_operator is not None:
+        args["gpu_operator"] = stack.gpu_operator
+    if stack.device_plugin is not None:
+        args["device_plugin"] = stack.device_plugin
     gpus = GpuCluster(
         f"{name}-gpu",
         cast(GpuClusterArgs, args),

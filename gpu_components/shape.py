@@ -88,3 +88,19 @@ def _keys_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
             return []
     current = _unwrap(current)
     return sorted(typing.get_type_hints(current)) if is_typeddict(current) else []
+
+
+def field_names(shape: type) -> list[str]:
+    """Every key a ``TypedDict`` declares (inherited ones included), sorted, without resolving annotations."""
+    return sorted(shape.__annotations__)
+
+
+def required_keys(shape: type) -> list[str]:
+    """The keys a ``TypedDict`` requires, sorted. Annotations are read as written (postponed strings included)
+    and not resolved, so fields typed with Pulumi ``Input`` aliases work."""
+
+    def optional(hint: Any) -> bool:
+        text = hint.__forward_arg__ if isinstance(hint, typing.ForwardRef) else hint
+        return (isinstance(text, str) and text.startswith("NotRequired[")) or typing.get_origin(hint) is NotRequired
+
+    return sorted(key for key, hint in shape.__annotations__.items() if not optional(hint))

@@ -78,6 +78,11 @@ MPS_MAX_CLIENTS = 48
 MPS_MAX_CLIENTS_BELOW_7_5 = 16
 """Most MPS replicas per GPU the device plugin's MPS daemon accepts below compute capability 7.5."""
 
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+"""A DNS-1123 label: what Kubernetes object names (and namespaces) built from a pool name must be."""
+MAX_POOL_NAME_LENGTH = 50
+"""Longest pool name: 63 (DNS-1123 label) less the longest suffix the library appends (``-vectoradd``, and room)."""
+SOURCE_NAMES = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names"
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -305,6 +310,8 @@ class GpuNodePoolSpec:
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
                 profiles or layouts the GPU does not have.
         """
+        if cloud not in POOL_NAME_RULES:
+            raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(POOL_NAME_RULES))])
         problems = shape_problems(GpuNodePoolArgs, args, path)
         if problems:
             raise GpuSpecError(problems)
@@ -333,9 +340,15 @@ def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
     rule = POOL_NAME_RULES[cloud]
     if not name or len(name) > rule.max_length or not rule.pattern.match(name):
         problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
-    if not _LABEL_VALUE.match(name) or len(name) > 63:
+    if not DNS_LABEL.match(name) or len(name) > MAX_POOL_NAME_LENGTH:
         problems.append(
-            Problem(path, name, "not a valid Kubernetes label value", "at most 63 characters", SOURCE_LABELS)
+            Problem(
+                path,
+                name,
+                "pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels",
+                f"1-{MAX_POOL_NAME_LENGTH} lowercase letters, digits or '-', starting and ending alphanumeric",
+                SOURCE_NAMES,
+            )
         )
     if name in RESERVED_POOL_NAMES:
         problems.append(

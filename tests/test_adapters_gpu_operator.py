@@ -82,6 +82,7 @@ def test_standalone_gke_pool_under_the_operator_needs_gke_driver_off() -> None:
             "location": "us-central1",
             "service_account": "n@p.iam.gserviceaccount.com",
             "gpu_stack": "gpu-operator",
+            "driver_version": "DEFAULT",
         }
         with pytest.raises(GpuSpecError) as caught:
             GkeGpuNodePool("demo", args)  # type: ignore[arg-type]

@@ -79,13 +79,13 @@ def test_aks_two_driver_owners_and_none_name_both_settings() -> None:
 
 
 def test_gke_driver_installed_by_gke_or_by_nobody_names_both_settings() -> None:
-    gke = only(problems("gcp", [PLAIN["gcp"]], operator_driver=True))
+    gke = only(problems("gcp", [{**PLAIN["gcp"], "gcp": {"driver_version": "DEFAULT"}}], operator_driver=True))
     assert (gke.path, gke.value) == ("pools[0].gcp.driver_version", "DEFAULT")
     assert "driver_version DEFAULT and gpu_operator.operator_driver true" in gke.message
     assert (
         gke.valid == "driver_version INSTALLATION_DISABLED with gpu_operator.operator_driver true (Ubuntu node image)"
     )
-    nobody = only(problems("gcp", [{**PLAIN["gcp"], "gcp": GKE_DRIVER_OFF}]))
+    nobody = only(problems("gcp", [{**PLAIN["gcp"], "gcp": GKE_DRIVER_OFF}], operator_driver=False))
     assert (nobody.path, nobody.value) == ("pools[0].gcp.driver_version", "INSTALLATION_DISABLED")
     assert "driver_version INSTALLATION_DISABLED and gpu_operator.operator_driver false" in nobody.message
 

@@ -302,3 +302,16 @@ def test_node_count_rule_accepts_exactly_ordered_counts(low: int, desired: int, 
     else:
         with pytest.raises(GpuSpecError):
             GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
+
+
+def test_unknown_cloud_is_a_problem_not_a_crash() -> None:
+    problem = only_problem(pool(), cloud="AWS")
+    assert (problem.path, problem.message, problem.valid) == ("cloud", "unknown cloud", "aws, azure, gcp")
+
+
+def test_pool_names_must_be_dns_labels_since_they_name_kubernetes_objects() -> None:
+    problems = problems_of(pool(name="GPU_Pool"))
+    assert [(p.path, p.valid) for p in problems] == [
+        ("name", "1-50 lowercase letters, digits or '-', starting and ending alphanumeric")
+    ]
+    assert "DNS-1123" in problems[0].message

@@ -76,6 +76,7 @@ ADAPTER = CloudAdapter(
     create_pool=_create_pool,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
+    wiring=EksWiringArgs,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes."""

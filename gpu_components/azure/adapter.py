@@ -74,6 +74,7 @@ ADAPTER = CloudAdapter(
     create_pool=_create_pool,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
+    wiring=AksWiringArgs,
 )
 """AKS: user agent pools with the AKS-installed NVIDIA driver (or, under the GPU Operator, optionally the
 operator's); the device plugin DaemonSet or the GPU Operator on every pool."""

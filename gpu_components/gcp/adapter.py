@@ -78,6 +78,7 @@ ADAPTER = CloudAdapter(
     create_pool=_create_pool,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
+    wiring=GkeWiringArgs,
 )
 """GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
 the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages."""

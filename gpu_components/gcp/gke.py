@@ -137,6 +137,14 @@ installed by someone else) is accepted only under the GPU Operator (:data:`OPERA
 OPERATOR_DRIVER_VERSIONS = (*DRIVER_VERSIONS, GKE_DRIVER_INSTALLATION_DISABLED)
 """Driver installation modes known under the GPU Operator; which one is right is the driver-ownership rule's
 (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`: ``INSTALLATION_DISABLED``)."""
+
+
+def default_driver_version(gpu_stack: GpuStack) -> str:
+    """The driver mode used when a pool gives none: :data:`DEFAULT_DRIVER_VERSION`, or ``INSTALLATION_DISABLED``
+    under the GPU Operator, whose driver NVIDIA's GKE guide requires instead of GKE's."""
+    return GKE_DRIVER_INSTALLATION_DISABLED if gpu_stack == "gpu-operator" else DEFAULT_DRIVER_VERSION
+
+
 OPERATOR_IMAGE_TYPE = "UBUNTU_CONTAINERD"
 """Node image of GKE pools served by the GPU Operator: its driver containers support Ubuntu, not Container-Optimized
 OS (NVIDIA's GKE guide)."""
@@ -261,7 +269,7 @@ def gke_problems(
     """
     problems: list[Problem] = []
     options = _join(path, "gcp") if options_path is None else options_path
-    chosen = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+    chosen = default_driver_version(gpu_stack) if driver_version is None else driver_version
     operator = gpu_stack == "gpu-operator"
     known = OPERATOR_DRIVER_VERSIONS if operator else DRIVER_VERSIONS
     if chosen not in known:
@@ -478,7 +486,7 @@ def guest_accelerator(
         "type": accelerator_type_for(spec),
         "count": spec.gpu_count,
         "gpu_driver_installation_config": {
-            "gpu_driver_version": DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+            "gpu_driver_version": default_driver_version(gpu_stack) if driver_version is None else driver_version
         },
     }
     if gpu_stack == "gpu-operator":
@@ -600,7 +608,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.gpu_stack = gpu_stack
         self.device_plugin_host: DevicePluginHost = device_plugin_host(gpu_stack)
         self.accelerator_type = accelerator_type_for(spec)
-        self.driver_version = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
+        self.driver_version = default_driver_version(gpu_stack) if driver_version is None else driver_version
         inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         self.labels: dict[str, str] = inputs["node_config"]["labels"]
         self.taints = gke_effective_taints(spec)

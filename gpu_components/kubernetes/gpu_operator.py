@@ -17,6 +17,7 @@ from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
     GPU_OPERATOR_REPOSITORY,
+    default_operator_driver,
     gke_resource_quota_spec,
     gpu_operator_problems,
     gpu_operator_values,
@@ -111,7 +112,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.values = gpu_operator_values(
             specs,
             cloud,
-            args.get("operator_driver", False),
+            args.get("operator_driver", default_operator_driver(args["cloud"])),
             DEVICE_PLUGIN_CONFIG_MAP_NAME,
             MIG_CONFIG_MAP_NAME,
             dcgm_exporter=dcgm_exporter,

@@ -118,9 +118,16 @@ NODE_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType(
 )
 """Per cloud, the pool option that decides whether the node image or cloud installs the NVIDIA driver."""
 DEFAULT_NODE_DRIVERS: Mapping[str, str] = MappingProxyType(
-    {"aws": "AL2023_x86_64_NVIDIA", "azure": "aks", "gcp": "DEFAULT"}
+    {"aws": "AL2023_x86_64_NVIDIA", "azure": "aks", "gcp": GKE_DRIVER_INSTALLATION_DISABLED}
 )
-"""Per cloud, the adapters' default for that option (EKS: the AL2023 NVIDIA AMI of the pool's architecture)."""
+"""Per cloud, the adapters' default for that option under the GPU Operator (EKS: the AL2023 NVIDIA AMI of the
+pool's architecture; GKE: installation disabled, as NVIDIA's GKE guide requires)."""
+
+
+def default_operator_driver(cloud: Cloud) -> bool:
+    """Whether the operator installs the driver when ``operator_driver`` is not given: on GKE yes (GKE's own
+    installation is off under the operator), elsewhere no (EKS NVIDIA AMIs and AKS install it)."""
+    return cloud == "gcp"
 
 
 # ---------------------------------------------------------------------------------------------------------------

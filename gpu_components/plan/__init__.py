@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from gpu_components.plan.mocks import SECRET, UNKNOWN, MissingMockError, PlanMocks, PlanMonitor
+from gpu_components.plan.mocks import SECRET, UNKNOWN, DuplicateResourceError, MissingMockError, PlanMocks, PlanMonitor
 from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import (
     Plan,
@@ -23,6 +23,7 @@ from gpu_components.plan.runner import (
 __all__ = [
     "SECRET",
     "UNKNOWN",
+    "DuplicateResourceError",
     "MissingMockError",
     "Plan",
     "PlanMocks",

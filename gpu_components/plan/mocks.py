@@ -85,6 +85,14 @@ PLAN_TIMESTAMP = "2025-01-01T00:00:00Z"
 _STACK_TYPE = "pulumi:pulumi:Stack"
 
 
+class DuplicateResourceError(ValueError):
+    """Two resources with one URN (same type, name and parent): the Pulumi engine refuses such a program."""
+
+    def __init__(self, urn: str) -> None:
+        super().__init__(f"duplicate resource URN {urn}: give each resource a unique name")
+        self.urn = urn
+
+
 class MissingMockError(LookupError):
     """An invoke, call or remote component that `PlanMocks` has no mock for.
 
@@ -1645,6 +1653,8 @@ class PlanMonitor(MockMonitor):
                 urn, request.type, request.name, parent, bool(request.custom), bool(request.remote), inputs
             )
             with self._lock:
+                if any(known.urn == urn for known in self._registrations):
+                    raise DuplicateResourceError(urn)
                 self._registrations.append(registration)
         token = _REGISTERING.set(_Registering(urn, bool(request.remote), to_plain(request.object, mask_secrets=False)))
         try:

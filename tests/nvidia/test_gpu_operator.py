@@ -100,7 +100,7 @@ def test_one_driver_owner_passes(cloud: Cloud, node_driver: str | None, operator
         ),
         (
             "gcp",
-            None,
+            "DEFAULT",
             True,
             "pools[0].gcp.driver_version",
             ["GKE would install it and so would the GPU Operator", "driver_version DEFAULT", "operator_driver true"],

@@ -16,6 +16,7 @@ from pulumi.runtime import settings
 
 from gpu_components.plan import (
     SECRET,
+    DuplicateResourceError,
     MissingMockError,
     Plan,
     PlannedResource,
@@ -327,3 +328,12 @@ def test_flatten_config_stores_values_as_the_engine_does() -> None:
         "p:token": "[secret]",
     }
     assert secret_keys == ["p:cluster", "p:token"]
+
+
+def test_duplicate_resource_urns_fail_as_the_engine_would() -> None:
+    def program() -> None:
+        k8s.core.v1.Namespace("a", metadata={"name": "x"})
+        k8s.core.v1.Namespace("a", metadata={"name": "y"})
+
+    with pytest.raises(DuplicateResourceError, match=r"duplicate resource URN .*kubernetes:core/v1:Namespace::a"):
+        run_program(program, project="p", stack="s", config={})

@@ -12,7 +12,6 @@ import yaml
 
 from gpu_components import program
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
-from gpu_components.errors import GpuSpecError
 from gpu_components.nvidia.mig import mig_parted_problems
 from gpu_components.plan import Plan, load_stack, run_program
 from tests.helpers import names, resource
@@ -141,8 +140,15 @@ def test_azure_aks_switches_with_one_key() -> None:
     assert (values["driver"], values["operator"]) == ({"enabled": False}, {"runtimeClass": "nvidia-container-runtime"})
 
 
-def test_gcp_gke_needs_the_driver_settings_as_well() -> None:
-    with pytest.raises(GpuSpecError) as caught:
-        plan_switched("gcp-gke")
-    assert [p.path for p in caught.value.problems] == ["pools[0].gcp.driver_version", "pools[1].gcp.driver_version"]
-    assert all("gpu_operator.operator_driver false" in p.message for p in caught.value.problems)
+def test_gcp_gke_switches_with_one_key_and_the_operator_owns_the_driver() -> None:
+    plan = plan_switched("gcp-gke")
+    assert names(plan, RELEASE) == ["gpu-demo-gpu-gpu-operator-release"]
+    pools = [r.inputs for r in plan.resources if r.type == "gcp:container/nodePool:NodePool" and "-gpu-" in r.name]
+    accelerators = [p["nodeConfig"]["guestAccelerators"][0] for p in pools]
+    assert [a["gpuDriverInstallationConfig"] for a in accelerators] == [
+        {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+        {"gpuDriverVersion": "INSTALLATION_DISABLED"},
+    ]
+    assert all("gpuSharingConfig" not in a and "gpuPartitionSize" not in a for a in accelerators)
+    values = resource(plan, RELEASE, "gpu-demo-gpu-gpu-operator-release").inputs["values"]
+    assert values["driver"]["enabled"] is True

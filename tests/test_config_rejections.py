@@ -1,0 +1,109 @@
+"""Bad input found by trying the library as a new user: each is a clear problem, before anything is registered."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.cli import main
+from gpu_components.cluster import cluster_args_problems, validate_cluster
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = {"name": "shared", "instance_type": "g6.xlarge", "max_size": 4, "time_slicing": {"replicas": 2}}
+WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"]}
+
+
+def plan_stack(tmp_path: Path, base: str, change: dict[str, Any]) -> Any:
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks").mkdir()
+    stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{base}.yaml").read_text())
+    for key, value in change.items():
+        if value is None:
+            del stack["config"][key]
+        else:
+            stack["config"][key] = value
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--root", str(tmp_path)])
+
+
+def test_device_plugin_settings_from_stack_config_reach_the_release(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"namespace": "gpu-system"}})
+    assert result.exit_code == 0, result.output
+    releases = [r for r in json.loads(result.output)["resources"] if r["type"] == "kubernetes:helm.sh/v3:Release"]
+    assert [r["inputs"]["namespace"] for r in releases] == ["gpu-system"]
+
+
+def test_misspelt_config_key_is_reported(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:gpu_stak": "gpu-operator"})
+    assert result.exit_code == 1
+    assert (
+        "gpu-components:gpu_stak: unknown config key (got 'gpu-operator'); valid: cloud, cluster, pools"
+        in result.output
+    )
+
+
+def test_non_mapping_cluster_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:cluster": "c"})
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "gpu-components:cluster: must be a YAML mapping or list (got 'c')" in result.output
+
+
+def test_invalid_device_plugin_settings_are_reported(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"namespace": "Bad_NS", "bogus": 1}})
+    assert result.exit_code == 1
+    assert "device_plugin.bogus: unknown field" in result.output
+    assert "device_plugin.namespace: not a valid namespace name (DNS-1123 label) (got 'Bad_NS')" in result.output
+
+
+def test_operator_helm_values_may_not_take_over_the_driver() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [SHARED], "gpu-operator", gpu_operator={"helm_values": {"driver": {"enabled": True}}})
+    [problem] = caught.value.problems
+    assert problem.path == "gpu_operator.helm_values.driver.enabled"
+    assert problem.valid == "gpu_operator.operator_driver, and the pools' mig.strategy"
+
+
+def test_device_plugin_stack_is_rejected_where_the_cloud_runs_its_own() -> None:
+    pool = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 2}
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("gcp", [pool], "device-plugin")
+    [problem] = caught.value.problems
+    assert problem.path == "gpu_stack"
+    assert "gcp's own device plugin" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"cloud": "aws", "pools": [SHARED], "aws": WIRING, "gpu_stak": "x"}, [("gpu_stak", "unknown field")]),
+        (
+            {"cloud": "aws", "pools": [SHARED], "aws": {"subnet_ids": ["s"]}},
+            [("aws.cluster_name", "required field is missing")],
+        ),
+        ({"cloud": "aws", "pools": [SHARED], "aws": "prod"}, [("aws", "the cluster wiring for aws is required")]),
+        (
+            {"cloud": "aws", "pools": [SHARED], "aws": {**WIRING, "clustr_name": "x"}, "azure": {}},
+            [("azure", "wiring for azure, but the cluster is on aws"), ("aws.clustr_name", "unknown field")],
+        ),
+    ],
+)
+def test_cluster_args_are_checked(args: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert [(p.path, p.message) for p in cluster_args_problems(args)] == expected
+    with pytest.raises(GpuSpecError):
+        GpuCluster("g", args)  # type: ignore[arg-type]
+
+
+def test_diff_of_a_malformed_plan_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"resources": [{"urn": 1}]}))
+    result = CliRunner().invoke(main, ["diff", str(bad), str(bad)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "needs 'urn', 'type' and 'name'" in result.output
