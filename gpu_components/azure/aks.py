@@ -42,6 +42,10 @@ SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"
 SOURCE_GPU_DRIVER = "https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation"
 SOURCE_SPOT = "https://learn.microsoft.com/azure/aks/spot-node-pool"
 
+AKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+"""Kubernetes minor versions AKS supports in late 2026 (AKS keeps the three newest GA minors, plus LTS), for schema
+checks of what the library renders. Source: https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"""
+
 AKS_GPU_NODE_LABEL = "kubernetes.azure.com/accelerator"
 """Node label AKS puts on its GPU nodes (value :data:`AKS_GPU_NODE_LABEL_VALUE`); workloads may select on it."""
 AKS_GPU_NODE_LABEL_VALUE = "nvidia"

@@ -148,6 +148,10 @@ def default_driver_version(gpu_stack: GpuStack) -> str:
 OPERATOR_IMAGE_TYPE = "UBUNTU_CONTAINERD"
 """Node image of GKE pools served by the GPU Operator: its driver containers support Ubuntu, not Container-Optimized
 OS (NVIDIA's GKE guide)."""
+GKE_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
+"""Kubernetes minor versions GKE's release channels offer in late 2026, for schema checks of what the library
+renders. Source: https://cloud.google.com/kubernetes-engine/docs/release-schedule"""
+
 DEFAULT_DRIVER_VERSION = "DEFAULT"
 """Driver installation mode used when none is given: GKE's default driver for the node's GKE version. It is what
 GKE installs when the mode is left out, so stating it changes nothing on the nodes, while leaving it out lets the

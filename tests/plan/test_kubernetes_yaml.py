@@ -10,12 +10,14 @@ import pytest
 import yaml
 
 from gpu_components import program
+from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
+from gpu_components.azure.aks import AKS_KUBERNETES_VERSIONS
+from gpu_components.gcp.gke import GKE_KUBERNETES_VERSIONS
 from gpu_components.plan import Plan, PlannedResource, load_stack, run_program
 from gpu_components.plan.kubernetes import kubernetes_documents, to_kubernetes_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
-KUBERNETES_VERSION = "1.34.0"
 """Schema version the manifests are validated against (the example clusters' Kubernetes version)."""
 
 
@@ -100,11 +102,16 @@ def stack_plan(request: pytest.FixtureRequest) -> Plan:
     return run_program(program.main, project=project, stack=stack, config=config)
 
 
-def test_stack_manifests_validate_strictly(stack_plan: Plan) -> None:
+CLOUD_VERSIONS = {"aws": EKS_KUBERNETES_VERSIONS, "azure": AKS_KUBERNETES_VERSIONS, "gcp": GKE_KUBERNETES_VERSIONS}
+
+
+def test_stack_manifests_validate_strictly_for_every_version_of_their_cloud(stack_plan: Plan) -> None:
     manifests = [d for d in kubernetes_documents(stack_plan) if d.kind == "manifest"]
     assert manifests, "the example stacks render Kubernetes objects"
-    for document in manifests:
-        kubernetes_validate.validate(dict(document.body), KUBERNETES_VERSION, strict=True)
+    _, config = load_stack(ROOT, stack_plan.stack)
+    for version in CLOUD_VERSIONS[config["gpu-components:cloud"]]:
+        for document in manifests:
+            kubernetes_validate.validate(dict(document.body), version, strict=True)
 
 
 def test_stack_yaml_parses_back_to_the_documents_and_is_deterministic(stack_plan: Plan) -> None:
