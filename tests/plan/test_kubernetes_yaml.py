@@ -18,7 +18,6 @@ from gpu_components.plan.kubernetes import kubernetes_documents, to_kubernetes_y
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
-"""Schema version the manifests are validated against (the example clusters' Kubernetes version)."""
 
 
 def resource(type_: str, name: str, inputs: dict[str, Any]) -> PlannedResource:
