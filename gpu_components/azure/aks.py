@@ -294,7 +294,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         self.labels: dict[str, str] = inputs["node_labels"]
         self.taints = pool_taints(spec)
-        self.node_selector = {POOL_LABEL: spec.name}
+        self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agent-pool",
             resource_group_name=args["resource_group_name"],

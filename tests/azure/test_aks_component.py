@@ -226,7 +226,7 @@ def test_spot_autoscaling_pool_registers_spot_settings(mocks: tuple[InputMocks, 
             spotMaxPrice=-1,
         )
         assert pool.taints == (DEFAULT_GPU_TAINT, SPOT_TAINT)
-        assert pool.node_selector == {"gpu-components/pool": "t4spot"}
+        assert pool.node_selector == {"gpu-components/pool": "t4spot", "kubernetes.azure.com/accelerator": "nvidia"}
 
     return after(pool.agent_pool).apply(check)
 
