@@ -94,3 +94,12 @@ class CloudAdapter:
     wiring: type
     """``TypedDict`` of the cluster wiring :class:`~gpu_components.cluster.GpuCluster` takes for this cloud (its
     values may be Pulumi inputs, so only its keys are checked)."""
+
+
+def pool_component_args(
+    pool: GpuNodePoolArgs, options: Mapping[str, Any], wiring: Mapping[str, Any], gpu_stack: GpuStack
+) -> dict[str, Any]:
+    """The args of a cloud's node-pool component: the pool, the cluster wiring and the pool's cloud options, whose
+    keys each cloud names after its component's args (checked before: wiring keys by the composition, options by
+    their ``TypedDict``), and the GPU stack."""
+    return {"pool": pool, **wiring, **options, "gpu_stack": gpu_stack}

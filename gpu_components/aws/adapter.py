@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.aws import cluster
 from gpu_components.aws.eks import (
     EksGpuNodeGroup,
@@ -54,17 +54,7 @@ def _create_pool(
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> EksGpuNodeGroup:
-    args: EksGpuNodeGroupArgs = {
-        "pool": pool,
-        "cluster_name": wiring["cluster_name"],
-        "subnet_ids": wiring["subnet_ids"],
-        "gpu_stack": gpu_stack,
-    }
-    if "node_role_arn" in wiring:
-        args["node_role_arn"] = wiring["node_role_arn"]
-    if "ami_type" in options:
-        args["ami_type"] = options["ami_type"]
-    return EksGpuNodeGroup(name, args, opts)
+    return EksGpuNodeGroup(name, cast(EksGpuNodeGroupArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
 ADAPTER = CloudAdapter(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.azure import cluster
 from gpu_components.azure.aks import (
     AksGpuNodePool,
@@ -54,15 +54,7 @@ def _create_pool(
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> AksGpuNodePool:
-    args: AksGpuNodePoolArgs = {
-        "pool": pool,
-        "resource_group_name": wiring["resource_group_name"],
-        "cluster_name": wiring["cluster_name"],
-        "gpu_stack": gpu_stack,
-    }
-    if "gpu_driver" in options:
-        args["gpu_driver"] = options["gpu_driver"]
-    return AksGpuNodePool(name, args, opts)
+    return AksGpuNodePool(name, cast(AksGpuNodePoolArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
 ADAPTER = CloudAdapter(

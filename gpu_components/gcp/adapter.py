@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
 from gpu_components.gcp.gke import GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
@@ -36,9 +36,6 @@ class GkeWiringArgs(TypedDict):
     service_account: NotRequired[pulumi.Input[str]]
 
 
-_WIRING_KEYS = ("project", "node_locations", "service_account")
-
-
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
     return gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
 
@@ -55,18 +52,7 @@ def _create_pool(
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> GkeGpuNodePool:
-    args: GkeGpuNodePoolArgs = {
-        "pool": pool,
-        "cluster": wiring["cluster"],
-        "location": wiring["location"],
-        "gpu_stack": gpu_stack,
-    }
-    for key in _WIRING_KEYS:
-        if key in wiring:
-            args[key] = wiring[key]  # type: ignore[literal-required]  # keys of GkeWiringArgs and the pool args
-    if "driver_version" in options:
-        args["driver_version"] = options["driver_version"]
-    return GkeGpuNodePool(name, args, opts)
+    return GkeGpuNodePool(name, cast(GkeGpuNodePoolArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
 ADAPTER = CloudAdapter(
