@@ -39,7 +39,9 @@ class EksWiringArgs(TypedDict):
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
-    return eks_problems(spec, options.get("ami_type"), path, gpu_stack)
+    return eks_problems(
+        spec, options.get("ami_type"), path, gpu_stack, f"{path}.aws.ami_type" if path else "aws.ami_type"
+    )
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:

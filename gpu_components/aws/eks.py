@@ -50,6 +50,8 @@ NVIDIA_AMI_TYPES: Mapping[str, str] = MappingProxyType(
     }
 )
 """EKS AMI types with NVIDIA drivers -> the CPU architecture they run on (``AL2_x86_64_GPU`` is past support)."""
+RETIRED_GPU_AMI_TYPES = frozenset({"AL2_x86_64_GPU"})
+"""GPU AMI types EKS no longer supports (Amazon Linux 2 reached end of support for EKS AMIs)."""
 DEFAULT_AMI_TYPES: Mapping[str, str] = MappingProxyType(
     {"x86_64": "AL2023_x86_64_NVIDIA", "arm64": "AL2023_ARM_64_NVIDIA"}
 )
@@ -121,22 +123,29 @@ def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePlu
 
 
 def eks_problems(
-    spec: GpuNodePoolSpec, ami_type: str | None, path: str = "", gpu_stack: GpuStack = "auto"
+    spec: GpuNodePoolSpec,
+    ami_type: str | None,
+    path: str = "",
+    gpu_stack: GpuStack = "auto",
+    ami_type_path: str | None = None,
 ) -> list[Problem]:
     """EKS rules for a validated pool: an NVIDIA AMI type of the right architecture, and sharing the image can do.
 
     MIG needs partitions made on the node: Bottlerocket makes them from its settings; on AL2023 only NVIDIA's
     MIG Manager (GPU Operator) does, so MIG on AL2023 is rejected unless the pool is served by the GPU Operator.
+    ``ami_type_path`` is where ``ami_type`` sits in the input (defaults to ``<path>.ami_type``).
     """
     chosen = ami_type_for(spec, ami_type)
-    where = f"{path}.ami_type" if path else "ami_type"
+    where = ami_type_path if ami_type_path is not None else (f"{path}.ami_type" if path else "ami_type")
     arch = NVIDIA_AMI_TYPES.get(chosen)
     if arch is None:
+        retired = chosen in RETIRED_GPU_AMI_TYPES
         return [
             Problem(
                 where,
                 chosen,
-                f"not an NVIDIA AMI type; {spec.instance_type} has {spec.gpu_count} x {spec.gpu.name}",
+                f"{'an NVIDIA AMI type past its end of support' if retired else 'not an NVIDIA AMI type'}; "
+                f"{spec.instance_type} has {spec.gpu_count} x {spec.gpu.name}",
                 ", ".join(NVIDIA_AMI_TYPES),
                 SOURCE_AMI_TYPES,
             )

@@ -119,3 +119,9 @@ def test_bottlerocket_settings_for_sharing_are_explicit() -> None:
         "device-sharing-strategy": "mps",
         "mps": {"replicas": 6, "rename-by-default": False},
     }
+
+
+def test_retired_gpu_ami_type_says_so() -> None:
+    [problem] = eks_problems(spec(), "AL2_x86_64_GPU", "pools[0]", ami_type_path="pools[0].aws.ami_type")
+    assert problem.path == "pools[0].aws.ami_type"
+    assert problem.message == "an NVIDIA AMI type past its end of support; g5.xlarge has 1 x A10G"
