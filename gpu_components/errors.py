@@ -46,7 +46,8 @@ class Problem:
 
 
 class GpuSpecError(ValueError):
-    """Invalid GPU pool input: every problem found, raised at once before any resource is registered.
+    """Invalid GPU input (pools, cluster args, stack config, workload requests): every problem found, raised at
+    once before any resource is registered.
 
     Attributes:
         problems: the problems, in the order the validators found them.
@@ -55,7 +56,7 @@ class GpuSpecError(ValueError):
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         count = len(self.problems)
-        lines = [f"{count} invalid GPU pool setting{'s' if count != 1 else ''}:"]
+        lines = [f"{count} invalid GPU setting{'s' if count != 1 else ''}:"]
         lines.extend(f"  - {problem}" for problem in self.problems)
         super().__init__("\n".join(lines))
 

@@ -287,7 +287,7 @@ def test_error_message_lists_every_problem_with_source() -> None:
     with pytest.raises(GpuSpecError) as caught:
         GpuNodePoolSpec.from_args(pool(time_slicing={"replicas": 1}), "aws", "pools[0]")
     assert str(caught.value) == (
-        "1 invalid GPU pool setting:\n"
+        "1 invalid GPU setting:\n"
         "  - pools[0].time_slicing.replicas: the device plugin requires at least 2 replicas (got 1); valid: >= 2 "
         "[source: https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0#shared-access-to-gpus]"
     )
