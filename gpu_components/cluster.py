@@ -400,11 +400,7 @@ class GpuCluster(pulumi.ComponentResource):
             self.pools[pool["name"]] = component
             if component.device_plugin_host == host:
                 served.append(neutral)
-                node_taints += [
-                    {"key": t.key, "value": t.value, "effect": t.effect}
-                    for t in component.taints
-                    if t not in component.spec.taints
-                ]
+                node_taints += [t.to_args() for t in component.taints if t not in component.spec.taints]
         self.device_plugin: NvidiaDevicePlugin | None = None
         self.gpu_operator: NvidiaGpuOperator | None = None
         if served and host == "gpu-operator":

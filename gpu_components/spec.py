@@ -42,6 +42,8 @@ GPU_TAINT_VALUE = "present"
 GPU_TAINT_EFFECT: TaintEffect = "NoSchedule"
 """Effect of the default GPU taint: pods without a matching toleration are not scheduled on GPU nodes."""
 
+SYSTEM_ROLE_LABEL = "gpu-components/role"
+"""Node label (value ``system``) of the example clusters' non-GPU system pools."""
 POOL_LABEL = "gpu-components/pool"
 """Node label every pool's nodes carry, valued with the pool name, so workloads can select a pool."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
@@ -223,6 +225,15 @@ class Taint:
     key: str
     value: str
     effect: TaintEffect
+
+    @classmethod
+    def from_args(cls, args: TaintArgs) -> Taint:
+        """The taint of a :class:`TaintArgs` (a missing ``value`` becomes ``""``); checked by the pool rules."""
+        return cls(args["key"], args.get("value", ""), args["effect"])
+
+    def to_args(self) -> TaintArgs:
+        """This taint as :class:`TaintArgs`, the shape component args take."""
+        return {"key": self.key, "value": self.value, "effect": self.effect}
 
 
 DEFAULT_GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)
@@ -414,7 +425,7 @@ def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[P
     taints: list[Taint] = [DEFAULT_GPU_TAINT] if args.get("gpu_taint", True) else []
     for index, given in enumerate(args.get("taints", [])):
         where = f"{_join(path, 'taints')}[{index}]"
-        taint = Taint(given["key"], given.get("value", ""), given["effect"])
+        taint = Taint.from_args(given)
         problems += label_key_problems(taint.key, f"{where}.key")
         problems += label_value_problems(taint.value, f"{where}.value")
         clash = [t for t in taints if (t.key, t.effect) == (taint.key, taint.effect)]

@@ -19,6 +19,7 @@ from gpu_components.adapter import ProvisionedCluster
 from gpu_components.aws.eks import create_node_role
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
+from gpu_components.spec import SYSTEM_ROLE_LABEL
 
 DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new EKS cluster: in EKS standard support in late 2026 (EKS version calendar)."""
@@ -131,7 +132,7 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
             "max_size": system.get("max_size", 3),
             "desired_size": system.get("desired_size", 2),
         },
-        labels={"gpu-components/role": "system"},
+        labels={SYSTEM_ROLE_LABEL: "system"},
         opts=pulumi.ResourceOptions(
             depends_on=[eks_cluster, *depends_on], ignore_changes=["scalingConfig.desiredSize"]
         ),

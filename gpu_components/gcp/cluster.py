@@ -24,6 +24,7 @@ from gpu_components.adapter import ProvisionedCluster
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
 from gpu_components.shape import STRICT
+from gpu_components.spec import SYSTEM_ROLE_LABEL
 
 SYSTEM_MACHINE_TYPE = "e2-standard-4"
 """Machine type of the small system node pool that runs add-ons (kube-dns, metrics, the GPU stack's controllers)."""
@@ -31,8 +32,6 @@ RELEASE_CHANNEL = "REGULAR"
 """GKE release channel of a new cluster: GKE's default channel, which picks and upgrades the version."""
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 """The kubectl credential plugin GKE requires since Kubernetes 1.26."""
-SYSTEM_ROLE_LABEL = "gpu-components/role"
-"""Node label of the system pool (value ``system``)."""
 
 
 @STRICT

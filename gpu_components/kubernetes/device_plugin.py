@@ -6,9 +6,8 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.catalog import Cloud
+from gpu_components.kubernetes.addon import GpuAddOnArgs, node_taints
 from gpu_components.nvidia.device_plugin import (
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
@@ -16,7 +15,7 @@ from gpu_components.nvidia.device_plugin import (
     device_plugin_config_map,
     device_plugin_values,
 )
-from gpu_components.spec import GpuNodePoolArgs, Taint, TaintArgs, parse_pools
+from gpu_components.spec import parse_pools
 
 DEFAULT_NAMESPACE = "nvidia-device-plugin"
 """Namespace of the device plugin, the one NVIDIA's install instructions use."""
@@ -26,26 +25,12 @@ RELEASE_NAME = "nvidia-device-plugin"
 """Helm release name."""
 
 
-class NvidiaDevicePluginArgs(TypedDict):
-    """Inputs of :class:`NvidiaDevicePlugin`.
+class NvidiaDevicePluginArgs(GpuAddOnArgs):
+    """Inputs of :class:`NvidiaDevicePlugin`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`.
 
-    Fields:
-        cloud: the cloud of the pools (``aws``, ``azure``, ``gcp``); pools are validated for it.
-        pools: the GPU pools the plugin serves (:class:`~gpu_components.spec.GpuNodePoolArgs`); pools whose node
-            image or cloud runs its own plugin (Bottlerocket NVIDIA, GKE-managed) must not be listed.
-        namespace: namespace to create and install into. Defaults to ``nvidia-device-plugin``.
-        chart_version: chart version. Defaults to the pinned, tested ``0.20.0``.
-        helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
-        node_taints: taints the cloud puts on the pools' nodes itself (e.g. AKS spot pools), tolerated too.
-            Defaults to none.
+    ``pools`` must not list pools whose node image or cloud runs its own plugin (Bottlerocket NVIDIA, GKE-managed).
+    ``namespace`` defaults to ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
     """
-
-    cloud: Cloud
-    pools: list[GpuNodePoolArgs]
-    namespace: NotRequired[str]
-    chart_version: NotRequired[str]
-    helm_values: NotRequired[dict[str, Any]]
-    node_taints: NotRequired[list[TaintArgs]]
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
@@ -82,8 +67,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             data=self.configs,
             opts=child,
         )
-        node_taints = [Taint(t["key"], t.get("value", ""), t["effect"]) for t in args.get("node_taints", [])]
-        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"), node_taints)
+        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"), node_taints(args))
         k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import NotRequired
 
-from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes.addon import GpuAddOnArgs, node_taints
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
@@ -23,7 +23,7 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_operator_values,
 )
 from gpu_components.nvidia.mig import mig_config_map
-from gpu_components.spec import GpuNodePoolArgs, Taint, TaintArgs, parse_pools
+from gpu_components.spec import parse_pools
 
 DEFAULT_NAMESPACE = "gpu-operator"
 """Namespace of the operator, the one NVIDIA's install instructions use."""
@@ -40,37 +40,27 @@ PRIVILEGED_NAMESPACE_LABELS: Mapping[str, str] = MappingProxyType({"pod-security
 getting-started prerequisites)."""
 
 
-class NvidiaGpuOperatorArgs(TypedDict):
-    """Inputs of :class:`NvidiaGpuOperator`.
+class NvidiaGpuOperatorArgs(GpuAddOnArgs):
+    """Inputs of :class:`NvidiaGpuOperator`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and
 
     Fields:
-        cloud: the cloud of the pools (``aws``, ``azure``, ``gcp``); pools are validated for it, and AKS and GKE get
-            the settings NVIDIA's guides give for them.
-        pools: the GPU pools the operator serves (:class:`~gpu_components.spec.GpuNodePoolArgs`). Their nodes need
-            the labels of :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`.
-        operator_driver: the operator installs the NVIDIA driver and container toolkit. Defaults to False: the EKS
-            NVIDIA AMIs and AKS's default images ship both. Must agree with each pool's cloud setting
+        operator_driver: the operator installs the NVIDIA driver and container toolkit. Defaults to False on EKS and
+            AKS (the EKS NVIDIA AMIs and AKS's default images ship both) and True on GKE (NVIDIA's GKE guide turns
+            GKE's installation off). Must agree with each pool's cloud setting
             (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, checked by the cross-cloud
-            composition, which knows the pools' cloud options); on GKE it must be True.
+            composition, which knows the pools' cloud options).
         dcgm_exporter: run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to True.
         service_monitor: create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are
             installed. Defaults to False.
-        namespace: namespace to create and install into. Defaults to ``gpu-operator``.
-        chart_version: chart version. Defaults to the pinned, tested ``v26.7.0``.
-        helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
-        node_taints: taints the cloud puts on the pools' nodes itself (e.g. AKS spot pools), tolerated too.
-            Defaults to none.
+
+    ``cloud`` also gives AKS and GKE the settings NVIDIA's guides give for them; the ``pools``' nodes need the labels
+    of :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`. ``namespace`` defaults to ``gpu-operator``;
+    ``chart_version`` to the pinned, tested ``v26.7.0``.
     """
 
-    cloud: Cloud
-    pools: list[GpuNodePoolArgs]
     operator_driver: NotRequired[bool]
     dcgm_exporter: NotRequired[bool]
     service_monitor: NotRequired[bool]
-    namespace: NotRequired[str]
-    chart_version: NotRequired[str]
-    helm_values: NotRequired[dict[str, Any]]
-    node_taints: NotRequired[list[TaintArgs]]
 
 
 class NvidiaGpuOperator(pulumi.ComponentResource):
@@ -104,7 +94,6 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         problems = gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         if problems:
             raise GpuSpecError(problems)
-        node_taints = [Taint(t["key"], t.get("value", ""), t["effect"]) for t in args.get("node_taints", [])]
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
         self.specs = specs
         self.device_plugin_configs = device_plugin_config_map(specs)
@@ -112,12 +101,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.values = gpu_operator_values(
             specs,
             cloud,
-            args.get("operator_driver", default_operator_driver(args["cloud"])),
+            args.get("operator_driver", default_operator_driver(cloud)),
             DEVICE_PLUGIN_CONFIG_MAP_NAME,
             MIG_CONFIG_MAP_NAME,
             dcgm_exporter=dcgm_exporter,
             service_monitor=service_monitor,
-            node_taints=node_taints,
+            node_taints=node_taints(args),
             overrides=args.get("helm_values"),
         )
         child = pulumi.ResourceOptions(parent=self)
