@@ -1624,6 +1624,7 @@ class PlanMonitor(MockMonitor):
         super().__init__(mocks)
         self.mocks = mocks
         self._registrations: list[Registration] = []
+        self._urns: set[str] = set()
         self._lock = threading.Lock()
 
     @property
@@ -1653,8 +1654,9 @@ class PlanMonitor(MockMonitor):
                 urn, request.type, request.name, parent, bool(request.custom), bool(request.remote), inputs
             )
             with self._lock:
-                if any(known.urn == urn for known in self._registrations):
+                if urn in self._urns:
                     raise DuplicateResourceError(urn)
+                self._urns.add(urn)
                 self._registrations.append(registration)
         token = _REGISTERING.set(_Registering(urn, bool(request.remote), to_plain(request.object, mask_secrets=False)))
         try:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_azure_native as azure_native
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 import pytest
@@ -337,3 +338,30 @@ def test_duplicate_resource_urns_fail_as_the_engine_would() -> None:
 
     with pytest.raises(DuplicateResourceError, match=r"duplicate resource URN .*kubernetes:core/v1:Namespace::a"):
         run_program(program, project="p", stack="s", config={})
+
+
+def test_aliases_are_dropped_before_the_sdk_resolves_them() -> None:
+    # An offline plan has no state for an alias to match; pulumi-azure-native declares 110 API-version
+    # type aliases on AgentPool, and resolving them was most of its registration time.
+    seen: dict[str, int] = {}
+
+    def program() -> None:
+        pool = azure_native.containerservice.AgentPool(
+            "gpu", resource_group_name="rg", resource_name_="aks", vm_size="Standard_NC24ads_A100_v4", count=1
+        )
+        role = aws.iam.Role(
+            "role", assume_role_policy=ASSUME_EC2, opts=pulumi.ResourceOptions(aliases=[pulumi.Alias(name="old")])
+        )
+        seen.update(pool=len(pool._aliases), role=len(role._aliases))
+
+    plan = run(program)
+
+    assert seen == {"pool": 0, "role": 0}
+    pool = by_name(plan)["gpu"]
+    assert pool.urn == "urn:pulumi:dev::proj::azure-native:containerservice:AgentPool::gpu"
+    assert pool.inputs == {
+        "count": 1,
+        "resourceGroupName": "rg",
+        "resourceName": "aks",
+        "vmSize": "Standard_NC24ads_A100_v4",
+    }
