@@ -48,6 +48,8 @@ TARGET_SECONDS = 10.0
 TARGET_MB = 500.0
 FLEET_STACKS = {"aws": "aws-eks", "azure": "azure-aks", "gcp": "gcp-gke"}
 """Cloud -> the example stack whose cluster config and pools the fleet reuses."""
+FLEET_PREFIX = {"aws": "eks", "azure": "aks", "gcp": "gke"}
+"""Cloud -> the prefix of its fleet pool names (pool and sample Job names must be unique in the program)."""
 CONFIG_NAMESPACE = "gpu-components"
 
 
@@ -76,7 +78,8 @@ def _module_of(type_token: str) -> str | None:
     package, _, rest = type_token.partition(":")
     module = rest.partition(":")[0]
     if package == "pulumi":
-        return f"pulumi_{module}".replace("-", "_") if rest.startswith("providers:") else None
+        provider = rest.partition(":")[2]  # pulumi:providers:kubernetes -> pulumi_kubernetes
+        return "pulumi_" + provider.replace("-", "_") if module == "providers" else None
     base = "pulumi_" + package.replace("-", "_")
     if module in ("", "index"):
         return base
@@ -140,6 +143,14 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), name)
 
 
+def _keyword(name: str) -> str:
+    """The SDK's keyword for an input: snake_case, with a trailing ``_`` where that would clash with the
+    constructor's own ``resource_name`` and ``opts`` (as the SDK generator does: ``resourceName`` is
+    ``resource_name_`` on pulumi-azure-native's ``ManagedCluster``)."""
+    snake = _snake(name)
+    return snake + "_" if snake in ("resource_name", "opts") else snake
+
+
 def _typed(type_token: str, name: str, inputs: dict[str, Any], opts: Any) -> Any:
     """The resource created through its provider SDK class, as a hand-written program would (top-level inputs as
     snake_case keyword arguments, nested values as plain dicts); None when the class cannot take these inputs."""
@@ -152,7 +163,7 @@ def _typed(type_token: str, name: str, inputs: dict[str, Any], opts: Any) -> Any
     except (ImportError, AttributeError):
         return None
     skip = {"apiVersion", "kind"} if type_token.startswith("kubernetes:") else set()
-    kwargs = {_snake(key): value for key, value in inputs.items() if key not in skip}
+    kwargs = {_keyword(key): value for key, value in inputs.items() if key not in skip}
     try:
         return cls(name, opts=opts, **kwargs)
     except TypeError:
@@ -196,7 +207,7 @@ def _fleet_config(size: int) -> tuple[list[FleetCluster], dict[str, Any], list[s
         if "resource_group_name" in cluster:
             cluster["resource_group_name"] = f"fleet{cloud}-rg"
         templates = stack_config[f"{CONFIG_NAMESPACE}:pools"]
-        pools = [{**templates[i % len(templates)], "name": f"{cloud[0]}{i}"} for i in range(1, size + 1)]
+        pools = [{**templates[i % len(templates)], "name": f"{FLEET_PREFIX[cloud]}{i}"} for i in range(1, size + 1)]
         clusters.append((cloud, cluster, pools))
     return clusters, config, notes
 
