@@ -17,8 +17,10 @@ machine, it measures:
    process, median of ``--fleet-runs`` runs; wall time, peak memory, resources registered, the time per added
    pool between sizes (equal slopes = linear growth), and the bare replay of the same fleet plan. A cloud whose
    adapter is not registered in ``gpu_components.cluster.ADAPTERS`` is skipped with a note.
+4. **Each cloud alone.** The fleet program with one cloud's cluster and the largest N, and its bare replay.
 
-Targets (issue 7): stacks within 1.3x of the bare baseline; linear growth in N; N = 100 under 10 s and 500 MB.
+Targets (issue 7): within 1.3x of the bare baseline (stacks and fleets); linear growth in N; N = 100 pools per
+cloud under 10 s and 500 MB (checked for the three-cloud program and for each cloud alone).
 Each measured process runs this script in ``--child`` mode, which prints one JSON line (resources registered,
 peak RSS from ``resource.getrusage``); wall time is measured around the process by the parent.
 """
@@ -184,15 +186,17 @@ FleetCluster = tuple[str, dict[str, Any], list[dict[str, Any]]]
 """(cloud, cluster config, pools) of one fleet cluster."""
 
 
-def _fleet_config(size: int) -> tuple[list[FleetCluster], dict[str, Any], list[str]]:
-    """Per available cloud: (cloud, cluster config, ``size`` pools); the merged provider config; notes."""
+def _fleet_config(size: int, clouds: Sequence[str]) -> tuple[list[FleetCluster], dict[str, Any], list[str]]:
+    """Per cloud of ``clouds`` that is available: (cloud, cluster config, ``size`` pools); the merged provider
+    config; notes."""
     from gpu_components.cluster import ADAPTERS
     from gpu_components.plan import load_stack
 
     clusters: list[FleetCluster] = []
     config: dict[str, Any] = {}
     notes: list[str] = []
-    for cloud, stack in FLEET_STACKS.items():
+    for cloud in clouds:
+        stack = FLEET_STACKS[cloud]
         if cloud not in ADAPTERS:
             notes.append(f"{cloud}: no adapter registered in gpu_components.cluster.ADAPTERS, skipped")
             continue
@@ -212,10 +216,15 @@ def _fleet_config(size: int) -> tuple[list[FleetCluster], dict[str, Any], list[s
     return clusters, config, notes
 
 
+def _fleet_argument(size: int, clouds: Sequence[str], plan_file: Path | None = None) -> str:
+    """The ``--child fleet`` argument: ``N[:CLOUD,...][:PATH]`` (default every cloud; PATH: also write the plan)."""
+    return ":".join([str(size), ",".join(clouds), *([str(plan_file)] if plan_file else [])])
+
+
 def _child_fleet(argument: str) -> dict[str, Any]:
-    """One program, three clusters (one per cloud with an adapter), N GPU pools each, as the example program
-    composes one: provision, Kubernetes provider, GpuCluster, sample Jobs. ``argument`` is ``N`` or ``N:PATH``
-    (also write the JSON plan to PATH, for the bare replay)."""
+    """One program, one cluster per cloud (each with an adapter), N GPU pools each, as the example program
+    composes one: provision, Kubernetes provider, GpuCluster, sample Jobs. ``argument``: see
+    :func:`_fleet_argument` (the JSON plan written to PATH is for the bare replay)."""
     import pulumi
     import pulumi_kubernetes as k8s
 
@@ -223,10 +232,11 @@ def _child_fleet(argument: str) -> dict[str, Any]:
     from gpu_components.plan import run_program, to_json
     from gpu_components.workloads import sample_jobs
 
-    count, _, plan_file = argument.partition(":")
+    count, _, rest = argument.partition(":")
+    clouds, _, plan_file = rest.partition(":")
     size = int(count)
 
-    clusters, config, notes = _fleet_config(size)
+    clusters, config, notes = _fleet_config(size, clouds.split(",") if clouds else list(FLEET_STACKS))
 
     def program() -> None:
         for cloud, cluster, pools in clusters:
@@ -312,6 +322,41 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _measure_fleet(size: int, clouds: Sequence[str], runs: int) -> dict[str, Any]:
+    """The fleet of ``size`` pools per cloud of ``clouds``, and the bare replay of its plan."""
+    with tempfile.TemporaryDirectory() as scratch:
+        plan_file = Path(scratch) / "fleet.json"
+        result = _measure("fleet", _fleet_argument(size, clouds, plan_file), runs)
+        bare = _measure("bare", str(plan_file), runs)
+    return {"size": size, **result, "bare_seconds": bare["seconds"], "bare_mb": bare["peak_mb"]}
+
+
+def _fleet_cells(entry: Mapping[str, Any]) -> list[str]:
+    """resources, seconds, peak MB, bare s, bare MB, ours / bare."""
+    return [
+        str(entry["resources"]),
+        f"{entry['seconds']:.2f}",
+        f"{entry['peak_mb']:.0f}",
+        f"{entry['bare_seconds']:.2f}",
+        f"{entry['bare_mb']:.0f}",
+        f"{entry['seconds'] / entry['bare_seconds']:.2f}x",
+    ]
+
+
+def _fleet_failures(label: str, entry: Mapping[str, Any]) -> list[str]:
+    """The targets a fleet measurement misses: the ratio to bare always, time and memory from N = 100."""
+    failures = []
+    ratio = entry["seconds"] / entry["bare_seconds"]
+    if ratio > TARGET_RATIO:
+        failures.append(f"{label}: {ratio:.2f}x the bare baseline (target <= {TARGET_RATIO}x)")
+    if entry["size"] >= 100 and (entry["seconds"] > TARGET_SECONDS or entry["peak_mb"] > TARGET_MB):
+        failures.append(
+            f"{label}: {entry['seconds']:.1f} s, {entry['peak_mb']:.0f} MB "
+            f"(target < {TARGET_SECONDS:g} s and < {TARGET_MB:g} MB)"
+        )
+    return failures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5, help="runs per example stack and baseline (median)")
@@ -362,18 +407,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     headers = ["stack", "resources", "ours s", "ours MB", "bare s", "bare MB", "ours / bare"]
     print(_table(headers, rows) + "\n")
 
-    fleet: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        for size in sizes:
-            plan_file = Path(scratch) / f"fleet-{size}.json"
-            result = _measure("fleet", f"{size}:{plan_file}", fleet_runs)
-            bare = _measure("bare", str(plan_file), fleet_runs)
-            fleet.append({"size": size, **result, "bare_seconds": bare["seconds"], "bare_mb": bare["peak_mb"]})
-    notes = fleet[0].get("notes", []) if fleet else []
-    for note in notes:
-        print(f"Note: {note}")
+    fleet = [_measure_fleet(size, list(FLEET_STACKS), fleet_runs) for size in sizes]
     clouds = fleet[0].get("clouds", []) if fleet else []
-    print(f"Fleet ({len(clouds)} clouds: {', '.join(clouds)}; N pools per cloud; whole process)\n")
+    for note in fleet[0].get("notes", []) if fleet else []:
+        print(f"Note: {note}")
+    print(f"Fleet: one program, {len(clouds)} clusters ({', '.join(clouds)}), N pools each; whole process\n")
     rows = []
     previous: dict[str, Any] | None = None
     for entry in fleet:
@@ -381,28 +419,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if previous is not None:
             added = (entry["size"] - previous["size"]) * max(len(clouds), 1)
             slope = f"{(entry['seconds'] - previous['seconds']) / added * 1000:.1f}"
-        rows.append(
-            [
-                str(entry["size"]),
-                str(entry["size"] * len(clouds)),
-                str(entry["resources"]),
-                f"{entry['seconds']:.2f}",
-                f"{entry['peak_mb']:.0f}",
-                slope,
-                f"{entry['bare_seconds']:.2f}",
-                f"{entry['bare_mb']:.0f}",
-                f"{entry['seconds'] / entry['bare_seconds']:.2f}x",
-            ]
-        )
-        if entry["size"] >= 100 and (entry["seconds"] > TARGET_SECONDS or entry["peak_mb"] > TARGET_MB):
-            failures.append(
-                f"fleet N={entry['size']}: {entry['seconds']:.1f} s, {entry['peak_mb']:.0f} MB "
-                f"(target < {TARGET_SECONDS:g} s and < {TARGET_MB:g} MB)"
-            )
+        rows.append([str(entry["size"]), str(entry["size"] * len(clouds)), *_fleet_cells(entry), slope])
+        failures += _fleet_failures(f"fleet N={entry['size']} ({len(clouds)} clouds)", entry)
         previous = entry
-    headers = ["N per cloud", "pools", "resources", "seconds", "peak MB", "ms per added pool", "bare s", "bare MB"]
-    headers.append("ours / bare")
-    print(_table(headers, rows) + "\n")
+    headers = ["N per cloud", "pools", "resources", "seconds", "peak MB", "bare s", "bare MB", "ours / bare"]
+    print(_table([*headers, "ms per added pool"], rows) + "\n")
+
+    largest = max(sizes)
+    print(f"Each cloud alone: one program, one cluster, N = {largest} pools; whole process\n")
+    rows = []
+    for cloud in clouds:
+        entry = _measure_fleet(largest, [cloud], fleet_runs)
+        rows.append([cloud, str(largest), *_fleet_cells(entry)])
+        failures += _fleet_failures(f"{cloud} alone N={largest}", entry)
+    print(_table(["cloud", "pools", *headers[2:]], rows) + "\n")
     if failures:
         print("Targets missed:")
         for failure in failures:

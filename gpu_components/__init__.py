@@ -1,19 +1,22 @@
-"""gpu_components: GPU node pools on Kubernetes that are right the first time, on EKS (AKS and GKE to come).
+"""gpu_components: GPU node pools on Kubernetes that are right the first time, on EKS, AKS and GKE.
 
 Public API:
 - Pool description and validation: :class:`GpuNodePoolArgs` (input shape), :class:`GpuNodePoolSpec` (validated),
   :class:`Taint`, :class:`TimeSlicing`, :class:`Mps`, :class:`Mig`, :class:`GpuSpecError` / :class:`Problem`.
 - GPU knowledge: :mod:`gpu_components.catalog`.
-- Components: :class:`GpuCluster` (pools + add-ons of one cluster), :mod:`gpu_components.aws`
-  (``EksGpuNodeGroup``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``).
+- Components: :class:`GpuCluster` (pools + add-ons of one cluster, imported on first use),
+  :mod:`gpu_components.aws` (``EksGpuNodeGroup``), :mod:`gpu_components.azure` (``AksGpuNodePool``),
+  :mod:`gpu_components.gcp` (``GkeGpuNodePool``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``,
+  ``NvidiaGpuOperator``).
 - Pod-side helpers: :mod:`gpu_components.workloads`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpu_components import catalog
+from gpu_components._lazy import lazy_attributes
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
@@ -32,17 +35,8 @@ from gpu_components.spec import (
 if TYPE_CHECKING:
     from gpu_components.cluster import ClusterPoolArgs, GpuCluster, GpuClusterArgs, GpuOperatorSettingsArgs, GpuStack
 
-_CLUSTER_NAMES = frozenset({"ClusterPoolArgs", "GpuCluster", "GpuClusterArgs", "GpuOperatorSettingsArgs", "GpuStack"})
-
-
-def __getattr__(name: str) -> Any:
-    """Import the cross-cloud composition (and with it every cloud SDK) only when it is used."""
-    if name in _CLUSTER_NAMES:
-        from gpu_components import cluster
-
-        return getattr(cluster, name)
-    raise AttributeError(f"module 'gpu_components' has no attribute {name!r}")
-
+_CLUSTER_NAMES = ("ClusterPoolArgs", "GpuCluster", "GpuClusterArgs", "GpuOperatorSettingsArgs", "GpuStack")
+__getattr__ = lazy_attributes(__name__, dict.fromkeys(_CLUSTER_NAMES, "gpu_components.cluster"))
 
 __all__ = [
     "DEFAULT_GPU_TAINT",

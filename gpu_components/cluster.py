@@ -15,23 +15,20 @@ together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool, GpuStack
-from gpu_components.aws.adapter import ADAPTER as AWS
-from gpu_components.aws.adapter import EksPoolOptionsArgs, EksWiringArgs
-from gpu_components.azure.adapter import ADAPTER as AZURE
-from gpu_components.azure.adapter import AksPoolOptionsArgs, AksWiringArgs
+from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
+from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.gcp.adapter import ADAPTER as GCP
-from gpu_components.gcp.adapter import GkePoolOptionsArgs, GkeWiringArgs
+from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.gpu_operator import (
@@ -56,14 +53,38 @@ __all__ = [
     "validate_cluster",
 ]
 
-ADAPTERS: Mapping[str, CloudAdapter] = MappingProxyType({"aws": AWS, "azure": AZURE, "gcp": GCP})
-"""Cloud -> its adapter. A cloud without an adapter is rejected with the list of supported clouds."""
+
+class _Adapters(Mapping[str, CloudAdapter]):
+    """Cloud -> the ``ADAPTER`` of its module, imported on first lookup: a program on one cloud never imports the
+    other clouds' SDKs. Listing the clouds (``in``, iteration) imports nothing."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+
+    def __getitem__(self, cloud: str) -> CloudAdapter:
+        adapter = importlib.import_module(self._modules[cloud]).ADAPTER
+        if not isinstance(adapter, CloudAdapter):
+            raise TypeError(f"{self._modules[cloud]}.ADAPTER is not a CloudAdapter")
+        return adapter
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+ADAPTERS: Mapping[str, CloudAdapter] = _Adapters(
+    {"aws": "gpu_components.aws.adapter", "azure": "gpu_components.azure.adapter", "gcp": "gpu_components.gcp.adapter"}
+)
+"""Cloud -> its adapter (imported on first lookup). A cloud without an adapter is rejected with the list of
+supported clouds."""
 
 
 @STRICT
 class ClusterPoolArgs(GpuNodePoolArgs):
     """A pool of a :class:`GpuCluster`: the cloud-neutral pool plus an optional block for its cloud
-    (``aws``: :class:`~gpu_components.aws.adapter.EksPoolOptionsArgs`)."""
+    (``aws``: :class:`~gpu_components.aws.options.EksPoolOptionsArgs`)."""
 
     aws: NotRequired[EksPoolOptionsArgs]
     azure: NotRequired[AksPoolOptionsArgs]
@@ -111,7 +132,7 @@ class GpuClusterArgs(TypedDict):
     Fields:
         cloud: ``aws``.
         pools: the GPU pools (:class:`ClusterPoolArgs`): at least one, names unique.
-        aws: EKS wiring (:class:`~gpu_components.aws.adapter.EksWiringArgs`), required when ``cloud`` is ``aws``.
+        aws: EKS wiring (:class:`~gpu_components.aws.options.EksWiringArgs`), required when ``cloud`` is ``aws``.
         gpu_stack: see :data:`GpuStack`. Defaults to ``auto``.
         device_plugin: settings of the device plugin add-on. Defaults to the pinned chart in its own namespace.
             Rejected under ``gpu_stack: gpu-operator``, which runs no device plugin add-on.

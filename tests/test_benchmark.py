@@ -25,7 +25,7 @@ def bench() -> ModuleType:
 def test_fleet_has_n_pools_per_cloud_and_replays_bare_through_sdk_classes(bench: ModuleType, tmp_path: Path) -> None:
     plan_file = tmp_path / "fleet-2.json"
 
-    report = bench._child_fleet(f"2:{plan_file}")
+    report = bench._child_fleet(bench._fleet_argument(2, ["aws", "azure", "gcp"], plan_file))
 
     assert report["clouds"] == ["aws", "azure", "gcp"]
     assert report["notes"] == []

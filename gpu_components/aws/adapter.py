@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import pulumi
-from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.aws import cluster
@@ -17,25 +16,9 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     eks_problems,
 )
+from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.errors import Problem
-from gpu_components.shape import STRICT
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
-
-
-@STRICT
-class EksPoolOptionsArgs(TypedDict):
-    """EKS-only settings of a pool (block ``aws`` of a cluster pool). ``ami_type``: see
-    :class:`~gpu_components.aws.EksGpuNodeGroupArgs`."""
-
-    ami_type: NotRequired[str]
-
-
-class EksWiringArgs(TypedDict):
-    """How EKS pools attach to their cluster: cluster name, node subnets, and optionally a node role ARN."""
-
-    cluster_name: pulumi.Input[str]
-    subnet_ids: pulumi.Input[Any]
-    node_role_arn: NotRequired[pulumi.Input[str]]
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:

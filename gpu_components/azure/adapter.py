@@ -6,35 +6,18 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import pulumi
-from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.azure import cluster
 from gpu_components.azure.aks import (
     AksGpuNodePool,
     AksGpuNodePoolArgs,
-    GpuDriver,
     aks_problems,
     device_plugin_host,
 )
+from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.errors import Problem
-from gpu_components.shape import STRICT
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
-
-
-@STRICT
-class AksPoolOptionsArgs(TypedDict):
-    """AKS-only settings of a pool (block ``azure`` of a cluster pool). ``gpu_driver``: see
-    :class:`~gpu_components.azure.AksGpuNodePoolArgs`."""
-
-    gpu_driver: NotRequired[GpuDriver]
-
-
-class AksWiringArgs(TypedDict):
-    """How AKS pools attach to their cluster: the cluster's resource group and name."""
-
-    resource_group_name: pulumi.Input[str]
-    cluster_name: pulumi.Input[str]
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:

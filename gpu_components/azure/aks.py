@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 import pulumi
 import pulumi_azure_native as azure_native
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack
+from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
@@ -70,9 +71,6 @@ GPU_INSTANCE_PROFILES: Mapping[int, str] = MappingProxyType(
 )
 """MIG compute slices -> AKS ``gpuInstanceProfile``."""
 
-GpuDriver = Literal["aks", "none"]
-"""Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKS, its default) or ``none`` (nobody on the AKS
-side; for a GPU stack that brings its own driver: the GPU Operator with ``operator_driver``)."""
 DEFAULT_GPU_DRIVER: GpuDriver = "aks"
 """AKS installs the driver, as it does when ``gpuProfile`` is not set; the device plugin stack needs it."""
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
@@ -91,9 +89,9 @@ class AksGpuNodePoolArgs(TypedDict):
         pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``azure``.
         resource_group_name: resource group of the AKS cluster.
         cluster_name: name of the AKS cluster.
-        gpu_driver: see :data:`GpuDriver`. Defaults to ``aks``. ``none`` is rejected while the pool is served by
-            the NVIDIA device plugin, which installs no driver; under the GPU Operator it needs the operator's
-            driver (``operator_driver``, checked by the cross-cloud composition).
+        gpu_driver: see :data:`~gpu_components.azure.options.GpuDriver`. Defaults to ``aks``. ``none`` is
+            rejected while the pool is served by the NVIDIA device plugin, which installs no driver; under the GPU
+            Operator it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition).
         tags: Azure tags for the agent pool. Defaults to none.
         gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
             ``gpu-operator`` the pool gets the operator's node labels instead of the device plugin's.

@@ -44,6 +44,8 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from gpu_components import _yaml
+
 __all__ = [
     "CatalogLookupError",
     "Cloud",
@@ -506,8 +508,8 @@ class _InstanceTypesFileShape(_Shape):
     gcp: _CloudShape
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects duplicate mapping keys (which safe_load would silently collapse)."""
+class _UniqueKeyLoader(_yaml.SafeLoader):
+    """Safe loader (libyaml-backed when available) rejecting duplicate mapping keys, which safe_load would collapse."""
 
 
 def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -530,7 +532,7 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 def _load_yaml(text: str, filename: str) -> Any:
     try:
-        # A SafeLoader subclass: as safe as yaml.safe_load, and duplicate keys are errors.
+        # A safe-loader subclass: as safe as yaml.safe_load, and duplicate keys are errors.
         return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as error:
         raise ValueError(f"{filename} is not valid YAML: {error}") from error

@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, cast
 
 import pulumi
-from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
 from gpu_components.gcp.gke import GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
-from gpu_components.shape import STRICT
+from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
-
-
-@STRICT
-class GkePoolOptionsArgs(TypedDict):
-    """GKE-only settings of a pool (block ``gcp`` of a cluster pool). ``driver_version``: ``DEFAULT`` or
-    ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator); see
-    :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
-
-    driver_version: NotRequired[str]
-
-
-class GkeWiringArgs(TypedDict):
-    """How GKE pools attach to their cluster: cluster name and location, and optionally the project, the zones
-    for the nodes and the nodes' service account (defaults: see :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`)."""
-
-    cluster: pulumi.Input[str]
-    location: pulumi.Input[str]
-    project: NotRequired[pulumi.Input[str]]
-    node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
-    service_account: NotRequired[pulumi.Input[str]]
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:

@@ -15,7 +15,8 @@ nowhere else. GKE differs from EKS and AKS in three ways the library has to know
   leaves pods pending. Any other taint with the key ``nvidia.com/gpu`` is rejected: it would conflict with GKE's.
   The provider keeps in state only the taint keys it was given (``flattenTaints``), so GKE's own taint never
   shows up as a diff.
-- **Sharing is a node-pool setting that forces replacement** (:data:`FORCE_NEW_FIELDS`). GKE's plugin refuses
+- **Sharing is a node-pool setting that forces replacement** (the GKE table of
+  :data:`gpu_components.plan.replacements.FORCE_NEW`). GKE's plugin refuses
   a container that asks for more than one shared GPU whatever ``time_slicing.fail_requests_greater_than_one``
   says ("at most 1 nvidia.com/gpu can be requested on GPU nodes", GKE's time-sharing page), and it has no
   ``.shared`` resource names, so ``rename_by_default`` is refused.
@@ -178,32 +179,6 @@ images from the project's Artifact Registry."""
 
 N1_ATTACHED_GPUS: Mapping[str, tuple[int, ...]] = MappingProxyType({"T4": (1, 2, 4), "V100": (1, 2, 4, 8)})
 """GPU models (of the catalog) that attach to N1 machine types -> the GPU counts an N1 VM may have."""
-
-FORCE_NEW_FIELDS: tuple[str, ...] = (
-    "name",
-    "cluster",
-    "location",
-    "project",
-    "initialNodeCount",
-    "nodeConfig.guestAccelerators",
-    "nodeConfig.guestAccelerators[*].type",
-    "nodeConfig.guestAccelerators[*].count",
-    "nodeConfig.guestAccelerators[*].gpuPartitionSize",
-    "nodeConfig.guestAccelerators[*].gpuSharingConfig",
-    "nodeConfig.guestAccelerators[*].gpuSharingConfig.gpuSharingStrategy",
-    "nodeConfig.guestAccelerators[*].gpuSharingConfig.maxSharedClientsPerGpu",
-    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig",
-    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig.gpuDriverVersion",
-    "nodeConfig.spot",
-    "nodeConfig.preemptible",
-    "nodeConfig.serviceAccount",
-    "nodeConfig.oauthScopes",
-)
-"""``gcp.container.NodePool`` input paths (Pulumi property paths, ``[*]`` for any list index) whose change
-replaces the node pool (``ForceNew`` in the provider schema); :mod:`gpu_components.plan.replacements` reads it to
-flag replacements in plan diffs. Not among them: ``nodeConfig.machineType``,
-``labels`` and ``taints``, which GKE updates in place (a GPU machine type change usually changes the accelerator
-count or type too, which does force replacement), and ``autoscaling``."""
 
 
 class GkeGpuNodePoolArgs(TypedDict):

@@ -39,6 +39,8 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
 from pulumi.runtime.proto import provider_pb2, resource_pb2
 
+from gpu_components import _yaml
+
 __all__ = [
     "AWS_ACCOUNT_ID",
     "AZURE_SUBSCRIPTION_ID",
@@ -1433,7 +1435,7 @@ def _gcp_get_project(i: _Invoke) -> dict[str, Any]:
 
 def _kubernetes_yaml_decode(i: _Invoke) -> dict[str, Any]:
     """Decode the YAML text the way the provider does: one object per non-empty document."""
-    documents = yaml.safe_load_all(str(i.args.get("text", "")))
+    documents = _yaml.load_all(str(i.args.get("text", "")))
     return {"result": [document for document in documents if document]}
 
 

@@ -13,8 +13,12 @@ it is recorded here as data, one table per node-pool resource type, each with it
   in pulumi/pulumi-azure-native#3655 because AKS documents both as unchangeable after creation) and the
   resource's URL path parameters (``resourceGroupName``, ``resourceName``, ``agentPoolName``), which name the
   pool and so always replace it.
-- ``gcp:container/nodePool:NodePool``: :data:`gpu_components.gcp.gke.FORCE_NEW_FIELDS`, kept beside the GKE
-  adapter that owns those spellings (read here when the GKE adapter is installed).
+- ``gcp:container/nodePool:NodePool``: the attributes marked ``ForceNew`` in the upstream Terraform provider schema
+  that pulumi-gcp bridges (terraform-provider-google ``resource_container_node_pool.go`` and the node config
+  schema in ``node_config.go``, :data:`SOURCE_GKE`): the accelerators with their sharing, partition and driver
+  settings, spot and preemptible, the service account and OAuth scopes, the initial node count. Not among them:
+  ``nodeConfig.machineType``, ``labels`` and ``taints``, which GKE updates in place (a GPU machine type change
+  usually changes the accelerator count or type too, which does replace), and ``autoscaling``.
 
 Paths are Pulumi input property paths in the plan's camelCase: ``a.b`` for nested objects and ``[*]`` for any
 list index. A table entry covers everything beneath it (``remoteAccess`` covers ``remoteAccess.ec2SshKey``), and
@@ -24,7 +28,6 @@ of that field.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,8 +48,12 @@ SOURCE_AZURE_NATIVE = (
     "https://learn.microsoft.com/azure/aks/gpu-multi-instance)"
 )
 """pulumi-azure-native's curated force-new properties of ``AgentPool`` and the AKS pages they rest on."""
-SOURCE_GKE = "gpu_components.gcp.gke.FORCE_NEW_FIELDS"
-"""Where the GKE table lives (with its own sources)."""
+SOURCE_GKE = (
+    "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/container/"
+    "resource_container_node_pool.go, .../node_config.go"
+)
+"""Schema of ``google_container_node_pool`` and its ``node_config``, which pulumi-gcp's ``container.NodePool``
+bridges (``ForceNew: true`` fields)."""
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -61,18 +68,6 @@ class ForceNewTable:
 
     fields: tuple[str, ...]
     source: str
-
-
-def _gke_fields() -> tuple[str, ...]:
-    """GKE's table from its adapter module; empty when the GKE adapter is not part of this installation."""
-    try:
-        module = importlib.import_module("gpu_components.gcp.gke")
-    except ModuleNotFoundError as error:
-        if error.name not in ("gpu_components.gcp", "gpu_components.gcp.gke"):
-            raise
-        return ()
-    fields = getattr(module, "FORCE_NEW_FIELDS", ())
-    return tuple(str(field) for field in fields)
 
 
 FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
@@ -105,7 +100,29 @@ FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
             ),
             SOURCE_AZURE_NATIVE,
         ),
-        GKE_NODE_POOL: ForceNewTable(_gke_fields(), SOURCE_GKE),
+        GKE_NODE_POOL: ForceNewTable(
+            (
+                "name",
+                "cluster",
+                "location",
+                "project",
+                "initialNodeCount",
+                "nodeConfig.guestAccelerators",
+                "nodeConfig.guestAccelerators[*].type",
+                "nodeConfig.guestAccelerators[*].count",
+                "nodeConfig.guestAccelerators[*].gpuPartitionSize",
+                "nodeConfig.guestAccelerators[*].gpuSharingConfig",
+                "nodeConfig.guestAccelerators[*].gpuSharingConfig.gpuSharingStrategy",
+                "nodeConfig.guestAccelerators[*].gpuSharingConfig.maxSharedClientsPerGpu",
+                "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig",
+                "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig.gpuDriverVersion",
+                "nodeConfig.spot",
+                "nodeConfig.preemptible",
+                "nodeConfig.serviceAccount",
+                "nodeConfig.oauthScopes",
+            ),
+            SOURCE_GKE,
+        ),
     }
 )
 """Node-pool resource type -> its force-new input paths (see the module docstring for each table's source)."""

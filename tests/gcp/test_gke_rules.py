@@ -9,7 +9,6 @@ import pytest
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.gke import (
     DEFAULT_DRIVER_VERSION,
-    FORCE_NEW_FIELDS,
     accelerator_type_for,
     gke_advertised_resources,
     gke_effective_taints,
@@ -19,6 +18,7 @@ from gpu_components.gcp.gke import (
     node_pool_inputs,
     service_account_id,
 )
+from gpu_components.plan.replacements import FORCE_NEW
 from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec, Taint
 
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -346,6 +346,7 @@ def test_every_problem_is_reported_at_once() -> None:
 
 
 def test_force_new_fields_cover_accelerators_and_capacity() -> None:
+    force_new_fields = FORCE_NEW["gcp:container/nodePool:NodePool"].fields
     for field in (
         "nodeConfig.guestAccelerators[*].type",
         "nodeConfig.guestAccelerators[*].count",
@@ -354,9 +355,9 @@ def test_force_new_fields_cover_accelerators_and_capacity() -> None:
         "nodeConfig.spot",
         "initialNodeCount",
     ):
-        assert field in FORCE_NEW_FIELDS
-    assert "nodeConfig.labels" not in FORCE_NEW_FIELDS
-    assert "nodeConfig.taints" not in FORCE_NEW_FIELDS
+        assert field in force_new_fields
+    assert "nodeConfig.labels" not in force_new_fields
+    assert "nodeConfig.taints" not in force_new_fields
 
 
 def test_service_account_ids_are_valid_and_stable() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gpu_components.plan.diff import ABSENT, InputChange, PlanFormatError, diff, to_document, to_text
-from gpu_components.plan.replacements import FORCE_NEW, forces_replacement
+from gpu_components.plan.replacements import forces_replacement
 
 GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -142,8 +142,6 @@ def test_force_new_tables(type_: str, path: str, expected: bool) -> None:
     assert forces_replacement(type_, path) is expected
 
 
-def test_gke_table_comes_from_the_gke_adapter() -> None:
-    gke = pytest.importorskip("gpu_components.gcp.gke")
-    assert FORCE_NEW["gcp:container/nodePool:NodePool"].fields == tuple(gke.FORCE_NEW_FIELDS)
+def test_gke_accelerator_changes_replace_and_autoscaling_does_not() -> None:
     assert forces_replacement("gcp:container/nodePool:NodePool", "nodeConfig.guestAccelerators[0].count")
     assert not forces_replacement("gcp:container/nodePool:NodePool", "autoscaling.totalMaxNodeCount")
