@@ -62,10 +62,7 @@ class _Adapters(Mapping[str, CloudAdapter]):
         self._modules = dict(modules)
 
     def __getitem__(self, cloud: str) -> CloudAdapter:
-        adapter = importlib.import_module(self._modules[cloud]).ADAPTER
-        if not isinstance(adapter, CloudAdapter):
-            raise TypeError(f"{self._modules[cloud]}.ADAPTER is not a CloudAdapter")
-        return adapter
+        return cast(CloudAdapter, importlib.import_module(self._modules[cloud]).ADAPTER)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
