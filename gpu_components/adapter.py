@@ -103,3 +103,89 @@ def pool_component_args(
     keys each cloud names after its component's args (checked before: wiring keys by the composition, options by
     their ``TypedDict``), and the GPU stack."""
     return {"pool": pool, **wiring, **options, "gpu_stack": gpu_stack}
+
+
+@dataclass(frozen=True)
+class SystemPoolSizes:
+    """How a cloud's example cluster config names and defaults its system pool's node counts.
+
+    Attributes:
+        key: the system pool's key in the ``cluster`` config (``system_node_group`` on EKS).
+        names: the (minimum, count at creation, maximum) keys, e.g. ``("min_size", "desired_size", "max_size")``.
+        defaults: their defaults, in the same order.
+        floor: the least minimum the cloud accepts (AKS: 1 for a ``System`` pool).
+        floor_source: the document of ``floor``; None when it is only "not negative".
+    """
+
+    key: str
+    names: tuple[str, str, str]
+    defaults: tuple[int, int, int]
+    floor: int = 0
+    floor_source: str | None = None
+
+    def counts(self, cluster: Mapping[str, Any]) -> dict[str, int]:
+        """The three node counts of ``cluster``'s system pool by name, defaults filled in."""
+        given = cluster.get(self.key) or {}
+        return {name: int(given.get(name, default)) for name, default in zip(self.names, self.defaults, strict=True)}
+
+
+def example_cluster_problems(
+    cluster: Mapping[str, Any], new_cluster_only: tuple[str, ...], system: SystemPoolSizes
+) -> list[Problem]:
+    """The rules every cloud's example ``cluster`` config shares (beyond its shape).
+
+    - With ``existing: true``, no key of ``new_cluster_only`` (version, network, system pool...): the program
+      neither creates nor changes an existing cluster, so it would drop them without a word.
+    - Of a new cluster, the system pool's minimum, count at creation and maximum, defaults filled in: minimum at
+      least ``system.floor``, maximum at least 1 and at least the minimum, count between the two (the node-group
+      APIs of all three clouds reject anything else at apply time; here it fails before any resource).
+
+    Returns:
+        the problems, with paths ``cluster.<key>`` and ``cluster.<system key>.<name>``; a defaulted value is
+        marked ``(default)`` in the message.
+    """
+    if cluster.get("existing", False):
+        return [
+            Problem(
+                f"cluster.{key}",
+                cluster[key],
+                "applies only to a cluster this program creates; with existing: true it would be ignored",
+                "remove it, or create the cluster (existing: false)",
+            )
+            for key in new_cluster_only
+            if key in cluster
+        ]
+    given = cluster.get(system.key) or {}
+    values = system.counts(cluster)
+
+    def label(name: str) -> str:
+        return f"{name} {values[name]}" + ("" if name in given else " (default)")
+
+    low, count, high = system.names
+    path = f"cluster.{system.key}"
+    problems = []
+    if values[low] < system.floor:
+        problems.append(
+            Problem(
+                f"{path}.{low}",
+                values[low],
+                f"must be at least {system.floor}",
+                f">= {system.floor}",
+                system.floor_source,
+            )
+        )
+    least_high = max(values[low], 1)
+    if values[high] < least_high:
+        problems.append(
+            Problem(f"{path}.{high}", values[high], f"must be at least 1 and at least {label(low)}", f">= {least_high}")
+        )
+    elif not values[low] <= values[count] <= values[high]:
+        problems.append(
+            Problem(
+                f"{path}.{count}",
+                values[count],
+                f"{label(count)} must lie between {label(low)} and {label(high)}",
+                f"{values[low]}..{values[high]}",
+            )
+        )
+    return problems

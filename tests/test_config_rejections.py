@@ -107,3 +107,56 @@ def test_diff_of_a_malformed_plan_is_an_error_not_a_traceback(tmp_path: Path) ->
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert "needs 'urn', 'type' and 'name'" in result.output
+
+
+def test_existing_cluster_with_settings_only_a_new_cluster_uses_is_refused(tmp_path: Path) -> None:
+    # Before, the system pool and version were dropped without a word when attaching to an existing cluster.
+    cluster = {
+        "name": "gpudemo",
+        "existing": True,
+        "resource_group_name": "gpudemo-rg",
+        "kubernetes_version": "1.34",
+        "system_node_pool": {"count": 2},
+    }
+    result = plan_stack(tmp_path, "azure-aks", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    reason = "applies only to a cluster this program creates; with existing: true it would be ignored"
+    valid = "valid: remove it, or create the cluster (existing: false)"
+    assert f"cluster.kubernetes_version: {reason} (got '1.34'); {valid}" in result.output
+    assert f"cluster.system_node_pool: {reason} (got {{'count': 2}}); {valid}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("stack", "system", "expected"),
+    [
+        (
+            "aws-eks",
+            {"system_node_group": {"max_size": 1}},
+            "cluster.system_node_group.desired_size: desired_size 2 (default) must lie between min_size 1 (default)"
+            " and max_size 1 (got 2); valid: 1..1",
+        ),
+        (
+            "aws-eks",
+            {"system_node_group": {"min_size": 4, "max_size": 3, "desired_size": 3}},
+            "cluster.system_node_group.max_size: must be at least 1 and at least min_size 4 (got 3); valid: >= 4",
+        ),
+        (
+            "azure-aks",
+            {"system_node_pool": {"min_count": 0, "max_count": 3, "count": 1}},
+            "cluster.system_node_pool.min_count: must be at least 1 (got 0); valid: >= 1 [source: "
+            "https://learn.microsoft.com/azure/aks/use-system-pools (system pools need at least one node)]",
+        ),
+        (
+            "gcp-gke",
+            {"system_node_pool": {"min_size": 0, "max_size": 0, "desired_size": 0}},
+            "cluster.system_node_pool.max_size: must be at least 1 and at least min_size 0 (got 0); valid: >= 1",
+        ),
+    ],
+)
+def test_system_pool_node_counts_are_ordered(tmp_path: Path, stack: str, system: dict[str, Any], expected: str) -> None:
+    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    cluster = {**config["gpu-components:cluster"], **system}
+    result = plan_stack(tmp_path, stack, {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1, result.output
+    assert expected in result.output

@@ -15,7 +15,7 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.aws.eks import create_node_role
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
@@ -25,6 +25,10 @@ DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new EKS cluster: in EKS standard support in late 2026 (EKS version calendar)."""
 SYSTEM_INSTANCE_TYPE = "m7i.large"
 """Instance type of the small system node group that runs add-ons (CoreDNS, the device plugin's controller)."""
+SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
+"""The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
+NEW_CLUSTER_ONLY = ("kubernetes_version", "vpc_id", "system_node_group")
+"""``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
 
 @STRICT
@@ -120,6 +124,7 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
         role_arn = role.arn
         depends_on.extend(attachments)
     system = cluster.get("system_node_group", {})
+    counts = SYSTEM_SIZES.counts(cluster)
     system_group = aws.eks.NodeGroup(
         f"{name}-system",
         cluster_name=name,
@@ -128,9 +133,9 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
         ami_type="AL2023_x86_64_STANDARD",
         instance_types=[system.get("instance_type", SYSTEM_INSTANCE_TYPE)],
         scaling_config={
-            "min_size": system.get("min_size", 1),
-            "max_size": system.get("max_size", 3),
-            "desired_size": system.get("desired_size", 2),
+            "min_size": counts["min_size"],
+            "max_size": counts["max_size"],
+            "desired_size": counts["desired_size"],
         },
         labels={SYSTEM_ROLE_LABEL: "system"},
         opts=pulumi.ResourceOptions(
@@ -156,10 +161,12 @@ def _attach(cluster: EksClusterConfig) -> ProvisionedCluster:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: ``subnet_ids`` is required with ``existing``."""
+    """Rules of the ``cluster`` config beyond its shape: ``subnet_ids`` is required with ``existing``; the rules
+    of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`)."""
+    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
     if cluster.get("existing") and "subnet_ids" not in cluster:
-        return [Problem("cluster.subnet_ids", None, "required when attaching to an existing cluster")]
-    return []
+        problems.append(Problem("cluster.subnet_ids", None, "required when attaching to an existing cluster"))
+    return problems
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

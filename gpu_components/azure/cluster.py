@@ -16,7 +16,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
 
@@ -28,6 +28,16 @@ SYSTEM_VM_SIZE = "Standard_D4ds_v5"
 16 GiB, above AKS's system pool minimum of 2 vCPUs and 4 GB."""
 SYSTEM_POOL_NAME = "system"
 """AKS name of the system pool."""
+SYSTEM_SIZES = SystemPoolSizes(
+    "system_node_pool",
+    ("min_count", "count", "max_count"),
+    (1, 2, 3),
+    floor=1,
+    floor_source="https://learn.microsoft.com/azure/aks/use-system-pools (system pools need at least one node)",
+)
+"""The system pool's node counts (autoscaler bounds and count at creation): 1 to 3 nodes, 2 at creation."""
+NEW_CLUSTER_ONLY = ("location", "kubernetes_version", "system_node_pool")
+"""``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
 
 @STRICT
@@ -85,6 +95,7 @@ def _create(cluster: AksClusterConfig) -> ProvisionedCluster:
         group_args["location"] = cluster["location"]
     group = azure_native.resources.ResourceGroup(f"{name}-rg", **group_args)
     system = cluster.get("system_node_pool", {})
+    counts = SYSTEM_SIZES.counts(cluster)
     system_pool: azure_native.containerservice.ManagedClusterAgentPoolProfileArgsDict = {
         "name": SYSTEM_POOL_NAME,
         "mode": "System",
@@ -92,9 +103,9 @@ def _create(cluster: AksClusterConfig) -> ProvisionedCluster:
         "type": "VirtualMachineScaleSets",
         "vm_size": system.get("vm_size", SYSTEM_VM_SIZE),
         "enable_auto_scaling": True,
-        "min_count": system.get("min_count", 1),
-        "max_count": system.get("max_count", 3),
-        "count": system.get("count", 2),
+        "min_count": counts["min_count"],
+        "max_count": counts["max_count"],
+        "count": counts["count"],
     }
     identity: azure_native.containerservice.ManagedClusterIdentityArgsDict = {
         "type": azure_native.containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
@@ -125,10 +136,13 @@ def _attach(cluster: AksClusterConfig) -> ProvisionedCluster:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: ``resource_group_name`` is required with ``existing``."""
+    """Rules of the ``cluster`` config beyond its shape: ``resource_group_name`` is required with ``existing``;
+    the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
+    :data:`SYSTEM_SIZES`)."""
+    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
     if cluster.get("existing") and "resource_group_name" not in cluster:
-        return [Problem("cluster.resource_group_name", None, "required when attaching to an existing cluster")]
-    return []
+        problems.append(Problem("cluster.resource_group_name", None, "required when attaching to an existing cluster"))
+    return problems
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

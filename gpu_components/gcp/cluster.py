@@ -20,7 +20,7 @@ import pulumi
 import pulumi_gcp as gcp
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
 from gpu_components.shape import STRICT
@@ -32,6 +32,10 @@ RELEASE_CHANNEL = "REGULAR"
 """GKE release channel of a new cluster: GKE's default channel, which picks and upgrades the version."""
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 """The kubectl credential plugin GKE requires since Kubernetes 1.26."""
+SYSTEM_SIZES = SystemPoolSizes("system_node_pool", ("min_size", "desired_size", "max_size"), (1, 1, 3))
+"""The system pool's node counts (autoscaling totals and initial count): 1 to 3 nodes, 1 at creation."""
+NEW_CLUSTER_ONLY = ("kubernetes_version", "network", "subnetwork", "deletion_protection", "system_node_pool")
+"""``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
 
 @STRICT
@@ -153,17 +157,15 @@ def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
         account, depends_on = create_node_service_account(f"{name}-nodes", project)
         service_account = account.email
     system = cluster.get("system_node_pool", {})
+    counts = SYSTEM_SIZES.counts(cluster)
     system_pool = gcp.container.NodePool(
         f"{name}-system",
         name="system",
         cluster=gke.name,
         location=cluster["location"],
         project=project,
-        initial_node_count=system.get("desired_size", 1),
-        autoscaling={
-            "total_min_node_count": system.get("min_size", 1),
-            "total_max_node_count": system.get("max_size", 3),
-        },
+        initial_node_count=counts["desired_size"],
+        autoscaling={"total_min_node_count": counts["min_size"], "total_max_node_count": counts["max_size"]},
         node_config={
             "machine_type": system.get("machine_type", SYSTEM_MACHINE_TYPE),
             "service_account": service_account,
@@ -199,16 +201,19 @@ def _ca_certificate(master_auth: Any) -> str:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: a project, from ``cluster.project`` or ``gcp:project``."""
+    """Rules of the ``cluster`` config beyond its shape: a project, from ``cluster.project`` or ``gcp:project``;
+    the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
+    :data:`SYSTEM_SIZES`)."""
+    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
     if _project(cast(GkeClusterConfig, cluster)) is None:
-        return [
+        problems.append(
             Problem(
                 "cluster.project",
                 None,
                 "required when the gcp:project config is not set (it names the Workload Identity pool)",
             )
-        ]
-    return []
+        )
+    return problems
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:
