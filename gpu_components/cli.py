@@ -5,9 +5,10 @@ credentials, and prints every resource it would register. ``gpu-components diff 
 and flags node-pool replacements. Invalid config exits with status 1 and the validation message, without a
 traceback.
 
-Exit status: 0 success; 1 an error (invalid config, unknown stack, unreadable plan); 2 a usage error. With
-``--exit-code`` (``diff``, ``plan --diff``): :data:`EXIT_CHANGES` (3) when anything changed and
-:data:`EXIT_REPLACEMENT` (4) when a change replaces a node pool; 0 when nothing changed.
+Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file,
+unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``, ``plan --diff``): :data:`EXIT_CHANGES` (3) when
+anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains a node pool (replaced, deleted or its nodes
+rolled); 0 when nothing changed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
+from click.core import ParameterSource
 
 from gpu_components import program
 from gpu_components.errors import GpuSpecError
@@ -28,12 +29,13 @@ from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_documen
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
 from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.render import to_json, to_tree
-from gpu_components.plan.runner import Plan, load_stack, run_program
+from gpu_components.plan.runner import Plan, StackFileError, load_stack, run_program, stack_config_dir
 
 EXIT_CHANGES = 3
-"""``--exit-code``: the plans differ, and no change replaces a node pool."""
+"""``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
 EXIT_REPLACEMENT = 4
-"""``--exit-code``: at least one change makes the cloud replace a node pool."""
+"""``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input), deleted,
+or, on EKS, its nodes rolled onto a changed launch template (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
 
 FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "tree": (".txt", to_tree),
@@ -77,16 +79,21 @@ def main() -> None:
 @click.option(
     "--diagram",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write a diagram image: .svg (built in) or .png (needs Pillow). With several stacks, "
-    "the stack name is added before the suffix.",
+    help="Also write a diagram image: .svg (built in) or .png (needs Pillow); missing directories are created. "
+    "With several stacks, the stack name is added before the suffix.",
 )
 @click.option(
     "--diff",
     "baseline",
     type=click.Path(exists=True, path_type=Path),
-    help="Print the diff against this JSON plan (or a directory of <stack>.json) instead of the plan.",
+    help="Print the diff against this JSON plan (or a directory of <stack>.json; a stack without one there is "
+    "diffed as new, with a note on stderr) instead of the plan. Not with --format or --out-dir.",
 )
-@click.option("--exit-code", is_flag=True, help="With --diff: exit 3 when anything changed, 4 on a replacement.")
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="With --diff: exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled.",
+)
 @click.option(
     "--root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -106,6 +113,8 @@ def plan(
 ) -> None:
     """Print what each STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials."""
     names = _stack_names(root, stacks, all_stacks)
+    if baseline is not None:
+        _reject_with_diff(out_dir)
     if len(names) > 1 and output_format in _SINGLE_DOCUMENT and out_dir is None and baseline is None:
         raise click.UsageError(f"--format {output_format} with several stacks needs --out-dir")
     if exit_code and baseline is None:
@@ -125,9 +134,12 @@ def plan(
         return
     suffix, render = FORMATS[output_format]
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
         for result in plans:
-            (out_dir / f"{result.stack}{suffix}").write_text(render(result))
+            _write(out_dir / f"{result.stack}{suffix}", render(result), "--out-dir")
+        return
+    if output_format == "yaml" and len(plans) > 1:
+        # One stream for several stacks: a comment line says which stack the documents after it belong to.
+        click.echo("\n".join(f"# stack: {result.stack}\n{render(result)}" for result in plans), nl=False)
         return
     click.echo("\n".join(render(result) for result in plans), nl=False)
 
@@ -136,7 +148,9 @@ def plan(
 @click.argument("old", type=click.Path(exists=True, path_type=Path))
 @click.argument("new", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--exit-code", is_flag=True, help="Exit 3 when anything changed, 4 when a node pool is replaced.")
+@click.option(
+    "--exit-code", is_flag=True, help="Exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled."
+)
 def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> None:
     """Compare two JSON plans (files, or directories of <stack>.json paired by name).
 
@@ -169,11 +183,10 @@ def _stack_names(root: Path, stacks: Sequence[str], all_stacks: bool) -> list[st
 
 def available_stacks(root: Path) -> list[str]:
     """The stacks with a config file in the project's stack config directory (``stackConfigDir``), sorted."""
-    project_file = root / "Pulumi.yaml"
-    if not project_file.is_file():
-        raise click.ClickException(f"no Pulumi project at {root} ({project_file} is missing)")
-    document = yaml.safe_load(project_file.read_text()) or {}
-    stack_dir = root / str(document.get("stackConfigDir") or ".")
+    try:
+        stack_dir = stack_config_dir(root)
+    except (FileNotFoundError, StackFileError) as error:
+        raise click.ClickException(str(error)) from None
     return sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
 
 
@@ -181,8 +194,20 @@ def _plan(root: Path, stack: str) -> Plan:
     try:
         project, config = load_stack(root, stack)
         return run_program(program.main, project=project, stack=stack, config=config)
-    except (GpuSpecError, FileNotFoundError, DuplicateResourceError) as error:
+    except (GpuSpecError, FileNotFoundError, StackFileError, DuplicateResourceError) as error:
         raise click.ClickException(f"{stack}: {error}") from None
+
+
+def _reject_with_diff(out_dir: Path | None) -> None:
+    """``--diff`` prints a diff instead of the plan: ``--format`` and ``--out-dir`` would not apply."""
+    given = ["--out-dir"] if out_dir is not None else []
+    if click.get_current_context().get_parameter_source("output_format") is not ParameterSource.DEFAULT:
+        given.insert(0, "--format")
+    if given:
+        raise click.UsageError(
+            f"--diff prints the diff instead of the plan, so {' and '.join(given)} would be ignored; "
+            "write the plan in a separate run without --diff"
+        )
 
 
 def _diagram_path(path: Path, stack: str, count: int) -> Path:
@@ -190,20 +215,45 @@ def _diagram_path(path: Path, stack: str, count: int) -> Path:
 
 
 def _write_diagram(path: Path, result: Plan) -> None:
-    suffix = path.suffix.lower()
     try:
-        if suffix == ".png":
-            path.write_bytes(to_png(_title(result), result.outputs))
-        else:
-            path.write_text(to_svg(_title(result), result.outputs))
+        content: str | bytes = (
+            to_png(_title(result), result.outputs)
+            if path.suffix.lower() == ".png"
+            else to_svg(_title(result), result.outputs)
+        )
     except DiagramError as error:
         raise click.ClickException(str(error)) from None
+    _write(path, content, "--diagram")
+
+
+def _write(path: Path, content: str | bytes, option: str) -> None:
+    """Write ``content`` to ``path``, creating missing directories; a file system error is a command error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = "a file of that name is in the way" if isinstance(error, FileExistsError) else error.strerror
+        raise click.ClickException(
+            f"{option}: cannot create the directory {path.parent} for {path.name}: {reason or error}"
+        ) from None
+    try:
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    except OSError as error:
+        raise click.ClickException(f"{option}: cannot write {path}: {error.strerror or error}") from None
 
 
 def _baseline(path: Path, stack: str) -> dict[str, Any]:
     """The baseline plan of ``stack``: the file itself, or ``<dir>/<stack>.json``; an empty plan when the
-    directory has none (a stack new in this change)."""
+    directory has none (a stack new in this change), with a note on stderr naming the missing file."""
     file = path / f"{stack}.json" if path.is_dir() else path
+    if not file.exists():
+        click.echo(
+            f"Note: {file} does not exist: {stack} is diffed as a new stack (every resource created); "
+            "if it is not new, check the --diff directory",
+            err=True,
+        )
     return _read_plan(file, stack)
 
 
@@ -212,6 +262,8 @@ def _read_plan(path: Path | None, stack: str) -> dict[str, Any]:
         return {"stack": stack, "resources": [], "outputs": {}}
     try:
         document = json.loads(path.read_text())
+    except OSError as error:
+        raise click.ClickException(f"cannot read the plan {path}: {error.strerror or error}") from None
     except ValueError as error:
         raise click.ClickException(f"{path} is not a JSON plan: {error}") from None
     if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
@@ -239,7 +291,7 @@ def _pairs(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:
 def _exit_for(diffs: Sequence[PlanDiff], exit_code: bool) -> None:
     if not exit_code:
         return
-    if any(result.replacements for result in diffs):
+    if any(result.drained for result in diffs):
         raise click.exceptions.Exit(EXIT_REPLACEMENT)
     if any(not result.empty for result in diffs):
         raise click.exceptions.Exit(EXIT_CHANGES)

@@ -1,4 +1,4 @@
-"""Tests for gpu_components.cli: plan formats, several stacks, diagrams, diffs and their exit codes."""
+"""Tests for gpu_components.cli: plan formats, several stacks, diagrams, diffs and their exit codes, bad input."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 
+from gpu_components import cli
 from gpu_components.cli import EXIT_CHANGES, EXIT_REPLACEMENT, available_stacks, main
+from gpu_components.plan import Plan, PlannedResource
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -107,7 +110,7 @@ def test_plan_diff_flags_an_instance_type_change(eks_json: Path, tmp_path: Path)
         "Plan diff of aws-eks:\n"
         "+- aws:eks/nodeGroup:NodeGroup gpu-demo-gpu-a10g-shared-node-group\n"
         '    instanceTypes[0]: "g5.xlarge" -> "g5.2xlarge"  [forces replacement]\n'
-        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s)\n"
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
     )
 
 
@@ -120,6 +123,17 @@ def test_diff_exit_codes(tmp_path: Path) -> None:
     assert run("diff", str(old), str(bigger), "--exit-code").exit_code == EXIT_CHANGES
     assert run("diff", str(old), str(other), "--exit-code").exit_code == EXIT_REPLACEMENT
     assert run("diff", str(old), str(other)).exit_code == 0
+
+
+def test_deleting_a_node_pool_exits_as_a_replacement_does(tmp_path: Path) -> None:
+    old = plan_file(tmp_path / "old.json")
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({**json.loads(old.read_text()), "resources": []}))
+
+    result = run("diff", str(old), str(empty), "--exit-code")
+
+    assert result.exit_code == EXIT_REPLACEMENT
+    assert f"- {GROUP} gpu  [drains nodes: the node pool is deleted: its nodes are drained]" in result.output
 
 
 def test_diff_json_format(tmp_path: Path) -> None:
@@ -174,3 +188,140 @@ def test_diff_of_several_stacks_needs_a_baseline_directory(tmp_path: Path) -> No
     result = run("plan", "--all", "--diff", str(plan_file(tmp_path / "one.json")), "--root", str(ROOT))
     assert result.exit_code == 2
     assert "--diff with several stacks needs a directory of <stack>.json plans" in result.output
+
+
+# ------------------------------------------------------------------ malformed project and stack files (no traceback)
+
+
+def project_root(tmp_path: Path, stack_text: str, project_text: str = "name: p\nstackConfigDir: stacks\n") -> Path:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text(project_text)
+    (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(stack_text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("stack_text", "message"),
+    [
+        (
+            "config:\n  a: b: c\n",
+            "stacks/Pulumi.bad.yaml: not valid YAML: mapping values are not allowed here (line 2, column 7)",
+        ),
+        ("config: 5\n", "stacks/Pulumi.bad.yaml: config must be a mapping of config keys to values (got 5)"),
+        ("- a\n- b\n", "stacks/Pulumi.bad.yaml: must be a YAML mapping of top-level keys (got a list of 2 item(s))"),
+    ],
+)
+def test_plan_reports_a_malformed_stack_file_without_a_traceback(tmp_path: Path, stack_text: str, message: str) -> None:
+    root = project_root(tmp_path, stack_text)
+    result = run("plan", "bad", "--root", str(root))
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.output == f"Error: bad: {root / message}\n"
+
+
+def test_plan_all_reports_a_malformed_project_file(tmp_path: Path) -> None:
+    root = project_root(tmp_path, "config: {}\n", project_text="name: [p\n")
+    result = run("plan", "--all", "--root", str(root))
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {root / 'Pulumi.yaml'}: not valid YAML: while parsing a flow sequence (line 1, column 7): "
+        "expected ',' or ']', but got '<stream end>' (line 2, column 1)\n"
+    )
+
+
+# --------------------------------------------------------------------------- output files, --diff, several stacks
+
+
+NAMESPACE = PlannedResource(
+    "urn:pulumi:s::p::kubernetes:core/v1:Namespace::ns",
+    "kubernetes:core/v1:Namespace",
+    "ns",
+    None,
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}},
+    True,
+)
+
+
+@pytest.fixture
+def small_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stack plans to one Namespace, without running the program (the renderers have their own tests)."""
+    monkeypatch.setattr(cli, "_plan", lambda root, stack: Plan("p", stack, (NAMESPACE,), {}))
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_diagram_creates_missing_directories(tmp_path: Path) -> None:
+    diagram = tmp_path / "new" / "dir" / "eks.svg"
+    result = run("plan", "aws-eks", "--diagram", str(diagram), "--root", str(ROOT))
+    assert result.exit_code == 0, result.output
+    assert diagram.read_text().startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_diagram_under_a_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    result = run("plan", "aws-eks", "--diagram", str(tmp_path / "afile" / "x.svg"), "--root", str(ROOT))
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: --diagram: cannot create the directory {tmp_path / 'afile'} for x.svg: "
+        "a file of that name is in the way\n"
+    )
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_plan_diff_notes_a_stack_missing_from_the_baseline_directory(tmp_path: Path) -> None:
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    assert result.exit_code == EXIT_CHANGES
+    assert result.stderr == (
+        f"Note: {tmp_path / 'aws-eks.json'} does not exist: aws-eks is diffed as a new stack (every resource "
+        "created); if it is not new, check the --diff directory\n"
+    )
+    assert result.stdout.splitlines()[0] == "Plan diff of aws-eks:"
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_plan_diff_with_a_baseline_in_the_directory_has_no_note(tmp_path: Path) -> None:
+    assert run("plan", "aws-eks", "--format", "json", "--out-dir", str(tmp_path), "--root", str(ROOT)).exit_code == 0
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    assert (result.exit_code, result.stderr, result.stdout) == (0, "", "Plan diff of aws-eks:\nno changes\n")
+
+
+@pytest.mark.parametrize(
+    ("options", "given"),
+    [
+        (["--format", "tree"], "--format"),
+        (["--out-dir", "plans"], "--out-dir"),
+        (["--format", "json", "--out-dir", "plans"], "--format and --out-dir"),
+    ],
+)
+def test_plan_diff_rejects_format_and_out_dir(tmp_path: Path, options: list[str], given: str) -> None:
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), *options, "--root", str(ROOT))
+    assert result.exit_code == 2
+    assert (
+        f"Error: --diff prints the diff instead of the plan, so {given} would be ignored; "
+        "write the plan in a separate run without --diff\n"
+    ) in result.output
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_yaml_of_several_stacks_names_each_stack() -> None:
+    single = run("plan", "aws-eks", "--format", "yaml", "--root", str(ROOT))
+    assert single.exit_code == 0, single.output
+    assert (
+        single.output
+        == "---\n# kubernetes:core/v1:Namespace ns\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu\n"
+    )
+    several = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--root", str(ROOT))
+    assert several.exit_code == 0, several.output
+    assert several.output == f"# stack: aws-eks\n{single.output}\n# stack: gcp-gke\n{single.output}"
+    assert (
+        list(yaml.safe_load_all(several.output))
+        == [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}}] * 2
+    )
+
+
+@pytest.mark.usefixtures("small_plans")
+def test_yaml_of_several_stacks_in_an_out_dir_has_no_stack_line(tmp_path: Path) -> None:
+    result = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--out-dir", str(tmp_path), "--root", str(ROOT))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "aws-eks.yaml").read_text().startswith("---\n# kubernetes:core/v1:Namespace ns\n")
+    assert (tmp_path / "gcp-gke.yaml").read_text() == (tmp_path / "aws-eks.yaml").read_text()

@@ -2,7 +2,8 @@
 
 - `run_program(program, project=..., stack=..., config=...)` → `Plan` (resources with parents and
   inputs, stack outputs; secrets masked), deterministic and repeatable in one process.
-- `load_stack(root, stack)` → (project name, stack config) as the Pulumi CLI reads them.
+- `load_stack(root, stack)` → (project name, stack config) as the Pulumi CLI reads them; a malformed
+  `Pulumi.yaml` or stack file raises `StackFileError` naming the file and the problem.
 - `to_json(plan)` / `to_tree(plan)` → deterministic text.
 - `PlanMocks` / `PlanMonitor` → the mocks themselves, for tests that call `pulumi.runtime.set_mocks`.
 """
@@ -14,10 +15,12 @@ from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import (
     Plan,
     PlannedResource,
+    StackFileError,
     StackNotFoundError,
     flatten_config,
     load_stack,
     run_program,
+    stack_config_dir,
 )
 
 __all__ = [
@@ -29,10 +32,12 @@ __all__ = [
     "PlanMocks",
     "PlanMonitor",
     "PlannedResource",
+    "StackFileError",
     "StackNotFoundError",
     "flatten_config",
     "load_stack",
     "run_program",
+    "stack_config_dir",
     "to_json",
     "to_tree",
 ]

@@ -5,6 +5,10 @@ a :class:`PlanDiff`: resources added and removed (matched by URN), resources who
 changed input path and its old and new value, and changed stack outputs. A change the cloud cannot make in place
 (a force-new input of a node pool, :mod:`gpu_components.plan.replacements`) marks its resource as a replacement.
 
+A change that drains the GPU nodes of a node pool is marked with why (:attr:`ResourceChange.drains`): the pool
+replaced, the pool deleted, or, on EKS, every node rolled onto a new version of the node group's launch template
+(the launch template's inputs changed; EKS updates the node group in place but replaces each of its nodes).
+
 Limits, because a plan is offline: a secret or preview-time unknown reads the same (``"[secret]"``,
 ``"[unknown]"``) on both sides, so a change hidden behind one is not seen; replacements are known only for the
 node-pool types that have a force-new table; a renamed resource shows as one removed and one added.
@@ -19,11 +23,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gpu_components.plan.replacements import forces_replacement
+from gpu_components.plan.mocks import launch_template_id
+from gpu_components.plan.replacements import forces_replacement, node_pool_types
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+DRAINS_REPLACED = "the node pool is replaced: its nodes are drained and recreated"
+DRAINS_DELETED = "the node pool is deleted: its nodes are drained"
+DRAINS_ROLLED = "its launch template changed: EKS rolls every node onto the new version"
 
 
 class _Absent:
@@ -63,13 +73,18 @@ class InputChange:
 
 @dataclass(frozen=True)
 class ResourceChange:
-    """A resource added, removed, updated in place, or replaced (``changes`` empty for added and removed)."""
+    """A resource added, removed, updated in place, or replaced (``changes`` empty for added and removed).
+
+    ``drains`` says why the change drains a node pool's GPU nodes (:data:`DRAINS_REPLACED`,
+    :data:`DRAINS_DELETED`, :data:`DRAINS_ROLLED`), or is None.
+    """
 
     urn: str
     type: str
     name: str
     action: Literal["create", "delete", "update", "replace"]
     changes: tuple[InputChange, ...] = ()
+    drains: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,11 @@ class PlanDiff:
     def replacements(self) -> tuple[ResourceChange, ...]:
         """The changed resources the cloud must replace."""
         return tuple(change for change in self.changed if change.action == "replace")
+
+    @property
+    def drained(self) -> tuple[ResourceChange, ...]:
+        """The node pools whose nodes the change drains (replaced, deleted or rolled), sorted by URN."""
+        return tuple(sorted((c for c in (*self.removed, *self.changed) if c.drains), key=lambda c: c.urn))
 
     @property
     def empty(self) -> bool:
@@ -107,23 +127,36 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         for urn, r in sorted(new_resources.items())
         if urn not in old_resources
     )
+    pools = node_pool_types()
     removed = tuple(
-        ResourceChange(urn, r["type"], r["name"], "delete")
+        ResourceChange(urn, r["type"], r["name"], "delete", drains=DRAINS_DELETED if r["type"] in pools else None)
         for urn, r in sorted(old_resources.items())
         if urn not in new_resources
     )
+    kept = sorted(set(old_resources) & set(new_resources))
+    changed_inputs = {
+        urn: list(_changes(old_resources[urn].get("inputs", {}), new_resources[urn].get("inputs", {}), ""))
+        for urn in kept
+    }
+    rolled = {
+        launch_template_id(urn)
+        for urn in kept
+        if new_resources[urn]["type"] == EKS_LAUNCH_TEMPLATE and changed_inputs[urn]
+    }
     changed: list[ResourceChange] = []
-    for urn in sorted(set(old_resources) & set(new_resources)):
+    for urn in kept:
         was, now = old_resources[urn], new_resources[urn]
         changes = tuple(
-            InputChange(path, a, b, forces_replacement(now["type"], path))
-            for path, a, b in _changes(was.get("inputs", {}), now.get("inputs", {}), "")
+            InputChange(path, a, b, forces_replacement(now["type"], path)) for path, a, b in changed_inputs[urn]
         )
         if was.get("parent") != now.get("parent"):
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
-        if changes:
-            action: Literal["update", "replace"] = "replace" if any(c.replaces for c in changes) else "update"
-            changed.append(ResourceChange(urn, now["type"], now["name"], action, changes))
+        action: Literal["update", "replace"] = "replace" if any(c.replaces for c in changes) else "update"
+        drains = DRAINS_REPLACED if action == "replace" and now["type"] in pools else None
+        if drains is None and now["type"] == EKS_NODE_GROUP and _launch_template_id(now) in rolled:
+            drains = DRAINS_ROLLED
+        if changes or drains:
+            changed.append(ResourceChange(urn, now["type"], now["name"], action, changes, drains))
     outputs = tuple(
         InputChange(path, a, b) for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), "")
     )
@@ -135,6 +168,12 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         changed=tuple(changed),
         outputs=outputs,
     )
+
+
+def _launch_template_id(resource: Mapping[str, Any]) -> object:
+    """The ``launchTemplate.id`` input of an EKS node group record, or None."""
+    template = resource.get("inputs", {}).get("launchTemplate")
+    return template.get("id") if isinstance(template, Mapping) else None
 
 
 def _document(value: str | Mapping[str, Any], side: str) -> Mapping[str, Any]:
@@ -185,16 +224,24 @@ _INDENT = "    "
 
 def to_text(result: PlanDiff) -> str:
     """The diff as text for a terminal or a PR comment (Pulumi's symbols: ``+`` create, ``-`` delete,
-    ``~`` update, ``+-`` replace), one resource per line with its changed inputs beneath as
-    ``path: old -> new``, force-new inputs marked ``[forces replacement]``, multi-line strings as a unified
-    diff. Ends with the stack outputs that changed and a summary line. Ends with a newline."""
+    ``~`` update, ``+-`` replace), one resource per line (marked ``[drains nodes: why]`` where a deletion or a
+    roll drains a node pool) with its changed inputs beneath as ``path: old -> new``, force-new inputs marked
+    ``[forces replacement]``, multi-line strings as a unified diff. Ends with the stack outputs that changed and a
+    summary line. Ends with a newline."""
     stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
     lines = [f"Plan diff of {stacks}:"]
+    if result.old_stack != result.new_stack:
+        lines.append(
+            "note: the plans are of different stacks; resources are matched by URN, which holds the stack name, "
+            "so no resource of one matches one of the other"
+        )
     if result.empty:
         lines.append("no changes")
         return "\n".join(lines) + "\n"
     for change in sorted((*result.added, *result.removed, *result.changed), key=lambda c: (c.type, c.name, c.urn)):
-        lines.append(f"{_SYMBOL[change.action]} {change.type} {change.name}")
+        # A replacement says so already (``+-``, ``[forces replacement]``); deletions and rolls say why they drain.
+        drains = f"  [drains nodes: {change.drains}]" if change.drains and change.action != "replace" else ""
+        lines.append(f"{_SYMBOL[change.action]} {change.type} {change.name}{drains}")
         for item in change.changes:
             lines.extend(_change_lines(item, _INDENT))
     if result.outputs:
@@ -202,9 +249,10 @@ def to_text(result: PlanDiff) -> str:
         for item in result.outputs:
             lines.extend(_change_lines(item, _INDENT))
     replaced = len(result.replacements)
+    drained = f"; {len(result.drained)} node pool(s) drained" if result.drained else ""
     lines.append(
         f"{len(result.added)} to create, {len(result.changed) - replaced} to update, {replaced} to replace, "
-        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s)"
+        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}"
     )
     return "\n".join(lines) + "\n"
 
@@ -225,8 +273,8 @@ def _value(value: Any) -> str:
 
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
-    "action", "changes": [{"path", "old", "new", "replaces"}]}], "outputs": [...]}``; ``old`` / ``new`` are left
-    out where the path does not exist."""
+    "action", "changes": [{"path", "old", "new", "replaces"}], "drains"}], "outputs": [...]}``; ``old`` / ``new``
+    are left out where the path does not exist, ``drains`` where the change drains no node pool."""
     return {
         "oldStack": result.old_stack,
         "newStack": result.new_stack,
@@ -237,6 +285,7 @@ def to_document(result: PlanDiff) -> dict[str, Any]:
                 "name": change.name,
                 "action": change.action,
                 "changes": [_change_document(item) for item in change.changes],
+                **({"drains": change.drains} if change.drains else {}),
             }
             for change in (*result.added, *result.removed, *result.changed)
         ],

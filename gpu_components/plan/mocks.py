@@ -23,6 +23,7 @@ Cloud API references for identifier formats.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextvars
 import hashlib
@@ -56,6 +57,7 @@ __all__ = [
     "PlanMocks",
     "PlanMonitor",
     "Registration",
+    "launch_template_id",
     "to_plain",
 ]
 
@@ -461,8 +463,13 @@ def _aws_iam_oidc_provider(r: _Resource) -> _Outputs:
     return arn, {"arn": arn, "url": url, "tagsAll": dict(r.get("tags", {}))}
 
 
+def launch_template_id(urn: str) -> str:
+    """The id the plan gives the EC2 launch template ``urn`` (``lt-`` and 17 hex digits, as EC2's own ids)."""
+    return f"lt-{_hex(urn, 17)}"
+
+
 def _aws_launch_template(r: _Resource) -> _Outputs:
-    lt_id = f"lt-{_hex(r.urn, 17)}"
+    lt_id = launch_template_id(r.urn)
     return lt_id, {
         "name": r.autoname("name"),
         "arn": r.env.aws_arn("ec2", f"launch-template/{lt_id}"),
@@ -1628,12 +1635,43 @@ class PlanMonitor(MockMonitor):
         self._registrations: list[Registration] = []
         self._urns: set[str] = set()
         self._lock = threading.Lock()
+        self._thread = threading.local()
+        self._loops: list[asyncio.AbstractEventLoop] = []
 
     @property
     def registrations(self) -> list[Registration]:
         """Every registration so far except the stack itself, in arrival order."""
         with self._lock:
             return list(self._registrations)
+
+    def _thread_loop(self) -> None:
+        """Give the calling worker thread an event loop this monitor closes (:meth:`close`).
+
+        The SDK's mock monitor needs one per thread and, where there is none, makes one it never closes; at exit
+        such a loop's finalizer can print "Exception ignored ... Invalid file descriptor" on stderr.
+        """
+        if getattr(self._thread, "loop", None) is not None:
+            return
+        try:
+            asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # no loop on this thread yet: the SDK would make one
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            self._thread.loop = loop
+            with self._lock:
+                self._loops.append(loop)
+
+    def close(self) -> None:
+        """Close the event loops made for worker threads; call once the run's executor has shut down."""
+        with self._lock:
+            loops, self._loops = self._loops, []
+        for loop in loops:
+            loop.close()
+
+    def Invoke(self, request: resource_pb2.ResourceInvokeRequest) -> Any:
+        """Let `MockMonitor` answer an invoke through `PlanMocks.call`, on a thread loop this monitor owns."""
+        self._thread_loop()
+        return super().Invoke(request)  # type: ignore[no-untyped-call]
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         """The URN the engine would give: `urn:pulumi:<stack>::<project>::<type chain>::<name>`."""
@@ -1646,6 +1684,7 @@ class PlanMonitor(MockMonitor):
 
     def RegisterResource(self, request: resource_pb2.RegisterResourceRequest) -> Any:
         """Record the registration, then let `MockMonitor` call `PlanMocks.new_resource` with its URN."""
+        self._thread_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
         if request.type != _STACK_TYPE:
             parent = request.parent or None
@@ -1668,6 +1707,7 @@ class PlanMonitor(MockMonitor):
 
     def ReadResource(self, request: resource_pb2.ReadResourceRequest) -> Any:
         """Let `MockMonitor` mock a read (`Resource.get`); reads are not recorded as registrations."""
+        self._thread_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
         token = _REGISTERING.set(_Registering(urn, False, to_plain(request.properties, mask_secrets=False)))
         try:

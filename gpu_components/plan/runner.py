@@ -35,7 +35,16 @@ from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
 
-__all__ = ["Plan", "PlannedResource", "StackNotFoundError", "flatten_config", "load_stack", "run_program"]
+__all__ = [
+    "Plan",
+    "PlannedResource",
+    "StackFileError",
+    "StackNotFoundError",
+    "flatten_config",
+    "load_stack",
+    "run_program",
+    "stack_config_dir",
+]
 
 _LOG = logging.getLogger("gpu_components.plan.pulumi")
 """Where the Pulumi SDK's log messages (e.g. warnings from provider SDKs) go during a plan."""
@@ -86,6 +95,28 @@ class StackNotFoundError(FileNotFoundError):
         super().__init__(f"no stack config {path} (available stacks: {listing})")
 
 
+class StackFileError(ValueError):
+    """`Pulumi.yaml` or a stack config file cannot be read: not valid YAML, or not shaped as Pulumi reads it.
+
+    `path` is the file, `problem` what is wrong with it; the message is `<path>: <problem>`.
+    """
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+def stack_config_dir(root: Path) -> Path:
+    """The directory holding the project's stack config files: `<root>/<stackConfigDir>` (default `root`).
+
+    Raises:
+        FileNotFoundError: `Pulumi.yaml` is missing.
+        StackFileError: `Pulumi.yaml` is not valid YAML or not a valid project file.
+    """
+    return _load_project(root)[1]
+
+
 def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
     """Read a project's name and one stack's config the way the Pulumi CLI does.
 
@@ -103,28 +134,100 @@ def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
     Raises:
         FileNotFoundError: `Pulumi.yaml` is missing.
         StackNotFoundError: the stack file is missing; the message lists the available stacks.
+        StackFileError: `Pulumi.yaml` or the stack file is not valid YAML, is not a mapping, has no project
+            `name`, or has a `config:` that is not a mapping with string keys.
     """
-    project_file = root / "Pulumi.yaml"
-    if not project_file.is_file():
-        raise FileNotFoundError(f"no Pulumi project at {root} ({project_file} is missing)")
-    project_doc = yaml.safe_load(project_file.read_text()) or {}
-    project = str(project_doc["name"])
-    stack_dir = root / str(project_doc.get("stackConfigDir") or ".")
+    project, stack_dir, declarations = _load_project(root)
     stack_file = stack_dir / f"Pulumi.{stack}.yaml"
     if not stack_file.is_file():
         available = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in stack_dir.glob("Pulumi.*.yaml"))
         raise StackNotFoundError(stack_file, available)
-    stack_doc = yaml.safe_load(stack_file.read_text()) or {}
+    stack_doc = _read_mapping(stack_file)
 
     config: dict[str, Any] = {}
-    for key, declared in (project_doc.get("config") or {}).items():
+    for key, declared in declarations.items():
         if isinstance(declared, dict) and ("default" in declared or "value" in declared):
             config[_full_key(project, key)] = declared.get("value", declared.get("default"))
         elif not isinstance(declared, dict):
             config[_full_key(project, key)] = declared
-    for key, value in (stack_doc.get("config") or {}).items():
+    for key, value in _config_block(stack_file, stack_doc).items():
         config[_full_key(project, key)] = value
     return project, config
+
+
+def _load_project(root: Path) -> tuple[str, Path, dict[str, Any]]:
+    """(project name, stack config directory, project-level `config:` declarations) from `<root>/Pulumi.yaml`."""
+    project_file = root / "Pulumi.yaml"
+    if not project_file.is_file():
+        raise FileNotFoundError(f"no Pulumi project at {root} ({project_file} is missing)")
+    document = _read_mapping(project_file)
+    name = document.get("name")
+    if not isinstance(name, str) or not name:
+        found = "it is missing" if name is None else f"got {name!r}"
+        raise StackFileError(project_file, f"name must be the project name, a non-empty string ({found})")
+    config_dir = document.get("stackConfigDir")
+    if config_dir is not None and not isinstance(config_dir, str):
+        raise StackFileError(
+            project_file, f"stackConfigDir must be a directory path relative to the project (got {config_dir!r})"
+        )
+    return name, root / (config_dir or "."), _config_block(project_file, document)
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    """The YAML mapping in `path`; an empty file is an empty mapping."""
+    try:
+        document = yaml.safe_load(path.read_bytes())
+    except OSError as error:
+        raise StackFileError(path, f"cannot be read ({error.strerror or error})") from None
+    except yaml.YAMLError as error:
+        raise StackFileError(path, f"not valid YAML: {_yaml_problem(error)}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise StackFileError(path, f"must be a YAML mapping of top-level keys (got {_shown(document)})")
+    return document
+
+
+def _config_block(path: Path, document: Mapping[str, Any]) -> dict[str, Any]:
+    """The document's `config:` block (empty when absent or null): a mapping with string keys."""
+    block = document.get("config")
+    if block is None:
+        return {}
+    if not isinstance(block, dict):
+        raise StackFileError(path, f"config must be a mapping of config keys to values (got {_shown(block)})")
+    for key in block:
+        if not isinstance(key, str):
+            raise StackFileError(
+                path,
+                f"config keys must be strings such as aws:region or cluster (got {key!r} of type {type(key).__name__})",
+            )
+    return block
+
+
+def _shown(value: Any) -> str:
+    """A value as the message shows it: short, with its YAML type when it is not a scalar."""
+    if isinstance(value, list):
+        return f"a list of {len(value)} item(s)"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's description of a syntax error on one line, with 1-based line and column numbers."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        parts = []
+        for text, mark in ((error.context, error.context_mark), (error.problem, error.problem_mark)):
+            if text:
+                parts.append(f"{text} (line {mark.line + 1}, column {mark.column + 1})" if mark else text)
+        if error.note:
+            parts.append(error.note)
+        return ": ".join(parts)
+    if isinstance(error, yaml.reader.ReaderError):
+        # PyYAML's reader: `character` is a code point (encoding "unicode") or the first undecodable byte.
+        if error.encoding == "unicode":
+            return f"character #x{error.character:04x} at position {error.position} is not allowed ({error.reason})"
+        return f"byte #x{error.character:02x} at position {error.position} is not {error.encoding} ({error.reason})"
+    return " ".join(str(error).split())
 
 
 def _full_key(project: str, key: str) -> str:
@@ -222,6 +325,8 @@ def _run(
     """The body of one run, on a fresh thread and context: configure, run, collect, clean up."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    mocks = PlanMocks(config)
+    monitor = PlanMonitor(mocks)
     try:
         settings.ROOT.set(None)
         pulumi.runtime.set_all_config(config, secret_keys)
@@ -231,8 +336,6 @@ def _run(
         settings.SETTINGS.lock = threading.Lock()
         settings.SETTINGS.package_refs = {}
         settings.SETTINGS.base_providers_by_ref = {}
-        mocks = PlanMocks(config)
-        monitor = PlanMonitor(mocks)
         pulumi.runtime.set_mocks(
             mocks,
             project=project,
@@ -262,6 +365,7 @@ def _run(
         return Plan(project=project, stack=stack, resources=resources, outputs=outputs)
     finally:
         _close(loop)
+        monitor.close()
 
 
 def _drop_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:

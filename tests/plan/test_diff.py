@@ -9,7 +9,18 @@ from typing import Any
 
 import pytest
 
-from gpu_components.plan.diff import ABSENT, InputChange, PlanFormatError, diff, to_document, to_text
+from gpu_components.plan.diff import (
+    ABSENT,
+    DRAINS_DELETED,
+    DRAINS_REPLACED,
+    DRAINS_ROLLED,
+    InputChange,
+    PlanFormatError,
+    diff,
+    to_document,
+    to_text,
+)
+from gpu_components.plan.mocks import launch_template_id
 from gpu_components.plan.replacements import forces_replacement
 
 GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
@@ -45,8 +56,9 @@ def test_instance_type_change_replaces_the_node_group() -> None:
         "Plan diff of dev:\n"
         "+- aws:eks/nodeGroup:NodeGroup gpu\n"
         '    instanceTypes[0]: "g5.2xlarge" -> "g5.4xlarge"  [forces replacement]\n'
-        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s)\n"
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
     )
+    assert [change.drains for change in result.drained] == [DRAINS_REPLACED]
 
 
 def test_scaling_and_label_changes_update_in_place() -> None:
@@ -145,3 +157,75 @@ def test_force_new_tables(type_: str, path: str, expected: bool) -> None:
 def test_gke_accelerator_changes_replace_and_autoscaling_does_not() -> None:
     assert forces_replacement("gcp:container/nodePool:NodePool", "nodeConfig.guestAccelerators[0].count")
     assert not forces_replacement("gcp:container/nodePool:NodePool", "autoscaling.totalMaxNodeCount")
+
+
+def test_deleting_a_node_pool_drains_it_and_other_deletions_do_not() -> None:
+    role = {"urn": "urn:pulumi:dev::p::aws:iam/role:Role::r", "type": "aws:iam/role:Role", "name": "r", "inputs": {}}
+    result = diff(plan(node_group(), role), plan())
+
+    assert [(change.name, change.drains) for change in result.removed] == [("gpu", DRAINS_DELETED), ("r", None)]
+    assert [change.name for change in result.drained] == ["gpu"]
+    text = to_text(result)
+    assert (
+        "- aws:eks/nodeGroup:NodeGroup gpu  [drains nodes: the node pool is deleted: its nodes are drained]\n" in text
+    )
+    assert "- aws:iam/role:Role r\n" in text
+    assert text.endswith(
+        "0 to create, 0 to update, 0 to replace, 2 to delete; 0 output change(s); 1 node pool(s) drained\n"
+    )
+    assert to_document(result)["resources"][0]["drains"] == DRAINS_DELETED
+    assert "drains" not in to_document(result)["resources"][1]
+
+
+def test_a_changed_launch_template_rolls_the_nodes_of_the_node_group_using_it() -> None:
+    # EKS updates the node group in place to the template's new version and replaces each node; the plan's version
+    # reads "1" on both sides (no state), so the diff follows the template's id.
+    lt_urn = "urn:pulumi:dev::p::aws:ec2/launchTemplate:LaunchTemplate::gpu-lt"
+    other_urn = "urn:pulumi:dev::p::aws:ec2/launchTemplate:LaunchTemplate::other-lt"
+
+    def template(urn: str, user_data: str) -> dict[str, Any]:
+        return {
+            "urn": urn,
+            "type": "aws:ec2/launchTemplate:LaunchTemplate",
+            "name": urn.rsplit("::", 1)[1],
+            "inputs": {"userData": user_data},
+        }
+
+    group = node_group(launchTemplate={"id": launch_template_id(lt_urn), "version": "1"})
+    result = diff(
+        plan(group, template(lt_urn, "a"), template(other_urn, "x")),
+        plan(group, template(lt_urn, "b"), template(other_urn, "x")),
+    )
+
+    assert [(c.type, c.action, c.drains) for c in result.changed] == [
+        ("aws:ec2/launchTemplate:LaunchTemplate", "update", None),
+        (NODE_GROUP, "update", DRAINS_ROLLED),
+    ]
+    assert result.changed[1].changes == ()
+    assert (
+        "~ aws:eks/nodeGroup:NodeGroup gpu  [drains nodes: its launch template changed: EKS rolls every node onto"
+        " the new version]\n" in to_text(result)
+    )
+
+
+def test_an_unchanged_launch_template_rolls_nothing() -> None:
+    lt_urn = "urn:pulumi:dev::p::aws:ec2/launchTemplate:LaunchTemplate::gpu-lt"
+    group = node_group(launchTemplate={"id": launch_template_id(lt_urn), "version": "1"})
+    template = {"urn": lt_urn, "type": "aws:ec2/launchTemplate:LaunchTemplate", "name": "gpu-lt", "inputs": {}}
+
+    result = diff(
+        plan(group, template), plan(node_group(launchTemplate=group["inputs"]["launchTemplate"], labels={}), template)
+    )
+
+    assert [(c.action, c.drains) for c in result.changed] == [("update", None)]
+    assert result.drained == ()
+
+
+def test_plans_of_different_stacks_say_why_nothing_matches() -> None:
+    other = {**node_group(), "urn": URN.replace(":dev::", ":prod::")}
+    text = to_text(diff(plan(node_group()), {**plan(other), "stack": "prod"}))
+
+    assert text.startswith(
+        "Plan diff of dev -> prod:\nnote: the plans are of different stacks; resources are matched by URN, which"
+        " holds the stack name, so no resource of one matches one of the other\n"
+    )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +21,7 @@ from google.protobuf import struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
-from gpu_components.plan import SECRET, UNKNOWN, MissingMockError, Plan, PlanMocks, run_program
+from gpu_components.plan import SECRET, UNKNOWN, MissingMockError, Plan, PlanMocks, PlanMonitor, run_program
 from gpu_components.plan.mocks import to_plain
 
 
@@ -349,3 +351,23 @@ def test_plan_mocks_work_with_the_stock_mock_monitor(stock_mocks: PlanMocks) -> 
         assert namespace == "gpu"
 
     return pulumi.Output.all(role.arn, config_map.metadata.namespace).apply(check)
+
+
+def test_monitor_closes_the_event_loops_it_gives_worker_threads() -> None:
+    # The SDK's mock monitor makes a loop per worker thread and never closes it (noise on stderr at exit).
+    monitor = PlanMonitor(PlanMocks({}))
+    loops: list[Any] = []
+
+    def worker() -> None:
+        monitor._thread_loop()
+        monitor._thread_loop()  # once per thread
+        loops.append(asyncio.get_event_loop_policy().get_event_loop())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert [loop.is_closed() for loop in loops] == [False]
+
+    monitor.close()
+
+    assert [loop.is_closed() for loop in loops] == [True]

@@ -21,10 +21,12 @@ from gpu_components.plan import (
     MissingMockError,
     Plan,
     PlannedResource,
+    StackFileError,
     StackNotFoundError,
     flatten_config,
     load_stack,
     run_program,
+    stack_config_dir,
 )
 
 PROJECT = "proj"
@@ -307,6 +309,83 @@ def test_load_stack_lists_available_stacks_when_missing(tmp_path: Path) -> None:
 def test_load_stack_without_project_file_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"Pulumi\.yaml"):
         load_stack(tmp_path, "dev")
+
+
+@pytest.mark.parametrize(
+    ("stack_text", "problem"),
+    [
+        ("config:\n  a: b: c\n", "not valid YAML: mapping values are not allowed here (line 2, column 7)"),
+        (
+            "config:\n  - a\n  b: 1\n",
+            "not valid YAML: while parsing a block collection (line 2, column 3): "
+            "expected <block end>, but found '?' (line 3, column 3)",
+        ),
+        ("config: 5\n", "config must be a mapping of config keys to values (got 5)"),
+        ("config: [a, b]\n", "config must be a mapping of config keys to values (got a list of 2 item(s))"),
+        ("- a\n- b\n", "must be a YAML mapping of top-level keys (got a list of 2 item(s))"),
+        (
+            "a: \x07\n",
+            "not valid YAML: character #x0007 at position 3 is not allowed (special characters are not allowed)",
+        ),
+        ("just text\n", "must be a YAML mapping of top-level keys (got 'just text')"),
+        (
+            "config:\n  5: x\n",
+            "config keys must be strings such as aws:region or cluster (got 5 of type int)",
+        ),
+        (b"config:\n  a: \xff\n", "not valid YAML: byte #xff at position 13 is not utf-8 (invalid start byte)"),
+    ],
+)
+def test_load_stack_rejects_a_malformed_stack_file(tmp_path: Path, stack_text: str | bytes, problem: str) -> None:
+    write(tmp_path / "Pulumi.yaml", "name: p\nstackConfigDir: stacks\n")
+    stack_file = tmp_path / "stacks" / "Pulumi.bad.yaml"
+    write(stack_file, "")
+    if isinstance(stack_text, bytes):
+        stack_file.write_bytes(stack_text)
+    else:
+        stack_file.write_text(stack_text)
+
+    with pytest.raises(StackFileError) as raised:
+        load_stack(tmp_path, "bad")
+    assert raised.value.path == stack_file
+    assert str(raised.value).startswith(f"{stack_file}: {problem}")
+    assert isinstance(raised.value, ValueError)
+
+
+def test_load_stack_reads_an_empty_stack_file_and_a_null_config_as_no_config(tmp_path: Path) -> None:
+    write(tmp_path / "Pulumi.yaml", "name: p\n")
+    write(tmp_path / "Pulumi.empty.yaml", "")
+    write(tmp_path / "Pulumi.null.yaml", "config:\n")
+    assert load_stack(tmp_path, "empty") == ("p", {})
+    assert load_stack(tmp_path, "null") == ("p", {})
+
+
+@pytest.mark.parametrize(
+    ("project_text", "problem"),
+    [
+        ("name: [p\n", "not valid YAML: while parsing a flow sequence (line 1, column 7): expected ',' or ']'"),
+        ("- name\n", "must be a YAML mapping of top-level keys (got a list of 1 item(s))"),
+        ("runtime: python\n", "name must be the project name, a non-empty string (it is missing)"),
+        ("name: 5\n", "name must be the project name, a non-empty string (got 5)"),
+        (
+            "name: p\nstackConfigDir: [a]\n",
+            "stackConfigDir must be a directory path relative to the project (got ['a'])",
+        ),
+        ("name: p\nconfig: yes\n", "config must be a mapping of config keys to values (got True)"),
+    ],
+)
+def test_load_stack_rejects_a_malformed_project_file(tmp_path: Path, project_text: str, problem: str) -> None:
+    write(tmp_path / "Pulumi.yaml", project_text)
+    write(tmp_path / "Pulumi.dev.yaml", "config: {}\n")
+
+    for call in (lambda: load_stack(tmp_path, "dev"), lambda: stack_config_dir(tmp_path)):
+        with pytest.raises(StackFileError) as raised:
+            call()
+        assert str(raised.value).startswith(f"{tmp_path / 'Pulumi.yaml'}: {problem}")
+
+
+def test_stack_config_dir_follows_stack_config_dir(tmp_path: Path) -> None:
+    write(tmp_path / "Pulumi.yaml", "name: p\nstackConfigDir: stacks\n")
+    assert stack_config_dir(tmp_path) == tmp_path / "stacks"
 
 
 def test_flatten_config_stores_values_as_the_engine_does() -> None:
