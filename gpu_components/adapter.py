@@ -130,12 +130,16 @@ class SystemPoolSizes:
 
 
 def example_cluster_problems(
-    cluster: Mapping[str, Any], new_cluster_only: tuple[str, ...], system: SystemPoolSizes
+    cluster: Mapping[str, Any],
+    new_cluster_only: tuple[str, ...],
+    system: SystemPoolSizes,
+    existing_requires: tuple[str, ...] = (),
 ) -> list[Problem]:
     """The rules every cloud's example ``cluster`` config shares (beyond its shape).
 
     - With ``existing: true``, no key of ``new_cluster_only`` (version, network, system pool...): the program
-      neither creates nor changes an existing cluster, so it would drop them without a word.
+      neither creates nor changes an existing cluster, so it would drop them without a word; and every key of
+      ``existing_requires`` (what the program cannot look up, e.g. the EKS node subnets).
     - Of a new cluster, the system pool's minimum, count at creation and maximum, defaults filled in: minimum at
       least ``system.floor``, maximum at least 1 and at least the minimum, count between the two (the node-group
       APIs of all three clouds reject anything else at apply time; here it fails before any resource).
@@ -145,7 +149,7 @@ def example_cluster_problems(
         marked ``(default)`` in the message.
     """
     if cluster.get("existing", False):
-        return [
+        ignored = [
             Problem(
                 f"cluster.{key}",
                 cluster[key],
@@ -155,6 +159,12 @@ def example_cluster_problems(
             for key in new_cluster_only
             if key in cluster
         ]
+        missing = [
+            Problem(f"cluster.{key}", None, "required when attaching to an existing cluster")
+            for key in existing_requires
+            if key not in cluster
+        ]
+        return ignored + missing
     given = cluster.get(system.key) or {}
     values = system.counts(cluster)
 

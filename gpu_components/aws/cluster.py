@@ -161,12 +161,10 @@ def _attach(cluster: EksClusterConfig) -> ProvisionedCluster:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: ``subnet_ids`` is required with ``existing``; the rules
-    of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`)."""
-    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
-    if cluster.get("existing") and "subnet_ids" not in cluster:
-        problems.append(Problem("cluster.subnet_ids", None, "required when attaching to an existing cluster"))
-    return problems
+    """Rules of the ``cluster`` config beyond its shape: those of
+    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`), and
+    ``subnet_ids`` is required with ``existing``."""
+    return example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("subnet_ids",))
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

@@ -136,13 +136,10 @@ def _attach(cluster: AksClusterConfig) -> ProvisionedCluster:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: ``resource_group_name`` is required with ``existing``;
-    the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
-    :data:`SYSTEM_SIZES`)."""
-    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
-    if cluster.get("existing") and "resource_group_name" not in cluster:
-        problems.append(Problem("cluster.resource_group_name", None, "required when attaching to an existing cluster"))
-    return problems
+    """Rules of the ``cluster`` config beyond its shape: those of
+    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`), and
+    ``resource_group_name`` is required with ``existing``."""
+    return example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("resource_group_name",))
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:
