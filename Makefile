@@ -1,31 +1,41 @@
 # Two commands from a fresh clone: `make plan` (offline plan of the aws-eks stack) and `make test`.
+# The environment is made by uv from uv.lock (the versions CI and the golden plans were made with); a uv on PATH is
+# used, otherwise uv is installed from PyPI into .tools/.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+UV ?= $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 STACK ?= aws-eks
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
+SOURCES := gpu_components tests stacks policy benchmarks
 
-.PHONY: install plan test lint golden golden-diff bench clean
+.PHONY: install plan test check-fast lint golden golden-diff bench bench-install clean
 
-$(BIN)/gpu-components: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+.tools/bin/uv:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv
+
+# Every cloud's SDKs and the test tools (uv's default groups, see pyproject.toml).
+$(VENV)/.synced: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --locked --python $(PYTHON)
 	touch $@
 
-install: $(BIN)/gpu-components
+install: $(VENV)/.synced
 
 plan: install
 	$(BIN)/gpu-components plan $(STACK) --format $(FORMAT)
 
 lint: install
-	$(BIN)/ruff check gpu_components tests stacks policy benchmarks
-	$(BIN)/ruff format --check gpu_components tests stacks policy benchmarks
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy gpu_components
 
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
+
+# The inner loop: lint and the tests that do not plan whole example stacks (marker `stack`, see pyproject.toml).
+check-fast: lint
+	$(BIN)/pytest -n auto -m "not stack"
 
 # Refresh the committed plans of every example stack (stacks/Pulumi.<stack>.yaml) after reviewing the change they
 # show: `gpu-components diff` against the committed files first, e.g. `make golden-diff`.
@@ -40,5 +50,9 @@ golden-diff: install
 bench: install
 	$(BIN)/python benchmarks/bench_plan.py $(BENCH_ARGS)
 
+# Fresh-clone install, type check and test timings, and the size of a one-cloud environment (README, Performance).
+bench-install: install
+	$(BIN)/python benchmarks/bench_install.py $(BENCH_ARGS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .plans
+	rm -rf $(VENV) .tools .mypy_cache .ruff_cache .pytest_cache .plans

@@ -22,6 +22,7 @@ import click
 from click.core import ParameterSource
 
 from gpu_components import program
+from gpu_components._extras import MissingExtraError
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan.capacity import capacity_report
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
@@ -194,7 +195,7 @@ def _plan(root: Path, stack: str) -> Plan:
     try:
         project, config = load_stack(root, stack)
         return run_program(program.main, project=project, stack=stack, config=config)
-    except (GpuSpecError, FileNotFoundError, StackFileError, DuplicateResourceError) as error:
+    except (GpuSpecError, FileNotFoundError, StackFileError, DuplicateResourceError, MissingExtraError) as error:
         raise click.ClickException(f"{stack}: {error}") from None
 
 

@@ -451,7 +451,12 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
     """Resolve the instance type's GPU model, count and CPU architecture from the catalog or explicit fields."""
     name = args["instance_type"]
     where = _join(path, "instance_type")
-    explicit = {key: args[key] for key in ("gpu_model", "gpu_count", "cpu_architecture") if key in args}
+    keys: tuple[Literal["gpu_model", "gpu_count", "cpu_architecture"], ...] = (
+        "gpu_model",
+        "gpu_count",
+        "cpu_architecture",
+    )
+    explicit = {key: args[key] for key in keys if key in args}
     known = catalog.find_instance_type(cloud, name)
     problems: list[Problem] = []
     if known is not None and known.gpu_vendor == "nvidia" and known.gpu_model is not None:

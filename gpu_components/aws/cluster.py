@@ -11,11 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
-import pulumi_aws as aws
-import pulumi_eks as eks
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import create_node_role
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT

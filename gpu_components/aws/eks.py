@@ -28,11 +28,11 @@ from types import MappingProxyType
 from typing import Any
 
 import pulumi
-import pulumi_aws as aws
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack
 from gpu_components.aws import bottlerocket
+from gpu_components.aws._sdk import aws
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels

@@ -27,10 +27,10 @@ from types import MappingProxyType
 from typing import Any
 
 import pulumi
-import pulumi_azure_native as azure_native
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack
+from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import GpuSpecError, Problem

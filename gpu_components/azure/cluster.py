@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
-import pulumi_azure_native as azure_native
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.azure._sdk import azure_native
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
 
@@ -83,7 +83,8 @@ def _kubeconfig(resource_group_name: pulumi.Input[str], cluster_name: pulumi.Inp
     credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
         resource_group_name=resource_group_name, resource_name=cluster_name
     )
-    return credentials.kubeconfigs.apply(decode_kubeconfig)
+    kubeconfig: pulumi.Output[str] = credentials.kubeconfigs.apply(decode_kubeconfig)
+    return kubeconfig
 
 
 def _create(cluster: AksClusterConfig) -> ProvisionedCluster:

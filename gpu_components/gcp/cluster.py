@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import pulumi
-import pulumi_gcp as gcp
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL

@@ -66,12 +66,12 @@ from types import MappingProxyType
 from typing import Any, cast
 
 import pulumi
-import pulumi_gcp as gcp
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.adapter import DevicePluginHost, GpuStack
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp._sdk import gcp
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.nvidia.gpu_operator import (
     GKE_DRIVER_INSTALLATION_DISABLED,
