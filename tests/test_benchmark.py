@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -14,6 +14,8 @@ from gpu_components import cli
 from gpu_components.cli import EXIT_CHANGES, EXIT_REPLACEMENT, available_stacks, main
 from gpu_components.plan import Plan, PlannedResource
 
+pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
+
 ROOT = Path(__file__).resolve().parents[1]
 GROUP = "aws:eks/nodeGroup:NodeGroup"
 

@@ -87,6 +87,7 @@ def test_unknown_cloud_and_gpu_stack_are_rejected() -> None:
     assert caught.value.problems[0].path == "gpu_stack"
 
 
+@pytest.mark.stack
 def test_module_entry_point_runs_the_plan() -> None:
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(

@@ -35,6 +35,7 @@ def eks_plan() -> Plan:
     return run_program(program.main, project=project, stack="aws-eks", config=config)
 
 
+@pytest.mark.stack
 def test_aws_eks_capacity_report_is_exact(eks_plan: Plan) -> None:
     assert capacity_report("aws-eks", eks_plan.outputs) == (
         "## GPU capacity: aws-eks\n"

@@ -104,6 +104,7 @@ def stack_plan(request: pytest.FixtureRequest) -> Plan:
 CLOUD_VERSIONS = {"aws": EKS_KUBERNETES_VERSIONS, "azure": AKS_KUBERNETES_VERSIONS, "gcp": GKE_KUBERNETES_VERSIONS}
 
 
+@pytest.mark.stack
 def test_stack_manifests_validate_strictly_for_every_version_of_their_cloud(stack_plan: Plan) -> None:
     manifests = [d for d in kubernetes_documents(stack_plan) if d.kind == "manifest"]
     assert manifests, "the example stacks render Kubernetes objects"

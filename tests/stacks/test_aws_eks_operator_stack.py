@@ -16,6 +16,8 @@ from gpu_components.nvidia.mig import mig_parted_problems
 from gpu_components.plan import Plan, load_stack, run_program
 from tests.helpers import names, resource
 
+pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
+
 ROOT = Path(__file__).resolve().parents[2]
 STACK = "aws-eks-operator"
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -12,6 +13,8 @@ from gpu_components import program
 from gpu_components.cli import main
 from gpu_components.plan import Plan, load_stack, run_program, to_json
 from tests.helpers import names, resource
+
+pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"

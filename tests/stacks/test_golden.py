@@ -13,6 +13,8 @@ import pytest
 from gpu_components import program
 from gpu_components.plan import load_stack, run_program, to_json
 
+pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
 STACKS = sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in (ROOT / "stacks").glob("Pulumi.*.yaml"))
