@@ -34,13 +34,25 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
+import pulumi
 import yaml
 from google.protobuf import struct_pb2  # type: ignore[import-untyped]
-from pulumi.runtime import rpc, settings
-from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs, Mocks
-from pulumi.runtime.proto import provider_pb2, resource_pb2
+from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs, Mocks
 
 from gpu_components import _yaml
+from gpu_components.plan._pulumi_internals import (
+    ARCHIVE_SIG,
+    ASSET_SIG,
+    OUTPUT_VALUE_SIG,
+    RESOURCE_SIG,
+    SECRET_SIG,
+    SIG_KEY,
+    WIRE_UNKNOWN,
+    MockMonitor,
+    provider_pb2,
+    resource_pb2,
+    settings,
+)
 
 __all__ = [
     "AWS_ACCOUNT_ID",
@@ -152,7 +164,7 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
         return [to_plain(item, mask_secrets=mask_secrets) for item in value]
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
-    if isinstance(value, str) and value == rpc.UNKNOWN:
+    if isinstance(value, str) and value == WIRE_UNKNOWN:
         return UNKNOWN
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
@@ -161,22 +173,22 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
 
 
 def _plain_map(fields: Mapping[str, Any], mask_secrets: bool) -> Any:
-    signature = _string_field(fields, rpc._special_sig_key)
-    if signature == rpc._special_secret_sig:
+    signature = _string_field(fields, SIG_KEY)
+    if signature == SECRET_SIG:
         return SECRET if mask_secrets else to_plain(fields.get("value"), mask_secrets=False)
-    if signature == rpc._special_resource_sig:
+    if signature == RESOURCE_SIG:
         return _string_field(fields, "urn")
-    if signature == rpc._special_output_value_sig:
+    if signature == OUTPUT_VALUE_SIG:
         if mask_secrets and to_plain(fields.get("secret")) is True:
             return SECRET
         if "value" not in fields:
             return UNKNOWN
         return to_plain(fields["value"], mask_secrets=mask_secrets)
-    if signature == rpc._special_asset_sig:
+    if signature == ASSET_SIG:
         for key in ("path", "text", "uri"):
             if key in fields:
                 return {"asset": _string_field(fields, key)}
-    if signature == rpc._special_archive_sig:
+    if signature == ARCHIVE_SIG:
         for key in ("assets", "path", "uri"):
             if key in fields:
                 return {"archive": to_plain(fields[key], mask_secrets=mask_secrets)}
@@ -242,12 +254,12 @@ def _certificate_b64(seed: str) -> str:
 
 def _secret(value: Any) -> dict[str, Any]:
     """Wrap a value so the SDK sees it as a secret output."""
-    return {rpc._special_sig_key: rpc._special_secret_sig, "value": value}
+    return {SIG_KEY: SECRET_SIG, "value": value}
 
 
 def _ref(urn: str, resource_id: str | None) -> dict[str, Any]:
     """A resource reference, which the SDK turns back into a resource object (via getResource)."""
-    ref: dict[str, Any] = {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "packageVersion": ""}
+    ref: dict[str, Any] = {SIG_KEY: RESOURCE_SIG, "urn": urn, "packageVersion": ""}
     if resource_id is not None:
         ref["id"] = resource_id
     return ref
@@ -1558,7 +1570,7 @@ class PlanMocks(Mocks):
         if registering is not None:
             urn, remote, plain = registering.urn, registering.remote, registering.plain_inputs
         else:
-            urn = f"urn:pulumi:{settings.get_stack()}::{settings.get_project()}::{args.typ}::{args.name}"
+            urn = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{args.typ}::{args.name}"
             remote, plain = False, to_plain(args.inputs, mask_secrets=False)
         if args.resource_id and "name" not in plain:
             plain = {**plain, "name": args.resource_id}  # a read: most providers' ids are the name
@@ -1675,7 +1687,7 @@ class PlanMonitor(MockMonitor):
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         """The URN the engine would give: `urn:pulumi:<stack>::<project>::<type chain>::<name>`."""
-        stack, project = settings.get_stack(), settings.get_project()
+        stack, project = pulumi.get_stack(), pulumi.get_project()
         if parent:
             qualified = parent.split("::")[2]
             if qualified != _STACK_TYPE:

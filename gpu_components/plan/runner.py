@@ -30,9 +30,8 @@ from typing import Any
 
 import pulumi
 import yaml
-from pulumi.runtime import rpc, settings
-from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
+from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
 
 __all__ = [
@@ -385,7 +384,7 @@ def _drop_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTra
 
 async def _plain_outputs(exports: Mapping[str, Any]) -> dict[str, Any]:
     """Resolve the stack exports the way the SDK serializes them, then make them plain and masked."""
-    struct = await rpc.serialize_properties(massage(dict(exports), []), {})
+    struct = await serialize_properties(massage(dict(exports), []), {})
     plain = to_plain(struct)
     return plain if isinstance(plain, dict) else {}
 

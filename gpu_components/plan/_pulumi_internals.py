@@ -1,0 +1,69 @@
+"""The Pulumi SDK's private APIs that the offline plan uses: every one of them, imported here and nowhere else.
+
+The plan runs a program the way ``pulumi up`` would, under the SDK's mocks, and needs a few things the SDK keeps
+private. Each was checked on the pulumi versions in :data:`CHECKED_ON` (the one in ``uv.lock`` first);
+``tests/plan/test_pulumi_internals.py`` checks that each still exists and behaves as the plan relies on, so an SDK
+release that moves one fails that named test instead of a plan. Public APIs (``pulumi.runtime.set_mocks``,
+``Mocks``, ``MockResourceArgs``, ``MockCallArgs``, ``register_stack_transformation``, ``pulumi.get_stack``) are not
+listed.
+
+=============================  =========================  ==========================================================
+name here                      SDK name                   why the plan needs it
+=============================  =========================  ==========================================================
+``Stack``                      ``runtime.stack.Stack``    the root resource ``set_mocks`` creates; its ``outputs``
+                                                          are the program's exports
+``run_pulumi_func``            ``runtime.stack``          runs the program and waits for every pending output
+``massage``                    ``runtime.stack``          turns exports into the values ``pulumi up`` records
+``serialize_properties``       ``runtime.rpc``            the wire form of the exports (secrets kept marked)
+``WIRE_UNKNOWN``               ``runtime.rpc.UNKNOWN``    the wire value of an unknown output
+``SIG_KEY``, ``*_SIG``         ``runtime.rpc._special_*`` the wire markers of secrets, resource references, output
+                                                          values, assets and archives (Pulumi's property-value spec)
+``settings``                   ``runtime.settings``       ``ROOT`` and ``SETTINGS`` (``outputs``, ``lock``,
+                                                          ``package_refs``, ``base_providers_by_ref``): a fresh root
+                                                          and per-run state, which ``set_mocks`` leaves alone;
+                                                          ``get_root_resource`` and ``get_monitor``
+``MockMonitor``                ``runtime.mocks``          the monitor the plan extends to record registrations
+                                                          (``resources``, ``ResourceRegistration``)
+``provider_pb2``,              ``runtime.proto``          the messages of the monitor calls the plan overrides
+``resource_pb2``
+=============================  =========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from pulumi.runtime import rpc as _rpc
+from pulumi.runtime import settings
+from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.proto import provider_pb2, resource_pb2
+from pulumi.runtime.stack import Stack, massage, run_pulumi_func
+
+CHECKED_ON: dict[str, tuple[str, ...]] = {"pulumi": ("3.272.0",)}
+"""Distribution -> the versions the plan and its tests were run on with these APIs."""
+
+serialize_properties = _rpc.serialize_properties
+WIRE_UNKNOWN: str = _rpc.UNKNOWN
+SIG_KEY: str = _rpc._special_sig_key
+SECRET_SIG: str = _rpc._special_secret_sig
+RESOURCE_SIG: str = _rpc._special_resource_sig
+OUTPUT_VALUE_SIG: str = _rpc._special_output_value_sig
+ASSET_SIG: str = _rpc._special_asset_sig
+ARCHIVE_SIG: str = _rpc._special_archive_sig
+
+__all__ = [
+    "ARCHIVE_SIG",
+    "ASSET_SIG",
+    "CHECKED_ON",
+    "OUTPUT_VALUE_SIG",
+    "RESOURCE_SIG",
+    "SECRET_SIG",
+    "SIG_KEY",
+    "WIRE_UNKNOWN",
+    "MockMonitor",
+    "Stack",
+    "massage",
+    "provider_pb2",
+    "resource_pb2",
+    "run_pulumi_func",
+    "serialize_properties",
+    "settings",
+]

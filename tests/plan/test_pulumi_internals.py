@@ -1,0 +1,54 @@
+"""The Pulumi SDK's private APIs that the plan uses (all in ``gpu_components.plan._pulumi_internals``) still exist
+and mean what the plan takes them to mean. The wire markers are checked against Pulumi's own property-value schema
+(``tests/reference/pulumi/property-values.json``, a copy of ``sdk/go/common/apitype/property-values.json``)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from gpu_components.plan import _pulumi_internals as internals
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "reference" / "pulumi" / "property-values.json").read_text())
+
+
+def schema_entry(title: str) -> dict[str, Any]:
+    entries = [entry for entry in SCHEMA["oneOf"] if entry.get("title") == title]
+    assert len(entries) == 1, [entry.get("title") for entry in SCHEMA["oneOf"]]
+    return dict(entries[0])
+
+
+def signature(title: str) -> str:
+    return str(schema_entry(title)["properties"][internals.SIG_KEY]["const"])
+
+
+def test_the_signature_key_is_the_one_the_schema_reserves() -> None:
+    assert list(schema_entry("Object property values")["properties"]) == [internals.SIG_KEY]
+
+
+def test_wire_markers_are_the_schemas_signatures() -> None:
+    assert (
+        signature("Secret Property Values"),
+        signature("Resource reference property values"),
+        signature("Asset property values"),
+        signature("Archive property values"),
+    ) == (internals.SECRET_SIG, internals.RESOURCE_SIG, internals.ASSET_SIG, internals.ARCHIVE_SIG)
+    assert schema_entry("Unknown property values")["const"] == internals.WIRE_UNKNOWN
+
+
+def test_the_installed_pulumi_is_a_checked_version() -> None:
+    assert importlib.metadata.version("pulumi") in internals.CHECKED_ON["pulumi"]
+
+
+def test_settings_and_monitor_carry_the_attributes_the_runner_resets() -> None:
+    for name in ("outputs", "lock", "package_refs", "base_providers_by_ref"):
+        assert hasattr(internals.settings.SETTINGS, name), name
+    assert callable(internals.settings.get_root_resource)
+    assert callable(internals.settings.get_monitor)
+    assert isinstance(internals.MockMonitor.ResourceRegistration, type)
+    assert {"Invoke", "RegisterResource", "ReadResource"} <= set(vars(internals.MockMonitor))
+    assert issubclass(internals.Stack, pulumi.ComponentResource)
