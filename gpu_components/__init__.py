@@ -3,6 +3,7 @@
 Public API:
 - Pool description and validation: :class:`GpuNodePoolArgs` (input shape), :class:`GpuNodePoolSpec` (validated),
   :class:`Taint`, :class:`TimeSlicing`, :class:`Mps`, :class:`Mig`, :class:`GpuSpecError` / :class:`Problem`.
+- :class:`MissingExtraError`: a cloud's components imported without that cloud's extra (``gpu-components[aws]``...).
 - GPU knowledge: :mod:`gpu_components.catalog`.
 - Components: :class:`GpuCluster` (pools + add-ons of one cluster, imported on first use),
   :mod:`gpu_components.aws` (``EksGpuNodeGroup``), :mod:`gpu_components.azure` (``AksGpuNodePool``),
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpu_components import catalog
+from gpu_components._extras import MissingExtraError
 from gpu_components._lazy import lazy_attributes
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import (
@@ -50,6 +52,7 @@ __all__ = [
     "GpuStack",
     "Mig",
     "MigArgs",
+    "MissingExtraError",
     "Mps",
     "MpsArgs",
     "Problem",
