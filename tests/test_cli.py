@@ -12,11 +12,11 @@ from click.testing import CliRunner, Result
 
 from gpu_components import cli
 from gpu_components.cli import EXIT_CHANGES, EXIT_REPLACEMENT, available_stacks, main
-from gpu_components.plan import Plan, PlannedResource
+from gpu_components.plan import Plan, PlannedResource, to_json
+from tests.helpers import ROOT, example_plan
 
 pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
-ROOT = Path(__file__).resolve().parents[1]
 GROUP = "aws:eks/nodeGroup:NodeGroup"
 
 
@@ -38,10 +38,26 @@ def plan_file(path: Path, instance_type: str = "g5.2xlarge", max_size: int = 6, 
 
 @pytest.fixture(scope="module")
 def eks_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """aws-eks as `plan --format json --out-dir` writes it, planned by the CLI itself (once per module)."""
     out = tmp_path_factory.mktemp("plans")
     result = run("plan", "aws-eks", "--format", "json", "--out-dir", str(out), "--root", str(ROOT))
     assert result.exit_code == 0, result.output
     return out / "aws-eks.json"
+
+
+@pytest.fixture
+def planned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI gets each example stack's plan from the test session's one plan of it (`example_plan`).
+
+    For tests of what the CLI does with a plan; `eks_json` and `test_out_dir_json_is_the_in_process_plan` run
+    the CLI's own planning.
+    """
+
+    def planned(root: Path, stack: str) -> Plan:
+        assert root == ROOT, root
+        return example_plan(stack)
+
+    monkeypatch.setattr(cli, "_plan", planned)
 
 
 def test_available_stacks_are_the_config_files() -> None:
@@ -64,10 +80,11 @@ def test_exit_code_needs_diff() -> None:
     assert run("plan", "aws-eks", "--exit-code", "--root", str(ROOT)).exit_code == 2
 
 
-def test_out_dir_json_is_the_golden_plan(eks_json: Path) -> None:
-    assert eks_json.read_text() == (ROOT / "tests" / "stacks" / "golden" / "aws-eks.json").read_text()
+def test_out_dir_json_is_the_in_process_plan(eks_json: Path) -> None:
+    assert eks_json.read_text() == to_json(example_plan("aws-eks"))
 
 
+@pytest.mark.usefixtures("planned_once")
 def test_capacity_format_prints_the_report() -> None:
     result = run("plan", "aws-eks", "--format", "capacity", "--root", str(ROOT))
     assert result.exit_code == 0, result.output
@@ -75,6 +92,7 @@ def test_capacity_format_prints_the_report() -> None:
     assert result.output.splitlines()[-1] == "At maximum size: 8 GPU nodes, 22 GPUs (16 x A100-40GB, 6 x A10G)."
 
 
+@pytest.mark.usefixtures("planned_once")
 def test_yaml_and_mermaid_formats(tmp_path: Path) -> None:
     diagram = tmp_path / "eks.svg"
     result = run("plan", "aws-eks", "--format", "yaml", "--diagram", str(diagram), "--root", str(ROOT))
@@ -94,11 +112,13 @@ def test_diagram_needs_svg_or_png(tmp_path: Path) -> None:
     assert "must end in .svg or .png" in result.output
 
 
+@pytest.mark.usefixtures("planned_once")
 def test_plan_diff_against_itself_has_no_changes(eks_json: Path) -> None:
     result = run("plan", "aws-eks", "--diff", str(eks_json), "--exit-code", "--root", str(ROOT))
     assert (result.exit_code, result.output) == (0, "Plan diff of aws-eks:\nno changes\n")
 
 
+@pytest.mark.usefixtures("planned_once")
 def test_plan_diff_flags_an_instance_type_change(eks_json: Path, tmp_path: Path) -> None:
     document = json.loads(eks_json.read_text())
     for resource in document["resources"]:

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpu_components import program
 from gpu_components.nvidia.device_plugin import advertised_resources
-from gpu_components.plan import Plan, load_stack, run_program
+from gpu_components.plan import Plan
 from gpu_components.plan.capacity import capacity_records, capacity_report, pool_capacity
 from gpu_components.spec import GpuNodePoolSpec
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import example_plan
 
 
 @dataclass
@@ -29,10 +26,9 @@ def pool(host: str = "daemonset", advertised: dict[str, int] | None = None, **ar
     return FakePool(spec, host, advertised if advertised is not None else advertised_resources(spec))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def eks_plan() -> Plan:
-    project, config = load_stack(ROOT, "aws-eks")
-    return run_program(program.main, project=project, stack="aws-eks", config=config)
+    return example_plan("aws-eks")
 
 
 @pytest.mark.stack

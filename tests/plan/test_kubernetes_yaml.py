@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
 import pytest
 import yaml
 
-from gpu_components import program
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.azure.aks import AKS_KUBERNETES_VERSIONS
 from gpu_components.gcp.gke import GKE_KUBERNETES_VERSIONS
-from gpu_components.plan import Plan, PlannedResource, load_stack, run_program
+from gpu_components.plan import Plan, PlannedResource, load_stack
 from gpu_components.plan.kubernetes import kubernetes_documents, to_kubernetes_yaml
+from tests.helpers import ROOT, example_plan
 
-ROOT = Path(__file__).resolve().parents[2]
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
 
@@ -94,11 +92,9 @@ def test_a_plan_without_kubernetes_objects_renders_nothing() -> None:
     assert to_kubernetes_yaml(Plan("p", "s", (resource("aws:iam/role:Role", "r", {}),), {})) == ""
 
 
-@pytest.fixture(scope="module", params=STACKS)
+@pytest.fixture(params=STACKS)
 def stack_plan(request: pytest.FixtureRequest) -> Plan:
-    stack = str(request.param)
-    project, config = load_stack(ROOT, stack)
-    return run_program(program.main, project=project, stack=stack, config=config)
+    return example_plan(str(request.param))
 
 
 CLOUD_VERSIONS = {"aws": EKS_KUBERNETES_VERSIONS, "azure": AKS_KUBERNETES_VERSIONS, "gcp": GKE_KUBERNETES_VERSIONS}

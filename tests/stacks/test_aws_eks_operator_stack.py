@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
@@ -14,11 +13,10 @@ from gpu_components import program
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.nvidia.mig import mig_parted_problems
 from gpu_components.plan import Plan, load_stack, run_program
-from tests.helpers import names, resource
+from tests.helpers import ROOT, example_plan, names, resource
 
 pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
-ROOT = Path(__file__).resolve().parents[2]
 STACK = "aws-eks-operator"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
@@ -38,10 +36,9 @@ mig-configs:
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def plan() -> Plan:
-    project, config = load_stack(ROOT, STACK)
-    return run_program(program.main, project=project, stack=STACK, config=config)
+    return example_plan(STACK)
 
 
 def test_one_config_key_differs_from_aws_eks_besides_the_mig_pool_image() -> None:
