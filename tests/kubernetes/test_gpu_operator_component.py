@@ -11,9 +11,9 @@ import yaml
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
-from gpu_components.nvidia.mig import mig_parted_problems
 from gpu_components.plan import Plan
 from tests.helpers import names, plan_of, resource
+from tests.nvidia.mig_parted import mig_parted_problems
 
 POOLS: list[Any] = [
     {"name": "shared", "instance_type": "g5.xlarge", "max_size": 2, "time_slicing": {"replicas": 4}},

@@ -11,9 +11,9 @@ import yaml
 
 from gpu_components import program
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
-from gpu_components.nvidia.mig import mig_parted_problems
 from gpu_components.plan import Plan, load_stack, run_program
 from tests.helpers import ROOT, example_plan, names, resource
+from tests.nvidia.mig_parted import mig_parted_problems
 
 pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
