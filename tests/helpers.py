@@ -1,11 +1,18 @@
-"""Shared test helpers: run a small program under the plan mocks and find what it registered."""
+"""Shared test helpers: run a small program under the plan mocks and find what it registered.
+
+The plan's own harness (:func:`gpu_components.plan.run_program`) is the only Pulumi mock harness of the tests:
+:func:`plan_of` runs a program under it, :func:`plan_and` also hands back what the program built (for the plain
+attributes of a component), and :func:`example_plan` plans an example stack once per test process.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from gpu_components.plan import Plan, PlannedResource, load_stack, run_program
 from gpu_components.program import main as example_program
@@ -13,10 +20,26 @@ from gpu_components.program import main as example_program
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root: `Pulumi.yaml` and the example stacks' `stacks/Pulumi.<stack>.yaml`."""
 
+BOTH_MODES = pytest.mark.parametrize("preview", [True, False], ids=["preview", "up"])
+"""Run a test as `pulumi preview` and as `pulumi up`: the test takes a `preview` argument for `plan_of`."""
+
+T = TypeVar("T")
+
 
 def plan_of(program: Callable[[], None], preview: bool = True, config: dict[str, Any] | None = None) -> Plan:
     """Run ``program`` under the plan's mocks (project ``test``, stack ``unit``)."""
     return run_program(program, project="test", stack="unit", config=config or {}, preview=preview)
+
+
+def plan_and(build: Callable[[], T], preview: bool = True, config: dict[str, Any] | None = None) -> tuple[Plan, T]:
+    """Like :func:`plan_of`, also returning what ``build`` returned (a component, for its plain attributes).
+
+    Outputs of what ``build`` returned cannot be read after the run: export them (``pulumi.export``) and read
+    ``plan.outputs``.
+    """
+    built: list[T] = []
+    plan = plan_of(lambda: built.append(build()), preview, config)
+    return plan, built[0]
 
 
 def resource(plan: Plan, type_: str, name: str) -> PlannedResource:
@@ -29,6 +52,11 @@ def resource(plan: Plan, type_: str, name: str) -> PlannedResource:
 def names(plan: Plan, type_: str) -> list[str]:
     """Names of every registered resource of ``type_``, sorted."""
     return sorted(r.name for r in plan.resources if r.type == type_)
+
+
+def inputs_by_name(plan: Plan, type_: str) -> dict[str, Mapping[str, Any]]:
+    """The registered inputs of every resource of ``type_``, by resource name."""
+    return {r.name: r.inputs for r in plan.resources if r.type == type_}
 
 
 @functools.cache
