@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import (
@@ -293,15 +291,41 @@ def test_error_message_lists_every_problem_with_source() -> None:
     )
 
 
-@given(st.integers(0, 20), st.integers(0, 20), st.integers(1, 20))
-def test_node_count_rule_accepts_exactly_ordered_counts(low: int, desired: int, high: int) -> None:
-    args = pool(min_size=low, desired_size=desired, max_size=high)
-    if low <= desired <= high:
-        spec = GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
-        assert (spec.min_size, spec.desired_size, spec.max_size) == (low, desired, high)
-    else:
-        with pytest.raises(GpuSpecError):
-            GpuNodePoolSpec.from_args(args, "aws")  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        ({"max_size": 1}, (0, 0, 1)),  # min_size defaults to 0, desired_size to min_size
+        ({"min_size": 0, "desired_size": 1, "max_size": 1}, (0, 1, 1)),
+        ({"min_size": 1, "desired_size": 1, "max_size": 1}, (1, 1, 1)),
+        ({"min_size": 3, "max_size": 5}, (3, 3, 5)),
+        ({"min_size": 2, "desired_size": 3, "max_size": 4}, (2, 3, 4)),
+        ({"min_size": 0, "desired_size": 1000, "max_size": 1000}, (0, 1000, 1000)),
+    ],
+)
+def test_node_counts_on_the_boundaries_are_accepted(sizes: dict[str, int], expected: tuple[int, int, int]) -> None:
+    spec = GpuNodePoolSpec.from_args(pool(**sizes), "aws")
+    assert (spec.min_size, spec.desired_size, spec.max_size) == expected
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        ({"min_size": 1, "desired_size": 0, "max_size": 1}, [("desired_size", 0, "1..1")]),
+        ({"min_size": 0, "desired_size": 2, "max_size": 1}, [("desired_size", 2, "0..1")]),
+        ({"min_size": 2, "desired_size": 2, "max_size": 1}, [("desired_size", 2, None)]),
+        ({"min_size": 4, "max_size": 3}, [("desired_size", 4, None)]),  # desired_size follows min_size
+        ({"min_size": -1, "desired_size": 0, "max_size": 1}, [("min_size", -1, ">= 0")]),
+        ({"min_size": 0, "desired_size": 0, "max_size": 0}, [("max_size", 0, ">= 1")]),
+        (
+            {"min_size": -1, "desired_size": -2, "max_size": 0},
+            [("min_size", -1, ">= 0"), ("max_size", 0, ">= 1"), ("desired_size", -2, "-1..0")],
+        ),
+    ],
+)
+def test_node_counts_off_the_boundaries_are_rejected(
+    sizes: dict[str, int], expected: list[tuple[str, int, str | None]]
+) -> None:
+    assert [(p.path, p.value, p.valid) for p in problems_of(pool(**sizes))] == expected
 
 
 def test_unknown_cloud_is_a_problem_not_a_crash() -> None:
