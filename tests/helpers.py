@@ -1,6 +1,6 @@
 """Shared test helpers: run a small program under the plan mocks and find what it registered.
 
-The plan's own harness (:func:`gpu_components.plan.run_program`) is the only Pulumi mock harness of the tests:
+The plan's own harness (:func:`gpu_components.plan.run_program`) is the Pulumi mock harness of the component tests:
 :func:`plan_of` runs a program under it, :func:`plan_and` also hands back what the program built (for the plain
 attributes of a component), and :func:`example_plan` plans an example stack once per test process.
 """
