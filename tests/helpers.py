@@ -1,8 +1,9 @@
 """Shared test helpers: run a small program under the plan mocks and find what it registered.
 
-The plan's own harness (:func:`gpu_components.plan.run_program`) is the Pulumi mock harness of the component tests:
+The plan's own harness (:func:`gpu_components.plan.run_program`) is the only Pulumi mock harness of the tests:
 :func:`plan_of` runs a program under it, :func:`plan_and` also hands back what the program built (for the plain
-attributes of a component), and :func:`example_plan` plans an example stack once per test process.
+attributes of a component), :func:`plan_with_options` also records each resource's options, and
+:func:`example_plan` plans an example stack once per test process.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pulumi
 import pytest
 
 from gpu_components.plan import Plan, PlannedResource, load_stack, run_program
@@ -40,6 +42,31 @@ def plan_and(build: Callable[[], T], preview: bool = True, config: dict[str, Any
     built: list[T] = []
     plan = plan_of(lambda: built.append(build()), preview, config)
     return plan, built[0]
+
+
+def plan_with_options(
+    program: Callable[[], None], preview: bool = True, config: dict[str, Any] | None = None
+) -> tuple[Plan, dict[str, dict[str, Any]]]:
+    """Like :func:`plan_of`, also returning the options each resource is registered with, by resource name.
+
+    Recorded by a stack transformation, which sees a resource's options once its component has merged its own in:
+    ``replaceOnChanges`` and ``ignoreChanges`` (property names as given; the SDK sends camelCase names to the engine
+    unchanged) and ``deleteBeforeReplace`` (False when unset, as the SDK sends it).
+    """
+    options: dict[str, dict[str, Any]] = {}
+
+    def record(args: pulumi.ResourceTransformationArgs) -> None:
+        options[args.name] = {
+            "replaceOnChanges": list(args.opts.replace_on_changes or []),
+            "ignoreChanges": list(args.opts.ignore_changes or []),
+            "deleteBeforeReplace": bool(args.opts.delete_before_replace),
+        }
+
+    def recorded() -> None:
+        pulumi.runtime.register_stack_transformation(record)
+        program()
+
+    return plan_of(recorded, preview, config), options
 
 
 def resource(plan: Plan, type_: str, name: str) -> PlannedResource:

@@ -1,73 +1,30 @@
-"""``AksGpuNodePool`` and ``GpuCluster`` on Azure under Pulumi mocks: registered inputs and resource options."""
+"""``AksGpuNodePool`` and ``GpuCluster`` on Azure under the plan's Pulumi mocks: registered inputs and resource
+options."""
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 import pytest
-from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
+import yaml
 
+from gpu_components.adapter import ProvisionedCluster
 from gpu_components.azure import AksGpuNodePool, AksGpuNodePoolArgs
 from gpu_components.azure.aks import SPOT_TAINT
 from gpu_components.azure.cluster import config_problems, provision
 from gpu_components.cluster import GpuCluster, GpuClusterArgs
 from gpu_components.errors import GpuSpecError
+from gpu_components.plan import UNKNOWN, Plan
 from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolArgs
+from tests.helpers import BOTH_MODES, names, plan_and, plan_of, plan_with_options, resource
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
-CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
+MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
 SPOT_TAINT_TEXT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 WIRING = {"resourceGroupName": "rg-gpu", "resourceName": "gpu-demo"}
-
-
-class InputMocks(pulumi.runtime.Mocks):
-    """Every resource's state is its inputs plus the ARM ``name`` (the pool's, cluster's or group's own name);
-    ``resources`` maps resource name -> (type, inputs)."""
-
-    def __init__(self) -> None:
-        self.resources: dict[str, tuple[str, dict[str, Any]]] = {}
-
-    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        self.resources[args.name] = (args.typ, dict(args.inputs))
-        keys = ("agentPoolName", "resourceName", "resourceGroupName")
-        name = next((args.inputs[key] for key in keys if key in args.inputs), args.name)
-        return f"{args.name}-id", {"name": name, **args.inputs}
-
-    def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        if args.token == CREDENTIALS:
-            kubeconfig = f"clusters: [{args.args['resourceGroupName']}/{args.args['resourceName']}]\n"
-            return {
-                "kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(kubeconfig.encode()).decode()}]
-            }, []
-        raise AssertionError(f"unexpected invoke {args.token}")
-
-
-class RecordingMonitor(MockMonitor):
-    """The SDK's mock monitor, also recording each resource's options as the engine receives them."""
-
-    def __init__(self, mocks: InputMocks) -> None:
-        super().__init__(mocks)
-        self.options: dict[str, dict[str, Any]] = {}
-
-    def RegisterResource(self, request: Any) -> Any:
-        self.options[request.name] = {
-            "replaceOnChanges": list(request.replaceOnChanges),
-            "ignoreChanges": list(request.ignoreChanges),
-            "deleteBeforeReplace": request.deleteBeforeReplace,
-        }
-        return super().RegisterResource(request)  # type: ignore[no-untyped-call]
-
-
-@pytest.fixture(params=[False, True], ids=["up", "preview"])
-def mocks(request: pytest.FixtureRequest) -> Iterator[tuple[InputMocks, RecordingMonitor]]:
-    mocks = InputMocks()
-    monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_mocks(mocks, project="proj", stack="dev", preview=request.param, monitor=monitor)
-    yield mocks, monitor
 
 
 def pool_args(**fields: Any) -> AksGpuNodePoolArgs:
@@ -100,76 +57,39 @@ def base_inputs(name: str, vm_size: str, **extra: Any) -> dict[str, Any]:
     return inputs
 
 
-def after(*resources: pulumi.Resource) -> pulumi.Output[list[str]]:
-    """An output known once ``resources`` are registered (URNs are known in preview too, so checks always run)."""
-    return pulumi.Output.all(*[resource.urn for resource in resources])
+def agent_pool(plan: Plan, name: str) -> Mapping[str, Any]:
+    """The registered inputs of the agent pool ``name``."""
+    return resource(plan, AGENT_POOL, name).inputs
 
 
-def registered(pool: AksGpuNodePool) -> pulumi.Output[dict[str, Any]]:
-    """The agent pool's inputs as registered (the mocks echo inputs as state)."""
-    names = [
-        "resource_group_name",
-        "resource_name",
-        "agent_pool_name",
-        "mode",
-        "os_type",
-        "type",
-        "vm_size",
-        "enable_auto_scaling",
-        "min_count",
-        "max_count",
-        "count",
-        "node_labels",
-        "node_taints",
-        "gpu_profile",
-        "gpu_instance_profile",
-        "scale_set_priority",
-        "scale_set_eviction_policy",
-        "spot_max_price",
-    ]
-    return pulumi.Output.all(*[getattr(pool.agent_pool, n) for n in names]).apply(
-        lambda values: dict(zip(names, values, strict=True))
-    )
+@BOTH_MODES
+def test_exclusive_pool_registers_exact_inputs(preview: bool) -> None:
+    plan, _ = plan_and(lambda: AksGpuNodePool("t4", pool_args()), preview)
+    assert names(plan, AGENT_POOL) == ["t4-agent-pool"]
+    assert agent_pool(plan, "t4-agent-pool") == base_inputs("gpu", "Standard_NC4as_T4_v3")
 
 
-@pulumi.runtime.test
-def test_exclusive_pool_registers_exact_inputs(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
-    pool = AksGpuNodePool("t4", pool_args())
+@BOTH_MODES
+def test_agent_pool_outputs_echo_the_inputs(preview: bool) -> None:
+    def program() -> None:
+        pool = AksGpuNodePool("t4", pool_args())
+        pulumi.export("vmSize", pool.agent_pool.vm_size)
+        pulumi.export("nodeTaints", pool.agent_pool.node_taints)
+        pulumi.export("gpuInstanceProfile", pool.agent_pool.gpu_instance_profile)
 
-    def check(_: Any) -> None:
-        typ, inputs = recorded.resources["t4-agent-pool"]
-        assert typ == AGENT_POOL
-        assert inputs == base_inputs("gpu", "Standard_NC4as_T4_v3")
-
-    return after(pool.agent_pool).apply(check)
-
-
-@pulumi.runtime.test
-def test_agent_pool_outputs_echo_the_inputs(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    pool = AksGpuNodePool("t4", pool_args())
-
-    def check(values: dict[str, Any]) -> None:
-        assert values["vm_size"] == "Standard_NC4as_T4_v3"
-        assert values["node_taints"] == [GPU_TAINT]
-        assert values["gpu_instance_profile"] is None
-
-    return registered(pool).apply(check)
+    outputs = plan_of(program, preview).outputs
+    assert outputs["vmSize"] == "Standard_NC4as_T4_v3"
+    assert outputs["nodeTaints"] == [GPU_TAINT]
+    # Not an input without MIG: unknown until the pool exists (preview), then unset (exports drop None).
+    assert outputs.get("gpuInstanceProfile") == (UNKNOWN if preview else None)
 
 
 @pytest.mark.parametrize("sharing", [{"time_slicing": {"replicas": 4}}, {"mps": {"replicas": 4}}])
-@pulumi.runtime.test
-def test_sharing_leaves_the_agent_pool_unchanged(
-    mocks: tuple[InputMocks, RecordingMonitor], sharing: dict[str, Any]
-) -> Any:
-    recorded, _ = mocks
-    pool = AksGpuNodePool("shared", pool_args(**sharing))
-
-    def check(_: Any) -> None:
-        assert recorded.resources["shared-agent-pool"][1] == base_inputs("gpu", "Standard_NC4as_T4_v3")
-        assert pool.advertised_resources == {"nvidia.com/gpu": 4}
-
-    return after(pool.agent_pool).apply(check)
+@BOTH_MODES
+def test_sharing_leaves_the_agent_pool_unchanged(preview: bool, sharing: dict[str, Any]) -> None:
+    plan, pool = plan_and(lambda: AksGpuNodePool("shared", pool_args(**sharing)), preview)
+    assert agent_pool(plan, "shared-agent-pool") == base_inputs("gpu", "Standard_NC4as_T4_v3")
+    assert pool.advertised_resources == {"nvidia.com/gpu": 4}
 
 
 @pytest.mark.parametrize(
@@ -182,96 +102,93 @@ def test_sharing_leaves_the_agent_pool_unchanged(
         ("7g.80gb", "MIG7g", 1),
     ],
 )
-@pulumi.runtime.test
-def test_mig_pool_registers_its_gpu_instance_profile(
-    mocks: tuple[InputMocks, RecordingMonitor], profile: str, expected: str, devices: int
-) -> Any:
-    recorded, _ = mocks
-    pool = AksGpuNodePool(
-        "a100", pool_args(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": profile})
+@BOTH_MODES
+def test_mig_pool_registers_its_gpu_instance_profile(preview: bool, profile: str, expected: str, devices: int) -> None:
+    args = pool_args(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": profile})
+    plan, pool = plan_and(lambda: AksGpuNodePool("a100", args), preview)
+    assert agent_pool(plan, "a100-agent-pool") == base_inputs(
+        "mig", "Standard_NC24ads_A100_v4", gpuInstanceProfile=expected
     )
-
-    def check(_: Any) -> None:
-        assert recorded.resources["a100-agent-pool"][1] == base_inputs(
-            "mig", "Standard_NC24ads_A100_v4", gpuInstanceProfile=expected
-        )
-        assert pool.gpu_instance_profile == expected
-        assert pool.advertised_resources == {"nvidia.com/gpu": devices}
-
-    return after(pool.agent_pool).apply(check)
+    assert pool.gpu_instance_profile == expected
+    assert pool.advertised_resources == {"nvidia.com/gpu": devices}
 
 
-@pulumi.runtime.test
-def test_spot_autoscaling_pool_registers_spot_settings(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
-    pool = AksGpuNodePool(
-        "t4spot", pool_args(name="t4spot", spot=True, min_size=0, max_size=6, time_slicing={"replicas": 4})
+@BOTH_MODES
+def test_spot_autoscaling_pool_registers_spot_settings(preview: bool) -> None:
+    args = pool_args(name="t4spot", spot=True, min_size=0, max_size=6, time_slicing={"replicas": 4})
+    plan, pool = plan_and(lambda: AksGpuNodePool("t4spot", args), preview)
+    inputs = agent_pool(plan, "t4spot-agent-pool")
+    assert inputs == base_inputs(
+        "t4spot",
+        "Standard_NC4as_T4_v3",
+        maxCount=6,
+        nodeLabels={
+            "gpu-components/pool": "t4spot",
+            "kubernetes.azure.com/scalesetpriority": "spot",
+            "nvidia.com/device-plugin.config": "t4spot",
+            "nvidia.com/gpu.present": "true",
+        },
+        nodeTaints=[GPU_TAINT, SPOT_TAINT_TEXT],
+        scaleSetPriority="Spot",
+        scaleSetEvictionPolicy="Delete",
+        spotMaxPrice=-1,
     )
-
-    def check(_: Any) -> None:
-        inputs = recorded.resources["t4spot-agent-pool"][1]
-        assert inputs == base_inputs(
-            "t4spot",
-            "Standard_NC4as_T4_v3",
-            maxCount=6,
-            nodeLabels={
-                "gpu-components/pool": "t4spot",
-                "kubernetes.azure.com/scalesetpriority": "spot",
-                "nvidia.com/device-plugin.config": "t4spot",
-                "nvidia.com/gpu.present": "true",
-            },
-            nodeTaints=[GPU_TAINT, SPOT_TAINT_TEXT],
-            scaleSetPriority="Spot",
-            scaleSetEvictionPolicy="Delete",
-            spotMaxPrice=-1,
-        )
-        assert pool.taints == (DEFAULT_GPU_TAINT, SPOT_TAINT)
-        assert pool.node_selector == {"gpu-components/pool": "t4spot", "kubernetes.azure.com/accelerator": "nvidia"}
-
-    return after(pool.agent_pool).apply(check)
+    assert pool.taints == (DEFAULT_GPU_TAINT, SPOT_TAINT)
+    assert pool.node_selector == {"gpu-components/pool": "t4spot", "kubernetes.azure.com/accelerator": "nvidia"}
 
 
-@pulumi.runtime.test
-def test_agent_pool_options_replace_fixed_properties(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    _, monitor = mocks
-    pool = AksGpuNodePool("a100", pool_args(instance_type="Standard_NC24ads_A100_v4", mig={"profile": "1g.10gb"}))
+@BOTH_MODES
+def test_agent_pool_options_replace_fixed_properties(preview: bool) -> None:
+    args = pool_args(instance_type="Standard_NC24ads_A100_v4", mig={"profile": "1g.10gb"})
 
-    def check(_: Any) -> None:
-        options = monitor.options["a100-agent-pool"]
-        assert "gpuInstanceProfile" in options["replaceOnChanges"]
-        assert set(options["replaceOnChanges"]) == {
-            "gpuInstanceProfile",
-            "gpuProfile",
-            "scaleSetPriority",
-            "scaleSetEvictionPolicy",
-            "spotMaxPrice",
-        }
-        assert options["deleteBeforeReplace"] is True
-        assert options["ignoreChanges"] == ["count"]
+    def program() -> None:
+        AksGpuNodePool("a100", args)
 
-    return after(pool.agent_pool).apply(check)
+    _, recorded = plan_with_options(program, preview)
+    options = recorded["a100-agent-pool"]
+    assert "gpuInstanceProfile" in options["replaceOnChanges"]
+    assert set(options["replaceOnChanges"]) == {
+        "gpuInstanceProfile",
+        "gpuProfile",
+        "scaleSetPriority",
+        "scaleSetEvictionPolicy",
+        "spotMaxPrice",
+    }
+    assert options["deleteBeforeReplace"] is True
+    assert options["ignoreChanges"] == ["count"]
 
 
-@pulumi.runtime.test
-def test_gpu_driver_none_raises_before_registering(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
+def registers_nothing(preview: bool, args: AksGpuNodePoolArgs, name: str = "t4") -> tuple[Plan, GpuSpecError]:
+    """Plan ``AksGpuNodePool(name, args)``, which must raise; the plan and the error."""
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            AksGpuNodePool(name, args)
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program, preview)
+    [error] = errors
+    return plan, error
+
+
+@BOTH_MODES
+def test_gpu_driver_none_raises_before_registering(preview: bool) -> None:
     args = pool_args()
     args["gpu_driver"] = "none"
-    with pytest.raises(GpuSpecError) as error:
-        AksGpuNodePool("t4", args)
-    [problem] = error.value.problems
+    plan, error = registers_nothing(preview, args)
+    [problem] = error.problems
     assert problem.path == "gpu_driver"
-    assert recorded.resources == {}
+    assert plan.resources == ()
 
 
-@pulumi.runtime.test
-def test_mig_layout_raises_before_registering(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
+@BOTH_MODES
+def test_mig_layout_raises_before_registering(preview: bool) -> None:
     layout = {"layout": {"3g.40gb": 1, "2g.20gb": 1}, "strategy": "mixed"}
-    with pytest.raises(GpuSpecError) as error:
-        AksGpuNodePool("a100", pool_args(instance_type="Standard_NC24ads_A100_v4", mig=layout))
-    assert [p.path for p in error.value.problems] == ["pool.mig.layout"]
-    assert recorded.resources == {}
+    plan, error = registers_nothing(preview, pool_args(instance_type="Standard_NC24ads_A100_v4", mig=layout), "a100")
+    assert [p.path for p in error.problems] == ["pool.mig.layout"]
+    assert plan.resources == ()
 
 
 def cluster_args(pools: list[dict[str, Any]]) -> GpuClusterArgs:
@@ -300,33 +217,25 @@ POOLS: list[dict[str, Any]] = [
 ]
 
 
-@pulumi.runtime.test
-def test_gpu_cluster_composes_aks_pools_and_the_device_plugin(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
-    gpus = GpuCluster("gpu", cluster_args(POOLS))
-
-    def check(_: Any) -> None:
-        assert sorted(gpus.pools) == ["a100mig", "t4spot"]
-        assert all(isinstance(pool, AksGpuNodePool) for pool in gpus.pools.values())
-        assert recorded.resources["gpu-a100mig-agent-pool"][1]["gpuInstanceProfile"] == "MIG1g"
-        assert recorded.resources["gpu-t4spot-agent-pool"][1]["scaleSetPriority"] == "Spot"
-        assert gpus.device_plugin is not None
-        assert sorted(gpus.device_plugin.configs) == ["a100mig", "default", "t4spot"]
-        tolerations = gpus.device_plugin.values["tolerations"]
-        assert {
-            "key": "kubernetes.azure.com/scalesetpriority",
-            "operator": "Equal",
-            "value": "spot",
-            "effect": "NoSchedule",
-        } in tolerations
-        affinity = gpus.device_plugin.values["affinity"]["nodeAffinity"]
-        terms = affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-        assert terms[0]["matchExpressions"][0]["values"] == ["a100mig", "t4spot"]
-
-    agent_pools = [pool.agent_pool for pool in gpus.pools.values() if isinstance(pool, AksGpuNodePool)]
-    return pulumi.Output.all(after(*agent_pools), gpus.device_plugin.namespace if gpus.device_plugin else None).apply(
-        check
-    )
+@BOTH_MODES
+def test_gpu_cluster_composes_aks_pools_and_the_device_plugin(preview: bool) -> None:
+    plan, gpus = plan_and(lambda: GpuCluster("gpu", cluster_args(POOLS)), preview)
+    assert sorted(gpus.pools) == ["a100mig", "t4spot"]
+    assert all(isinstance(pool, AksGpuNodePool) for pool in gpus.pools.values())
+    assert agent_pool(plan, "gpu-a100mig-agent-pool")["gpuInstanceProfile"] == "MIG1g"
+    assert agent_pool(plan, "gpu-t4spot-agent-pool")["scaleSetPriority"] == "Spot"
+    assert gpus.device_plugin is not None
+    assert sorted(gpus.device_plugin.configs) == ["a100mig", "default", "t4spot"]
+    tolerations = gpus.device_plugin.values["tolerations"]
+    assert {
+        "key": "kubernetes.azure.com/scalesetpriority",
+        "operator": "Equal",
+        "value": "spot",
+        "effect": "NoSchedule",
+    } in tolerations
+    affinity = gpus.device_plugin.values["affinity"]["nodeAffinity"]
+    terms = affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms[0]["matchExpressions"][0]["values"] == ["a100mig", "t4spot"]
 
 
 def test_gpu_cluster_rejects_what_aks_cannot_do() -> None:
@@ -351,48 +260,54 @@ def test_unknown_azure_option_is_rejected() -> None:
     assert [p.path for p in error.value.problems] == ["pools[0].azure.driver"]
 
 
-@pulumi.runtime.test
-def test_new_cluster_has_a_system_pool_and_a_managed_identity(mocks: tuple[InputMocks, RecordingMonitor]) -> Any:
-    recorded, _ = mocks
-    cluster = provision({"name": "gpudemo", "resource_group_name": "gpudemo-rg", "location": "eastus"})
-
-    def check(kubeconfig: str) -> None:
-        typ, inputs = recorded.resources["gpudemo"]
-        assert typ == "azure-native:containerservice:ManagedCluster"
-        assert inputs["identity"] == {"type": "SystemAssigned"}
-        assert inputs["kubernetesVersion"] == "1.34"
-        assert inputs["agentPoolProfiles"] == [
-            {
-                "name": "system",
-                "mode": "System",
-                "osType": "Linux",
-                "type": "VirtualMachineScaleSets",
-                "vmSize": "Standard_D4ds_v5",
-                "enableAutoScaling": True,
-                "minCount": 1,
-                "maxCount": 3,
-                "count": 2,
-            }
-        ]
-        assert recorded.resources["gpudemo-rg"][1] == {"resourceGroupName": "gpudemo-rg", "location": "eastus"}
-        assert kubeconfig == "clusters: [gpudemo-rg/gpudemo]\n"
-
-    return pulumi.Output.from_input(cluster.kubeconfig).apply(check)
+def kubeconfig_of(plan: Plan) -> Any:
+    """The exported ``kubeconfig``: the cluster user credential the plan's mocks list for the cluster."""
+    return yaml.safe_load(plan.outputs["kubeconfig"])
 
 
-@pulumi.runtime.test
-def test_existing_cluster_is_attached_with_its_decoded_user_kubeconfig(
-    mocks: tuple[InputMocks, RecordingMonitor],
-) -> Any:
-    recorded, _ = mocks
-    cluster = provision({"name": "prod", "existing": True, "resource_group_name": "ml-rg"})
+def exported(cluster: ProvisionedCluster) -> ProvisionedCluster:
+    pulumi.export("kubeconfig", cluster.kubeconfig)
+    return cluster
+
+
+@BOTH_MODES
+def test_new_cluster_has_a_system_pool_and_a_managed_identity(preview: bool) -> None:
+    config = {"name": "gpudemo", "resource_group_name": "gpudemo-rg", "location": "eastus"}
+    plan, _ = plan_and(lambda: exported(provision(config)), preview)
+    assert names(plan, MANAGED_CLUSTER) == ["gpudemo"]
+    inputs = resource(plan, MANAGED_CLUSTER, "gpudemo").inputs
+    assert inputs["identity"] == {"type": "SystemAssigned"}
+    assert inputs["kubernetesVersion"] == "1.34"
+    assert inputs["agentPoolProfiles"] == [
+        {
+            "name": "system",
+            "mode": "System",
+            "osType": "Linux",
+            "type": "VirtualMachineScaleSets",
+            "vmSize": "Standard_D4ds_v5",
+            "enableAutoScaling": True,
+            "minCount": 1,
+            "maxCount": 3,
+            "count": 2,
+        }
+    ]
+    group = resource(plan, "azure-native:resources:ResourceGroup", "gpudemo-rg").inputs
+    assert group == {"resourceGroupName": "gpudemo-rg", "location": "eastus"}
+    # The user credential listed for resource group gpudemo-rg, cluster gpudemo: both are in its context.
+    assert kubeconfig_of(plan)["contexts"] == [
+        {"context": {"cluster": "gpudemo", "user": "clusterUser_gpudemo-rg_gpudemo"}, "name": "gpudemo"}
+    ]
+
+
+@BOTH_MODES
+def test_existing_cluster_is_attached_with_its_decoded_user_kubeconfig(preview: bool) -> None:
+    config = {"name": "prod", "existing": True, "resource_group_name": "ml-rg"}
+    plan, cluster = plan_and(lambda: exported(provision(config)), preview)
     assert cluster.wiring == {"resource_group_name": "ml-rg", "cluster_name": "prod"}
-
-    def check(kubeconfig: str) -> None:
-        assert kubeconfig == "clusters: [ml-rg/prod]\n"
-        assert recorded.resources == {}
-
-    return pulumi.Output.from_input(cluster.kubeconfig).apply(check)
+    assert kubeconfig_of(plan)["contexts"] == [
+        {"context": {"cluster": "prod", "user": "clusterUser_ml-rg_prod"}, "name": "prod"}
+    ]
+    assert plan.resources == ()
 
 
 def test_existing_cluster_needs_its_resource_group() -> None:
