@@ -110,12 +110,14 @@ def test_stack_manifests_validate_strictly_for_every_version_of_their_cloud(stac
             kubernetes_validate.validate(dict(document.body), version, strict=True)
 
 
+@pytest.mark.stack
 def test_stack_yaml_parses_back_to_the_documents_and_is_deterministic(stack_plan: Plan) -> None:
     text = to_kubernetes_yaml(stack_plan)
     assert text == to_kubernetes_yaml(stack_plan)
     assert list(yaml.safe_load_all(text)) == [dict(d.body) for d in kubernetes_documents(stack_plan)]
 
 
+@pytest.mark.stack
 def test_helm_values_are_the_release_values(stack_plan: Plan) -> None:
     releases = {r.urn: r for r in stack_plan.resources if r.type == "kubernetes:helm.sh/v3:Release"}
     values = [d for d in kubernetes_documents(stack_plan) if d.kind == "helm-values"]

@@ -431,6 +431,7 @@ def test_bottlerocket_launch_template_with_sharing_is_flagged_unless_tagged_trus
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.stack
 def test_the_aws_eks_example_plan_breaks_only_the_advisory_sharing_rule() -> None:
     plan = json.loads(GOLDEN.read_text())
     found: dict[str, list[str]] = {}
