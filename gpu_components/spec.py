@@ -556,8 +556,6 @@ def _size_problems(min_size: int, desired: int, max_size: int, path: str) -> lis
                 f"{min_size}..{max_size}" if min_size <= max_size else None,
             )
         )
-    elif min_size > max_size:
-        problems.append(Problem(_join(path, "min_size"), min_size, "greater than max_size", f"<= {max_size}"))
     return problems
 
 
