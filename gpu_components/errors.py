@@ -2,13 +2,17 @@
 
 Every rule in the library reports a :class:`Problem` (where, what was given, why it is wrong, what would be
 valid, and the document the rule comes from). Validators collect all problems of an input and raise them at
-once as a :class:`GpuSpecError`, before any Pulumi resource is registered.
+once as a :class:`GpuSpecError`, before any Pulumi resource is registered. It is Pulumi's own kind of input error,
+:class:`pulumi.InputPropertiesError`, with one entry per problem (its property path and the reason), so the Pulumi
+CLI reports it the way it reports a provider's input errors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import pulumi
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +34,12 @@ class Problem:
     source: str | None = None
 
     def __str__(self) -> str:
-        text = f"{self.path}: {self.message} (got {self.value!r})"
+        return f"{self.path}: {self.reason}"
+
+    @property
+    def reason(self) -> str:
+        """Everything but the path: the message, the value given, the valid values and the source."""
+        text = f"{self.message} (got {self.value!r})"
         if self.valid is not None:
             text += f"; valid: {self.valid}"
         if self.source is not None:
@@ -45,9 +54,12 @@ class Problem:
         return Problem(path, self.value, self.message, self.valid, self.source)
 
 
-class GpuSpecError(ValueError):
+class GpuSpecError(pulumi.InputPropertiesError, ValueError):
     """Invalid GPU input (pools, cluster args, stack config, workload requests): every problem found, raised at
     once before any resource is registered.
+
+    A :class:`pulumi.InputPropertiesError` (and, as before, a ``ValueError``): ``errors`` holds one
+    ``{"property_path", "reason"}`` per problem, in Pulumi's shape; ``message`` and ``str()`` list them all.
 
     Attributes:
         problems: the problems, in the order the validators found them.
@@ -58,7 +70,13 @@ class GpuSpecError(ValueError):
         count = len(self.problems)
         lines = [f"{count} invalid GPU setting{'s' if count != 1 else ''}:"]
         lines.extend(f"  - {problem}" for problem in self.problems)
-        super().__init__("\n".join(lines))
+        super().__init__(
+            "\n".join(lines),
+            [{"property_path": problem.path, "reason": problem.reason} for problem in self.problems],
+        )
+
+    def __reduce__(self) -> tuple[type[GpuSpecError], tuple[tuple[Problem, ...]]]:
+        return type(self), (self.problems,)
 
 
 def raise_if(problems: Iterable[Problem]) -> None:
