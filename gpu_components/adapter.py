@@ -16,7 +16,8 @@ from typing import Any, Literal, Protocol
 import pulumi
 
 from gpu_components.catalog import Cloud
-from gpu_components.errors import Problem
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 GpuStack = Literal["auto", "device-plugin", "gpu-operator"]
@@ -94,6 +95,38 @@ class CloudAdapter:
     wiring: type
     """``TypedDict`` of the cluster wiring :class:`~gpu_components.cluster.GpuCluster` takes for this cloud (its
     values may be Pulumi inputs, so only its keys are checked)."""
+
+
+def validated_pool(
+    shape: type,
+    args: object,
+    cloud: Cloud,
+    rules: Callable[[GpuNodePoolSpec], list[Problem]],
+    spellings: Mapping[str, Mapping[str, str]] | None = None,
+) -> GpuNodePoolSpec:
+    """Validate a node-pool component's args, collect every problem, and return the pool's spec.
+
+    The component's own fields first (:func:`~gpu_components.shape.args_problems`: unknown keys with the closest
+    known one, missing wiring, nulls, types, enum values, ``spellings`` of the cloud's own values), the pool in
+    full (:meth:`~gpu_components.spec.GpuNodePoolSpec.from_args`, paths under ``pool``), then, when both are sound,
+    the cloud's ``rules`` for the spec (called with the args already checked).
+
+    Raises:
+        GpuSpecError: with every problem found, before the component registers anything.
+    """
+    problems = args_problems(shape, args, validated_elsewhere=("pool",), spellings=spellings)
+    spec: GpuNodePoolSpec | None = None
+    pool = args.get("pool") if isinstance(args, Mapping) else None
+    if pool is not None:
+        try:
+            spec = GpuNodePoolSpec.from_args(pool, cloud, "pool")
+        except GpuSpecError as error:
+            problems += error.problems
+    if spec is not None and not problems:
+        problems += rules(spec)
+    if problems or spec is None:
+        raise GpuSpecError(problems)
+    return spec
 
 
 def pool_component_args(

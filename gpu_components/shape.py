@@ -8,9 +8,11 @@ that are allowed there. Strict mode: ``2.0`` is not an integer, ``"4"`` is not a
 
 from __future__ import annotations
 
+import difflib
 import functools
+import sys
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
@@ -47,7 +49,7 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
     path = _join(prefix, loc)
     if item["type"] == "extra_forbidden":
         allowed = _keys_at(shape, loc[:-1])
-        return Problem(path, item["input"], "unknown field", ", ".join(allowed) if allowed else None)
+        return Problem(path, item["input"], unknown_field(str(loc[-1]), allowed), ", ".join(allowed) or None)
     if item["type"] == "missing":
         return Problem(path, None, "required field is missing")
     expected = item.get("ctx", {}).get("expected")
@@ -104,3 +106,100 @@ def required_keys(shape: type) -> list[str]:
         return (isinstance(text, str) and text.startswith("NotRequired[")) or typing.get_origin(hint) is NotRequired
 
     return sorted(key for key, hint in shape.__annotations__.items() if not optional(hint))
+
+
+def unknown_field(key: str, allowed: Sequence[str]) -> str:
+    """The message for an unknown key: ``unknown field``, with the closest allowed key when one is close."""
+    close = difflib.get_close_matches(key, allowed, n=1)
+    return f"unknown field; did you mean {close[0]!r}?" if close else "unknown field"
+
+
+_STRICT_CONFIG = ConfigDict(strict=True)
+
+
+@functools.cache
+def _field_adapter(shape: type, key: str) -> tuple[Any, TypeAdapter[Any]] | None:
+    """The annotation of field ``key`` of ``shape`` and a strict pydantic adapter for it; ``None`` for a Pulumi
+    input (wiring) field, whose value may be an ``Output``."""
+    hint = shape.__annotations__[key]
+    annotation: Any = hint
+    if isinstance(hint, typing.ForwardRef):
+        text = hint.__forward_arg__
+        if "pulumi.Input[" in text or "pulumi.Output[" in text:
+            return None
+        module = sys.modules[hint.__forward_module__ or shape.__module__]
+        annotation = eval(text, vars(module))  # a TypedDict's own annotation, evaluated as typing.get_type_hints does
+    annotation = _unwrap(annotation)
+    config = None if is_typeddict(annotation) else _STRICT_CONFIG  # a TypedDict carries its own (STRICT) config
+    return annotation, TypeAdapter(annotation, config=config)
+
+
+def args_problems(
+    shape: type,
+    args: object,
+    path: str = "",
+    *,
+    validated_elsewhere: Sequence[str] = (),
+    spellings: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[Problem]:
+    """Check a component's args against its ``TypedDict`` ``shape``: one problem per unknown key (with the closest
+    known key), missing required key, null, and value of the wrong type or not among the allowed values.
+
+    Fields typed ``pulumi.Input[...]`` (cluster wiring) take a plain value or a Pulumi ``Output``: only a null is an
+    error there, since an ``Output``'s value is not known before deployment. Fields in ``validated_elsewhere`` (a
+    pool, which the pool rules check in full) are checked for presence only.
+
+    Args:
+        shape: the component's args ``TypedDict``.
+        args: what the caller passed.
+        path: prefix of every problem's path (``""`` for a component's own args).
+        spellings: field -> a cloud's own spelling of a value -> this library's (``{"gpu_driver": {"Install":
+            "aks"}}``): a value written the cloud's way gets an error that names ours.
+    """
+    fields = field_names(shape)
+    if not isinstance(args, Mapping):
+        return [Problem(path or "args", args, f"{shape.__name__} is a mapping of its fields", ", ".join(fields))]
+
+    def where(key: str) -> str:
+        return f"{path}.{key}" if path else key
+
+    problems = [
+        Problem(where(str(key)), args[key], unknown_field(str(key), fields), ", ".join(fields))
+        for key in args
+        if key not in fields
+    ]
+    problems += [
+        Problem(where(key), None, "required field is missing") for key in required_keys(shape) if key not in args
+    ]
+    for key in fields:
+        if key not in args or key in validated_elsewhere:
+            continue
+        value = args[key]
+        field = _field_adapter(shape, key)
+        if value is None:
+            required = key in required_keys(shape)
+            message = "must not be null" + ("" if required else "; leave the field out for its default")
+            problems.append(Problem(where(key), None, message))
+        elif field is not None:
+            problems += _value_problems(*field, value, where(key), (spellings or {}).get(key, {}))
+    return problems
+
+
+def _value_problems(
+    annotation: Any, adapter: TypeAdapter[Any], value: object, path: str, spellings: Mapping[str, str]
+) -> list[Problem]:
+    try:
+        adapter.validate_python(value)
+    except ValidationError as error:
+        problems = [_problem(annotation, item, path) for item in error.errors(include_url=False)]
+        if isinstance(value, str) and value in spellings:
+            return [
+                Problem(
+                    path,
+                    value,
+                    f"that is the cloud API's own spelling; this library spells it {spellings[value]!r}",
+                    problems[0].valid,
+                )
+            ]
+        return problems
+    return []

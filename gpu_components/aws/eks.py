@@ -30,10 +30,10 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack
+from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -276,11 +276,13 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     node_role_arn: pulumi.Output[str]
 
     def __init__(self, name: str, args: EksGpuNodeGroupArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = GpuNodePoolSpec.from_args(args["pool"], "aws", "pool")
+        spec = validated_pool(
+            EksGpuNodeGroupArgs,
+            args,
+            "aws",
+            lambda spec: eks_problems(spec, args.get("ami_type"), "pool", args.get("gpu_stack", "auto")),
+        )
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
-        problems = eks_problems(spec, args.get("ami_type"), "pool", gpu_stack)
-        if problems:
-            raise GpuSpecError(problems)
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
         self.spec = spec
         self.gpu_stack = gpu_stack

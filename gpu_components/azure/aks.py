@@ -29,11 +29,11 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack
+from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -277,11 +277,16 @@ class AksGpuNodePool(pulumi.ComponentResource):
     agent_pool: azure_native.containerservice.AgentPool
 
     def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = GpuNodePoolSpec.from_args(args["pool"], "azure", "pool")
+        spec = validated_pool(
+            AksGpuNodePoolArgs,
+            args,
+            "azure",
+            lambda spec: aks_problems(
+                spec, args.get("gpu_driver"), "pool", "gpu_driver", args.get("gpu_stack", "auto")
+            ),
+            spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
+        )
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
-        problems = aks_problems(spec, args.get("gpu_driver"), "pool", "gpu_driver", gpu_stack)
-        if problems:
-            raise GpuSpecError(problems)
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.spec = spec
         self.gpu_stack = gpu_stack

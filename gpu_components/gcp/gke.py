@@ -69,8 +69,8 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import DevicePluginHost, GpuStack
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.nvidia.gpu_operator import (
@@ -550,6 +550,17 @@ def create_node_service_account(
     return account, members
 
 
+def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> list[Problem]:
+    """GKE's rules for a standalone pool component; under the GPU Operator the operator always owns the driver on
+    GKE (NVIDIA's GKE guide), so the one ownership rule is asked with it."""
+    driver_version = args.get("driver_version")
+    gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+    problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
+    if gpu_stack == "gpu-operator":
+        problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
+    return problems
+
+
 class GkeGpuNodePool(pulumi.ComponentResource):
     """A GKE Standard node pool of NVIDIA GPU nodes for one validated pool; GKE installs the driver and runs the
     device plugin, and sharing (time-sharing, MPS, MIG) is the pool's own setting.
@@ -573,15 +584,9 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     service_account_email: pulumi.Output[str]
 
     def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = GpuNodePoolSpec.from_args(args["pool"], "gcp", "pool")
+        spec = validated_pool(GkeGpuNodePoolArgs, args, "gcp", lambda spec: _gke_component_problems(spec, args))
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
-        problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
-        if gpu_stack == "gpu-operator":
-            # On GKE the operator always owns the driver (NVIDIA's GKE guide), so the one rule is asked with it.
-            problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
-        if problems:
-            raise GpuSpecError(problems)
         super().__init__(TOKEN, name, None, opts)
         self.spec = spec
         self.gpu_stack = gpu_stack
