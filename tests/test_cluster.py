@@ -58,7 +58,9 @@ def test_problems_of_all_pools_and_cloud_rules_are_raised_together() -> None:
     ]
     with pytest.raises(GpuSpecError) as caught:
         validate_cluster("aws", pools)
-    assert [(p.path, p.message) for p in caught.value.problems] == [("pools[2].aws.ami_typ", "unknown field")]
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        ("pools[2].aws.ami_typ", "unknown field; did you mean 'ami_type'?")
+    ]
     with pytest.raises(GpuSpecError) as caught:
         validate_cluster("aws", pools[:2])
     assert [p.path for p in caught.value.problems] == ["pools[0].time_slicing.replicas", "pools[1].aws.ami_type"]
