@@ -29,8 +29,9 @@ from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
+from gpu_components.kubernetes.addon import namespace_problems
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
-from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs
+from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs, owned_value_problems
 from gpu_components.nvidia.gpu_operator import (
     NODE_DRIVER_SETTINGS,
     default_operator_driver,
@@ -38,7 +39,7 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_operator_problems,
 )
 from gpu_components.shape import STRICT, field_names, required_keys, shape_problems
-from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolArgs, GpuNodePoolSpec, TaintArgs, parse_pools
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
 
 __all__ = [
     "ADAPTERS",
@@ -148,14 +149,6 @@ class GpuClusterArgs(TypedDict):
     gpu_operator: NotRequired[GpuOperatorSettingsArgs]
 
 
-OPERATOR_OWNED_VALUES: tuple[tuple[str, str], ...] = (
-    ("driver", "enabled"),
-    ("toolkit", "enabled"),
-    ("mig", "strategy"),
-)
-"""GPU Operator chart values the library decides and ``helm_values`` may not set."""
-
-
 def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
     """Problems with :class:`GpuClusterArgs` beyond the pools and settings: unknown keys, the cluster wiring of
     the cloud (required keys present, no unknown keys), and wiring given for another cloud."""
@@ -243,31 +236,10 @@ def validate_cluster(
     if device_plugin is not None:
         problems += shape_problems(DevicePluginSettingsArgs, device_plugin, f"{prefix}device_plugin")
     for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator)):
-        namespace = settings_.get("namespace") if isinstance(settings_, Mapping) else None
-        if isinstance(namespace, str) and not DNS_LABEL.match(namespace):
-            problems.append(
-                Problem(
-                    f"{prefix}{key}.namespace",
-                    namespace,
-                    "not a valid namespace name (DNS-1123 label)",
-                    "lowercase letters, digits or '-', starting and ending alphanumeric",
-                    SOURCE_NAMES,
-                )
-            )
-    helm_values = gpu_operator.get("helm_values") if isinstance(gpu_operator, Mapping) else None
-    if isinstance(helm_values, Mapping):
-        for section, field in OPERATOR_OWNED_VALUES:
-            block = helm_values.get(section)
-            if isinstance(block, Mapping) and field in block:
-                problems.append(
-                    Problem(
-                        f"{prefix}gpu_operator.helm_values.{section}.{field}",
-                        block[field],
-                        "decided by the library (one driver owner per pool, one MIG strategy per cluster); a raw "
-                        "value here could make two parties install the driver",
-                        "gpu_operator.operator_driver, and the pools' mig.strategy",
-                    )
-                )
+        if isinstance(settings_, Mapping):
+            problems += namespace_problems(settings_.get("namespace"), f"{prefix}{key}.namespace")
+    if isinstance(gpu_operator, Mapping):
+        problems += owned_value_problems(gpu_operator.get("helm_values"), f"{prefix}gpu_operator.")
     if device_plugin is not None and operator:
         problems.append(
             Problem(
@@ -402,55 +374,24 @@ class GpuCluster(pulumi.ComponentResource):
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs = specs
         self.pools: dict[str, GpuNodePool] = {}
-        served: list[GpuNodePoolArgs] = []
-        node_taints: list[TaintArgs] = []
         host = "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
         for pool in args["pools"]:
-            neutral = _neutral(pool)
-            component = adapter.create_pool(
+            self.pools[pool["name"]] = adapter.create_pool(
                 f"{name}-{pool['name']}",
-                neutral,
+                _neutral(pool),
                 cast(Mapping[str, Any], pool).get(cloud, {}),
                 wiring,
                 gpu_stack,
                 pulumi.ResourceOptions(parent=self),
             )
-            self.pools[pool["name"]] = component
-            if component.device_plugin_host == host:
-                served.append(neutral)
-                node_taints += [t.to_args() for t in component.taints if t not in component.spec.taints]
+        served = [component for component in self.pools.values() if component.device_plugin_host == host]
         self.device_plugin: NvidiaDevicePlugin | None = None
         self.gpu_operator: NvidiaGpuOperator | None = None
+        child = pulumi.ResourceOptions(parent=self)
         if served and host == "gpu-operator":
-            self.gpu_operator = self._gpu_operator(name, cloud, served, node_taints, args.get("gpu_operator", {}))
+            operator_args: NvidiaGpuOperatorArgs = {**args.get("gpu_operator", {}), "pools": served}
+            self.gpu_operator = NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, child)
         elif served:
-            plugin_args: NvidiaDevicePluginArgs = {"cloud": cloud, "pools": served}
-            if node_taints:
-                plugin_args["node_taints"] = node_taints
-            settings = args.get("device_plugin", {})
-            if "namespace" in settings:
-                plugin_args["namespace"] = settings["namespace"]
-            if "chart_version" in settings:
-                plugin_args["chart_version"] = settings["chart_version"]
-            if "helm_values" in settings:
-                plugin_args["helm_values"] = settings["helm_values"]
-            self.device_plugin = NvidiaDevicePlugin(
-                f"{name}-device-plugin", plugin_args, pulumi.ResourceOptions(parent=self)
-            )
+            plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "pools": served}
+            self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)
         self.register_outputs({"pools": sorted(self.pools)})
-
-    def _gpu_operator(
-        self,
-        name: str,
-        cloud: Cloud,
-        served: list[GpuNodePoolArgs],
-        node_taints: list[TaintArgs],
-        settings: GpuOperatorSettingsArgs,
-    ) -> NvidiaGpuOperator:
-        operator_args: NvidiaGpuOperatorArgs = {"cloud": cloud, "pools": served}
-        if node_taints:
-            operator_args["node_taints"] = node_taints
-        for key in ("operator_driver", "dcgm_exporter", "service_monitor", "namespace", "chart_version", "helm_values"):
-            if key in settings:
-                operator_args[key] = settings[key]
-        return NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, pulumi.ResourceOptions(parent=self))

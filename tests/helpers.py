@@ -9,6 +9,7 @@ attributes of a component), :func:`plan_with_options` also records each resource
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,3 +96,21 @@ def example_plan(stack: str) -> Plan:
     """
     project, config = load_stack(ROOT, stack)
     return run_program(example_program, project=project, stack=stack, config=config)
+
+
+WIRING: dict[str, dict[str, Any]] = {
+    "aws": {"cluster_name": "gpu", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"},
+    "azure": {"resource_group_name": "rg", "cluster_name": "gpu"},
+    "gcp": {"cluster": "gpu", "location": "us-central1"},
+}
+"""Plain cluster wiring for each cloud's node-pool component, for tests that need pools to exist."""
+
+
+def pool_components(cloud: str, pools: list[Any], gpu_stack: str = "auto", **options: Any) -> list[Any]:
+    """Each cloud's node-pool component for each pool (named ``np-<pool>``), with :data:`WIRING`; call inside a
+    program (``plan_of``). ``options`` go to every component (e.g. ``ami_type``)."""
+    component = {"aws": "EksGpuNodeGroup", "azure": "AksGpuNodePool", "gcp": "GkeGpuNodePool"}[cloud]
+    cls = getattr(importlib.import_module(f"gpu_components.{cloud}"), component)
+    return [
+        cls(f"np-{pool['name']}", {"pool": pool, **WIRING[cloud], "gpu_stack": gpu_stack, **options}) for pool in pools
+    ]

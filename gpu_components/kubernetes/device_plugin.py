@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_components.kubernetes.addon import GpuAddOnArgs, node_taints
+from gpu_components.kubernetes.addon import GpuAddOnArgs, served_pools
 from gpu_components.nvidia.device_plugin import (
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
@@ -15,7 +15,6 @@ from gpu_components.nvidia.device_plugin import (
     device_plugin_config_map,
     device_plugin_values,
 )
-from gpu_components.spec import parse_pools
 
 DEFAULT_NAMESPACE = "nvidia-device-plugin"
 """Namespace of the device plugin, the one NVIDIA's install instructions use."""
@@ -28,8 +27,9 @@ RELEASE_NAME = "nvidia-device-plugin"
 class NvidiaDevicePluginArgs(GpuAddOnArgs):
     """Inputs of :class:`NvidiaDevicePlugin`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`.
 
-    ``pools`` must not list pools whose node image or cloud runs its own plugin (Bottlerocket NVIDIA, GKE-managed).
-    ``namespace`` defaults to ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
+    ``pools``: node-pool components built for the device plugin (``device_plugin_host`` ``daemonset``: gpu_stack
+    ``auto`` or ``device-plugin``, not Bottlerocket NVIDIA, not GKE-managed). ``namespace`` defaults to
+    ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
     """
 
 
@@ -42,8 +42,13 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     Children: ``<name>-namespace``, ``<name>-config``, ``<name>-release``. Providers: ``kubernetes``.
 
+    Attributes: ``release`` (the Helm release), ``namespace`` and ``config_map_name`` (outputs), ``specs`` (the
+    served pools), ``configs`` (the ConfigMap's data), ``values`` (the chart values), ``tolerations`` (the
+    DaemonSet's).
+
     Raises:
-        GpuSpecError: when a pool is invalid (before anything is registered).
+        GpuSpecError: every problem of the args at once (see
+            :func:`~gpu_components.kubernetes.addon.served_pools`), before anything is registered.
     """
 
     namespace: pulumi.Output[str]
@@ -52,12 +57,13 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     values: dict[str, Any]
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        specs = parse_pools(args["pools"], args["cloud"])
+        served, settings = served_pools(NvidiaDevicePluginArgs, args, "daemonset")
+        specs = served.specs
         super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
-            metadata={"name": args.get("namespace", DEFAULT_NAMESPACE)},
+            metadata={"name": settings.get("namespace", DEFAULT_NAMESPACE)},
             opts=child,
         )
         self.configs = device_plugin_config_map(specs)
@@ -67,12 +73,14 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             data=self.configs,
             opts=child,
         )
-        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, args.get("helm_values"), node_taints(args))
-        k8s.helm.v3.Release(
+        self.specs = specs
+        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, settings.get("helm_values"), served.node_taints)
+        self.tolerations: list[dict[str, str]] = self.values["tolerations"]
+        self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
             chart=DEVICE_PLUGIN_CHART,
-            version=args.get("chart_version", DEVICE_PLUGIN_CHART_VERSION),
+            version=settings.get("chart_version", DEVICE_PLUGIN_CHART_VERSION),
             repository_opts={"repo": DEVICE_PLUGIN_REPOSITORY},
             namespace=namespace.metadata.name,
             values=self.values,
@@ -80,4 +88,6 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         )
         self.namespace = namespace.metadata.name
         self.config_map_name = config_map.metadata.name
-        self.register_outputs({"namespace": self.namespace, "configMapName": self.config_map_name})
+        self.register_outputs(
+            {"namespace": self.namespace, "configMapName": self.config_map_name, "releaseName": self.release.name}
+        )

@@ -10,20 +10,21 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired
 
-from gpu_components.errors import GpuSpecError
-from gpu_components.kubernetes.addon import GpuAddOnArgs, node_taints
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.kubernetes.addon import GpuAddOnArgs, served_pools
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
     GPU_OPERATOR_REPOSITORY,
+    NODE_DRIVER_SETTINGS,
     default_operator_driver,
+    driver_owner_problems,
     gke_resource_quota_spec,
     gpu_operator_problems,
     gpu_operator_values,
 )
 from gpu_components.nvidia.mig import mig_config_map
-from gpu_components.spec import parse_pools
 
 DEFAULT_NAMESPACE = "gpu-operator"
 """Namespace of the operator, the one NVIDIA's install instructions use."""
@@ -38,6 +39,34 @@ RESOURCE_QUOTA_NAME = "gpu-operator-quota"
 PRIVILEGED_NAMESPACE_LABELS: Mapping[str, str] = MappingProxyType({"pod-security.kubernetes.io/enforce": "privileged"})
 """Namespace labels that let Pod Security Admission run the operands, which are privileged (NVIDIA's
 getting-started prerequisites)."""
+
+
+OPERATOR_OWNED_VALUES: tuple[tuple[str, str], ...] = (
+    ("driver", "enabled"),
+    ("toolkit", "enabled"),
+    ("mig", "strategy"),
+)
+"""GPU Operator chart values the library decides and ``helm_values`` may not set."""
+
+
+def owned_value_problems(helm_values: object, prefix: str = "") -> list[Problem]:
+    """Problems for chart values in ``helm_values`` that the library decides (:data:`OPERATOR_OWNED_VALUES`): a raw
+    ``driver.enabled`` could make two parties install the driver. ``prefix`` goes before ``helm_values``."""
+    problems: list[Problem] = []
+    if isinstance(helm_values, Mapping):
+        for section, field in OPERATOR_OWNED_VALUES:
+            block = helm_values.get(section)
+            if isinstance(block, Mapping) and field in block:
+                problems.append(
+                    Problem(
+                        f"{prefix}helm_values.{section}.{field}",
+                        block[field],
+                        "decided by the library (one driver owner per pool, one MIG strategy per cluster); a raw "
+                        "value here could make two parties install the driver",
+                        f"{prefix}operator_driver, and the pools' mig.strategy",
+                    )
+                )
+    return problems
 
 
 class NvidiaGpuOperatorArgs(GpuAddOnArgs):
@@ -87,11 +116,21 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     mig_config_map_name: pulumi.Output[str]
 
     def __init__(self, name: str, args: NvidiaGpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        cloud = args["cloud"]
-        specs = parse_pools(args["pools"], cloud)
-        dcgm_exporter = args.get("dcgm_exporter", True)
-        service_monitor = args.get("service_monitor", False)
-        problems = gpu_operator_problems(specs, dcgm_exporter, service_monitor)
+        owned = owned_value_problems(args.get("helm_values") if isinstance(args, Mapping) else None)
+        served, settings = served_pools(NvidiaGpuOperatorArgs, args, "gpu-operator", owned)
+        cloud, specs = served.cloud, served.specs
+        dcgm_exporter = settings.get("dcgm_exporter", True)
+        service_monitor = settings.get("service_monitor", False)
+        operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
+        setting = NODE_DRIVER_SETTINGS[cloud]
+        problems = [
+            problem
+            for index, pool in enumerate(served.components)
+            for problem in driver_owner_problems(
+                cloud, getattr(pool, setting), operator_driver, "", f"pools[{index}].{setting}", "operator_driver"
+            )
+        ]
+        problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         if problems:
             raise GpuSpecError(problems)
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
@@ -101,18 +140,21 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.values = gpu_operator_values(
             specs,
             cloud,
-            args.get("operator_driver", default_operator_driver(cloud)),
+            operator_driver,
             DEVICE_PLUGIN_CONFIG_MAP_NAME,
             MIG_CONFIG_MAP_NAME,
             dcgm_exporter=dcgm_exporter,
             service_monitor=service_monitor,
-            node_taints=node_taints(args),
-            overrides=args.get("helm_values"),
+            node_taints=served.node_taints,
+            overrides=settings.get("helm_values"),
         )
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
-            metadata={"name": args.get("namespace", DEFAULT_NAMESPACE), "labels": dict(PRIVILEGED_NAMESPACE_LABELS)},
+            metadata={
+                "name": settings.get("namespace", DEFAULT_NAMESPACE),
+                "labels": dict(PRIVILEGED_NAMESPACE_LABELS),
+            },
             opts=child,
         )
         device_plugin_config = k8s.core.v1.ConfigMap(
@@ -138,11 +180,11 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                     opts=child,
                 )
             )
-        k8s.helm.v3.Release(
+        self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
             chart=GPU_OPERATOR_CHART,
-            version=args.get("chart_version", GPU_OPERATOR_CHART_VERSION),
+            version=settings.get("chart_version", GPU_OPERATOR_CHART_VERSION),
             repository_opts={"repo": GPU_OPERATOR_REPOSITORY},
             namespace=namespace.metadata.name,
             values=self.values,
@@ -156,5 +198,6 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                 "namespace": self.namespace,
                 "devicePluginConfigMapName": self.device_plugin_config_map_name,
                 "migConfigMapName": self.mig_config_map_name,
+                "releaseName": self.release.name,
             }
         )

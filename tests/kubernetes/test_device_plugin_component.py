@@ -11,7 +11,7 @@ import yaml
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
-from tests.helpers import plan_of, resource
+from tests.helpers import plan_of, pool_components, resource
 
 POOLS: list[Any] = [
     {"name": "shared", "instance_type": "g5.xlarge", "max_size": 2, "time_slicing": {"replicas": 4}},
@@ -26,7 +26,7 @@ POOLS: list[Any] = [
 
 
 def plugin_plan(**extra: Any) -> Plan:
-    return plan_of(lambda: NvidiaDevicePlugin("dp", {"cloud": "aws", "pools": POOLS, **extra}))  # type: ignore[typeddict-item]
+    return plan_of(lambda: NvidiaDevicePlugin("dp", {"pools": pool_components("aws", POOLS), **extra}))
 
 
 def test_registers_namespace_configmap_and_pinned_release() -> None:

@@ -12,7 +12,7 @@ from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
 from gpu_components.plan import Plan
-from tests.helpers import names, plan_of, resource
+from tests.helpers import names, plan_of, pool_components, resource
 from tests.nvidia.mig_parted import mig_parted_problems
 
 POOLS: list[Any] = [
@@ -31,8 +31,10 @@ CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 
 
 def operator_plan(preview: bool = True, **extra: Any) -> Plan:
-    args = {"cloud": "aws", "pools": POOLS, **extra}
-    return plan_of(lambda: NvidiaGpuOperator("op", args), preview=preview)  # type: ignore[arg-type]
+    return plan_of(
+        lambda: NvidiaGpuOperator("op", {"pools": pool_components("aws", POOLS, "gpu-operator"), **extra}),
+        preview=preview,
+    )
 
 
 @pytest.mark.parametrize("preview", [True, False])
@@ -75,7 +77,7 @@ def test_registers_namespace_configmaps_and_pinned_release(preview: bool) -> Non
 
 def test_component_attributes_hold_the_rendered_configs_and_values() -> None:
     captured: list[NvidiaGpuOperator] = []
-    plan_of(lambda: captured.append(NvidiaGpuOperator("op", {"cloud": "aws", "pools": POOLS})))
+    plan_of(lambda: captured.append(NvidiaGpuOperator("op", {"pools": pool_components("aws", POOLS, "gpu-operator")})))
     component = captured[0]
     assert [spec.name for spec in component.specs] == ["shared", "mig"]
     assert sorted(component.device_plugin_configs) == ["default", "mig", "shared"]
@@ -87,22 +89,47 @@ def test_settings_override_namespace_version_driver_metrics_and_values() -> None
     plan = operator_plan(
         namespace="nvidia",
         chart_version="v26.3.3",
-        operator_driver=True,
+        operator_driver=False,
         service_monitor=True,
         helm_values={"gfd": {"enabled": False}},
-        node_taints=[{"key": "spot", "effect": "NoSchedule"}],
     )
     release = resource(plan, RELEASE, "op-release").inputs
     values = release["values"]
     assert (release["namespace"], release["version"], values["gfd"]) == ("nvidia", "v26.3.3", {"enabled": False})
-    assert (values["driver"], values["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert (values["driver"], values["toolkit"]) == ({"enabled": False}, {"enabled": False})
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
-    assert {"effect": "NoSchedule", "key": "spot", "operator": "Exists"} in values["daemonsets"]["tolerations"]
     assert resource(plan, CONFIG_MAP, "op-mig-config").inputs["metadata"]["namespace"] == "nvidia"
 
 
+def test_the_operator_tolerates_the_taint_aks_puts_on_a_spot_pool() -> None:
+    spot = [{"name": "t4spot", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2, "spot": True}]
+    plan = plan_of(lambda: NvidiaGpuOperator("op", {"pools": pool_components("azure", spot, "gpu-operator")}))
+    tolerations = resource(plan, RELEASE, "op-release").inputs["values"]["daemonsets"]["tolerations"]
+    assert tolerations[-1] == {
+        "effect": "NoSchedule",
+        "key": "kubernetes.azure.com/scalesetpriority",
+        "operator": "Equal",
+        "value": "spot",
+    }
+
+
+def test_an_operator_driver_on_eks_nvidia_amis_is_two_driver_owners() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: NvidiaGpuOperator(
+                "op", {"pools": pool_components("aws", POOLS[:1], "gpu-operator"), "operator_driver": True}
+            )
+        )
+    assert [(p.path, p.value) for p in caught.value.problems] == [("pools[0].ami_type", "AL2023_x86_64_NVIDIA")]
+    assert "operator_driver true" in caught.value.problems[0].message
+
+
 def test_gke_gets_the_resource_quota_nvidia_requires_before_the_release() -> None:
-    plan = plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": True}))
+    plan = plan_of(
+        lambda: NvidiaGpuOperator(
+            "op", {"pools": pool_components("gcp", GKE_POOLS, "gpu-operator"), "operator_driver": True}
+        )
+    )
     quota = resource(plan, "kubernetes:core/v1:ResourceQuota", "op-resource-quota").inputs
     assert quota["metadata"] == {"name": "gpu-operator-quota", "namespace": "gpu-operator"}
     assert quota["spec"]["hard"] == {"pods": "100"}
@@ -124,7 +151,14 @@ def test_invalid_operator_settings_raise_every_problem_at_once() -> None:
 
     def program() -> None:
         try:
-            NvidiaGpuOperator("op", {"cloud": "aws", "pools": mixed, "dcgm_exporter": False, "service_monitor": True})
+            NvidiaGpuOperator(
+                "op",
+                {
+                    "pools": pool_components("aws", mixed, "gpu-operator"),
+                    "dcgm_exporter": False,
+                    "service_monitor": True,
+                },
+            )
         except GpuSpecError as error:
             registered.append(str(error))
             raise
@@ -136,7 +170,11 @@ def test_invalid_operator_settings_raise_every_problem_at_once() -> None:
 
 @pytest.mark.parametrize("version", EKS_KUBERNETES_VERSIONS)
 def test_rendered_manifests_validate_strictly(version: str) -> None:
-    plan = plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": True}))
+    plan = plan_of(
+        lambda: NvidiaGpuOperator(
+            "op", {"pools": pool_components("gcp", GKE_POOLS, "gpu-operator"), "operator_driver": True}
+        )
+    )
     aws = operator_plan()
     values = resource(aws, RELEASE, "op-release").inputs["values"]
     manifests: list[dict[str, Any]] = [
