@@ -38,7 +38,7 @@ from gpu_components.nvidia.gpu_operator import (
     driver_owner_problems,
     gpu_operator_problems,
 )
-from gpu_components.shape import STRICT, field_names, required_keys, shape_problems
+from gpu_components.shape import STRICT, args_problems, field_names, required_keys, shape_problems, unknown_field
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
 
 __all__ = [
@@ -150,10 +150,9 @@ class GpuClusterArgs(TypedDict):
 
 
 def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
-    """Problems with :class:`GpuClusterArgs` beyond the pools and settings: unknown keys, the cluster wiring of
+    """Problems with :class:`GpuClusterArgs` beyond the pools, settings and the args' own keys: the cluster wiring of
     the cloud (required keys present, no unknown keys), and wiring given for another cloud."""
-    known = field_names(GpuClusterArgs)
-    problems = [Problem(key, args[key], "unknown field", ", ".join(known)) for key in sorted(args) if key not in known]
+    problems: list[Problem] = []
     cloud = args.get("cloud")
     if not isinstance(cloud, str) or cloud not in ADAPTERS:
         return problems
@@ -170,7 +169,7 @@ def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
         return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", ", ".join(required))]
     problems += [Problem(f"{cloud}.{key}", None, "required field is missing") for key in required if key not in wiring]
     problems += [
-        Problem(f"{cloud}.{key}", wiring[key], "unknown field", ", ".join(fields))
+        Problem(f"{cloud}.{key}", wiring[key], unknown_field(key, fields), ", ".join(fields))
         for key in sorted(wiring)
         if key not in fields
     ]
@@ -250,9 +249,11 @@ def validate_cluster(
                 "gpu_operator settings, or gpu_stack auto / device-plugin",
             )
         )
+    if not isinstance(pools, list | tuple):
+        raise GpuSpecError([*problems, Problem(f"{prefix}pools", pools, "a list of pools", "[{name, ...}, ...]")])
     for index, pool in enumerate(pools):
         problems += shape_problems(ClusterPoolArgs, pool, f"{prefix}pools[{index}]")
-        others = sorted(key for key in ADAPTERS if key != cloud and key in pool)
+        others = sorted(key for key in ADAPTERS if key != cloud and isinstance(pool, Mapping) and key in pool)
         problems += [
             Problem(
                 f"{prefix}pools[{index}].{key}",
@@ -334,6 +335,20 @@ def _at_input_positions(problems: list[Problem], positions: Sequence[int], prefi
     ]
 
 
+_VALIDATED_BY_THE_CLUSTER_RULES = (
+    "cloud",
+    "pools",
+    "aws",
+    "azure",
+    "gcp",
+    "gpu_stack",
+    "gpu_operator",
+    "device_plugin",
+)
+"""GpuCluster fields that :func:`cluster_args_problems` and :func:`validate_cluster` check (with the stack config's
+paths and messages); :func:`~gpu_components.shape.args_problems` checks the rest and the args' own shape."""
+
+
 class GpuCluster(pulumi.ComponentResource):
     """The GPU pools of one cluster and the add-ons they need.
 
@@ -352,23 +367,24 @@ class GpuCluster(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not isinstance(args, Mapping) or "cloud" not in args or "pools" not in args:
-            raise GpuSpecError([Problem("args", args, "GpuCluster needs a mapping with cloud and pools")])
-        cloud = args["cloud"]
-        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
-        problems = cluster_args_problems(args)
-        try:
-            specs = validate_cluster(
-                cloud,
-                args["pools"],
-                gpu_stack,
-                gpu_operator=args.get("gpu_operator"),
-                device_plugin=args.get("device_plugin"),
-            )
-        except GpuSpecError as error:
-            problems += error.problems
+        problems = args_problems(GpuClusterArgs, args, validated_elsewhere=_VALIDATED_BY_THE_CLUSTER_RULES)
+        specs: tuple[GpuNodePoolSpec, ...] = ()
+        if isinstance(args, Mapping) and "cloud" in args and "pools" in args:
+            problems += cluster_args_problems(args)
+            try:
+                specs = validate_cluster(
+                    args["cloud"],
+                    args["pools"],
+                    args.get("gpu_stack", "auto"),
+                    gpu_operator=args.get("gpu_operator"),
+                    device_plugin=args.get("device_plugin"),
+                )
+            except GpuSpecError as error:
+                problems += error.problems
         if problems:
             raise GpuSpecError(problems)
+        cloud = args["cloud"]
+        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         adapter = ADAPTERS[cloud]
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)

@@ -12,9 +12,10 @@ import difflib
 import functools
 import sys
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
+import pulumi
 from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, Required, is_typeddict
 
@@ -117,6 +118,27 @@ def unknown_field(key: str, allowed: Sequence[str]) -> str:
 _STRICT_CONFIG = ConfigDict(strict=True)
 
 
+_INPUT_KINDS: tuple[tuple[str, type | tuple[type, ...], str], ...] = (
+    ("pulumi.Input[str]", str, "a string or a Pulumi Output"),
+    ("pulumi.Input[Sequence[", (list, tuple), "a list or a Pulumi Output"),
+    ("pulumi.Input[Mapping[", Mapping, "a mapping or a Pulumi Output"),
+)
+"""How a wiring field is written (annotation text, under NotRequired) -> the plain types it takes besides an Output,
+and how to say so."""
+
+
+def _input_problems(hint: object, value: object, path: str) -> list[Problem]:
+    """A wiring field's value: any Output (or awaitable) passes; a plain value must be of the field's plain type."""
+    if isinstance(value, pulumi.Output | Awaitable):
+        return []
+    text = hint.__forward_arg__ if isinstance(hint, typing.ForwardRef) else str(hint)
+    text = text.removeprefix("NotRequired[")
+    for written, types, expected in _INPUT_KINDS:
+        if text.startswith(written) and (not isinstance(value, types) or (types is not str and isinstance(value, str))):
+            return [Problem(path, value, f"must be {expected}")]
+    return []
+
+
 @functools.cache
 def _field_adapter(shape: type, key: str) -> tuple[Any, TypeAdapter[Any]] | None:
     """The annotation of field ``key`` of ``shape`` and a strict pydantic adapter for it; ``None`` for a Pulumi
@@ -180,7 +202,9 @@ def args_problems(
             required = key in required_keys(shape)
             message = "must not be null" + ("" if required else "; leave the field out for its default")
             problems.append(Problem(where(key), None, message))
-        elif field is not None:
+        elif field is None:
+            problems += _input_problems(shape.__annotations__[key], value, where(key))
+        else:
             problems += _value_problems(*field, value, where(key), (spellings or {}).get(key, {}))
     return problems
 

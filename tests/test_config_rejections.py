@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.cli import main
-from gpu_components.cluster import cluster_args_problems, validate_cluster
+from gpu_components.cluster import validate_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = {"name": "shared", "instance_type": "g6.xlarge", "max_size": 4, "time_slicing": {"replicas": 2}}
@@ -82,7 +82,10 @@ def test_device_plugin_stack_is_rejected_where_the_cloud_runs_its_own() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"cloud": "aws", "pools": [SHARED], "aws": WIRING, "gpu_stak": "x"}, [("gpu_stak", "unknown field")]),
+        (
+            {"cloud": "aws", "pools": [SHARED], "aws": WIRING, "gpu_stak": "x"},
+            [("gpu_stak", "unknown field; did you mean 'gpu_stack'?")],
+        ),
         (
             {"cloud": "aws", "pools": [SHARED], "aws": {"subnet_ids": ["s"]}},
             [("aws.cluster_name", "required field is missing")],
@@ -90,14 +93,17 @@ def test_device_plugin_stack_is_rejected_where_the_cloud_runs_its_own() -> None:
         ({"cloud": "aws", "pools": [SHARED], "aws": "prod"}, [("aws", "the cluster wiring for aws is required")]),
         (
             {"cloud": "aws", "pools": [SHARED], "aws": {**WIRING, "clustr_name": "x"}, "azure": {}},
-            [("azure", "wiring for azure, but the cluster is on aws"), ("aws.clustr_name", "unknown field")],
+            [
+                ("azure", "wiring for azure, but the cluster is on aws"),
+                ("aws.clustr_name", "unknown field; did you mean 'cluster_name'?"),
+            ],
         ),
     ],
 )
 def test_cluster_args_are_checked(args: dict[str, Any], expected: list[tuple[str, str]]) -> None:
-    assert [(p.path, p.message) for p in cluster_args_problems(args)] == expected
-    with pytest.raises(GpuSpecError):
+    with pytest.raises(GpuSpecError) as caught:
         GpuCluster("g", args)  # type: ignore[arg-type]
+    assert [(p.path, p.message) for p in caught.value.problems] == expected
 
 
 def test_diff_of_a_malformed_plan_is_an_error_not_a_traceback(tmp_path: Path) -> None:
