@@ -251,8 +251,12 @@ def validate_cluster(
         )
     if not isinstance(pools, list | tuple):
         raise GpuSpecError([*problems, Problem(f"{prefix}pools", pools, "a list of pools", "[{name, ...}, ...]")])
+    misshapen: set[int] = set()
     for index, pool in enumerate(pools):
-        problems += shape_problems(ClusterPoolArgs, pool, f"{prefix}pools[{index}]")
+        shape = shape_problems(ClusterPoolArgs, pool, f"{prefix}pools[{index}]")
+        if shape:
+            misshapen.add(index)
+        problems += shape
         others = sorted(key for key in ADAPTERS if key != cloud and isinstance(pool, Mapping) and key in pool)
         problems += [
             Problem(
@@ -262,11 +266,12 @@ def validate_cluster(
             )
             for key in others
         ]
-    if problems:
+    if gpu_stack not in GPU_STACKS:
         raise GpuSpecError(problems)
-    stack = cast(GpuStack, gpu_stack)
-    settings: Mapping[str, Any] = gpu_operator or {}
-    operator_driver = bool(settings.get("operator_driver", default_operator_driver(adapter.cloud)))
+    stack = gpu_stack
+    settings: Mapping[str, Any] = gpu_operator if isinstance(gpu_operator, Mapping) else {}
+    given_driver = settings.get("operator_driver")
+    operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
@@ -294,12 +299,20 @@ def validate_cluster(
             )
         return found
 
-    pool_problems: list[Problem] = []
+    pool_problems = list(problems)
     specs: tuple[GpuNodePoolSpec, ...] = ()
+    neutral = [_neutral(pool) if isinstance(pool, Mapping) else cast(GpuNodePoolArgs, pool) for pool in pools]
     try:
-        specs = parse_pools([_neutral(pool) for pool in pools], adapter.cloud, f"{prefix}pools", cloud_rules)
+        specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
     except GpuSpecError as error:
-        pool_problems = list(error.problems)
+        # A misshapen pool's problems are already listed, from the shape of a cluster pool; every other pool's
+        # problems are listed too, so one bad pool never hides another's.
+        roots = [f"{prefix}pools[{index}]" for index in misshapen]
+        pool_problems += [
+            problem
+            for problem in error.problems
+            if not any(problem.path == root or problem.path.startswith((f"{root}.", f"{root}[")) for root in roots)
+        ]
     if operator:
         pool_problems += _at_input_positions(
             gpu_operator_problems(

@@ -169,7 +169,7 @@ def args_problems(
 
     Fields typed ``pulumi.Input[...]`` (cluster wiring) take a plain value or a Pulumi ``Output``: only a null is an
     error there, since an ``Output``'s value is not known before deployment. Fields in ``validated_elsewhere`` (a
-    pool, which the pool rules check in full) are checked for presence only.
+    pool, which the pool rules check in full) are checked for presence and null only.
 
     Args:
         shape: the component's args ``TypedDict``.
@@ -194,15 +194,18 @@ def args_problems(
         Problem(where(key), None, "required field is missing") for key in required_keys(shape) if key not in args
     ]
     for key in fields:
-        if key not in args or key in validated_elsewhere:
+        if key not in args:
             continue
         value = args[key]
-        field = _field_adapter(shape, key)
         if value is None:
             required = key in required_keys(shape)
             message = "must not be null" + ("" if required else "; leave the field out for its default")
             problems.append(Problem(where(key), None, message))
-        elif field is None:
+            continue
+        if key in validated_elsewhere:
+            continue
+        field = _field_adapter(shape, key)
+        if field is None:
             problems += _input_problems(shape.__annotations__[key], value, where(key))
         else:
             problems += _value_problems(*field, value, where(key), (spellings or {}).get(key, {}))

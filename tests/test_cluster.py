@@ -58,8 +58,11 @@ def test_problems_of_all_pools_and_cloud_rules_are_raised_together() -> None:
     ]
     with pytest.raises(GpuSpecError) as caught:
         validate_cluster("aws", pools)
+    # The misshapen third pool does not hide the first two pools' problems.
     assert [(p.path, p.message) for p in caught.value.problems] == [
-        ("pools[2].aws.ami_typ", "unknown field; did you mean 'ami_type'?")
+        ("pools[2].aws.ami_typ", "unknown field; did you mean 'ami_type'?"),
+        ("pools[0].time_slicing.replicas", "the device plugin requires at least 2 replicas"),
+        ("pools[1].aws.ami_type", "built for arm64, but p4de.24xlarge is x86_64"),
     ]
     with pytest.raises(GpuSpecError) as caught:
         validate_cluster("aws", pools[:2])

@@ -109,7 +109,7 @@ def served_pools(
     components: list[GpuNodePool] = []
     mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
     pools = mapping.get("pools")
-    if "pools" in mapping and not isinstance(pools, list | tuple):
+    if pools is not None and not isinstance(pools, list | tuple):
         problems.append(Problem("pools", pools, "a list of node-pool components", POOL_COMPONENTS))
     elif isinstance(pools, list | tuple):
         if not pools:

@@ -1,0 +1,275 @@
+"""Bad input to every public component, each used on its own and through GpuCluster: always a clean
+``pulumi.InputPropertiesError`` (our ``GpuSpecError``) naming the field, and nothing registered by the component.
+
+Each case builds, inside a program run under the plan's mocks, whatever valid pools it needs first (their resources
+are the only ones allowed in the plan), then the component with the bad input, and checks the problems' paths and a
+key part of each message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pytest
+
+from gpu_components import GpuCluster
+from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.azure import AksGpuNodePool
+from gpu_components.errors import GpuSpecError
+from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
+from tests.helpers import WIRING, plan_of, pool_components
+
+L4 = {"name": "l4", "instance_type": "g6.xlarge", "max_size": 2}
+A10G_SHARED = {"name": "a10g", "instance_type": "g5.2xlarge", "max_size": 2, "time_slicing": {"replicas": 4}}
+A100_MIG = {"name": "mig", "instance_type": "p4d.24xlarge", "max_size": 1, "mig": {"profile": "1g.5gb"}}
+T4_SPOT = {"name": "t4spot", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2, "spot": True}
+GKE_L4 = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 2}
+BOTTLEROCKET = {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}
+
+
+def eks(args: Any) -> Callable[[], object]:
+    return lambda: EksGpuNodeGroup("bad", args)
+
+
+def aks(args: Any) -> Callable[[], object]:
+    return lambda: AksGpuNodePool("bad", args)
+
+
+def gke(args: Any) -> Callable[[], object]:
+    return lambda: GkeGpuNodePool("bad", args)
+
+
+def plugin(pools: Callable[[], Any], **extra: Any) -> Callable[[], object]:
+    return lambda: NvidiaDevicePlugin("bad", {"pools": pools(), **extra})
+
+
+def operator(pools: Callable[[], Any], **extra: Any) -> Callable[[], object]:
+    return lambda: NvidiaGpuOperator("bad", {"pools": pools(), **extra})
+
+
+def cluster(args: Any) -> Callable[[], object]:
+    return lambda: GpuCluster("bad", args)
+
+
+def nodes(cloud: str, *pools: dict[str, Any], gpu_stack: str = "auto", **options: Any) -> Callable[[], list[Any]]:
+    return lambda: pool_components(cloud, list(pools), gpu_stack, **options)
+
+
+EKS_ARGS = {"pool": L4, **WIRING["aws"]}
+AKS_ARGS = {"pool": {**L4, "instance_type": "Standard_NC4as_T4_v3"}, **WIRING["azure"]}
+GKE_ARGS = {"pool": GKE_L4, **WIRING["gcp"]}
+CLUSTER_ARGS = {"cloud": "aws", "aws": WIRING["aws"], "pools": [L4]}
+
+
+@dataclass(frozen=True)
+class Case:
+    build: Callable[[], object]
+    expected: list[tuple[str, str]]
+    """(path, a key part of the message) of each problem, in order."""
+
+
+def without(args: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in args.items() if k != key}
+
+
+CASES: dict[str, Case] = {
+    # EksGpuNodeGroup
+    "eks: args not a mapping": Case(eks(None), [("args", "EksGpuNodeGroupArgs is a mapping of its fields")]),
+    "eks: args a list": Case(eks([EKS_ARGS]), [("args", "is a mapping of its fields")]),
+    "eks: missing cluster_name": Case(eks(without(EKS_ARGS, "cluster_name")), [("cluster_name", "required")]),
+    "eks: missing subnet_ids": Case(eks(without(EKS_ARGS, "subnet_ids")), [("subnet_ids", "required field")]),
+    "eks: missing pool": Case(eks(without(EKS_ARGS, "pool")), [("pool", "required field is missing")]),
+    "eks: null pool": Case(eks({**EKS_ARGS, "pool": None}), [("pool", "must not be null")]),
+    "eks: pool a list": Case(eks({**EKS_ARGS, "pool": [L4]}), [("pool", "valid dictionary")]),
+    "eks: misspelt node_role": Case(
+        eks({**EKS_ARGS, "node_role": "arn"}), [("node_role", "did you mean 'node_role_arn'?")]
+    ),
+    "eks: gpu_stack operator": Case(eks({**EKS_ARGS, "gpu_stack": "operator"}), [("gpu_stack", "allowed values")]),
+    "eks: null gpu_stack": Case(eks({**EKS_ARGS, "gpu_stack": None}), [("gpu_stack", "leave the field out")]),
+    "eks: ami_type a number": Case(eks({**EKS_ARGS, "ami_type": 7}), [("ami_type", "valid string")]),
+    "eks: retired ami_type": Case(eks({**EKS_ARGS, "ami_type": "AL2_x86_64_GPU"}), [("ami_type", "end of support")]),
+    "eks: arm AMI on x86": Case(eks({**EKS_ARGS, "ami_type": "AL2023_ARM_64_NVIDIA"}), [("ami_type", "arm64")]),
+    "eks: subnet_ids a string": Case(eks({**EKS_ARGS, "subnet_ids": "subnet-1"}), [("subnet_ids", "a list")]),
+    "eks: cluster_name a number": Case(eks({**EKS_ARGS, "cluster_name": 5}), [("cluster_name", "a string")]),
+    "eks: tag value a number": Case(eks({**EKS_ARGS, "tags": {"team": 1}}), [("tags.team", "valid string")]),
+    "eks: misspelt instance type": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "instance_type": "g6.xlarg"}}), [("pool.instance_type", "g6.xlarge")]
+    ),
+    "eks: taint effect in the EKS API's spelling": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "taints": [{"key": "k", "effect": "NO_SCHEDULE"}]}}),
+        [("pool.taints[0].effect", "NoSchedule")],
+    ),
+    "eks: replicas as a string": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": "4"}}}),
+        [("pool.time_slicing.replicas", "valid integer")],
+    ),
+    "eks: MIG on L4": Case(eks({**EKS_ARGS, "pool": {**L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
+    "eks: null pool field": Case(eks({**EKS_ARGS, "pool": {**L4, "labels": None}}), [("pool.labels", "dictionary")]),
+    "eks: max_size 0": Case(eks({**EKS_ARGS, "pool": {**L4, "max_size": 0}}), [("pool.max_size", "at least one")]),
+    "eks: MIG on AL2023 without the operator": Case(
+        eks({**EKS_ARGS, "pool": A100_MIG}), [("pool.mig", "no MIG partitioning of their own")]
+    ),
+    # AksGpuNodePool
+    "aks: missing resource_group_name": Case(
+        aks(without(AKS_ARGS, "resource_group_name")), [("resource_group_name", "required field is missing")]
+    ),
+    "aks: gpu_driver in AKS's spelling Install": Case(
+        aks({**AKS_ARGS, "gpu_driver": "Install"}), [("gpu_driver", "this library spells it 'aks'")]
+    ),
+    "aks: gpu_driver in AKS's spelling None": Case(
+        aks({**AKS_ARGS, "gpu_driver": "None"}), [("gpu_driver", "this library spells it 'none'")]
+    ),
+    "aks: unknown gpu_driver": Case(aks({**AKS_ARGS, "gpu_driver": "nvidia"}), [("gpu_driver", "'aks' or 'none'")]),
+    "aks: misspelt cluster": Case(
+        aks({**without(AKS_ARGS, "cluster_name"), "cluster": "c"}),
+        [("cluster", "did you mean 'cluster_name'?"), ("cluster_name", "required field is missing")],
+    ),
+    "aks: tags a list": Case(aks({**AKS_ARGS, "tags": ["a"]}), [("tags", "valid dictionary")]),
+    "aks: gpu_stack with an underscore": Case(
+        aks({**AKS_ARGS, "gpu_stack": "gpu_operator"}), [("gpu_stack", "'gpu-operator'")]
+    ),
+    "aks: spot as a string": Case(
+        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "spot": "yes"}}), [("pool.spot", "valid boolean")]
+    ),
+    "aks: gpu_driver none under the device plugin": Case(
+        aks({**AKS_ARGS, "gpu_driver": "none"}), [("gpu_driver", "stops AKS installing the NVIDIA driver")]
+    ),
+    "aks: AWS instance type": Case(
+        aks({**AKS_ARGS, "pool": L4}), [("pool.instance_type", "unknown azure instance type")]
+    ),
+    # GkeGpuNodePool
+    "gke: missing location": Case(gke(without(GKE_ARGS, "location")), [("location", "required field is missing")]),
+    "gke: node_locations a string": Case(
+        gke({**GKE_ARGS, "node_locations": "us-central1-a"}), [("node_locations", "a list")]
+    ),
+    "gke: misspelt service_account": Case(
+        gke({**GKE_ARGS, "service_acount": "sa"}), [("service_acount", "did you mean 'service_account'?")]
+    ),
+    "gke: unknown driver_version": Case(gke({**GKE_ARGS, "driver_version": "NEWEST"}), [("driver_version", "LATEST")]),
+    "gke: misspelt gpu_stack key": Case(gke({**GKE_ARGS, "gpu_stak": "auto"}), [("gpu_stak", "'gpu_stack'?")]),
+    "gke: MIG on L4": Case(gke({**GKE_ARGS, "pool": {**GKE_L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
+    "gke: null location": Case(gke({**GKE_ARGS, "location": None}), [("location", "must not be null")]),
+    # NvidiaDevicePlugin
+    "plugin: no pools": Case(lambda: NvidiaDevicePlugin("bad", {}), [("pools", "required field is missing")]),  # type: ignore[typeddict-item]
+    "plugin: null pools": Case(plugin(lambda: None), [("pools", "must not be null")]),
+    "plugin: pools a mapping": Case(plugin(lambda: {"l4": L4}), [("pools", "a list of node-pool components")]),
+    "plugin: empty pools": Case(plugin(lambda: []), [("pools", "at least one pool")]),
+    "plugin: a pool dict": Case(plugin(lambda: [L4]), [("pools[0]", "pass the node-pool component built from it")]),
+    "plugin: a null pool": Case(plugin(lambda: [None]), [("pools[0]", "not a node-pool component")]),
+    "plugin: a pool name": Case(plugin(lambda: ["l4"]), [("pools[0]", "not a node-pool component")]),
+    "plugin: Bottlerocket pool": Case(
+        plugin(nodes("aws", L4, **BOTTLEROCKET)), [("pools[0]", "node image's own device plugin")]
+    ),
+    "plugin: GKE-managed pool": Case(plugin(nodes("gcp", GKE_L4)), [("pools[0]", "cloud's managed device plugin")]),
+    "plugin: pool built for the operator": Case(
+        plugin(nodes("aws", L4, gpu_stack="gpu-operator")), [("pools[0]", "GPU Operator's device plugin")]
+    ),
+    "plugin: the same pool twice": Case(
+        plugin(lambda: pool_components("aws", [L4]) * 2), [("pools[1]", "pool names must be unique")]
+    ),
+    "plugin: old cloud key": Case(plugin(nodes("aws", L4), cloud="aws"), [("cloud", "unknown field")]),
+    "plugin: old node_taints key": Case(plugin(nodes("aws", L4), node_taints=[]), [("node_taints", "unknown field")]),
+    "plugin: invalid namespace": Case(plugin(nodes("aws", L4), namespace="GPU_NS"), [("namespace", "DNS-1123")]),
+    "plugin: helm_values a list": Case(plugin(nodes("aws", L4), helm_values=[1]), [("helm_values", "dictionary")]),
+    "plugin: chart_version a number": Case(
+        plugin(nodes("aws", L4), chart_version=20), [("chart_version", "valid string")]
+    ),
+    "plugin: pools of two clouds": Case(
+        plugin(lambda: [*pool_components("aws", [L4]), *pool_components("azure", [T4_SPOT])]),
+        [("pools", "one cluster's cloud")],
+    ),
+    # NvidiaGpuOperator
+    "operator: operator_driver a string": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), operator_driver="yes"),
+        [("operator_driver", "valid boolean")],
+    ),
+    "operator: helm_values driver.enabled": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"driver": {"enabled": True}}),
+        [("helm_values.driver.enabled", "decided by the library")],
+    ),
+    "operator: helm_values mig.strategy": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"mig": {"strategy": "mixed"}}),
+        [("helm_values.mig.strategy", "one MIG strategy per cluster")],
+    ),
+    "operator: pool built for the device plugin": Case(
+        operator(nodes("aws", L4)), [("pools[0]", "NVIDIA device plugin DaemonSet")]
+    ),
+    "operator: operator driver on EKS NVIDIA AMIs": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), operator_driver=True),
+        [("pools[0].ami_type", "operator_driver true")],
+    ),
+    "operator: AKS pool without a driver, operator without its driver": Case(
+        operator(nodes("azure", T4_SPOT, gpu_stack="gpu-operator", gpu_driver="none")),
+        [("pools[0].gpu_driver", "operator_driver false")],
+    ),
+    "operator: ServiceMonitor without the exporter": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), dcgm_exporter=False, service_monitor=True),
+        [("service_monitor", "dcgm_exporter")],
+    ),
+    "operator: null dcgm_exporter": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), dcgm_exporter=None),
+        [("dcgm_exporter", "must not be null")],
+    ),
+    "operator: misspelt operator_driver": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), operator_drivers=True),
+        [("operator_drivers", "did you mean 'operator_driver'?")],
+    ),
+    # GpuCluster
+    "cluster: args not a mapping": Case(cluster(None), [("args", "GpuClusterArgs is a mapping")]),
+    "cluster: a null pool beside an invalid one": Case(
+        cluster({**CLUSTER_ARGS, "pools": [None, {**L4, "max_size": 0}]}),
+        [("pools[0]", "valid dictionary"), ("pools[1].max_size", "at least one node")],
+    ),
+    "cluster: pools a string": Case(cluster({**CLUSTER_ARGS, "pools": "l4"}), [("pools", "a list of pools")]),
+    "cluster: two bad pools and a typo": Case(
+        cluster({**CLUSTER_ARGS, "pools": [{**L4, "max_size": 0}, {**L4, "name": "b", "spot": 1}], "gpu_stak": 1}),
+        [
+            ("gpu_stak", "did you mean 'gpu_stack'?"),
+            ("pools[1].spot", "valid boolean"),
+            ("pools[0].max_size", "at least one node"),
+        ],
+    ),
+    "cluster: unknown cloud": Case(cluster({**CLUSTER_ARGS, "cloud": "amazon"}), [("cloud", "aws, azure, gcp")]),
+    "cluster: gpu_stack operator": Case(cluster({**CLUSTER_ARGS, "gpu_stack": "operator"}), [("gpu_stack", "GPU")]),
+    "cluster: wiring without cluster_name": Case(
+        cluster({**CLUSTER_ARGS, "aws": {"subnet_ids": ["s"]}}), [("aws.cluster_name", "required field is missing")]
+    ),
+    "cluster: Azure block on an AWS pool": Case(
+        cluster({**CLUSTER_ARGS, "pools": [{**L4, "azure": {"gpu_driver": "aks"}}]}),
+        [("pools[0].azure", "the cluster is on aws")],
+    ),
+    "cluster: invalid device plugin namespace": Case(
+        cluster({**CLUSTER_ARGS, "device_plugin": {"namespace": "NS"}}), [("device_plugin.namespace", "DNS-1123")]
+    ),
+    "cluster: operator helm_values driver.enabled": Case(
+        cluster(
+            {**CLUSTER_ARGS, "gpu_stack": "gpu-operator", "gpu_operator": {"helm_values": {"driver": {"enabled": 1}}}}
+        ),
+        [("gpu_operator.helm_values.driver.enabled", "decided by the library")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_bad_input_is_a_clean_input_error_and_registers_nothing(case: Case) -> None:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            case.build()
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program)
+    [error] = errors
+    assert isinstance(error, pulumi.InputPropertiesError)
+    found = [(problem.path, problem.message, problem.valid or "") for problem in error.problems]
+    assert [path for path, _, _ in found] == [path for path, _ in case.expected], found
+    for (path, message, valid), (_, part) in zip(found, case.expected, strict=True):
+        assert part in f"{message}; valid: {valid}", (path, message, valid)
+    assert error.errors == [{"property_path": problem.path, "reason": problem.reason} for problem in error.problems]
+    assert not [r.name for r in plan.resources if r.name.startswith("bad")], "the bad component registered"
