@@ -29,7 +29,8 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuNodePool
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.nvidia.device_plugin import SHARED_SUFFIX, mig_resource_name, toleration
+from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
 from gpu_components.spec import SOURCE_SHARING, GpuNodePoolSpec, Mps, Taint, TaintEffect, TimeSlicing
 
 SOURCE_SCHEDULE_GPUS = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
@@ -53,8 +54,12 @@ SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 """pulumi-kubernetes annotation: do not wait for the Job to complete. Sample Jobs set it because their pools may
 scale from zero, and ``pulumi up`` should not block on the autoscaler and a spot market."""
 
-GPU_RESOURCE_PATTERN = re.compile(r"^nvidia\.com/(gpu|mig-[0-9a-z.+-]+)(\.shared)?$")
-"""Extended resource names of NVIDIA GPUs: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``."""
+GPU_RESOURCE_PATTERN = re.compile(
+    rf"^(?:{re.escape(GPU_RESOURCE)}|{re.escape(MIG_RESOURCE_PREFIX)}[0-9a-z.+-]+)(?:{re.escape(SHARED_SUFFIX)})?$"
+)
+"""Extended resource names of NVIDIA GPUs: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``.
+Any name after the MIG prefix counts (compute-instance profiles, attributes NVIDIA adds later), so the policy pack
+never misses a GPU request."""
 _WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
 _VALID_QUANTITY = 'a whole number of at least 1, e.g. 1 or "1"'
 

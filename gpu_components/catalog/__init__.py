@@ -45,6 +45,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from gpu_components import _yaml
+from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
 
 __all__ = [
     "CatalogLookupError",
@@ -74,7 +75,6 @@ _INSTANCE_TYPES_FILE = "data/instance_types.yaml"
 # difflib settings for "did you mean": at most 3 names, similarity ratio >= 0.5.
 _SUGGESTIONS = 3
 _SUGGESTION_CUTOFF = 0.5
-_MIG_PROFILE_NAME = re.compile(r"(?P<compute>[1-9][0-9]*)g\.(?P<memory>[1-9][0-9]*)gb(?P<me>\+me)?")
 
 
 # ----------------------------------------------------------------------------------------------- public types
@@ -85,12 +85,13 @@ class MigProfile:
     """One MIG GPU-instance profile of a GPU model (NVIDIA MIG User Guide, "Supported MIG Profiles").
 
     Attributes:
-        name: the profile as NVIDIA spells it, e.g. ``"1g.10gb"`` or ``"1g.10gb+me"``.
+        name: the profile as NVIDIA spells it, e.g. ``"1g.10gb"`` or ``"1g.10gb+me"`` (the grammar:
+            :mod:`gpu_components.mig`).
         max_instances: how many instances of this profile alone fit on one GPU.
         compute_slices: compute slices the profile takes (the ``N`` of ``Ng``): 1, 2, 3, 4 or 7.
         memory_slices: memory slices the profile takes, out of the GPU's total (8; A30: 4).
         memory_gb: GPU memory of one instance in GB (the ``M`` of ``Mgb``).
-        media_extensions: whether the profile carries the media engines (``+me``).
+        media_extensions: whether the profile carries media engines of its own (``+me``, ``+me.all``).
     """
 
     name: str
@@ -620,17 +621,17 @@ def _gpu_model(name: str, shape: _GpuShape, problems: list[str]) -> GpuModel:
 
 
 def _mig_profile(where: str, name: str, shape: _MigProfileShape, problems: list[str]) -> MigProfile | None:
-    match = _MIG_PROFILE_NAME.fullmatch(name)
-    if match is None:
-        problems.append(f"{where}: not a MIG profile name of the form <N>g.<M>gb or <N>g.<M>gb+me")
+    parsed = parse_mig_profile_name(name)
+    if parsed is None:
+        problems.append(f"{where}: not a MIG profile name ({MIG_PROFILE_FORMAT})")
         return None
     return MigProfile(
         name=name,
         max_instances=shape.max_instances,
-        compute_slices=int(match["compute"]),
+        compute_slices=parsed.compute_slices,
         memory_slices=shape.memory_slices,
-        memory_gb=int(match["memory"]),
-        media_extensions=match["me"] is not None,
+        memory_gb=parsed.memory_gb,
+        media_extensions=parsed.media_extensions,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components.mig import mig_resource_name
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_PRESENT_LABEL,
@@ -83,20 +84,12 @@ class DevicePluginConfig(TypedDict):
     sharing: NotRequired[SharingConfig]
 
 
-def mig_resource_name(profile: str) -> str:
-    """Resource name of a MIG profile under the mixed strategy: ``1g.10gb`` -> ``nvidia.com/mig-1g.10gb``.
-
-    A media-extension profile's ``+`` becomes ``.`` (``1g.10gb+me`` -> ``nvidia.com/mig-1g.10gb.me``), since a
-    Kubernetes resource name may not contain ``+`` (the device plugin names them so).
-    """
-    return f"nvidia.com/mig-{profile.replace('+', '.')}"
-
-
 def base_resources(spec: GpuNodePoolSpec) -> dict[str, int]:
     """Resources one node has before sharing: resource name -> devices per node.
 
     Exclusive: ``{"nvidia.com/gpu": gpus}``. MIG single: ``{"nvidia.com/gpu": gpus * instances}``. MIG mixed:
-    one entry per profile, ``nvidia.com/mig-<profile>`` -> ``gpus * count``.
+    one entry per profile, :func:`~gpu_components.mig.mig_resource_name` (``nvidia.com/mig-<profile>``) ->
+    ``gpus * count``.
     """
     if spec.mig is None:
         return {GPU_RESOURCE: spec.gpu_count}

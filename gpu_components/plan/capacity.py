@@ -26,6 +26,8 @@ from typing import Any, Literal
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import GpuNodePool
+from gpu_components.mig import mig_resource_name
+from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
 
 __all__ = [
@@ -144,16 +146,14 @@ def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> Advertised
 
 
 def _mig_profile(spec: GpuNodePoolSpec, name: str) -> str:
-    """The MIG profile behind resource ``name``: from ``nvidia.com/mig-<profile>[.shared]``, else the pool's only
-    profile (single strategy, or a cloud that advertises MIG devices as ``nvidia.com/gpu``)."""
+    """The MIG profile behind resource ``name``: the one whose :func:`~gpu_components.mig.mig_resource_name` it is
+    (``.shared`` suffix aside), else the pool's only profile (single strategy, or a cloud that advertises MIG
+    devices as ``nvidia.com/gpu``)."""
     assert spec.mig is not None
-    base = name.removesuffix(".shared")
-    prefix = "nvidia.com/mig-"
-    if base.startswith(prefix):
-        wanted = base[len(prefix) :]
-        for profile in spec.mig.devices:
-            if profile.replace("+", ".") == wanted:
-                return profile
+    base = name.removesuffix(SHARED_SUFFIX)
+    for profile in spec.mig.devices:
+        if mig_resource_name(profile) == base:
+            return profile
     return next(iter(sorted(spec.mig.devices)))
 
 

@@ -13,7 +13,6 @@ from gpu_components.nvidia.device_plugin import (
     device_plugin_config,
     device_plugin_config_map,
     device_plugin_values,
-    mig_resource_name,
 )
 from gpu_components.spec import GpuNodePoolSpec
 
@@ -128,10 +127,6 @@ def test_mixed_mig_with_time_slicing_shares_each_mig_resource() -> None:
 )
 def test_advertised_resources_per_node(fields: dict[str, Any], expected: dict[str, int]) -> None:
     assert advertised_resources(spec(**fields)) == expected
-
-
-def test_mig_resource_name_replaces_plus() -> None:
-    assert mig_resource_name("1g.10gb+me") == "nvidia.com/mig-1g.10gb.me"
 
 
 def test_daemonset_tolerates_chart_defaults_and_every_pool_taint_once() -> None:
