@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import kubernetes_validate
+import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
@@ -114,3 +115,34 @@ def test_validation_would_catch_a_misspelt_toleration() -> None:
     }
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(bad, EKS_KUBERNETES_VERSIONS[-1], strict=True)
+
+
+def test_a_standalone_aks_spot_pool_gives_the_device_plugin_the_spot_taint_to_tolerate() -> None:
+    spot = {"name": "t4spot", "instance_type": "Standard_NC8as_T4_v3", "max_size": 6, "spot": True}
+    plan = plan_of(lambda: NvidiaDevicePlugin("dp", {"pools": pool_components("azure", [spot])}))
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "dp-release").inputs["values"]
+    assert values["tolerations"] == [
+        {"key": "CriticalAddonsOnly", "operator": "Exists"},
+        {"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Exists"},
+        {"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Equal", "value": "present"},
+        {"effect": "NoSchedule", "key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot"},
+    ]
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [
+        {"matchExpressions": [{"key": "nvidia.com/device-plugin.config", "operator": "In", "values": ["t4spot"]}]}
+    ]
+
+
+def test_the_component_exposes_its_release_specs_and_tolerations() -> None:
+    built: list[NvidiaDevicePlugin] = []
+    plan_of(lambda: built.append(NvidiaDevicePlugin("dp", {"pools": pool_components("aws", POOLS)})))
+    [component] = built
+    assert [spec.name for spec in component.specs] == ["shared", "infer"]
+    assert component.tolerations == component.values["tolerations"]
+    assert component.tolerations[-1] == {
+        "effect": "NoExecute",
+        "key": "dedicated",
+        "operator": "Equal",
+        "value": "inference",
+    }
+    assert isinstance(component.release, k8s.helm.v3.Release)
