@@ -27,9 +27,9 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, pool_capacity
 from gpu_components.cluster import GpuCluster, GpuClusterArgs, adapter_for, validate_cluster
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.plan.capacity import CAPACITY_KEY, pool_capacity
 from gpu_components.shape import shape_problems
 from gpu_components.workloads import sample_jobs
 
@@ -146,7 +146,7 @@ def main() -> None:
     pulumi.export("clusterName", name)
     pulumi.export("kubeconfig", kubeconfig)
     pulumi.export(
-        "gpuPools",
+        GPU_POOLS_OUTPUT,
         {
             spec.name: {
                 "instanceType": spec.instance_type,

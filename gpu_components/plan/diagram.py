@@ -1,6 +1,6 @@
 """Diagrams of a plan's GPU capacity: cluster -> pools -> GPUs -> slices, as Mermaid text, SVG or PNG.
 
-The diagram is drawn from the pools' capacity records (:mod:`gpu_components.plan.capacity`), so it can be made
+The diagram is drawn from the pools' capacity records (:mod:`gpu_components.capacity`), so it can be made
 from a JSON plan file as well as from a fresh plan:
 
 - :func:`to_mermaid`: a Mermaid ``flowchart LR`` that GitHub renders in Markdown (PR comments, READMEs).
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
-from gpu_components.plan.capacity import ISOLATION_TEXT, PoolCapacity, capacity_records
+from gpu_components.capacity import PoolCapacity
+from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records
 
 __all__ = ["Box", "DiagramError", "Layout", "layout", "to_mermaid", "to_png", "to_svg"]
 

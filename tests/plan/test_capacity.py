@@ -1,4 +1,5 @@
-"""Tests for gpu_components.plan.capacity: capacity records per pool and the stack's capacity report."""
+"""Tests for gpu_components.capacity (capacity records per pool) and gpu_components.plan.capacity (the stack's
+capacity report)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from gpu_components.capacity import pool_capacity
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.plan import Plan
-from gpu_components.plan.capacity import capacity_records, capacity_report, pool_capacity
+from gpu_components.plan.capacity import capacity_records, capacity_report
 from gpu_components.spec import GpuNodePoolSpec
 from tests.helpers import example_plan
 

@@ -1,0 +1,147 @@
+"""The capacity of a GPU pool: what hardware it has, what each node advertises, and how isolated it is.
+
+:func:`pool_capacity` turns a node-pool component (anything with the :class:`~gpu_components.adapter.GpuNodePool`
+attributes) into a :class:`PoolCapacity` record: plain, JSON-ready, documented. A program exports one per pool (the
+example program puts it under ``gpuPools.<pool>.capacity``, :data:`GPU_POOLS_OUTPUT` and :data:`CAPACITY_KEY`),
+so the record is in every plan, and the plan's capacity report and diagram (:mod:`gpu_components.plan.capacity`,
+:mod:`gpu_components.plan.diagram`) can be made from a JSON plan file alone.
+
+GPU memory per unit: a whole GPU's memory (catalog), a MIG device's profile memory (NVIDIA MIG User Guide, via
+the catalog), or, under time-slicing, the whole device's memory shared by every replica with no limit per replica
+(NVIDIA device plugin README, "shared access to GPUs"). Under MPS served by the NVIDIA device plugin (as a
+DaemonSet, through the GPU Operator, or on Bottlerocket's host), each client
+gets an equal pinned-memory limit (device memory / replicas; the plugin's MPS control daemon sets
+``set_default_device_pinned_mem_limit``), which caps memory but isolates neither faults nor bandwidth; under MPS
+served by GKE no limit is set unless the workload sets ``CUDA_MPS_PINNED_DEVICE_MEM_LIMIT``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import GpuNodePool
+from gpu_components.mig import mig_resource_name
+from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
+from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+
+__all__ = [
+    "CAPACITY_KEY",
+    "GPU_POOLS_OUTPUT",
+    "AdvertisedUnit",
+    "Isolation",
+    "PoolCapacity",
+    "pool_capacity",
+]
+
+GPU_POOLS_OUTPUT = "gpuPools"
+"""Stack output of the pools' entries (pool name -> a mapping with the pool's record at :data:`CAPACITY_KEY`): the
+example program exports it, and the plan's capacity report and diagram read it by default."""
+CAPACITY_KEY = "capacity"
+"""Key of a pool's :class:`PoolCapacity` record inside its entry of :data:`GPU_POOLS_OUTPUT`."""
+
+Isolation = Literal["exclusive", "mig", "shared"]
+"""How workloads on one GPU are isolated (:attr:`~gpu_components.spec.GpuNodePoolSpec.isolation`)."""
+
+
+class AdvertisedUnit(TypedDict):
+    """One extended resource a node advertises.
+
+    Fields: ``name`` (e.g. ``nvidia.com/mig-1g.10gb``), ``perNode`` (count per node), ``device`` (what one unit
+    runs on: ``GPU`` or ``MIG <profile>``), ``memoryGb`` (GPU memory of
+    the device behind one unit, GB), ``sharedBy`` (units sharing that device: 1, or the sharing replicas),
+    ``memoryLimitGb`` (memory one unit may use when a limit is enforced: the MIG device's memory, the MPS
+    per-client limit; left out when units share the device's memory without a limit).
+    """
+
+    name: str
+    perNode: int
+    device: str
+    memoryGb: float
+    sharedBy: int
+    memoryLimitGb: NotRequired[float]
+
+
+class PoolCapacity(TypedDict):
+    """A pool's capacity record (camelCase, JSON-ready, as exported in a plan).
+
+    Fields: ``cloud``; ``instanceType``; ``gpuModel`` and ``gpuMemoryGb`` (catalog); ``gpusPerNode``;
+    ``minNodes`` / ``maxNodes``; ``spot``; ``devicePlugin`` (who advertises the GPUs: ``daemonset``,
+    ``node-image`` or ``cloud``); ``sharing`` (``none``, ``time-slicing`` or ``mps``); ``mig`` (MIG profile ->
+    devices per GPU, empty without MIG); ``isolation`` (``exclusive``, ``mig`` or ``shared``); ``advertises``.
+    """
+
+    cloud: str
+    instanceType: str
+    gpuModel: str
+    gpuMemoryGb: int
+    gpusPerNode: int
+    minNodes: int
+    maxNodes: int
+    spot: bool
+    devicePlugin: str
+    sharing: Literal["none", "time-slicing", "mps"]
+    mig: dict[str, int]
+    isolation: Isolation
+    advertises: list[AdvertisedUnit]
+
+
+def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
+    """The capacity record of a node-pool component: its spec, device-plugin host and advertised resources."""
+    spec = pool.spec
+    sharing: Literal["none", "time-slicing", "mps"] = "none"
+    if isinstance(spec.sharing, TimeSlicing):
+        sharing = "time-slicing"
+    elif isinstance(spec.sharing, Mps):
+        sharing = "mps"
+    return {
+        "cloud": spec.cloud,
+        "instanceType": spec.instance_type,
+        "gpuModel": spec.gpu.name,
+        "gpuMemoryGb": spec.gpu.memory_gb,
+        "gpusPerNode": spec.gpu_count,
+        "minNodes": spec.min_size,
+        "maxNodes": spec.max_size,
+        "spot": spec.spot,
+        "devicePlugin": pool.device_plugin_host,
+        "sharing": sharing,
+        "mig": dict(sorted(spec.mig.devices.items())) if spec.mig else {},
+        "isolation": spec.isolation,
+        "advertises": [
+            _unit(spec, name, count, pool.device_plugin_host)
+            for name, count in sorted(pool.advertised_resources.items())
+        ],
+    }
+
+
+def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> AdvertisedUnit:
+    memory = float(spec.gpu.memory_gb)
+    limit: float | None = memory
+    device = "GPU"
+    if spec.mig is not None:
+        profile = _mig_profile(spec, name)
+        memory = float(spec.gpu.mig_profiles[profile].memory_gb) if profile in spec.gpu.mig_profiles else memory
+        limit = memory
+        device = f"MIG {profile}"
+    shared_by = spec.sharing.replicas if spec.sharing is not None else 1
+    if isinstance(spec.sharing, TimeSlicing):
+        limit = None
+    elif isinstance(spec.sharing, Mps):
+        limit = round(memory / shared_by, 2) if host != "cloud" else None
+    unit: AdvertisedUnit = {"name": name, "perNode": count, "device": device, "memoryGb": memory, "sharedBy": shared_by}
+    if limit is not None:
+        unit["memoryLimitGb"] = limit
+    return unit
+
+
+def _mig_profile(spec: GpuNodePoolSpec, name: str) -> str:
+    """The MIG profile behind resource ``name``: the one whose :func:`~gpu_components.mig.mig_resource_name` it is
+    (``.shared`` suffix aside), else the pool's only profile (single strategy, or a cloud that advertises MIG
+    devices as ``nvidia.com/gpu``)."""
+    assert spec.mig is not None
+    base = name.removesuffix(SHARED_SUFFIX)
+    for profile in spec.mig.devices:
+        if mig_resource_name(profile) == base:
+            return profile
+    return next(iter(sorted(spec.mig.devices)))
