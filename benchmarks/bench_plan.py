@@ -142,7 +142,10 @@ def _child_bare(plan_file: str) -> dict[str, Any]:
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), name)
+    """A camelCase input name in the SDK's snake_case, acronyms as one word (``osDiskSizeGB``: ``os_disk_size_gb``,
+    ``nodePublicIPTags``: ``node_public_ip_tags``)."""
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", words).lower()
 
 
 def _keyword(name: str) -> str:
