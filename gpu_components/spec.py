@@ -80,6 +80,26 @@ MPS_MAX_CLIENTS = 48
 MPS_MAX_CLIENTS_BELOW_7_5 = 16
 """Most MPS replicas per GPU the device plugin's MPS daemon accepts below compute capability 7.5."""
 
+SOURCE_DISK_SIZE = (
+    "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html (diskSize: 20 GiB by default); "
+    "https://aws-ia.github.io/terraform-aws-eks-blueprints/patterns/machine-learning/ml-container-cache/ "
+    "(nvcr.io/nvidia/pytorch:24.08-py3: 9.5 GB compressed, 20.4 GB on disk); "
+    "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig (diskSizeGb: 100 GB by default); "
+    "https://docs.aws.amazon.com/ebs/latest/userguide/volume_constraints.html (MBR boot volumes: at most 2 TiB)"
+)
+DEFAULT_DISK_SIZE_GB = 100
+"""Disk of each node (GiB) when a pool gives none. EKS node groups default to 20 GiB, less than one unpacked NVIDIA
+framework image (NGC PyTorch 24.08: 9.5 GB of compressed layers, 20.4 GB on disk, so about 30 GB while it is
+pulled); 100 GiB holds that pull plus two more such images below the kubelet's default image garbage-collection
+threshold (85 % of the disk), and is GKE's own default node disk, so GKE pools get what GKE would give them.
+Sources: :data:`SOURCE_DISK_SIZE`."""
+MIN_DISK_SIZE_GB = 20
+"""Smallest node disk a pool may ask for (GiB): EKS's own default, so a pool created before ``disk_size_gb`` existed
+can keep its disk by stating it (Amazon EKS CreateNodegroup API, ``diskSize``)."""
+MAX_DISK_SIZE_GB = 2048
+"""Largest node disk a pool may ask for (GiB): 2 TiB, the most a boot volume partitioned with MBR can use (Amazon EBS
+volume constraints); model weights and datasets that need more belong on volumes of their own."""
+
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 """A DNS-1123 label: what Kubernetes object names (and namespaces) built from a pool name must be."""
 MAX_POOL_NAME_LENGTH = 50
@@ -194,6 +214,10 @@ class GpuNodePoolArgs(TypedDict):
         taints: extra node taints [[]].
         time_slicing, mps: GPU sharing without memory isolation (at most one of them) [exclusive GPUs].
         mig: MIG partitioning (not with ``mps``) [no MIG].
+        disk_size_gb: each node's disk in GiB, :data:`MIN_DISK_SIZE_GB`..:data:`MAX_DISK_SIZE_GB`: the root disk
+            (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE ``node_config.disk_size_gb``), or on Bottlerocket the
+            data volume that holds container images [:data:`DEFAULT_DISK_SIZE_GB`, 100, big enough for CUDA
+            images].
     """
 
     name: str
@@ -211,6 +235,7 @@ class GpuNodePoolArgs(TypedDict):
     time_slicing: NotRequired[TimeSlicingArgs]
     mps: NotRequired[MpsArgs]
     mig: NotRequired[MigArgs]
+    disk_size_gb: NotRequired[int]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -285,7 +310,7 @@ class GpuNodePoolSpec:
     Attributes:
         name: pool name. cloud: ``aws``, ``azure`` or ``gcp``. instance_type: as given.
         gpu: the GPU model (catalog entry). gpu_count: GPUs per node. cpu_architecture: ``x86_64``/``arm64``.
-        min_size, max_size, desired_size: node counts. spot: spot capacity.
+        min_size, max_size, desired_size: node counts. spot: spot capacity. disk_size_gb: each node's disk (GiB).
         labels: the user's node labels (the library adds its own in the adapters).
         taints: every taint of the pool, the default GPU taint first when on.
         sharing: time-slicing, MPS, or ``None`` for exclusive GPUs. mig: MIG layout or ``None``.
@@ -301,6 +326,7 @@ class GpuNodePoolSpec:
     max_size: int
     desired_size: int
     spot: bool
+    disk_size_gb: int = DEFAULT_DISK_SIZE_GB
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     taints: tuple[Taint, ...] = (DEFAULT_GPU_TAINT,)
     sharing: Sharing | None = None
@@ -319,7 +345,7 @@ class GpuNodePoolSpec:
             GpuSpecError: with every problem found: unknown or misspelt fields, wrong types, instance types that
                 are unknown, not NVIDIA or not GPUs, node counts out of order, invalid names, labels and taints,
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
-                profiles or layouts the GPU does not have.
+                profiles or layouts the GPU does not have, a node disk size out of range.
         """
         if cloud not in POOL_NAME_RULES:
             raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(POOL_NAME_RULES))])
@@ -559,6 +585,20 @@ def _size_problems(min_size: int, desired: int, max_size: int, path: str) -> lis
     return problems
 
 
+def _disk_size_problems(disk_size_gb: int, path: str) -> list[Problem]:
+    if MIN_DISK_SIZE_GB <= disk_size_gb <= MAX_DISK_SIZE_GB:
+        return []
+    return [
+        Problem(
+            _join(path, "disk_size_gb"),
+            disk_size_gb,
+            "node disk size (GiB) out of range: at least EKS's default node disk, at most an MBR boot volume",
+            f"{MIN_DISK_SIZE_GB}..{MAX_DISK_SIZE_GB} (default {DEFAULT_DISK_SIZE_GB})",
+            SOURCE_DISK_SIZE,
+        )
+    ]
+
+
 def mps_client_limit(gpu: GpuModel) -> int:
     """Most MPS replicas one GPU takes: 48 at compute capability >= 7.5, else 16.
 
@@ -732,6 +772,8 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     min_size = args.get("min_size", 0)
     desired = args.get("desired_size", min_size)
     problems += _size_problems(min_size, desired, args["max_size"], path)
+    disk_size_gb = args.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
+    problems += _disk_size_problems(disk_size_gb, path)
     labels = dict(args.get("labels", {}))
     problems += _label_problems(labels, _join(path, "labels"))
     taints, found = _taints(args, path)
@@ -753,6 +795,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         max_size=args["max_size"],
         desired_size=desired,
         spot=args.get("spot", False),
+        disk_size_gb=disk_size_gb,
         labels=MappingProxyType(labels),
         taints=taints,
         sharing=sharing,
