@@ -46,6 +46,9 @@ class GpuNodePool(Protocol):
     """Extended resource name -> count each node advertises, as the pool's device plugin names them."""
     node_selector: dict[str, str]
     """Node labels a pod selects to land on this pool (the pool label, plus what the cloud requires)."""
+    autoscaler_note: str | None
+    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales it from zero (e.g. resources
+    that appear only after a node joins), or ``None`` (:mod:`gpu_components.autoscaler`)."""
 
 
 @dataclass(frozen=True)

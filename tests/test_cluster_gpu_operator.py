@@ -191,6 +191,7 @@ def test_eks_mig_on_al2023_is_rejected_without_the_operator_and_served_by_its_mi
         "AL2023_x86_64_NVIDIA",
         {
             "gpu-components/pool": "mig",
+            "k8s.amazonaws.com/accelerator": "nvidia-a100-80gb",
             "nvidia.com/device-plugin.config": "mig",
             "nvidia.com/mig.config": "all-1g.10gb",
         },
@@ -203,7 +204,11 @@ def test_eks_mig_on_al2023_is_rejected_without_the_operator_and_served_by_its_mi
 def test_eks_bottlerocket_keeps_its_host_plugin_and_no_operand_runs_there() -> None:
     plan = planned("aws", [PLAIN["aws"], EKS_BOTTLEROCKET])
     group = resource(plan, "aws:eks/nodeGroup:NodeGroup", "gpus-br-node-group").inputs
-    assert group["labels"] == {"gpu-components/pool": "br", "nvidia.com/gpu.deploy.operands": "false"}
+    assert group["labels"] == {
+        "gpu-components/pool": "br",
+        "k8s.amazonaws.com/accelerator": "nvidia-a100-40gb",
+        "nvidia.com/gpu.deploy.operands": "false",
+    }
     assert names(plan, "aws:ec2/launchTemplate:LaunchTemplate") == ["gpus-br-launch-template"]
     configs = resource(plan, CONFIG_MAP, "gpus-gpu-operator-device-plugin-config").inputs["data"]
     assert sorted(configs) == ["default", "plain"]

@@ -15,6 +15,7 @@ from gpu_components.aws.eks import (
     ami_type_for,
     device_plugin_host,
     eks_problems,
+    node_group_args_problems,
 )
 from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.errors import Problem
@@ -22,8 +23,9 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
-    return eks_problems(
-        spec, options.get("ami_type"), path, gpu_stack, f"{path}.aws.ami_type" if path else "aws.ami_type"
+    where = f"{path}.aws" if path else "aws"
+    return eks_problems(spec, options.get("ami_type"), path, gpu_stack, f"{where}.ami_type") + node_group_args_problems(
+        options.get("node_group_args"), options.get("ami_type"), f"{where}.node_group_args"
     )
 
 

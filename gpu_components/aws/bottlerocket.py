@@ -22,6 +22,14 @@ from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
 
 SOURCE_BOTTLEROCKET = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
+SOURCE_VOLUMES = "https://github.com/bottlerocket-os/bottlerocket#default-volumes"
+
+DATA_VOLUME_DEVICE = "/dev/xvdb"
+"""Device of Bottlerocket's data volume on EC2, which holds container images and orchestrator state (the root
+device, ``/dev/xvda``, holds only the OS partitions): the volume a node disk size is for. Sources:
+:data:`SOURCE_VOLUMES` ("Default volumes": the data partition grows to fill the data device at boot), and the
+Bottlerocket AMIs' two block device mappings, ``/dev/xvda`` and ``/dev/xvdb``
+(https://github.com/cloudposse/terraform-aws-eks-node-group/issues/74)."""
 
 MIG_PROFILE_KEYS: Mapping[str, str] = MappingProxyType(
     {
@@ -110,6 +118,12 @@ def device_plugin_settings(spec: GpuNodePoolSpec) -> dict[str, Any]:
         nvidia["device-partitioning-strategy"] = "mig"
         nvidia["mig"] = {"profile": {MIG_PROFILE_KEYS[spec.gpu.name]: spec.mig.profile}}
     return {"settings": {"kubelet-device-plugins": {"nvidia": nvidia}}}
+
+
+def block_devices(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
+    """The launch template's block device mappings: the data volume (:data:`DATA_VOLUME_DEVICE`) sized to the
+    pool's ``disk_size_gb`` (GiB); the AMI's other settings of the volume (type, encryption) are kept."""
+    return [{"device_name": DATA_VOLUME_DEVICE, "ebs": {"volume_size": spec.disk_size_gb}}]
 
 
 def user_data(spec: GpuNodePoolSpec) -> str:

@@ -15,8 +15,21 @@ EKS spellings (AMI types, ``NO_SCHEDULE``, ``SPOT``) live here and nowhere else.
   https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#operands): Bottlerocket
   is not among the GPU Operator's supported operating systems (bottlerocket-os/bottlerocket#4162), and its
   operands (validator, GPU feature discovery, DCGM exporter) expect the toolkit's ``nvidia`` runtime class.
-- Cluster Autoscaler scale-from-zero resource tags:
-  https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
+- Scale from zero (Cluster Autoscaler's AWS cloud provider README, :data:`SOURCE_AUTOSCALER`): for an Auto Scaling
+  group with no instance, the autoscaler builds a template node from the instance type (CPU, memory, and
+  ``nvidia.com/gpu`` = the GPU count) and the group's tags ``k8s.io/cluster-autoscaler/node-template/resources/<name>``
+  (overriding a resource's amount), ``.../label/<key>`` (a label) and ``.../taint/<key>`` = ``<value>:<Effect>`` (a
+  taint). The node group gets all three for everything its nodes carry: the resources each node advertises
+  (``nvidia.com/gpu`` = 0 where they advertise other names, since the instance type alone would promise whole
+  GPUs), every node label and every taint. With ``eks:DescribeNodegroup`` permission the autoscaler also reads the
+  node group's labels and taints from EKS (autoscaler proposal ``circumvent-tag-limit-aws.md``); the tags make the
+  template right without it. The README's "Special note on GPU instances" asks GPU nodes to carry the label
+  ``k8s.amazonaws.com/accelerator`` so the autoscaler waits for their device plugin instead of adding nodes;
+  pools that advertise ``nvidia.com/gpu`` get it (:data:`AUTOSCALER_GPU_LABEL`). What no tag can say is in the
+  component's ``autoscaler_note`` (:mod:`gpu_components.autoscaler`).
+- Node disk (``pool.disk_size_gb``): the node group's ``diskSize`` (the root volume), except with a launch template
+  (Bottlerocket pools), where EKS refuses ``diskSize`` (CreateNodegroup API, :data:`SOURCE_CREATE_NODEGROUP`) and
+  the size goes on Bottlerocket's data volume in the template (:func:`~gpu_components.aws.bottlerocket.block_devices`).
 """
 
 from __future__ import annotations
@@ -31,15 +44,21 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
+from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
+SOURCE_AUTOSCALER = (
+    "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md"
+)
+SOURCE_CREATE_NODEGROUP = "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html"
 
 NVIDIA_AMI_TYPES: Mapping[str, str] = MappingProxyType(
     {
@@ -76,8 +95,42 @@ EKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 """Kubernetes versions EKS supports in late 2026 (standard and extended support), for schema checks of what the
 library renders. Source: https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html"""
 
-CLUSTER_AUTOSCALER_RESOURCE_TAG = "k8s.io/cluster-autoscaler/node-template/resources/"
-"""Prefix of the Auto Scaling group tag that tells Cluster Autoscaler what an empty node group's nodes offer."""
+CLUSTER_AUTOSCALER_TEMPLATE_TAG = "k8s.io/cluster-autoscaler/node-template/"
+"""Prefix of every Auto Scaling group tag the Cluster Autoscaler reads to build a template node (and of node group
+tags it reads through EKS, which override the group's): owned by the library, refused in ``tags``."""
+CLUSTER_AUTOSCALER_RESOURCE_TAG = f"{CLUSTER_AUTOSCALER_TEMPLATE_TAG}resources/"
+"""Prefix of the tag that tells the Cluster Autoscaler how much of a resource an empty node group's nodes offer."""
+CLUSTER_AUTOSCALER_LABEL_TAG = f"{CLUSTER_AUTOSCALER_TEMPLATE_TAG}label/"
+"""Prefix of the tag that tells the Cluster Autoscaler a label of an empty node group's nodes (value: the label's)."""
+CLUSTER_AUTOSCALER_TAINT_TAG = f"{CLUSTER_AUTOSCALER_TEMPLATE_TAG}taint/"
+"""Prefix of the tag that tells the Cluster Autoscaler a taint of an empty node group's nodes (``<value>:<Effect>``);
+one tag per taint key."""
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"
+"""Node label the Cluster Autoscaler's AWS provider reads as "this node has GPUs" (``GPULabel``): a labelled node
+whose ``nvidia.com/gpu`` is still zero counts as starting, not as ready. Set, valued ``nvidia-<GPU model>``, on pools
+that advertise ``nvidia.com/gpu``; kept off the others, whose nodes would look unready forever. The autoscaler
+reads only its presence (the value names the GPU type in its ``--gpu-total`` limits and metrics). Refused as a user
+label on EKS."""
+
+NODE_GROUP_OWNED_ARGS = (
+    "ami_type",
+    "capacity_type",
+    "cluster_name",
+    "disk_size",
+    "instance_types",
+    "labels",
+    "launch_template",
+    "node_role_arn",
+    "scaling_config",
+    "subnet_ids",
+    "tags",
+    "taints",
+)
+"""``aws.eks.NodeGroup`` arguments the library sets (from the pool, ``ami_type``, the wiring and ``tags``), refused
+in ``node_group_args``. ``launch_template`` is owned because Bottlerocket pools carry their settings in one and
+EKS refuses ``diskSize`` beside any."""
+NODE_GROUP_ARGS = ProviderArgs("pulumi_aws.eks.NodeGroup", aws.eks.NodeGroupArgs, frozenset(NODE_GROUP_OWNED_ARGS))
+"""The escape hatch of :class:`EksGpuNodeGroup` (``node_group_args``; see :mod:`gpu_components.provider_args`)."""
 
 
 class EksGpuNodeGroupArgs(TypedDict):
@@ -93,7 +146,14 @@ class EksGpuNodeGroupArgs(TypedDict):
             ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device
             plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet (or,
             under the GPU Operator, every operand) is then kept off the pool.
-        tags: AWS tags for the node group. Defaults to none.
+        tags: AWS tags for the node group. Defaults to none. Keys under
+            ``k8s.io/cluster-autoscaler/node-template/`` are refused: the library sets them (the autoscaler reads
+            node group tags too, and they would override the template).
+        node_group_args: other ``pulumi_aws.eks.NodeGroup`` arguments, in the SDK's snake_case names (e.g.
+            ``update_config``, ``node_group_name``, ``release_version``), merged under the library's. Defaults to
+            none. A key the library sets (:data:`NODE_GROUP_OWNED_ARGS`) or that ``NodeGroup`` does not take is an
+            error naming the key; so is ``remote_access`` on a Bottlerocket pool, whose launch template EKS does
+            not combine with it (:data:`SOURCE_CREATE_NODEGROUP`).
         gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
             ``gpu-operator`` an AL2023 pool gets the operator's node labels (device plugin config, MIG config) and
             may use MIG through the operator's MIG manager; the operator itself is
@@ -106,6 +166,7 @@ class EksGpuNodeGroupArgs(TypedDict):
     node_role_arn: NotRequired[pulumi.Input[str]]
     ami_type: NotRequired[str]
     tags: NotRequired[Mapping[str, str]]
+    node_group_args: NotRequired[dict[str, Any]]
     gpu_stack: NotRequired[GpuStack]
 
 
@@ -129,12 +190,56 @@ def eks_problems(
     gpu_stack: GpuStack = "auto",
     ami_type_path: str | None = None,
 ) -> list[Problem]:
-    """EKS rules for a validated pool: an NVIDIA AMI type of the right architecture, and sharing the image can do.
+    """EKS rules for a validated pool: an NVIDIA AMI type of the right architecture, sharing the image can do, and
+    labels and taints the Cluster Autoscaler's tags can describe.
 
     MIG needs partitions made on the node: Bottlerocket makes them from its settings; on AL2023 only NVIDIA's
     MIG Manager (GPU Operator) does, so MIG on AL2023 is rejected unless the pool is served by the GPU Operator.
-    ``ami_type_path`` is where ``ami_type`` sits in the input (defaults to ``<path>.ami_type``).
+    ``ami_type_path`` is where ``ami_type`` sits in the input (defaults to ``<path>.ami_type``). The autoscaler's
+    rules: no user label :data:`AUTOSCALER_GPU_LABEL` (the library decides it), and one taint per key (an Auto
+    Scaling group tag per taint key holds one value and effect; :data:`SOURCE_AUTOSCALER`).
     """
+    return _ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + _autoscaler_problems(spec, path)
+
+
+def _autoscaler_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
+    prefix = f"{path}." if path else ""
+    problems: list[Problem] = []
+    if AUTOSCALER_GPU_LABEL in spec.labels:
+        problems.append(
+            Problem(
+                f"{prefix}labels[{AUTOSCALER_GPU_LABEL!r}]",
+                AUTOSCALER_GPU_LABEL,
+                "set by gpu_components on EKS pools whose nodes advertise nvidia.com/gpu: the Cluster Autoscaler "
+                "reads it as 'GPUs are coming' and would wait forever on nodes that advertise other resources",
+                "any other label key",
+                SOURCE_AUTOSCALER,
+            )
+        )
+    keys: set[str] = set()
+    for taint in spec.taints:
+        if taint.key in keys:
+            problems.append(
+                Problem(
+                    f"{prefix}taints",
+                    f"{taint.key}={taint.value}:{taint.effect}",
+                    f"a second taint with key {taint.key}: the Cluster Autoscaler learns an EKS pool's taints from "
+                    "one Auto Scaling group tag per key, which holds one value and effect",
+                    "one taint per key on EKS",
+                    SOURCE_AUTOSCALER,
+                )
+            )
+        keys.add(taint.key)
+    return problems
+
+
+def _ami_problems(
+    spec: GpuNodePoolSpec,
+    ami_type: str | None,
+    path: str,
+    gpu_stack: GpuStack,
+    ami_type_path: str | None,
+) -> list[Problem]:
     chosen = ami_type_for(spec, ami_type)
     where = ami_type_path if ami_type_path is not None else (f"{path}.ami_type" if path else "ami_type")
     arch = NVIDIA_AMI_TYPES.get(chosen)
@@ -193,7 +298,8 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
     """Node labels of the pool: the user's, the pool label, and the selection labels of whatever serves it: the
     device plugin DaemonSet's, the GPU Operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`),
     or, on Bottlerocket under the GPU Operator, ``nvidia.com/gpu.deploy.operands=false`` (the host plugin serves
-    the nodes and no operand runs there). Bottlerocket without the operator gets no NVIDIA labels."""
+    the nodes and no operand runs there). Bottlerocket without the operator gets no NVIDIA labels. Pools whose nodes
+    advertise ``nvidia.com/gpu`` also get :data:`AUTOSCALER_GPU_LABEL` (:func:`autoscaler_gpu_label`)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if host == "daemonset":
@@ -202,19 +308,64 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(operator_node_labels(spec, "aws"))
     elif gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))
+    labels.update(autoscaler_gpu_label(spec))
     return dict(sorted(labels.items()))
 
 
-def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """Cluster Autoscaler node-template resource tags: what one node advertises, for scaling from zero."""
-    return {
-        f"{CLUSTER_AUTOSCALER_RESOURCE_TAG}{name}": str(count) for name, count in advertised_resources(spec).items()
-    }
+def autoscaler_gpu_label(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """``{AUTOSCALER_GPU_LABEL: "nvidia-<GPU model, lowercase>"}`` when the pool's nodes advertise ``nvidia.com/gpu``,
+    else ``{}`` (see :data:`AUTOSCALER_GPU_LABEL`)."""
+    if advertised_resources(spec).get(AUTOSCALER_GPU_RESOURCE, 0) == 0:
+        return {}
+    return {AUTOSCALER_GPU_LABEL: f"nvidia-{spec.gpu.name.lower()}"}
+
+
+def autoscaler_tags(spec: GpuNodePoolSpec, labels: Mapping[str, str]) -> dict[str, str]:
+    """The Cluster Autoscaler's node-template tags for an EKS pool's Auto Scaling group (tag key -> value, sorted).
+
+    Resources: what one node advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among them (the template
+    would otherwise count the instance type's whole GPUs). Labels: every label in ``labels`` (the node group's).
+    Taints: every taint of the pool, valued ``<value>:<Effect>`` (Kubernetes spelling). Source:
+    :data:`SOURCE_AUTOSCALER`.
+    """
+    resources = {AUTOSCALER_GPU_RESOURCE: 0, **advertised_resources(spec)}
+    tags = {f"{CLUSTER_AUTOSCALER_RESOURCE_TAG}{name}": str(count) for name, count in resources.items()}
+    tags.update({f"{CLUSTER_AUTOSCALER_LABEL_TAG}{key}": value for key, value in labels.items()})
+    tags.update({f"{CLUSTER_AUTOSCALER_TAINT_TAG}{t.key}": f"{t.value}:{t.effect}" for t in spec.taints})
+    return dict(sorted(tags.items()))
+
+
+def autoscaler_tag_role(key: str) -> str:
+    """The ``<what>`` of an autoscaler tag's resource name ``<name>-autoscaler-<what>``: the resource name with
+    ``/`` as ``-`` (``nvidia.com-gpu``, the names these tags have always had), ``label-<key>`` or ``taint-<key>``."""
+    if key.startswith(CLUSTER_AUTOSCALER_RESOURCE_TAG):
+        return key.removeprefix(CLUSTER_AUTOSCALER_RESOURCE_TAG).replace("/", "-")
+    if key.startswith(CLUSTER_AUTOSCALER_LABEL_TAG):
+        return f"label-{key.removeprefix(CLUSTER_AUTOSCALER_LABEL_TAG)}"
+    return f"taint-{key.removeprefix(CLUSTER_AUTOSCALER_TAINT_TAG)}"
+
+
+def autoscaling_group_name(resources: Sequence[Any] | None) -> str:
+    """The Auto Scaling group of a managed node group, from its ``resources`` output: EKS creates one group per
+    node group (``resources[0].autoscalingGroups[0]``; DescribeNodegroup API). ``""`` when no group is reported,
+    which happens only under test mocks that echo inputs (a program's own ``pulumi.runtime.Mocks``)."""
+    groups = [group for item in resources or [] for group in item.autoscaling_groups or []]
+    return str(groups[0].name) if groups else ""
+
+
+def eks_autoscaler_note(spec: GpuNodePoolSpec, host: DevicePluginHost) -> str | None:
+    """What the Cluster Autoscaler cannot model about the pool's nodes despite the tags, or ``None``: nodes that
+    advertise no ``nvidia.com/gpu``, and MIG made by the GPU Operator's MIG manager (AL2023 pools; Bottlerocket
+    partitions GPUs before its device plugin starts). See :mod:`gpu_components.autoscaler`."""
+    late_mig = LATE_MIG_NOTE if host == "gpu-operator" and spec.mig is not None else None
+    return joined(gpu_resource_note(advertised_resources(spec)), late_mig)
 
 
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
-    """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded)."""
-    return {
+    """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
+    pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
+    host = device_plugin_host(ami_type, gpu_stack)
+    inputs: dict[str, Any] = {
         "ami_type": ami_type,
         "instance_types": [spec.instance_type],
         "capacity_type": "SPOT" if spec.spot else "ON_DEMAND",
@@ -223,9 +374,51 @@ def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack 
             "max_size": spec.max_size,
             "desired_size": spec.desired_size,
         },
-        "labels": node_labels(spec, device_plugin_host(ami_type, gpu_stack), gpu_stack),
+        "labels": node_labels(spec, host, gpu_stack),
         "taints": eks_taints(spec.taints),
     }
+    if host != "node-image":
+        inputs["disk_size"] = spec.disk_size_gb
+    return inputs
+
+
+def node_group_args_problems(given: object, ami_type: object, path: str = "node_group_args") -> list[Problem]:
+    """Problems with ``node_group_args`` (:data:`NODE_GROUP_ARGS`), and ``remote_access`` on a Bottlerocket pool
+    (``ami_type`` ``BOTTLEROCKET_*``), whose launch template EKS does not combine with it
+    (:data:`SOURCE_CREATE_NODEGROUP`)."""
+    problems = NODE_GROUP_ARGS.problems(given, path)
+    bottlerocket_pool = isinstance(ami_type, str) and device_plugin_host(ami_type) == "node-image"
+    if bottlerocket_pool and isinstance(given, Mapping) and "remote_access" in given:
+        problems.append(
+            Problem(
+                f"{path}.remote_access",
+                given["remote_access"],
+                "EKS refuses remote_access on a node group with a launch template, and Bottlerocket pools carry "
+                "their device plugin settings in one",
+                "no remote_access (Bottlerocket's admin container gives shell access)",
+                SOURCE_CREATE_NODEGROUP,
+            )
+        )
+    return problems
+
+
+def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
+    """Problems with the node group's ``tags``: keys under :data:`CLUSTER_AUTOSCALER_TEMPLATE_TAG`, which the
+    library sets and which the autoscaler would read over the Auto Scaling group's."""
+    if not isinstance(tags, Mapping):
+        return []
+    return [
+        Problem(
+            f"{path}[{key!r}]",
+            value,
+            "set by gpu_components: the Cluster Autoscaler reads node-template tags from the node group too, and "
+            "they would override the library's",
+            f"a key not under {CLUSTER_AUTOSCALER_TEMPLATE_TAG}",
+            SOURCE_AUTOSCALER,
+        )
+        for key, value in tags.items()
+        if isinstance(key, str) and key.startswith(CLUSTER_AUTOSCALER_TEMPLATE_TAG)
+    ]
 
 
 _ASSUME_ROLE_POLICY = json.dumps(
@@ -257,30 +450,41 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     """An EKS managed node group of NVIDIA GPU nodes for one validated pool.
 
     Children: ``<name>-node-role`` and ``<name>-node-role-<worker|ecr|cni>`` (when no role is given),
-    ``<name>-launch-template`` (Bottlerocket only: the device plugin settings as TOML user data),
-    ``<name>-node-group``, and ``<name>-autoscaler-<resource>`` Auto Scaling group tags for scale-from-zero
-    (created once the node group reports its Auto Scaling group).
+    ``<name>-launch-template`` (Bottlerocket only: the device plugin settings as TOML user data, and the node disk
+    on Bottlerocket's data volume), ``<name>-node-group``, and one ``aws.autoscaling.Tag`` per Cluster Autoscaler
+    node-template tag (:func:`autoscaler_tags`) on the node group's Auto Scaling group, named
+    ``<name>-autoscaler-<what>`` (:func:`autoscaler_tag_role`: ``nvidia.com-gpu``, ``label-<key>``,
+    ``taint-<key>``). The tags are registered with the component, so a preview shows them; the group's name, known
+    once the node group exists, is their input.
     The node group ignores changes to ``scalingConfig.desiredSize`` so the Cluster Autoscaler owns it.
     Providers: ``aws``.
 
     Attributes (plain values, known at preview): ``spec``, ``ami_type``, ``gpu_stack``, ``device_plugin_host``
     (``daemonset``, ``gpu-operator`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``,
-    ``node_selector``.
+    ``node_selector``, ``autoscaler_note`` (what the Cluster Autoscaler cannot model about the nodes, or ``None``:
+    :func:`eks_autoscaler_note`). Outputs: ``node_group``, ``node_role_arn``, ``autoscaling_group_name``.
 
     Raises:
         GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
-            AL2023, the GPU stack) cannot do.
+            AL2023, the GPU stack) cannot do, labels or taints the autoscaler's tags cannot carry, autoscaler tags
+            in ``tags``, ``node_group_args`` keys that ``NodeGroup`` does not take or the library owns.
     """
 
     node_group: aws.eks.NodeGroup
     node_role_arn: pulumi.Output[str]
+    autoscaling_group_name: pulumi.Output[str]
 
     def __init__(self, name: str, args: EksGpuNodeGroupArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = validated_pool(
-            EksGpuNodeGroupArgs,
-            args,
-            "aws",
-            lambda spec: eks_problems(spec, args.get("ami_type"), "pool", args.get("gpu_stack", "auto")),
+        spec = collected(
+            lambda: validated_pool(
+                EksGpuNodeGroupArgs,
+                args,
+                "aws",
+                lambda spec: eks_problems(
+                    spec, args.get("ami_type"), "pool", args.get("gpu_stack", "auto"), "ami_type"
+                ),
+            ),
+            _own_args_problems(args),
         )
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
@@ -293,6 +497,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         self.labels: dict[str, str] = inputs["labels"]
         self.taints = spec.taints
         self.node_selector = {POOL_LABEL: spec.name}
+        self.autoscaler_note = eks_autoscaler_note(spec, self.device_plugin_host)
         child = pulumi.ResourceOptions(parent=self)
 
         role_arn = args.get("node_role_arn")
@@ -306,6 +511,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
             template = aws.ec2.LaunchTemplate(
                 f"{name}-launch-template",
                 user_data=base64.b64encode(bottlerocket.user_data(spec).encode()).decode(),
+                block_device_mappings=bottlerocket.block_devices(spec),
                 update_default_version=True,
                 opts=child,
             )
@@ -313,38 +519,40 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
                 version=template.latest_version.apply(str), id=template.id
             )
 
+        ours = {
+            "cluster_name": args["cluster_name"],
+            "node_role_arn": role_arn,
+            "subnet_ids": args["subnet_ids"],
+            "launch_template": launch_template,
+            "tags": dict(args.get("tags", {})),
+            **inputs,
+        }
         self.node_group = aws.eks.NodeGroup(
             f"{name}-node-group",
-            cluster_name=args["cluster_name"],
-            node_role_arn=role_arn,
-            subnet_ids=args["subnet_ids"],
-            launch_template=launch_template,
-            tags=dict(args.get("tags", {})),
-            **inputs,
+            **NODE_GROUP_ARGS.merged(ours, args.get("node_group_args")),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends, ignore_changes=["scalingConfig.desiredSize"]),
         )
         self.node_role_arn = pulumi.Output.from_input(role_arn)
-        tags = autoscaler_tags(spec)
-        self.node_group.resources.apply(lambda resources: self._tag_groups(name, resources, tags))
+        self.autoscaling_group_name = self.node_group.resources.apply(autoscaling_group_name)
+        for key, value in autoscaler_tags(spec, self.labels).items():
+            aws.autoscaling.Tag(
+                f"{name}-autoscaler-{autoscaler_tag_role(key)}",
+                autoscaling_group_name=self.autoscaling_group_name,
+                tag={"key": key, "value": value, "propagate_at_launch": False},
+                opts=child,
+            )
         self.register_outputs(
-            {"nodeGroupArn": self.node_group.arn, "nodeRoleArn": self.node_role_arn, "labels": self.labels}
+            {
+                "nodeGroupArn": self.node_group.arn,
+                "nodeRoleArn": self.node_role_arn,
+                "autoscalingGroupName": self.autoscaling_group_name,
+                "labels": self.labels,
+            }
         )
 
-    def _tag_groups(
-        self,
-        name: str,
-        resources: Sequence[aws.eks.outputs.NodeGroupResource] | None,
-        tags: Mapping[str, str],
-    ) -> None:
-        """Tag the node group's Auto Scaling groups (known only once it exists) with the autoscaler templates."""
-        groups = [group.name for item in resources or [] for group in item.autoscaling_groups or [] if group.name]
-        for position, group in enumerate(groups):
-            suffix = f"-{position}" if position else ""
-            for key, value in sorted(tags.items()):
-                resource = key.removeprefix(CLUSTER_AUTOSCALER_RESOURCE_TAG).replace("/", "-")
-                aws.autoscaling.Tag(
-                    f"{name}-autoscaler-{resource}{suffix}",
-                    autoscaling_group_name=group,
-                    tag={"key": key, "value": value, "propagate_at_launch": False},
-                    opts=pulumi.ResourceOptions(parent=self),
-                )
+
+def _own_args_problems(args: object) -> list[Problem]:
+    """The problems of the component's own args that need no pool: ``tags`` and ``node_group_args``."""
+    if not isinstance(args, Mapping):
+        return []
+    return tag_problems(args.get("tags")) + node_group_args_problems(args.get("node_group_args"), args.get("ami_type"))

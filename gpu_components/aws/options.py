@@ -13,10 +13,12 @@ from gpu_components.shape import STRICT
 
 @STRICT
 class EksPoolOptionsArgs(TypedDict):
-    """EKS-only settings of a pool (block ``aws`` of a cluster pool). ``ami_type``: see
+    """EKS-only settings of a pool (block ``aws`` of a cluster pool). ``ami_type`` and ``node_group_args`` (the
+    escape hatch: other ``pulumi_aws.eks.NodeGroup`` arguments): see
     :class:`~gpu_components.aws.EksGpuNodeGroupArgs`."""
 
     ami_type: NotRequired[str]
+    node_group_args: NotRequired[dict[str, Any]]
 
 
 class EksWiringArgs(TypedDict):

@@ -10,6 +10,7 @@ import pulumi
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.azure import cluster
 from gpu_components.azure.aks import (
+    AGENT_POOL_ARGS,
     AksGpuNodePool,
     AksGpuNodePoolArgs,
     aks_problems,
@@ -21,8 +22,10 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
-    driver_path = f"{path}.azure.gpu_driver" if path else "azure.gpu_driver"
-    return aks_problems(spec, options.get("gpu_driver"), path, driver_path, gpu_stack)
+    where = f"{path}.azure" if path else "azure"
+    return aks_problems(spec, options.get("gpu_driver"), path, f"{where}.gpu_driver", gpu_stack) + (
+        AGENT_POOL_ARGS.problems(options.get("agent_pool_args"), f"{where}.agent_pool_args")
+    )
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:

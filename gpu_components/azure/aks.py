@@ -18,6 +18,16 @@ nowhere else. Facts:
 - Spot pools get the label ``kubernetes.azure.com/scalesetpriority: spot`` and the taint
   ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``; priority and max price are fixed at creation:
   https://learn.microsoft.com/azure/aks/spot-node-pool
+- Scale from zero (:data:`SOURCE_AUTOSCALER`): AKS's managed Cluster Autoscaler builds a template node for an
+  empty pool from the agent pool's own ``nodeLabels`` and ``nodeTaints`` (which the library sets in full, AKS's spot
+  taint and label included), the VM size (CPU, memory, ``nvidia.com/gpu`` = the size's GPU count, and the label
+  ``kubernetes.azure.com/accelerator=nvidia``), and the scale set's tags
+  ``k8s.io_cluster-autoscaler_node-template_resources_<resource, '/' written '_'>``, which override a resource's
+  amount (the cloud provider's ``azure_template.go``). Without them the template of a time-sliced or MIG pool says
+  one device per GPU; so the agent pool's tags, which AKS applies to the pool's scale set
+  (https://learn.microsoft.com/azure/aks/use-tags), carry the resources each node advertises (:func:`autoscaler_tags`).
+  Nothing else is missing; what no template can say is in the component's ``autoscaler_note``.
+- Node disk (``pool.disk_size_gb``): the agent pool's ``osDiskSizeGB``.
 """
 
 from __future__ import annotations
@@ -30,18 +40,24 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, gpu_resource_note
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
+from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
 SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"
 SOURCE_GPU_DRIVER = "https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation"
 SOURCE_SPOT = "https://learn.microsoft.com/azure/aks/spot-node-pool"
+SOURCE_AUTOSCALER = (
+    "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/azure/README.md "
+    "(Scaling a VMSS node group to and from 0); .../cloudprovider/azure/azure_template.go"
+)
 
 AKS_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 """Kubernetes minor versions AKS supports in late 2026 (AKS keeps the three newest GA minors, plus LTS), for schema
@@ -76,6 +92,44 @@ DEFAULT_GPU_DRIVER: GpuDriver = "aks"
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
 """``gpu_driver`` -> ``gpuProfile.driver``."""
 
+AUTOSCALER_TEMPLATE_TAG = "k8s.io_cluster-autoscaler_node-template_"
+"""Prefix of the scale set tags the Cluster Autoscaler reads to build a template node (Azure tag names cannot hold
+``/``): owned by the library, refused in ``tags``."""
+AUTOSCALER_RESOURCE_TAG = f"{AUTOSCALER_TEMPLATE_TAG}resources_"
+"""Prefix of the tag that sets how much of a resource an empty pool's nodes offer (the resource name follows, with
+``/`` written ``_``)."""
+
+AGENT_POOL_OWNED_ARGS = (
+    "agent_pool_name",
+    "count",
+    "enable_auto_scaling",
+    "gpu_instance_profile",
+    "gpu_profile",
+    "max_count",
+    "min_count",
+    "mode",
+    "node_labels",
+    "node_taints",
+    "os_disk_size_gb",
+    "os_type",
+    "resource_group_name",
+    "resource_name",
+    "scale_set_eviction_policy",
+    "scale_set_priority",
+    "spot_max_price",
+    "tags",
+    "type",
+    "vm_size",
+)
+"""``azure_native.containerservice.AgentPool`` arguments the library sets (from the pool, ``gpu_driver``, the wiring
+and ``tags``), refused in ``agent_pool_args``."""
+AGENT_POOL_ARGS = ProviderArgs(
+    "pulumi_azure_native.containerservice.AgentPool",
+    azure_native.containerservice.AgentPoolArgs,
+    frozenset(AGENT_POOL_OWNED_ARGS),
+)
+"""The escape hatch of :class:`AksGpuNodePool` (``agent_pool_args``; see :mod:`gpu_components.provider_args`)."""
+
 REPLACE_ON_CHANGES = ("gpuInstanceProfile", "gpuProfile", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice")
 """Agent pool properties fixed at creation: a change replaces the pool instead of an update AKS refuses. The MIG
 profile, spot priority, eviction policy and max price are documented as fixed; the driver choice is offered only
@@ -92,7 +146,13 @@ class AksGpuNodePoolArgs(TypedDict):
         gpu_driver: see :data:`~gpu_components.azure.options.GpuDriver`. Defaults to ``aks``. ``none`` is
             rejected while the pool is served by the NVIDIA device plugin, which installs no driver; under the GPU
             Operator it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition).
-        tags: Azure tags for the agent pool. Defaults to none.
+        tags: Azure tags for the agent pool (AKS applies them to its scale set). Defaults to none; the library adds
+            the Cluster Autoscaler's resource tags (:func:`autoscaler_tags`), and keys under
+            ``k8s.io_cluster-autoscaler_node-template_`` are refused.
+        agent_pool_args: other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case
+            names (e.g. ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``),
+            merged under the library's. Defaults to none. A key the library sets (:data:`AGENT_POOL_OWNED_ARGS`) or
+            that ``AgentPool`` does not take is an error naming the key.
         gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
             ``gpu-operator`` the pool gets the operator's node labels instead of the device plugin's.
     """
@@ -102,6 +162,7 @@ class AksGpuNodePoolArgs(TypedDict):
     cluster_name: pulumi.Input[str]
     gpu_driver: NotRequired[GpuDriver]
     tags: NotRequired[Mapping[str, str]]
+    agent_pool_args: NotRequired[dict[str, Any]]
     gpu_stack: NotRequired[GpuStack]
 
 
@@ -230,8 +291,8 @@ def agent_pool_inputs(
     """The plain ``azure_native.containerservice.AgentPool`` inputs derived from the spec (cluster wiring excluded).
 
     A ``User`` pool of Linux VM scale set nodes with the cluster autoscaler on between ``min_size`` and
-    ``max_size`` (``count`` is the size at creation); spot pools get priority ``Spot``, eviction policy ``Delete``
-    and max price ``-1``; MIG pools get their ``gpuInstanceProfile``.
+    ``max_size`` (``count`` is the size at creation) and an OS disk of ``disk_size_gb``; spot pools get priority
+    ``Spot``, eviction policy ``Delete`` and max price ``-1``; MIG pools get their ``gpuInstanceProfile``.
     """
     inputs: dict[str, Any] = {
         "agent_pool_name": spec.name,
@@ -243,6 +304,7 @@ def agent_pool_inputs(
         "min_count": spec.min_size,
         "max_count": spec.max_size,
         "count": spec.desired_size,
+        "os_disk_size_gb": spec.disk_size_gb,
         "node_labels": node_labels(spec, gpu_stack),
         "node_taints": aks_taints(pool_taints(spec)),
         "gpu_profile": {"driver": GPU_DRIVER_SETTINGS[gpu_driver]},
@@ -257,6 +319,41 @@ def agent_pool_inputs(
     return inputs
 
 
+def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """The Cluster Autoscaler's resource tags for the pool's scale set (tag name -> amount, sorted): what one node
+    advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among it (the VM size alone would promise whole
+    GPUs). Source: :data:`SOURCE_AUTOSCALER`."""
+    resources = {AUTOSCALER_GPU_RESOURCE: 0, **advertised_resources(spec)}
+    tags = {f"{AUTOSCALER_RESOURCE_TAG}{name.replace('/', '_')}": str(count) for name, count in resources.items()}
+    return dict(sorted(tags.items()))
+
+
+def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
+    """Problems with the agent pool's ``tags``: names under :data:`AUTOSCALER_TEMPLATE_TAG`, which the library sets
+    (Azure tag names are case-insensitive, so the prefix is matched in any case)."""
+    if not isinstance(tags, Mapping):
+        return []
+    return [
+        Problem(
+            f"{path}[{key!r}]",
+            value,
+            "set by gpu_components: the Cluster Autoscaler's node-template tags describe what the pool's nodes offer",
+            f"a name not under {AUTOSCALER_TEMPLATE_TAG}",
+            SOURCE_AUTOSCALER,
+        )
+        for key, value in tags.items()
+        if isinstance(key, str) and key.lower().startswith(AUTOSCALER_TEMPLATE_TAG.lower())
+    ]
+
+
+def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
+    """What the Cluster Autoscaler cannot model about the pool's nodes despite the tags, or ``None``: nodes that
+    advertise no ``nvidia.com/gpu`` (:func:`~gpu_components.autoscaler.gpu_resource_note`). AKS makes MIG partitions
+    from ``gpuInstanceProfile`` when a node is created, under the GPU Operator too, so they are there when its device
+    plugin starts."""
+    return gpu_resource_note(advertised_resources(spec))
+
+
 class AksGpuNodePool(pulumi.ComponentResource):
     """An AKS user agent pool of NVIDIA GPU nodes for one validated pool.
 
@@ -268,23 +365,28 @@ class AksGpuNodePool(pulumi.ComponentResource):
     Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_stack``, ``gpu_instance_profile``
     (``None`` without MIG), ``device_plugin_host`` (``daemonset`` or ``gpu-operator``), ``labels``, ``taints``
     (the spot taint included), ``advertised_resources``, ``node_selector`` (the pool label; AKS requires nothing
-    more).
+    more), ``autoscaler_note`` (what the Cluster Autoscaler cannot model about the nodes, or ``None``:
+    :func:`aks_autoscaler_note`).
 
     Raises:
-        GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin.
+        GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin, autoscaler tags
+            in ``tags``, ``agent_pool_args`` keys that ``AgentPool`` does not take or the library owns.
     """
 
     agent_pool: azure_native.containerservice.AgentPool
 
     def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = validated_pool(
-            AksGpuNodePoolArgs,
-            args,
-            "azure",
-            lambda spec: aks_problems(
-                spec, args.get("gpu_driver"), "pool", "gpu_driver", args.get("gpu_stack", "auto")
+        spec = collected(
+            lambda: validated_pool(
+                AksGpuNodePoolArgs,
+                args,
+                "azure",
+                lambda spec: aks_problems(
+                    spec, args.get("gpu_driver"), "pool", "gpu_driver", args.get("gpu_stack", "auto")
+                ),
+                spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
             ),
-            spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
+            _own_args_problems(args),
         )
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
@@ -298,12 +400,16 @@ class AksGpuNodePool(pulumi.ComponentResource):
         self.labels: dict[str, str] = inputs["node_labels"]
         self.taints = pool_taints(spec)
         self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
+        self.autoscaler_note = aks_autoscaler_note(spec)
+        ours = {
+            "resource_group_name": args["resource_group_name"],
+            "resource_name_": args["cluster_name"],
+            "tags": {**args.get("tags", {}), **autoscaler_tags(spec)},
+            **inputs,
+        }
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agent-pool",
-            resource_group_name=args["resource_group_name"],
-            resource_name_=args["cluster_name"],
-            tags=dict(args["tags"]) if "tags" in args else None,
-            **inputs,
+            **AGENT_POOL_ARGS.merged(ours, args.get("agent_pool_args")),
             opts=pulumi.ResourceOptions(
                 parent=self,
                 ignore_changes=["count"],
@@ -312,3 +418,10 @@ class AksGpuNodePool(pulumi.ComponentResource):
             ),
         )
         self.register_outputs({"agentPoolId": self.agent_pool.id, "labels": self.labels})
+
+
+def _own_args_problems(args: object) -> list[Problem]:
+    """The problems of the component's own args that need no pool: ``tags`` and ``agent_pool_args``."""
+    if not isinstance(args, Mapping):
+        return []
+    return tag_problems(args.get("tags")) + AGENT_POOL_ARGS.problems(args.get("agent_pool_args"), "agent_pool_args")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
@@ -17,10 +17,12 @@ side; for a GPU stack that brings its own driver: the GPU Operator with ``operat
 
 @STRICT
 class AksPoolOptionsArgs(TypedDict):
-    """AKS-only settings of a pool (block ``azure`` of a cluster pool). ``gpu_driver``: see
+    """AKS-only settings of a pool (block ``azure`` of a cluster pool). ``gpu_driver`` and ``agent_pool_args`` (the
+    escape hatch: other ``pulumi_azure_native.containerservice.AgentPool`` arguments): see
     :class:`~gpu_components.azure.AksGpuNodePoolArgs`."""
 
     gpu_driver: NotRequired[GpuDriver]
+    agent_pool_args: NotRequired[dict[str, Any]]
 
 
 class AksWiringArgs(TypedDict):

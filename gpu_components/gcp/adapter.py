@@ -10,13 +10,16 @@ import pulumi
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
-from gpu_components.gcp.gke import GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
+from gpu_components.gcp.gke import NODE_POOL_ARGS, GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
-    return gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
+    where = f"{path}.gcp" if path else "gcp"
+    return gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack) + NODE_POOL_ARGS.problems(
+        options.get("node_pool_args"), f"{where}.node_pool_args"
+    )
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:

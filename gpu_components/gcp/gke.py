@@ -55,6 +55,14 @@ Facts and their sources:
 - Which ``google_container_node_pool`` fields force replacement: the provider's schema
   (hashicorp/terraform-provider-google ``google/services/container/node_config.go`` and
   ``resource_container_node_pool.go``), which pulumi-gcp bridges.
+- Scale from zero: GKE's managed Cluster Autoscaler builds a template node for an empty pool from the node pool
+  itself: machine type, accelerator type and count with its partition size and sharing settings (turned into
+  ``nvidia.com/gpu`` = GPUs x partitions x clients, and the GKE GPU labels above), ``node_config.labels`` and
+  ``node_config.taints`` (https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler, and the GCE
+  provider's ``GPUPartitionSizeLabel``/``GPUMaxSharedClientsLabel`` handling). With GKE's device plugin nothing is
+  missing and GKE has no tags to add. Under the GPU Operator the node pool knows only whole GPUs, so a time-sliced,
+  MPS or MIG pool's template is wrong: the component's ``autoscaler_note`` says so (:func:`gke_autoscaler_note`).
+- Node disk (``pool.disk_size_gb``): ``node_config.disk_size_gb``.
 """
 
 from __future__ import annotations
@@ -63,13 +71,14 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.nvidia.device_plugin import advertised_resources
@@ -78,6 +87,7 @@ from gpu_components.nvidia.gpu_operator import (
     driver_owner_problems,
     operator_node_labels,
 )
+from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
     GPU_TAINT_KEY,
@@ -197,6 +207,11 @@ class GkeGpuNodePoolArgs(TypedDict):
         gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto`` (GKE's
             driver and device plugin). ``gpu-operator``: see the module docstring; the operator itself is
             :class:`~gpu_components.kubernetes.NvidiaGpuOperator` with ``operator_driver`` true.
+        node_pool_args: other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g.
+            ``management``, ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g.
+            ``disk_type``, ``reservation_affinity``, ``workload_metadata_config``) merged key by key into the
+            library's ``node_config``. Defaults to none. A key the library sets (:data:`NODE_POOL_OWNED_ARGS`,
+            :data:`NODE_CONFIG_OWNED_ARGS`) or that the SDK does not take is an error naming the key.
     """
 
     pool: GpuNodePoolArgs
@@ -207,6 +222,54 @@ class GkeGpuNodePoolArgs(TypedDict):
     service_account: NotRequired[pulumi.Input[str]]
     driver_version: NotRequired[str]
     gpu_stack: NotRequired[GpuStack]
+    node_pool_args: NotRequired[dict[str, Any]]
+
+
+NODE_POOL_OWNED_ARGS = (
+    "autoscaling",
+    "cluster",
+    "initial_node_count",
+    "location",
+    "name",
+    "name_prefix",
+    "node_count",
+    "node_locations",
+    "project",
+)
+"""``gcp.container.NodePool`` arguments the library sets (the pool's name and scaling, the wiring), refused in
+``node_pool_args``; ``name_prefix`` and ``node_count`` would contradict ``name`` and ``autoscaling``."""
+NODE_CONFIG_OWNED_ARGS = (
+    "boot_disk",
+    "disk_size_gb",
+    "effective_taints",
+    "guest_accelerators",
+    "image_type",
+    "labels",
+    "machine_type",
+    "oauth_scopes",
+    "preemptible",
+    "service_account",
+    "spot",
+    "taints",
+)
+"""``node_config`` keys the library sets (instance type, accelerators with their driver, sharing and partition
+settings, disk size, labels, taints, spot capacity, node image, identity), refused in ``node_pool_args``;
+``boot_disk`` carries the disk size too, ``preemptible`` the capacity type, ``effective_taints`` the taints."""
+NODE_POOL_ARGS = ProviderArgs(
+    "pulumi_gcp.container.NodePool",
+    gcp.container.NodePoolArgs,
+    frozenset(NODE_POOL_OWNED_ARGS),
+    MappingProxyType(
+        {
+            "node_config": ProviderArgs(
+                "pulumi_gcp.container.NodePool node_config",
+                gcp.container.NodePoolNodeConfigArgs,
+                frozenset(NODE_CONFIG_OWNED_ARGS),
+            )
+        }
+    ),
+)
+"""The escape hatch of :class:`GkeGpuNodePool` (``node_pool_args``; see :mod:`gpu_components.provider_args`)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -493,6 +556,7 @@ def node_pool_inputs(
         "autoscaling": {"total_min_node_count": spec.min_size, "total_max_node_count": spec.max_size},
         "node_config": {
             "machine_type": spec.instance_type,
+            "disk_size_gb": spec.disk_size_gb,
             "guest_accelerators": [guest_accelerator(spec, driver_version, gpu_stack)],
             "labels": node_labels(spec, gpu_stack),
             "taints": gke_taints(spec.taints),
@@ -503,6 +567,24 @@ def node_pool_inputs(
     if gpu_stack == "gpu-operator":
         inputs["node_config"]["image_type"] = OPERATOR_IMAGE_TYPE
     return inputs
+
+
+def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> str | None:
+    """What GKE's Cluster Autoscaler cannot model about the pool's nodes, or ``None`` (always ``None`` with GKE's
+    own device plugin: see the module docstring). Under the GPU Operator: shared or partitioned GPUs (the node pool
+    tells GKE only of whole GPUs), MIG made by the MIG manager after a node joins, and nodes that advertise no
+    ``nvidia.com/gpu`` (:mod:`gpu_components.autoscaler`)."""
+    if gpu_stack != "gpu-operator":
+        return None
+    advertised = gke_advertised_resources(spec, gpu_stack)
+    unknown_to_gke = None
+    if spec.sharing is not None or spec.mig is not None:
+        unknown_to_gke = (
+            f"GKE's autoscaler builds its template from the node pool, which under the GPU Operator has "
+            f"{spec.gpu_count} whole GPU(s) and no sharing or partitions, while nodes advertise "
+            + ", ".join(f"{count} x {name}" for name, count in sorted(advertised.items()))
+        )
+    return joined(unknown_to_gke, LATE_MIG_NOTE if spec.mig is not None else None, gpu_resource_note(advertised))
 
 
 def service_account_id(name: str) -> str:
@@ -573,18 +655,23 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     Attributes (plain values, known at preview): ``spec``, ``gpu_stack``, ``device_plugin_host`` (``cloud``, or
     ``gpu-operator`` under the GPU Operator), ``accelerator_type``,
     ``driver_version``, ``labels`` (what the pool sets), ``taints`` (what the nodes carry, GKE's included),
-    ``advertised_resources``, ``node_selector``. Outputs: ``node_pool``, ``service_account_email``.
+    ``advertised_resources``, ``node_selector``, ``autoscaler_note`` (what the Cluster Autoscaler cannot model
+    about the nodes, or ``None``: :func:`gke_autoscaler_note`). Outputs: ``node_pool``, ``service_account_email``.
 
     Raises:
         GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); under the GPU Operator, a
-            driver mode other than ``INSTALLATION_DISABLED``.
+            driver mode other than ``INSTALLATION_DISABLED``; ``node_pool_args`` keys that the SDK does not take or
+            the library owns.
     """
 
     node_pool: gcp.container.NodePool
     service_account_email: pulumi.Output[str]
 
     def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec = validated_pool(GkeGpuNodePoolArgs, args, "gcp", lambda spec: _gke_component_problems(spec, args))
+        spec = collected(
+            lambda: validated_pool(GkeGpuNodePoolArgs, args, "gcp", lambda spec: _gke_component_problems(spec, args)),
+            NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args") if isinstance(args, Mapping) else [],
+        )
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         super().__init__(TOKEN, name, None, opts)
@@ -598,6 +685,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.taints = gke_effective_taints(spec)
         self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
         self.node_selector = gke_node_selector(spec, gpu_stack)
+        self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")
@@ -605,18 +693,17 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         if service_account is None:
             account, depends = create_node_service_account(f"{name}-node-sa", args.get("project"), child)
             service_account = account.email
-        node_config = cast(
-            gcp.container.NodePoolNodeConfigArgsDict, {**inputs.pop("node_config"), "service_account": service_account}
-        )
-
+        ours = {
+            "cluster": args["cluster"],
+            "location": args["location"],
+            "project": args.get("project"),
+            "node_locations": args.get("node_locations"),
+            **inputs,
+            "node_config": {**inputs["node_config"], "service_account": service_account},
+        }
         self.node_pool = gcp.container.NodePool(
             f"{name}-node-pool",
-            cluster=args["cluster"],
-            location=args["location"],
-            project=args.get("project"),
-            node_locations=args.get("node_locations"),
-            node_config=node_config,
-            **inputs,
+            **NODE_POOL_ARGS.merged(ours, args.get("node_pool_args")),
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=depends,

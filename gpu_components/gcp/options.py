@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
@@ -14,10 +15,12 @@ from gpu_components.shape import STRICT
 @STRICT
 class GkePoolOptionsArgs(TypedDict):
     """GKE-only settings of a pool (block ``gcp`` of a cluster pool). ``driver_version``: ``DEFAULT`` or
-    ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator); see
+    ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator); ``node_pool_args`` (the escape hatch: other
+    ``pulumi_gcp.container.NodePool`` arguments and ``node_config`` keys); see
     :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
 
     driver_version: NotRequired[str]
+    node_pool_args: NotRequired[dict[str, Any]]
 
 
 class GkeWiringArgs(TypedDict):

@@ -10,8 +10,18 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10
     import tomli as tomllib
 
+import pytest
+
 from gpu_components.aws import bottlerocket
-from gpu_components.aws.eks import autoscaler_tags, eks_problems, eks_taints, node_group_inputs
+from gpu_components.aws.adapter import ADAPTER
+from gpu_components.aws.eks import (
+    autoscaler_tag_role,
+    autoscaler_tags,
+    eks_autoscaler_note,
+    eks_problems,
+    eks_taints,
+    node_group_inputs,
+)
 from gpu_components.spec import GpuNodePoolSpec, Taint
 
 
@@ -81,19 +91,21 @@ def test_node_group_inputs_for_a_time_sliced_spot_pool() -> None:
         "scaling_config": {"min_size": 0, "max_size": 4, "desired_size": 0},
         "labels": {
             "gpu-components/pool": "shared",
+            "k8s.amazonaws.com/accelerator": "nvidia-a10g",
             "nvidia.com/device-plugin.config": "shared",
             "nvidia.com/gpu.present": "true",
             "team": "ml",
         },
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}],
+        "disk_size": 100,
     }
-    assert autoscaler_tags(pool) == {"k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4"}
 
 
 def test_bottlerocket_pool_has_no_device_plugin_labels() -> None:
     pool = spec(name="mig", instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"})
-    labels = node_group_inputs(pool, "BOTTLEROCKET_x86_64_NVIDIA")["labels"]
-    assert labels == {"gpu-components/pool": "mig"}
+    inputs = node_group_inputs(pool, "BOTTLEROCKET_x86_64_NVIDIA")
+    assert inputs["labels"] == {"gpu-components/pool": "mig", "k8s.amazonaws.com/accelerator": "nvidia-a100-40gb"}
+    assert "disk_size" not in inputs  # EKS refuses diskSize beside the launch template that carries the disk
 
 
 def test_bottlerocket_user_data_for_mig_is_exact_toml() -> None:
@@ -125,3 +137,50 @@ def test_retired_gpu_ami_type_says_so() -> None:
     [problem] = eks_problems(spec(), "AL2_x86_64_GPU", "pools[0]", ami_type_path="pools[0].aws.ami_type")
     assert problem.path == "pools[0].aws.ami_type"
     assert problem.message == "an NVIDIA AMI type past its end of support; g5.xlarge has 1 x A10G"
+
+
+def test_autoscaler_tags_describe_resources_labels_and_taints() -> None:
+    pool = spec(time_slicing={"replicas": 2}, taints=[{"key": "team", "value": "ml", "effect": "NoSchedule"}])
+    labels = {"gpu-components/pool": "gpu", "k8s.amazonaws.com/accelerator": "nvidia-a10g"}
+    assert autoscaler_tags(pool, labels) == {
+        "k8s.io/cluster-autoscaler/node-template/label/gpu-components/pool": "gpu",
+        "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator": "nvidia-a10g",
+        "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "2",
+        "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "present:NoSchedule",
+        "k8s.io/cluster-autoscaler/node-template/taint/team": "ml:NoSchedule",
+    }
+
+
+def test_renamed_shared_gpus_zero_whole_gpus_and_lose_the_gpu_label() -> None:
+    pool = spec(time_slicing={"replicas": 2, "rename_by_default": True})
+    resources = {k: v for k, v in autoscaler_tags(pool, {}).items() if "/resources/" in k}
+    assert resources == {
+        "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "0",
+        "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu.shared": "2",
+    }
+    assert "k8s.amazonaws.com/accelerator" not in node_group_inputs(pool, "AL2023_x86_64_NVIDIA")["labels"]
+    assert eks_autoscaler_note(pool, "daemonset") == (
+        "nodes advertise nvidia.com/gpu.shared and no nvidia.com/gpu, the only GPU resource the Cluster Autoscaler "
+        "waits for on a new node: it may add nodes for pods a starting node will hold"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "role"),
+    [
+        ("k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.5gb", "nvidia.com-mig-1g.5gb"),
+        ("k8s.io/cluster-autoscaler/node-template/label/nvidia.com/gpu.present", "label-nvidia.com/gpu.present"),
+        ("k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu", "taint-nvidia.com/gpu"),
+    ],
+)
+def test_autoscaler_tag_resource_names(key: str, role: str) -> None:
+    assert autoscaler_tag_role(key) == role
+
+
+def test_cluster_pool_escape_hatch_is_checked_at_its_config_path() -> None:
+    options = {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA", "node_group_args": {"disk_size": 50, "remote_access": {}}}
+    problems = ADAPTER.problems(spec(), options, "pools[0]", "auto")
+    assert [p.path for p in problems] == [
+        "pools[0].aws.node_group_args.disk_size",
+        "pools[0].aws.node_group_args.remote_access",
+    ]

@@ -25,6 +25,7 @@ MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 GPU_TAINT = "nvidia.com/gpu=present:NoSchedule"
 SPOT_TAINT_TEXT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 WIRING = {"resourceGroupName": "rg-gpu", "resourceName": "gpu-demo"}
+GPU_RESOURCE_TAG = "k8s.io_cluster-autoscaler_node-template_resources_nvidia.com_gpu"
 
 
 def pool_args(**fields: Any) -> AksGpuNodePoolArgs:
@@ -33,7 +34,8 @@ def pool_args(**fields: Any) -> AksGpuNodePoolArgs:
     return {"pool": pool, "resource_group_name": "rg-gpu", "cluster_name": "gpu-demo"}  # type: ignore[typeddict-item]
 
 
-def base_inputs(name: str, vm_size: str, **extra: Any) -> dict[str, Any]:
+def base_inputs(name: str, vm_size: str, gpus: int = 1, **extra: Any) -> dict[str, Any]:
+    """The registered agent pool inputs of a pool on ``vm_size`` whose nodes advertise ``gpus`` x nvidia.com/gpu."""
     inputs: dict[str, Any] = {
         **WIRING,
         "agentPoolName": name,
@@ -45,6 +47,7 @@ def base_inputs(name: str, vm_size: str, **extra: Any) -> dict[str, Any]:
         "minCount": 0,
         "maxCount": 3,
         "count": 0,
+        "osDiskSizeGB": 100,
         "nodeLabels": {
             "gpu-components/pool": name,
             "nvidia.com/device-plugin.config": name,
@@ -52,6 +55,7 @@ def base_inputs(name: str, vm_size: str, **extra: Any) -> dict[str, Any]:
         },
         "nodeTaints": [GPU_TAINT],
         "gpuProfile": {"driver": "Install"},
+        "tags": {GPU_RESOURCE_TAG: str(gpus)},
     }
     inputs.update(extra)
     return inputs
@@ -88,7 +92,7 @@ def test_agent_pool_outputs_echo_the_inputs(preview: bool) -> None:
 @BOTH_MODES
 def test_sharing_leaves_the_agent_pool_unchanged(preview: bool, sharing: dict[str, Any]) -> None:
     plan, pool = plan_and(lambda: AksGpuNodePool("shared", pool_args(**sharing)), preview)
-    assert agent_pool(plan, "shared-agent-pool") == base_inputs("gpu", "Standard_NC4as_T4_v3")
+    assert agent_pool(plan, "shared-agent-pool") == base_inputs("gpu", "Standard_NC4as_T4_v3", gpus=4)
     assert pool.advertised_resources == {"nvidia.com/gpu": 4}
 
 
@@ -107,7 +111,7 @@ def test_mig_pool_registers_its_gpu_instance_profile(preview: bool, profile: str
     args = pool_args(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": profile})
     plan, pool = plan_and(lambda: AksGpuNodePool("a100", args), preview)
     assert agent_pool(plan, "a100-agent-pool") == base_inputs(
-        "mig", "Standard_NC24ads_A100_v4", gpuInstanceProfile=expected
+        "mig", "Standard_NC24ads_A100_v4", gpus=devices, gpuInstanceProfile=expected
     )
     assert pool.gpu_instance_profile == expected
     assert pool.advertised_resources == {"nvidia.com/gpu": devices}
@@ -121,6 +125,7 @@ def test_spot_autoscaling_pool_registers_spot_settings(preview: bool) -> None:
     assert inputs == base_inputs(
         "t4spot",
         "Standard_NC4as_T4_v3",
+        gpus=4,
         maxCount=6,
         nodeLabels={
             "gpu-components/pool": "t4spot",
@@ -246,11 +251,12 @@ def test_gpu_cluster_rejects_what_aks_cannot_do() -> None:
     ]
     with pytest.raises(GpuSpecError) as error:
         GpuCluster("gpu", cluster_args(pools))
-    assert [p.path for p in error.value.problems] == ["pools[2].aws"]
-    pools.pop()
-    with pytest.raises(GpuSpecError) as error:
-        GpuCluster("gpu", cluster_args(pools))
-    assert [p.path for p in error.value.problems] == ["pools[0].mig.layout", "pools[1].azure.gpu_driver"]
+    # Another cloud's block hides none of the AKS problems: every pool's are reported at once.
+    assert [p.path for p in error.value.problems] == [
+        "pools[2].aws",
+        "pools[0].mig.layout",
+        "pools[1].azure.gpu_driver",
+    ]
 
 
 def test_unknown_azure_option_is_rejected() -> None:
@@ -314,3 +320,99 @@ def test_existing_cluster_needs_its_resource_group() -> None:
     [problem] = config_problems({"name": "prod", "existing": True})
     assert problem.path == "cluster.resource_group_name"
     assert config_problems({"name": "prod"}) == []
+
+
+@BOTH_MODES
+def test_user_tags_keep_the_autoscaler_resource_tags_and_disk_size_is_the_os_disk(preview: bool) -> None:
+    args = pool_args(disk_size_gb=256)
+    args["tags"] = {"team": "ml"}
+    plan, _ = plan_and(lambda: AksGpuNodePool("t4", args), preview)
+    inputs = agent_pool(plan, "t4-agent-pool")
+    assert inputs["tags"] == {"team": "ml", GPU_RESOURCE_TAG: "1"}
+    assert inputs["osDiskSizeGB"] == 256
+
+
+@BOTH_MODES
+def test_mixed_mig_pool_zeroes_whole_gpus_for_the_autoscaler(preview: bool) -> None:
+    args = pool_args(
+        name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": "1g.10gb", "strategy": "mixed"}
+    )
+    plan, pool = plan_and(lambda: AksGpuNodePool("a100", args), preview)
+    assert agent_pool(plan, "a100-agent-pool")["tags"] == {
+        GPU_RESOURCE_TAG: "0",
+        "k8s.io_cluster-autoscaler_node-template_resources_nvidia.com_mig-1g.10gb": "7",
+    }
+    assert pool.autoscaler_note == (
+        "nodes advertise nvidia.com/mig-1g.10gb and no nvidia.com/gpu, the only GPU resource the Cluster Autoscaler "
+        "waits for on a new node: it may add nodes for pods a starting node will hold"
+    )
+
+
+def test_single_mig_pool_has_no_autoscaler_note() -> None:
+    args = pool_args(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"profile": "1g.10gb"})
+    _, pool = plan_and(lambda: AksGpuNodePool("a100", args))
+    assert pool.autoscaler_note is None
+
+
+@BOTH_MODES
+def test_agent_pool_args_are_merged_under_the_library_keys(preview: bool) -> None:
+    args = pool_args()
+    args["agent_pool_args"] = {"availability_zones": ["1", "2"], "max_pods": 50, "os_disk_type": "Managed"}
+    plan, _ = plan_and(lambda: AksGpuNodePool("t4", args), preview)
+    assert agent_pool(plan, "t4-agent-pool") == base_inputs(
+        "gpu", "Standard_NC4as_T4_v3", availabilityZones=["1", "2"], maxPods=50, osDiskType="Managed"
+    )
+
+
+OWNED = (
+    "agent_pool_name, count, enable_auto_scaling, gpu_instance_profile, gpu_profile, max_count, min_count, mode, "
+    "node_labels, node_taints, os_disk_size_gb, os_type, resource_group_name, resource_name, "
+    "scale_set_eviction_policy, scale_set_priority, spot_max_price, tags, type, vm_size"
+)
+
+
+@pytest.mark.parametrize("key", ["os_disk_size_gb", "node_taints", "gpu_instance_profile", "vm_size", "min_count"])
+@BOTH_MODES
+def test_agent_pool_args_may_not_set_an_owned_key(preview: bool, key: str) -> None:
+    args = pool_args()
+    args["agent_pool_args"] = {key: 1}
+    plan, error = registers_nothing(preview, args)
+    [problem] = error.problems
+    assert (problem.path, problem.value) == (f"agent_pool_args.{key}", 1)
+    assert problem.valid == f"any other argument; owned: {OWNED}"
+    assert plan.resources == ()
+
+
+def test_unknown_agent_pool_arg_names_the_closest() -> None:
+    args = pool_args()
+    args["agent_pool_args"] = {"availabilty_zones": ["1"]}
+    _, error = registers_nothing(True, args)
+    [problem] = error.problems
+    assert problem.path == "agent_pool_args.availabilty_zones"
+    assert problem.message == (
+        "unknown field; did you mean 'availability_zones'? "
+        "(not an argument of pulumi_azure_native.containerservice.AgentPool)"
+    )
+    assert problem.valid == "availability_zones"
+
+
+def test_autoscaler_tags_are_refused_in_tags_in_any_case() -> None:
+    args = pool_args()
+    args["tags"] = {"K8s.io_cluster-autoscaler_node-template_resources_nvidia.com_gpu": "8"}
+    _, error = registers_nothing(True, args)
+    [problem] = error.problems
+    assert problem.path == "tags['K8s.io_cluster-autoscaler_node-template_resources_nvidia.com_gpu']"
+    assert problem.valid == "a name not under k8s.io_cluster-autoscaler_node-template_"
+
+
+def test_disk_size_out_of_range_is_refused() -> None:
+    _, error = registers_nothing(True, pool_args(disk_size_gb=4096))
+    [problem] = error.problems
+    assert (problem.path, problem.value, problem.valid) == ("pool.disk_size_gb", 4096, "20..2048 (default 100)")
+
+
+def test_gpu_cluster_checks_the_escape_hatch_at_its_pool_path() -> None:
+    pool = {**POOLS[1], "azure": {"agent_pool_args": {"node_labels": {"a": "b"}}}}
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster("gpu", cluster_args([pool]))
+    assert [p.path for p in error.value.problems] == ["pools[0].azure.agent_pool_args.node_labels"]

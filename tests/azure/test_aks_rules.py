@@ -46,6 +46,7 @@ def test_exclusive_pool_inputs_are_exact() -> None:
         "min_count": 1,
         "max_count": 3,
         "count": 2,
+        "os_disk_size_gb": 100,
         "node_labels": {
             "gpu-components/pool": "gpu",
             "nvidia.com/device-plugin.config": "gpu",
@@ -129,6 +130,7 @@ def test_mig_pool_inputs_are_exact() -> None:
         "min_count": 0,
         "max_count": 2,
         "count": 0,
+        "os_disk_size_gb": 100,
         "node_labels": {
             "gpu-components/pool": "mig",
             "nvidia.com/device-plugin.config": "mig",

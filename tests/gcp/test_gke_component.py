@@ -62,6 +62,7 @@ def test_exclusive_pool_registers_exact_node_pool_inputs(preview: bool) -> None:
         "autoscaling": {"totalMinNodeCount": 1, "totalMaxNodeCount": 5},
         "nodeConfig": {
             "machineType": "g2-standard-8",
+            "diskSizeGb": 100,
             "guestAccelerators": [
                 {"type": "nvidia-l4", "count": 1, "gpuDriverInstallationConfig": {"gpuDriverVersion": "DEFAULT"}}
             ],
@@ -347,3 +348,113 @@ def test_project_is_required_without_gcp_project_config() -> None:
     [problem] = gke_cluster.config_problems({"name": "demo", "location": "us-central1-a"})
     assert problem.path == "cluster.project"
     assert gke_cluster.config_problems({"name": "demo", "location": "us-central1-a", "project": "p"}) == []
+
+
+def rejected(pool: dict[str, Any], **args: Any) -> GpuSpecError:
+    """``GkeGpuNodePool`` with ``pool`` and ``args`` under the mocks: it must raise before registering anything."""
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            create(pool, **args)
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program, True, CONFIG)
+    assert plan.resources == ()
+    [error] = errors
+    return error
+
+
+@BOTH_MODES
+def test_node_pool_args_merge_node_config_key_by_key(preview: bool) -> None:
+    extra = {
+        "management": {"auto_repair": True, "auto_upgrade": True},
+        "node_config": {"disk_type": "pd-ssd", "reservation_affinity": {"consume_reservation_type": "NO_RESERVATION"}},
+    }
+    plan, _ = plan_pool(
+        preview, pool_args(name="l4", disk_size_gb=300), service_account="sa@proj", node_pool_args=extra
+    )
+    inputs = node_pool(plan)
+    assert inputs["management"] == {"autoRepair": True, "autoUpgrade": True}
+    assert inputs["nodeConfig"] == {
+        "machineType": "g2-standard-8",
+        "diskSizeGb": 300,
+        "diskType": "pd-ssd",
+        "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"},
+        "guestAccelerators": [
+            {"type": "nvidia-l4", "count": 1, "gpuDriverInstallationConfig": {"gpuDriverVersion": "DEFAULT"}}
+        ],
+        "labels": {"gpu-components/pool": "l4"},
+        "taints": [TAINT],
+        "spot": False,
+        "oauthScopes": SCOPES,
+        "serviceAccount": "sa@proj",
+    }
+
+
+NODE_POOL_OWNED = (
+    "autoscaling, cluster, initial_node_count, location, name, name_prefix, node_config.boot_disk, "
+    "node_config.disk_size_gb, node_config.effective_taints, node_config.guest_accelerators, node_config.image_type, "
+    "node_config.labels, node_config.machine_type, node_config.oauth_scopes, node_config.preemptible, "
+    "node_config.service_account, node_config.spot, node_config.taints, node_count, node_locations, project"
+)
+NODE_CONFIG_OWNED = (
+    "boot_disk, disk_size_gb, effective_taints, guest_accelerators, image_type, labels, machine_type, oauth_scopes, "
+    "preemptible, service_account, spot, taints"
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "path", "owned"),
+    [
+        ({"autoscaling": {}}, "node_pool_args.autoscaling", NODE_POOL_OWNED),
+        ({"node_count": 3}, "node_pool_args.node_count", NODE_POOL_OWNED),
+        (
+            {"node_config": {"guest_accelerators": []}},
+            "node_pool_args.node_config.guest_accelerators",
+            NODE_CONFIG_OWNED,
+        ),
+        ({"node_config": {"disk_size_gb": 50}}, "node_pool_args.node_config.disk_size_gb", NODE_CONFIG_OWNED),
+        ({"node_config": {"taints": []}}, "node_pool_args.node_config.taints", NODE_CONFIG_OWNED),
+    ],
+)
+def test_node_pool_args_may_not_set_an_owned_key(extra: dict[str, Any], path: str, owned: str) -> None:
+    [problem] = rejected(pool_args(), node_pool_args=extra).problems
+    assert problem.path == path
+    assert problem.valid == f"any other argument; owned: {owned}"
+
+
+def test_unknown_node_config_key_names_the_closest() -> None:
+    [problem] = rejected(pool_args(), node_pool_args={"node_config": {"disktype": "pd-ssd"}}).problems
+    assert problem.path == "node_pool_args.node_config.disktype"
+    assert problem.message == (
+        "unknown field; did you mean 'disk_type'? (not an argument of pulumi_gcp.container.NodePool node_config)"
+    )
+    assert problem.valid == "disk_type"
+
+
+def test_node_config_escape_hatch_must_be_a_mapping() -> None:
+    [problem] = rejected(pool_args(), node_pool_args={"node_config": "pd-ssd"}).problems
+    assert (problem.path, problem.value) == ("node_pool_args.node_config", "pd-ssd")
+
+
+def test_gke_autoscaler_note_only_under_the_gpu_operator() -> None:
+    mig = pool_args(instance_type="a2-highgpu-1g", mig={"profile": "1g.5gb"})
+    _, ours = plan_pool(True, mig)
+    assert ours.autoscaler_note is None
+    _, operator = plan_pool(True, mig, gpu_stack="gpu-operator", driver_version="INSTALLATION_DISABLED")
+    assert operator.autoscaler_note == (
+        "GKE's autoscaler builds its template from the node pool, which under the GPU Operator has 1 whole GPU(s) "
+        "and no sharing or partitions, while nodes advertise 7 x nvidia.com/gpu; MIG partitions are made by the GPU "
+        "Operator's MIG manager after a node joins; until then the node advertises whole GPUs, not the partitions "
+        "the Cluster Autoscaler's template counts"
+    )
+
+
+def test_gpu_cluster_checks_the_escape_hatch_at_its_pool_path() -> None:
+    pools = [{**pool_args(), "gcp": {"node_pool_args": {"node_config": {"spot": True}}}}]
+    wiring = {"cluster": "demo", "location": "us-central1-a"}
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster("gpus", {"cloud": "gcp", "pools": pools, "gcp": wiring})  # type: ignore[typeddict-item]
+    assert [p.path for p in error.value.problems] == ["pools[0].gcp.node_pool_args.node_config.spot"]

@@ -51,6 +51,7 @@ def test_exclusive_pool_inputs() -> None:
         "autoscaling": {"total_min_node_count": 1, "total_max_node_count": 5},
         "node_config": {
             "machine_type": "g2-standard-8",
+            "disk_size_gb": 100,
             "guest_accelerators": [
                 {"type": "nvidia-l4", "count": 1, "gpu_driver_installation_config": driver()},
             ],
@@ -70,6 +71,7 @@ def test_time_sharing_spot_pool_inputs_scale_from_zero() -> None:
         "autoscaling": {"total_min_node_count": 0, "total_max_node_count": 4},
         "node_config": {
             "machine_type": "g2-standard-8",
+            "disk_size_gb": 100,
             "guest_accelerators": [
                 {
                     "type": "nvidia-l4",

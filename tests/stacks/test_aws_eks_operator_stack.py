@@ -79,6 +79,7 @@ def test_mig_pool_runs_al2023_with_the_mig_manager_label(plan: Plan) -> None:
         ["p4d.24xlarge"],
         {
             "gpu-components/pool": "a100-mig",
+            "k8s.amazonaws.com/accelerator": "nvidia-a100-40gb",
             "nvidia.com/device-plugin.config": "a100-mig",
             "nvidia.com/mig.config": "all-1g.5gb",
         },
@@ -87,6 +88,7 @@ def test_mig_pool_runs_al2023_with_the_mig_manager_label(plan: Plan) -> None:
     shared = resource(plan, NODE_GROUP, "gpu-demo-gpu-a10g-shared-node-group").inputs
     assert shared["labels"] == {
         "gpu-components/pool": "a10g-shared",
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "nvidia.com/device-plugin.config": "a10g-shared",
         "workload": "inference",
     }
@@ -125,7 +127,11 @@ def test_aws_eks_switches_with_one_key_and_bottlerocket_keeps_its_host_plugin() 
     group = resource(plan, NODE_GROUP, "gpu-demo-gpu-a100-mig-node-group").inputs
     assert (group["amiType"], group["labels"]) == (
         "BOTTLEROCKET_x86_64_NVIDIA",
-        {"gpu-components/pool": "a100-mig", "nvidia.com/gpu.deploy.operands": "false"},
+        {
+            "gpu-components/pool": "a100-mig",
+            "k8s.amazonaws.com/accelerator": "nvidia-a100-40gb",
+            "nvidia.com/gpu.deploy.operands": "false",
+        },
     )
     plugin = resource(plan, CONFIG_MAP, "gpu-demo-gpu-gpu-operator-device-plugin-config").inputs
     assert sorted(plugin["data"]) == ["a10g-shared", "default"]

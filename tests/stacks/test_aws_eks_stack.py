@@ -32,6 +32,7 @@ def test_gpu_pools_have_exact_node_group_inputs() -> None:
     }
     assert shared["labels"] == {
         "gpu-components/pool": "a10g-shared",
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "nvidia.com/device-plugin.config": "a10g-shared",
         "nvidia.com/gpu.present": "true",
         "workload": "inference",
@@ -40,7 +41,7 @@ def test_gpu_pools_have_exact_node_group_inputs() -> None:
     assert (mig["amiType"], mig["instanceTypes"], mig["labels"]) == (
         "BOTTLEROCKET_x86_64_NVIDIA",
         ["p4d.24xlarge"],
-        {"gpu-components/pool": "a100-mig"},
+        {"gpu-components/pool": "a100-mig", "k8s.amazonaws.com/accelerator": "nvidia-a100-40gb"},
     )
 
 
