@@ -1,0 +1,90 @@
+"""Every Python snippet of README's "Use it in your own program" runs: the program snippets under the plan's mocks
+(with the config values they read), the unit-test snippet with pytest in a fresh interpreter."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_components.plan import Plan
+from tests.helpers import ROOT, names, plan_of, resource
+
+SECTION = re.search(r"^## Use it in your own program\n(.*?)^## ", (ROOT / "README.md").read_text(), re.M | re.S)
+assert SECTION is not None, "README has no 'Use it in your own program' section"
+SNIPPETS = re.findall(r"```python\n(.*?)```", SECTION.group(1), re.S)
+PROGRAMS = [snippet for snippet in SNIPPETS if "set_mocks" not in snippet]
+[UNIT_TEST] = [snippet for snippet in SNIPPETS if "set_mocks" in snippet]
+CONFIG = {
+    "test:cluster_name": "prod",
+    "test:subnet_ids": '["subnet-0a1b", "subnet-2c3d"]',
+    "test:kubeconfig": "apiVersion: v1\nkind: Config\n",
+    "test:resource_group_name": "gpu-rg",
+}
+
+
+def run(snippet: str) -> Plan:
+    return plan_of(lambda: exec(compile(snippet, "README.md", "exec"), {}), preview=True, config=CONFIG)
+
+
+def test_the_section_has_a_snippet_per_cloud_the_cluster_and_a_unit_test() -> None:
+    assert [("EksGpuNodeGroup(" in s, "AksGpuNodePool(" in s, "GkeGpuNodePool(" in s) for s in PROGRAMS] == [
+        (True, False, False),
+        (False, True, False),
+        (False, False, True),
+        (False, False, False),
+    ]
+    assert "GpuCluster(" in PROGRAMS[3] and "gpu_pod_settings(" in PROGRAMS[3]
+
+
+def test_the_eks_snippet_serves_only_the_al2023_pool_with_the_device_plugin() -> None:
+    plan = run(PROGRAMS[0])
+    assert names(plan, "aws:eks/nodeGroup:NodeGroup") == ["h100-node-group", "l4-node-group"]
+    config = resource(plan, "kubernetes:core/v1:ConfigMap", "device-plugin-config").inputs
+    assert sorted(config["data"]) == ["default", "l4"]
+    assert plan.outputs == {"l4NodeSelector": {"gpu-components/pool": "l4"}}
+
+
+def test_the_aks_snippet_tolerates_the_spot_taint() -> None:
+    plan = run(PROGRAMS[1])
+    assert names(plan, "azure-native:containerservice:AgentPool") == ["a100mig-agent-pool", "t4spot-agent-pool"]
+    release = resource(plan, "kubernetes:helm.sh/v3:Release", "device-plugin-release").inputs
+    assert {
+        "effect": "NoSchedule",
+        "key": "kubernetes.azure.com/scalesetpriority",
+        "operator": "Equal",
+        "value": "spot",
+    } in release["values"]["tolerations"]
+
+
+def test_the_gke_snippet_deploys_no_nvidia_add_on() -> None:
+    plan = run(PROGRAMS[2])
+    assert names(plan, "gcp:container/nodePool:NodePool") == ["l4-node-pool"]
+    assert not [r for r in plan.resources if r.type.startswith("kubernetes:")]
+
+
+def test_the_cluster_snippet_lands_the_deployment_on_the_l4_pool() -> None:
+    plan = run(PROGRAMS[3])
+    pod = resource(plan, "kubernetes:apps/v1:Deployment", "inference").inputs["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"gpu-components/pool": "l4"}
+    assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
+    assert pod["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    ]
+
+
+@pytest.mark.stack
+def test_the_unit_test_snippet_passes_under_pytest(tmp_path: Path) -> None:
+    (tmp_path / "test_readme_unit.py").write_text(UNIT_TEST)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
