@@ -23,6 +23,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
 from gpu_components.shape import STRICT, shape_problems
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
@@ -108,7 +109,6 @@ SOURCE_NAMES = "https://kubernetes.io/docs/concepts/overview/working-with-object
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_MIG_PROFILE_SYNTAX = re.compile(r"^[1-7]g\.[0-9]+gb(\+me)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -685,7 +685,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     if not devices:
         problems.append(Problem(f"{where}.layout", {}, "a MIG layout needs at least one profile"))
         return None, problems
-    bad_syntax = [p for p in devices if not _MIG_PROFILE_SYNTAX.match(p)]
+    bad_syntax = [p for p in devices if parse_mig_profile_name(p) is None]
     for profile in bad_syntax:
         field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
         problems.append(
@@ -693,7 +693,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
                 field_path,
                 profile,
                 "not a MIG profile name",
-                "<compute>g.<memory>gb[+me], e.g. 1g.10gb",
+                MIG_PROFILE_FORMAT,
                 SOURCE_MIG,
             )
         )
