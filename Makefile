@@ -1,10 +1,11 @@
 # Two commands from a fresh clone: `make plan` (offline plan of the aws-eks stack) and `make test`.
 # The environment is made by uv from uv.lock (the versions CI and the golden plans were made with); a uv on PATH is
-# used, otherwise uv is installed from PyPI into .tools/.
+# used, otherwise uv (UV_VERSION) is installed from PyPI into .tools/ with the Python's own pip.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 UV ?= $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+UV_VERSION ?= 0.13.9
 STACK ?= aws-eks
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
@@ -13,7 +14,7 @@ SOURCES := gpu_components tests stacks policy benchmarks
 .PHONY: install plan test check-fast lint golden golden-diff bench bench-install clean
 
 .tools/bin/uv:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
 
 # Every cloud's SDKs and the test tools (uv's default groups, see pyproject.toml).
 $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
@@ -40,11 +41,12 @@ check-fast: lint
 # Refresh the committed plans of every example stack (stacks/Pulumi.<stack>.yaml) after reviewing the change they
 # show: `gpu-components diff` against the committed files first, e.g. `make golden-diff`.
 golden: install
+	rm -f tests/stacks/golden/*.json
 	$(BIN)/gpu-components plan $(STACKS) --format json --out-dir tests/stacks/golden
 
 golden-diff: install
 	rm -rf .plans && $(BIN)/gpu-components plan $(STACKS) --format json --out-dir .plans
-	$(BIN)/gpu-components diff tests/stacks/golden .plans
+	$(BIN)/gpu-components diff tests/stacks/golden .plans --exit-code
 
 # Offline-plan timing and scaling (see README, Performance). BENCH_ARGS=--quick for a short run.
 bench: install

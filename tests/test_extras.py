@@ -14,6 +14,11 @@ import pytest
 
 from gpu_components._extras import EXTRAS, MissingExtraError, missing_extra
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -76,8 +81,6 @@ def test_a_module_missing_inside_an_sdk_is_not_reported_as_a_missing_extra() -> 
 
 
 def test_each_extra_in_pyproject_installs_the_sdks_its_cloud_imports() -> None:
-    import tomllib
-
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     for extra, modules in EXTRAS.items():
         distributions = [requirement.split(">=")[0].lower() for requirement in extras[extra]]

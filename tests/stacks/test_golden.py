@@ -36,3 +36,8 @@ def test_plan_matches_the_golden_plan_and_is_repeatable(stack: str) -> None:
     assert first == golden.read_text(), (
         f"the {stack} plan drifted from {golden.relative_to(ROOT)}: review it, then run `make golden`"
     )
+
+
+def test_every_golden_plan_belongs_to_a_stack() -> None:
+    orphans = sorted(path.name for path in GOLDEN.glob("*.json") if path.stem not in STACKS)
+    assert orphans == [], f"golden plans of stacks that no longer exist: {orphans}; delete them"
