@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pulumi
 
@@ -19,6 +19,9 @@ from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
+
+if TYPE_CHECKING:
+    from gpu_components.workloads import Toleration
 
 GpuStack = Literal["auto", "device-plugin", "gpu-operator"]
 """Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
@@ -49,6 +52,24 @@ class GpuNodePool(Protocol):
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales it from zero (e.g. resources
     that appear only after a node joins), or ``None`` (:mod:`gpu_components.autoscaler`)."""
+    tolerations: list[Toleration]
+    """The tolerations a pod needs for every taint of the pool's nodes (Kubernetes spelling)."""
+
+
+def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
+    """The outputs every node-pool component registers besides its cloud's own (camelCase; plain values): pool
+    name, node labels, taints and the tolerations a workload needs for them, node selector, what each node
+    advertises (resource name -> count), who advertises it, and the autoscaler note."""
+    return {
+        "poolName": pool.spec.name,
+        "labels": pool.labels,
+        "taints": [dict(taint.to_args()) for taint in pool.taints],
+        "tolerations": pool.tolerations,
+        "nodeSelector": pool.node_selector,
+        "advertisedResources": pool.advertised_resources,
+        "devicePluginHost": pool.device_plugin_host,
+        "autoscalerNote": pool.autoscaler_note,
+    }
 
 
 @dataclass(frozen=True)

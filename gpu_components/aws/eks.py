@@ -43,7 +43,7 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
 from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
@@ -52,6 +52,7 @@ from gpu_components.nvidia.device_plugin import advertised_resources, device_plu
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+from gpu_components.workloads import Toleration, tolerations
 
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
@@ -496,6 +497,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
         self.labels: dict[str, str] = inputs["labels"]
         self.taints = spec.taints
+        self.tolerations: list[Toleration] = tolerations(self.taints)
         self.node_selector = {POOL_LABEL: spec.name}
         self.autoscaler_note = eks_autoscaler_note(spec, self.device_plugin_host)
         child = pulumi.ResourceOptions(parent=self)
@@ -545,8 +547,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
             {
                 "nodeGroupArn": self.node_group.arn,
                 "nodeRoleArn": self.node_role_arn,
+                "nodeGroupName": self.node_group.node_group_name,
                 "autoscalingGroupName": self.autoscaling_group_name,
-                "labels": self.labels,
+                **pool_outputs(self),
             }
         )
 

@@ -39,7 +39,7 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
 from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, gpu_resource_note
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.options import GpuDriver
@@ -49,6 +49,7 @@ from gpu_components.nvidia.device_plugin import advertised_resources, device_plu
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+from gpu_components.workloads import Toleration, tolerations
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
 SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"
@@ -399,6 +400,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         self.labels: dict[str, str] = inputs["node_labels"]
         self.taints = pool_taints(spec)
+        self.tolerations: list[Toleration] = tolerations(self.taints)
         self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
         self.autoscaler_note = aks_autoscaler_note(spec)
         ours = {
@@ -417,7 +419,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 delete_before_replace=True,
             ),
         )
-        self.register_outputs({"agentPoolId": self.agent_pool.id, "labels": self.labels})
+        self.register_outputs(
+            {"agentPoolId": self.agent_pool.id, "agentPoolName": self.agent_pool.name, **pool_outputs(self)}
+        )
 
 
 def _own_args_problems(args: object) -> list[Problem]:

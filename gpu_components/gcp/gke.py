@@ -77,7 +77,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import DevicePluginHost, GpuStack, validated_pool
+from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
@@ -98,6 +98,7 @@ from gpu_components.spec import (
     Taint,
     TimeSlicing,
 )
+from gpu_components.workloads import Toleration, tolerations
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
 SOURCE_DRIVER = (
@@ -683,6 +684,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         self.labels: dict[str, str] = inputs["node_config"]["labels"]
         self.taints = gke_effective_taints(spec)
+        self.tolerations: list[Toleration] = tolerations(self.taints)
         self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
         self.node_selector = gke_node_selector(spec, gpu_stack)
         self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
@@ -715,7 +717,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.register_outputs(
             {
                 "nodePoolName": self.node_pool.name,
+                "nodePoolId": self.node_pool.id,
                 "serviceAccountEmail": self.service_account_email,
-                "labels": self.labels,
+                **pool_outputs(self),
             }
         )
