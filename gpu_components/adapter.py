@@ -2,7 +2,9 @@
 
 A cloud package (``aws``, and later ``azure`` and ``gcp``) exposes one :class:`CloudAdapter`: the shapes of its
 pool options and cluster wiring, its extra rules, where the device plugin runs on its pools (both per GPU stack),
-how to create a node pool component, and how the example program creates or attaches a cluster.
+how to create a node pool component, how the example program creates or attaches a cluster, and its facts as data
+(:class:`~gpu_components.cloud_facts.CloudFacts`, held SDK-free in ``gpu_components.<cloud>.facts`` so the plan and
+the policy pack read them without the cloud's SDK).
 :mod:`gpu_components.cluster` and :mod:`gpu_components.program` only dispatch on the cloud; they hold no cloud
 spelling.
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import pulumi
 
 from gpu_components.catalog import Cloud
+from gpu_components.cloud_facts import CloudFacts
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -103,7 +106,7 @@ class CloudAdapter:
             GPU stack (which decides the pool's labels and cloud settings).
         config_problems: extra rules for the ``cluster`` config beyond its shape.
         provision: create or attach the example cluster from validated ``cluster`` config.
-        wiring: see below.
+        wiring, facts: see below.
     """
 
     cloud: Cloud
@@ -119,6 +122,10 @@ class CloudAdapter:
     wiring: type
     """``TypedDict`` of the cluster wiring :class:`~gpu_components.cluster.GpuCluster` takes for this cloud (its
     values may be Pulumi inputs, so only its keys are checked)."""
+    facts: CloudFacts
+    """The cloud's facts as data (spellings, pool-name rule, driver ownership, GPU Operator needs, node-pool
+    resources), the record ``gpu_components.<cloud>.facts`` holds without the SDK
+    (:func:`~gpu_components.cloud_facts.facts_for`)."""
 
 
 def validated_pool(

@@ -33,7 +33,6 @@ from gpu_components.kubernetes.addon import namespace_problems
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs, owned_value_problems
 from gpu_components.nvidia.gpu_operator import (
-    NODE_DRIVER_SETTINGS,
     default_operator_driver,
     driver_owner_problems,
     gpu_operator_problems,
@@ -292,10 +291,11 @@ def validate_cluster(
         if operator:
             found += driver_owner_problems(
                 adapter.cloud,
-                options.get(NODE_DRIVER_SETTINGS[adapter.cloud]),
+                options.get(adapter.facts.driver.setting),
                 operator_driver,
                 where,
                 operator_driver_path=f"{prefix}gpu_operator.operator_driver",
+                cpu_architecture=spec.cpu_architecture,
             )
         return found
 

@@ -12,6 +12,7 @@ the clouds' own spellings live only in the cloud adapters.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
+from gpu_components.cloud_facts import CLOUDS, all_cloud_facts, facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
 from gpu_components.shape import STRICT, shape_problems
@@ -51,21 +53,11 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
-GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
-"""GKE node label that keeps GKE's own device plugin off a node; set by the library on GKE pools served by the GPU
-Operator (NVIDIA's GKE guide)."""
 OPERAND_LABEL_PREFIX = "nvidia.com/gpu.deploy."
 """Prefix of the GPU Operator's per-node operand switches (``nvidia.com/gpu.deploy.device-plugin=false``)."""
-RESERVED_LABELS = frozenset(
-    {
-        POOL_LABEL,
-        DEVICE_PLUGIN_CONFIG_LABEL,
-        GPU_PRESENT_LABEL,
-        "nvidia.com/mig.config",
-        GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
-    }
-)
-"""Node labels the library sets itself; a user label may not set them."""
+RESERVED_LABELS = frozenset({POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config"})
+"""Node labels the library sets itself on every cloud; a user label may not set them, nor those it sets for a
+cloud's GPU Operator (:func:`reserved_labels`)."""
 RESERVED_LIBRARY_LABEL_PREFIXES = (OPERAND_LABEL_PREFIX,)
 """Label prefixes the library sets itself (the GPU Operator's operand switches decide which NVIDIA DaemonSets run
 on a pool, so a user label could put a second device plugin on a node or keep the only one off)."""
@@ -109,39 +101,6 @@ SOURCE_NAMES = "https://kubernetes.io/docs/concepts/overview/working-with-object
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-@dataclass(frozen=True, slots=True)
-class _NameRule:
-    pattern: re.Pattern[str]
-    max_length: int
-    valid: str
-    source: str
-
-
-POOL_NAME_RULES: Mapping[Cloud, _NameRule] = MappingProxyType(
-    {
-        "aws": _NameRule(
-            re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]*$"),
-            63,
-            "1-63 letters, digits, '-' or '_', starting with a letter or digit",
-            "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html",
-        ),
-        "azure": _NameRule(
-            re.compile(r"^[a-z][a-z0-9]*$"),
-            12,
-            "1-12 lowercase letters or digits, starting with a letter (Linux node pools)",
-            "https://learn.microsoft.com/azure/aks/create-node-pools#limitations",
-        ),
-        "gcp": _NameRule(
-            re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"),
-            40,
-            "1-40 lowercase letters, digits or '-', starting with a letter and not ending with '-'",
-            "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools",
-        ),
-    }
-)
-"""Per cloud, what a node pool name may be (the cloud API's own rule, with its source)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -201,8 +160,8 @@ class GpuNodePoolArgs(TypedDict):
     """A GPU node pool, as callers and stack config describe it.
 
     Fields (defaults in brackets):
-        name: pool name; also a Kubernetes label value and the cloud's node pool name (rules per cloud in
-            :data:`POOL_NAME_RULES`).
+        name: pool name; also a Kubernetes label value and the cloud's node pool name (rules per cloud:
+            :attr:`~gpu_components.cloud_facts.CloudFacts.pool_name`).
         instance_type: the cloud's instance / VM size / machine type, e.g. ``g5.xlarge``.
         gpu_model, gpu_count, cpu_architecture: only for instance types the catalog does not know (or GCP N1
             machine types with attached GPUs); all three are then required. [from the catalog]
@@ -259,6 +218,12 @@ class Taint:
     def to_args(self) -> TaintArgs:
         """This taint as :class:`TaintArgs`, the shape component args take."""
         return {"key": self.key, "value": self.value, "effect": self.effect}
+
+    @property
+    def text(self) -> str:
+        """The taint as ``kubectl taint`` writes it: ``key=value:Effect``, or ``key:Effect`` without a value
+        (``nvidia.com/gpu=present:NoSchedule``). Source: :data:`SOURCE_TAINTS`."""
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
 DEFAULT_GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)
@@ -347,8 +312,8 @@ class GpuNodePoolSpec:
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
                 profiles or layouts the GPU does not have, a node disk size out of range.
         """
-        if cloud not in POOL_NAME_RULES:
-            raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(POOL_NAME_RULES))])
+        if cloud not in CLOUDS:
+            raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(CLOUDS))])
         problems = shape_problems(GpuNodePoolArgs, args, path)
         if problems:
             raise GpuSpecError(problems)
@@ -374,7 +339,7 @@ def _join(path: str, name: str) -> str:
 def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
     """Problems with a pool name: a valid Kubernetes label value, the cloud's pool-name rule, not reserved."""
     problems: list[Problem] = []
-    rule = POOL_NAME_RULES[cloud]
+    rule = facts_for(cloud).pool_name
     if not name or len(name) > rule.max_length or not rule.pattern.match(name):
         problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
     if not DNS_LABEL.match(name) or len(name) > MAX_POOL_NAME_LENGTH:
@@ -413,13 +378,21 @@ def label_value_problems(value: str, path: str) -> list[Problem]:
     return []
 
 
+@functools.cache
+def reserved_labels() -> frozenset[str]:
+    """Every node label the library sets itself: :data:`RESERVED_LABELS` and the labels it sets on the GPU Operator's
+    nodes on any cloud (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.node_labels`, e.g. GKE's
+    ``gke-no-default-nvidia-gpu-device-plugin``)."""
+    return RESERVED_LABELS | {label for facts in all_cloud_facts() for label in facts.gpu_operator.node_labels}
+
+
 def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
     problems: list[Problem] = []
     for key, value in labels.items():
         where = f"{path}[{key!r}]"
         problems += label_key_problems(key, where)
         problems += label_value_problems(value, where)
-        if key in RESERVED_LABELS:
+        if key in reserved_labels():
             problems.append(Problem(where, key, "set by gpu_components itself", "any other label key"))
         elif key.startswith(RESERVED_LIBRARY_LABEL_PREFIXES):
             problems.append(
@@ -461,7 +434,7 @@ def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[P
                 if clash[0] == DEFAULT_GPU_TAINT
                 else "a taint with this key and effect is already given"
             )
-            problems.append(Problem(where, f"{taint.key}={taint.value}:{taint.effect}", message, None, SOURCE_TAINTS))
+            problems.append(Problem(where, taint.text, message, None, SOURCE_TAINTS))
         taints.append(taint)
     return tuple(taints), problems
 
@@ -510,7 +483,9 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
             )
         )
         return _Hardware(None, 0, known.cpu_architecture), problems
-    attached_gpus = known is not None and cloud == "gcp" and {"gpu_model", "gpu_count"} <= explicit.keys()
+    attached_gpus = (
+        known is not None and facts_for(cloud).attached_gpus and {"gpu_model", "gpu_count"} <= explicit.keys()
+    )
     if known is not None and not attached_gpus:
         problems.append(
             Problem(

@@ -18,11 +18,12 @@ import pulumi_gcp
 from pulumi_azure_native import containerservice
 
 from gpu_components.aws import eks
+from gpu_components.aws import facts as eks_facts
 from gpu_components.azure import aks
+from gpu_components.gcp import facts as gke_facts
 from gpu_components.gcp import gke
-from gpu_components.nvidia.gpu_operator import GKE_DRIVER_INSTALLATION_DISABLED
-from gpu_components.policy import rules
-from gpu_components.spec import GpuNodePoolSpec
+from gpu_components.gcp.facts import GKE_DRIVER_INSTALLATION_DISABLED
+from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec
 
 
 def values(enum: type[Enum]) -> set[str]:
@@ -53,20 +54,29 @@ def test_docstring_reader_reads_the_listed_values() -> None:
 
 def test_eks_nvidia_ami_types_are_pulumi_eks_gpu_ami_types() -> None:
     gpu_ami_types = {v for v in values(pulumi_eks.AmiType) if v.endswith(("_NVIDIA", "_GPU"))}
-    assert gpu_ami_types == (set(eks.NVIDIA_AMI_TYPES) - NOT_IN_PULUMI_EKS) | eks.RETIRED_GPU_AMI_TYPES
+    assert gpu_ami_types == (set(eks_facts.NVIDIA_AMI_TYPES) - NOT_IN_PULUMI_EKS) | eks_facts.RETIRED_GPU_AMI_TYPES
 
 
 def test_policy_pack_ami_types_are_the_adapters() -> None:
-    assert set(eks.NVIDIA_AMI_TYPES) | eks.RETIRED_GPU_AMI_TYPES == rules.EKS_NVIDIA_AMI_TYPES
+    (node_group,) = eks_facts.FACTS.node_pools  # what the policy pack reads of an EKS node group
+    assert node_group.gpu_images is not None
+    assert set(eks_facts.NVIDIA_AMI_TYPES) | eks_facts.RETIRED_GPU_AMI_TYPES == node_group.gpu_images.types
 
 
 def test_eks_default_ami_types_are_sdk_values_or_the_named_exception() -> None:
     known = values(pulumi_eks.AmiType) | NOT_IN_PULUMI_EKS
-    assert {arch: ami in known for arch, ami in eks.DEFAULT_AMI_TYPES.items()} == {"x86_64": True, "arm64": True}
+    assert {arch: ami in known for arch, ami in eks_facts.DEFAULT_AMI_TYPES.items()} == {
+        "x86_64": True,
+        "arm64": True,
+    }
+
+
+def test_eks_bottlerocket_ami_types_are_sdk_values() -> None:
+    assert set(eks_facts.BOTTLEROCKET_AMI_TYPES.values()) <= values(pulumi_eks.AmiType)
 
 
 def test_eks_taint_effects_are_the_sdks() -> None:
-    assert set(eks.TAINT_EFFECTS.values()) == documented(pulumi_aws.eks.NodeGroupTaintArgs.effect)
+    assert set(eks_facts.TAINT_EFFECTS.values()) == documented(pulumi_aws.eks.NodeGroupTaintArgs.effect)
 
 
 def test_eks_capacity_types_rendered_are_the_sdks() -> None:
@@ -123,7 +133,7 @@ NOT_ACCEPTED_DRIVER_VERSIONS = {"GPU_DRIVER_VERSION_UNSPECIFIED"}
 
 def test_gke_sharing_strategies_are_the_sdks() -> None:
     assert {api for api, _label in gke.SHARING_STRATEGIES.values()} == documented(GPU_SHARING)
-    assert documented(GPU_SHARING) == rules.GKE_SHARING_STRATEGIES
+    assert documented(GPU_SHARING) == gke_facts.GPU_SHARING_STRATEGIES
 
 
 def test_gke_driver_versions_are_the_sdks() -> None:
@@ -133,8 +143,8 @@ def test_gke_driver_versions_are_the_sdks() -> None:
 
 def test_gke_taint_effects_are_the_sdks() -> None:
     effects = documented(pulumi_gcp.container.ClusterNodeConfigTaintArgs.effect)
-    assert set(gke.TAINT_EFFECTS.values()) == effects
-    assert rules.GKE_NO_SCHEDULE in effects
+    assert set(gke_facts.TAINT_EFFECTS.values()) == effects
+    assert gke_facts.FACTS.taint_effects[DEFAULT_GPU_TAINT.effect] in effects
 
 
 def test_gke_rendered_accelerator_settings_are_sdk_values() -> None:

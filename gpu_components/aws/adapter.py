@@ -17,6 +17,7 @@ from gpu_components.aws.eks import (
     eks_problems,
     node_group_args_problems,
 )
+from gpu_components.aws.facts import FACTS
 from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -54,6 +55,7 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=EksWiringArgs,
+    facts=FACTS,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes."""

@@ -1,6 +1,7 @@
 """``EksGpuNodeGroup``: an EKS managed node group for a validated GPU pool.
 
-EKS spellings (AMI types, ``NO_SCHEDULE``, ``SPOT``) live here and nowhere else. Facts:
+EKS spellings live in this package and nowhere else: AMI types and taint effects (``NO_SCHEDULE``) in
+:mod:`gpu_components.aws.facts`, which the plan and the policy pack read without the AWS SDKs, ``SPOT`` here. Facts:
 - NVIDIA AMI types and the AL2023 NVIDIA AMI contents (driver and container toolkit, no device plugin):
   https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
 - Taint effects and node group inputs: https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html
@@ -47,6 +48,14 @@ from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, val
 from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
+from gpu_components.aws.facts import (
+    BOTTLEROCKET_AMI_TYPES,
+    DEFAULT_AMI_TYPES,
+    NVIDIA_AMI_TYPES,
+    RETIRED_GPU_AMI_TYPES,
+    SOURCE_AMI_TYPES,
+    TAINT_EFFECTS,
+)
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
@@ -54,33 +63,11 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 from gpu_components.workloads import Toleration, tolerations
 
-SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
 SOURCE_AUTOSCALER = (
     "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md"
 )
 SOURCE_CREATE_NODEGROUP = "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html"
-
-NVIDIA_AMI_TYPES: Mapping[str, str] = MappingProxyType(
-    {
-        "AL2023_x86_64_NVIDIA": "x86_64",
-        "AL2023_ARM_64_NVIDIA": "arm64",
-        "BOTTLEROCKET_x86_64_NVIDIA": "x86_64",
-        "BOTTLEROCKET_ARM_64_NVIDIA": "arm64",
-    }
-)
-"""EKS AMI types with NVIDIA drivers -> the CPU architecture they run on (``AL2_x86_64_GPU`` is past support)."""
-RETIRED_GPU_AMI_TYPES = frozenset({"AL2_x86_64_GPU"})
-"""GPU AMI types EKS no longer supports (Amazon Linux 2 reached end of support for EKS AMIs)."""
-DEFAULT_AMI_TYPES: Mapping[str, str] = MappingProxyType(
-    {"x86_64": "AL2023_x86_64_NVIDIA", "arm64": "AL2023_ARM_64_NVIDIA"}
-)
-"""AMI type used when none is given, by CPU architecture: Amazon Linux 2023 with NVIDIA drivers."""
-
-TAINT_EFFECTS: Mapping[str, str] = MappingProxyType(
-    {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
-)
-"""Kubernetes taint effect -> EKS API spelling."""
 
 NODE_ROLE_POLICIES: Mapping[str, str] = MappingProxyType(
     {
@@ -270,7 +257,7 @@ def _ami_problems(
     if device_plugin_host(chosen) == "node-image":
         return bottlerocket.bottlerocket_problems(spec, path)
     if spec.mig is not None and gpu_stack != "gpu-operator":
-        bottlerocket_type = f"BOTTLEROCKET_{'x86_64' if arch == 'x86_64' else 'ARM_64'}_NVIDIA"
+        bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
         return [
             Problem(
                 f"{path}.mig" if path else "mig",

@@ -16,6 +16,7 @@ from gpu_components.azure.aks import (
     aks_problems,
     device_plugin_host,
 )
+from gpu_components.azure.facts import FACTS
 from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -53,6 +54,7 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=AksWiringArgs,
+    facts=FACTS,
 )
 """AKS: user agent pools with the AKS-installed NVIDIA driver (or, under the GPU Operator, optionally the
 operator's); the device plugin DaemonSet or the GPU Operator on every pool."""

@@ -1,7 +1,8 @@
 """``AksGpuNodePool``: an AKS user agent pool for a validated GPU pool.
 
-AKS spellings (``MIG1g``, ``Spot``, ``key=value:NoSchedule`` taint strings, ``gpuProfile.driver``) live here and
-nowhere else. Facts:
+AKS spellings (``MIG1g``, ``Spot``, ``key=value:NoSchedule`` taint strings, ``gpuProfile.driver``) live in this
+package and nowhere else (what the plan and the policy pack read without the Azure SDK in
+:mod:`gpu_components.azure.facts`). Facts:
 - Agent pool inputs (``gpuInstanceProfile`` ``MIG1g|MIG2g|MIG3g|MIG4g|MIG7g``, ``gpuProfile.driver``
   ``Install|None``, spot settings): the ``Microsoft.ContainerService/managedClusters/agentPools`` REST API,
   version 2025-09-01, the version of pulumi-azure-native 3.x's default ``containerservice.AgentPool``:
@@ -42,6 +43,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
 from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, gpu_resource_note
 from gpu_components.azure._sdk import azure_native
+from gpu_components.azure.facts import DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import Problem
@@ -88,8 +90,6 @@ GPU_INSTANCE_PROFILES: Mapping[int, str] = MappingProxyType(
 )
 """MIG compute slices -> AKS ``gpuInstanceProfile``."""
 
-DEFAULT_GPU_DRIVER: GpuDriver = "aks"
-"""AKS installs the driver, as it does when ``gpuProfile`` is not set; the device plugin stack needs it."""
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
 """``gpu_driver`` -> ``gpuProfile.driver``."""
 
@@ -245,7 +245,7 @@ def aks_problems(
             )
         )
     driver = gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER
-    if driver == "none" and device_plugin_host(spec, gpu_stack) == "daemonset":
+    if driver == NO_GPU_DRIVER and device_plugin_host(spec, gpu_stack) == "daemonset":
         problems.append(
             Problem(
                 driver_path,
@@ -267,8 +267,9 @@ def pool_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
 
 
 def aks_taints(taints: Sequence[Taint]) -> list[str]:
-    """Taints in AKS's string form: ``key=value:Effect``, or ``key:Effect`` for a taint without value."""
-    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in taints]
+    """Taints in AKS's string form: ``key=value:Effect``, or ``key:Effect`` for a taint without value (Kubernetes'
+    own text form, :attr:`~gpu_components.spec.Taint.text`)."""
+    return [taint.text for taint in taints]
 
 
 def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:

@@ -10,6 +10,7 @@ import pulumi
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
+from gpu_components.gcp.facts import FACTS
 from gpu_components.gcp.gke import NODE_POOL_ARGS, GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -47,6 +48,7 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=GkeWiringArgs,
+    facts=FACTS,
 )
 """GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
 the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages."""

@@ -81,12 +81,9 @@ from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, val
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
+from gpu_components.gcp.facts import GKE_DRIVER_INSTALLATION_DISABLED, SOURCE_GKE_GPUS, TAINT_EFFECTS
 from gpu_components.nvidia.device_plugin import advertised_resources
-from gpu_components.nvidia.gpu_operator import (
-    GKE_DRIVER_INSTALLATION_DISABLED,
-    driver_owner_problems,
-    operator_node_labels,
-)
+from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
@@ -100,7 +97,6 @@ from gpu_components.spec import (
 )
 from gpu_components.workloads import Toleration, tolerations
 
-SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
 SOURCE_DRIVER = (
     "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#gpudriverinstallationconfig"
 )
@@ -168,11 +164,6 @@ DEFAULT_DRIVER_VERSION = "DEFAULT"
 """Driver installation mode used when none is given: GKE's default driver for the node's GKE version. It is what
 GKE installs when the mode is left out, so stating it changes nothing on the nodes, while leaving it out lets the
 provider see a computed value and plan a replacement. ``LATEST`` picks newer drivers at node upgrades."""
-
-TAINT_EFFECTS: Mapping[str, str] = MappingProxyType(
-    {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
-)
-"""Kubernetes taint effect -> GKE API spelling."""
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """OAuth scope of the nodes: IAM roles of the node service account, not scopes, decide what nodes may do."""
@@ -282,10 +273,6 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _taint_text(taint: Taint) -> str:
-    return f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
-
-
 def gke_problems(
     spec: GpuNodePoolSpec,
     driver_version: str | None,
@@ -332,10 +319,10 @@ def gke_problems(
             problems.append(
                 Problem(
                     _join(path, "taints"),
-                    _taint_text(taint),
-                    "GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; another value or effect for "
-                    "this key would conflict with it",
-                    f"{_taint_text(DEFAULT_GPU_TAINT)} (gpu_taint: true), or a taint with another key",
+                    taint.text,
+                    f"GKE taints GPU nodes {DEFAULT_GPU_TAINT.text} itself; another value or effect for this key "
+                    "would conflict with it",
+                    f"{DEFAULT_GPU_TAINT.text} (gpu_taint: true), or a taint with another key",
                     SOURCE_GKE_GPUS,
                 )
             )

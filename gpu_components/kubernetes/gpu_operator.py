@@ -10,6 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired
 
+from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.kubernetes.addon import GpuAddOnArgs, served_pools
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
@@ -17,10 +18,8 @@ from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
     GPU_OPERATOR_REPOSITORY,
-    NODE_DRIVER_SETTINGS,
     default_operator_driver,
     driver_owner_problems,
-    gke_resource_quota_spec,
     gpu_operator_problems,
     gpu_operator_values,
 )
@@ -35,7 +34,9 @@ MIG_CONFIG_MAP_NAME = "gpu-operator-mig-parted-config"
 RELEASE_NAME = "gpu-operator"
 """Helm release name."""
 RESOURCE_QUOTA_NAME = "gpu-operator-quota"
-"""Name of the GKE-only ResourceQuota admitting the operands' ``system-node-critical`` pods (NVIDIA's GKE guide)."""
+"""Name of the ResourceQuota a cloud needs in the operator's namespace
+(:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.resource_quota`; GKE admits the operands'
+``system-node-critical`` pods only under one, NVIDIA's GKE guide)."""
 PRIVILEGED_NAMESPACE_LABELS: Mapping[str, str] = MappingProxyType({"pod-security.kubernetes.io/enforce": "privileged"})
 """Namespace labels that let Pod Security Admission run the operands, which are privileged (NVIDIA's
 getting-started prerequisites)."""
@@ -101,7 +102,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     node-feature-discovery worker tolerate every pool taint.
 
     Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
-    ``<name>-resource-quota`` (GKE only), ``<name>-release``. Providers: ``kubernetes``.
+    ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-release``. Providers: ``kubernetes``.
 
     Attributes (plain values, known at preview): ``specs``, ``device_plugin_configs`` and ``mig_configs`` (the
     ConfigMaps' data), ``values`` (the chart values).
@@ -122,7 +123,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
         operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
-        setting = NODE_DRIVER_SETTINGS[cloud]
+        setting = facts_for(cloud).driver.setting
         problems = [
             problem
             for index, pool in enumerate(served.components)
@@ -170,8 +171,9 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
             opts=child,
         )
         needs: list[pulumi.Resource] = [device_plugin_config, mig_config]
-        if cloud == "gcp":
-            quota_spec: Any = gke_resource_quota_spec()  # camelCase keys, as Kubernetes spells them
+        resource_quota = facts_for(cloud).gpu_operator.resource_quota
+        if resource_quota is not None:
+            quota_spec: Any = resource_quota()  # camelCase keys, as Kubernetes spells them
             needs.append(
                 k8s.core.v1.ResourceQuota(
                     f"{name}-resource-quota",

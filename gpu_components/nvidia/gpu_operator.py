@@ -5,9 +5,11 @@ container toolkit, device plugin, GPU feature discovery, MIG manager and DCGM ex
 node it finds. This module decides, from plain values, what it must and must not do on the pools it serves:
 
 - **One driver owner per node** (:func:`driver_owner_problems`): the node image or the cloud installs the NVIDIA
-  driver (EKS NVIDIA AMIs; AKS unless the pool's ``gpu_driver`` is ``none``; GKE unless its ``driver_version`` is
-  ``INSTALLATION_DISABLED``), *or* the operator does (``driver.enabled``). Two owners, or none, is an error naming
-  both settings. On GKE the operator additionally requires GKE's own installation to be off.
+  driver, *or* the operator does (``driver.enabled``). Two owners, or none, is an error naming both settings. Which
+  pool option decides it, its default and the value that turns the node's installation off are each cloud's facts
+  (:attr:`~gpu_components.cloud_facts.CloudFacts.driver`: EKS NVIDIA AMIs always install it; AKS unless the pool's
+  ``gpu_driver`` is ``none``; GKE unless its ``driver_version`` is ``INSTALLATION_DISABLED``, which GKE requires
+  under the operator).
 - **The device plugin config** is the bare plugin's
   (:func:`~gpu_components.nvidia.device_plugin.device_plugin_config_map`: ``default`` plus one entry per pool,
   selected by the node label ``nvidia.com/device-plugin.config``). The operator does not watch that ConfigMap
@@ -21,6 +23,10 @@ node it finds. This module decides, from plain values, what it must and must not
   either: a GPU without MIG is advertised as ``nvidia.com/gpu`` by both strategies).
 - **Tolerations**: ``daemonsets.tolerations`` (every operand) and ``node-feature-discovery.worker.tolerations``
   (without NFD's labels the operator never recognises a GPU node) cover every pool taint.
+- **What a cloud needs beyond the defaults** (node labels, toolkit environment, CDI, the runtime class of the node
+  image's toolkit, a ResourceQuota) is that cloud's facts
+  (:attr:`~gpu_components.cloud_facts.CloudFacts.gpu_operator`, from NVIDIA's guide for the cloud); this module
+  renders them and names no cloud.
 
 Facts and sources (GPU Operator v26.7.0 unless said otherwise):
 - Chart values: https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/deployments/gpu-operator/values.yaml; the
@@ -40,15 +46,7 @@ Facts and sources (GPU Operator v26.7.0 unless said otherwise):
 - Per-node operand switches ``nvidia.com/gpu.deploy.<operand>=false`` are honoured by the operator
   (``controllers/state_manager.go``, ``addGPUStateLabels``); NVIDIA "Installing the NVIDIA GPU Operator",
   https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html
-- AKS: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html (with AKS's driver:
-  ``driver.enabled=false``, ``toolkit.enabled=false``, ``operator.runtimeClass=nvidia-container-runtime``; with
-  the driver install skipped: no special settings).
-- GKE: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html (node label
-  ``gke-no-default-nvidia-gpu-device-plugin=true`` and ``gpu-driver-version=disabled``; a ResourceQuota admitting
-  ``system-node-critical`` pods in the operator's namespace; on GKE 1.33+ the toolkit needs
-  ``RUNTIME_CONFIG_SOURCE=file``; ``cdi.enabled=true``; the operator-managed driver needs Ubuntu node images).
-- EKS: the NVIDIA AMIs ship driver and container toolkit:
-  https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
+- Each cloud's needs: its facts module (``gpu_components.<cloud>.facts``), with NVIDIA's guide for the cloud.
 """
 
 from __future__ import annotations
@@ -57,7 +55,8 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from gpu_components.catalog import Cloud
+from gpu_components.catalog import Cloud, CpuArchitecture
+from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import (
     DEFAULT_CONFIG_NAME,
@@ -69,7 +68,6 @@ from gpu_components.nvidia.device_plugin import (
 from gpu_components.nvidia.mig import ALL_DISABLED, mig_config_map, mig_config_problems, mig_node_labels
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
-    GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
     OPERAND_LABEL_PREFIX,
     GpuNodePoolSpec,
     MigStrategy,
@@ -91,12 +89,6 @@ CONFIG_HASH_ENV = "GPU_COMPONENTS_CONFIG_HASH"
 (the operator watches neither the device plugin's nor the MIG manager's ConfigMap). No NVIDIA component reads it."""
 WITH_REBOOT_ENV = "WITH_REBOOT"
 """MIG manager setting: reboot the node when a MIG mode change does not take effect without one, as in cloud VMs."""
-GKE_DRIVER_INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
-"""GKE ``gpu_driver_version`` that turns off GKE's driver installation."""
-GKE_TOOLKIT_ENV = MappingProxyType({"RUNTIME_CONFIG_SOURCE": "file"})
-"""Toolkit environment NVIDIA's GKE guide requires on GKE 1.33+ (else the toolkit misconfigures containerd)."""
-AKS_RUNTIME_CLASS = "nvidia-container-runtime"
-"""``operator.runtimeClass`` with AKS's preinstalled toolkit (NVIDIA's AKS guide)."""
 NFD_WORKER_CONTROL_PLANE_TOLERATION = MappingProxyType(
     {"key": "node-role.kubernetes.io/control-plane", "operator": "Equal", "value": "", "effect": "NoSchedule"}
 )
@@ -104,30 +96,6 @@ NFD_WORKER_CONTROL_PLANE_TOLERATION = MappingProxyType(
 
 SOURCE_OPERATOR_VALUES = "https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/deployments/gpu-operator/values.yaml"
 SOURCE_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
-SOURCE_DRIVER_OWNER: Mapping[str, str] = MappingProxyType(
-    {
-        "aws": "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
-        "azure": "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html",
-        "gcp": "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html",
-    }
-)
-"""Per cloud, the page saying who installs the driver and how the operator must be told."""
-
-NODE_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType(
-    {"aws": "ami_type", "azure": "gpu_driver", "gcp": "driver_version"}
-)
-"""Per cloud, the pool option that decides whether the node image or cloud installs the NVIDIA driver."""
-DEFAULT_NODE_DRIVERS: Mapping[str, str] = MappingProxyType(
-    {"aws": "AL2023_x86_64_NVIDIA", "azure": "aks", "gcp": GKE_DRIVER_INSTALLATION_DISABLED}
-)
-"""Per cloud, the adapters' default for that option under the GPU Operator (EKS: the AL2023 NVIDIA AMI of the
-pool's architecture; GKE: installation disabled, as NVIDIA's GKE guide requires)."""
-
-
-def default_operator_driver(cloud: Cloud) -> bool:
-    """Whether the operator installs the driver when ``operator_driver`` is not given: on GKE yes (GKE's own
-    installation is off under the operator), elsewhere no (EKS NVIDIA AMIs and AKS install it)."""
-    return cloud == "gcp"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -136,17 +104,18 @@ def default_operator_driver(cloud: Cloud) -> bool:
 
 
 def node_installs_driver(cloud: Cloud, node_driver: str) -> bool:
-    """Whether the node image or the cloud installs the NVIDIA driver, given the pool's driver option.
+    """Whether the node image or the cloud installs the NVIDIA driver, given the pool's driver option: unless the
+    option is the cloud's :attr:`~gpu_components.cloud_facts.DriverOwnership.off` value (AKS ``gpu_driver`` ``none``,
+    GKE ``driver_version`` ``INSTALLATION_DISABLED``; every EKS NVIDIA AMI ships the driver)."""
+    return node_driver != facts_for(cloud).driver.off
 
-    ``aws``: every AMI type the EKS adapter accepts is an NVIDIA AMI with the driver (AL2023 and Bottlerocket
-    NVIDIA); ``azure``: ``gpu_driver`` ``aks`` (``gpuProfile.driver: Install``) yes, ``none`` no; ``gcp``:
-    ``driver_version`` other than ``INSTALLATION_DISABLED``.
-    """
-    if cloud == "azure":
-        return node_driver != "none"
-    if cloud == "gcp":
-        return node_driver != GKE_DRIVER_INSTALLATION_DISABLED
-    return True
+
+def default_operator_driver(cloud: Cloud) -> bool:
+    """Whether the operator installs the driver when ``operator_driver`` is not given: yes where the cloud's own
+    installation must be off under the operator
+    (:attr:`~gpu_components.cloud_facts.DriverOwnership.operator_exclusive`, GKE), no elsewhere (EKS NVIDIA AMIs
+    and AKS install it)."""
+    return bool(facts_for(cloud).driver.operator_exclusive)
 
 
 def driver_owner_problems(
@@ -156,40 +125,46 @@ def driver_owner_problems(
     path: str = "",
     node_driver_path: str | None = None,
     operator_driver_path: str = "gpu_operator.operator_driver",
+    cpu_architecture: CpuArchitecture = "x86_64",
 ) -> list[Problem]:
     """The one driver-ownership rule of a pool served by the GPU Operator: exactly one party installs the driver.
 
+    The cloud's part is data, its :class:`~gpu_components.cloud_facts.DriverOwnership`: the pool option that
+    decides (EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), its default, the value that turns the
+    node's installation off, and whether that installation must be off under the operator.
+
     Args:
         cloud: the pool's cloud.
-        node_driver: the pool's driver option (:data:`NODE_DRIVER_SETTINGS`: EKS ``ami_type``, AKS ``gpu_driver``,
-            GKE ``driver_version``); ``None`` for the adapter's default (:data:`DEFAULT_NODE_DRIVERS`).
+        node_driver: the pool's driver option; ``None`` for the node-pool component's default under the operator.
         operator_driver: whether the operator installs the driver (``driver.enabled``).
         path: where the pool sits in the input, e.g. ``pools[0]``.
         node_driver_path: where ``node_driver`` sits. Defaults to ``<path>.<cloud>.<option>``.
         operator_driver_path: where ``operator_driver`` sits.
+        cpu_architecture: the pool's CPU architecture, which picks the default of ``node_driver`` (EKS: the AL2023
+            NVIDIA AMI of the architecture). Defaults to ``x86_64``.
 
     Returns one problem (at ``node_driver_path``, naming both settings) when both or neither install the driver,
-    and, on GKE, when GKE's own installation is on: NVIDIA's GKE guide requires ``gpu-driver-version=disabled`` with
-    the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with ``operator_driver: true`` passes
-    (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
+    and, where the cloud's installation must be off under the operator, when it is on: NVIDIA's GKE guide requires
+    ``gpu-driver-version=disabled`` with the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with
+    ``operator_driver: true`` passes (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
     """
-    setting = NODE_DRIVER_SETTINGS[cloud]
-    chosen = node_driver if node_driver is not None else DEFAULT_NODE_DRIVERS[cloud]
+    facts = facts_for(cloud)
+    rule = facts.driver
+    chosen = node_driver if node_driver is not None else rule.defaults[cpu_architecture]
     prefix = f"{path}." if path else ""
-    where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{setting}"
+    where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{rule.setting}"
     node = node_installs_driver(cloud, chosen)
-    both = f"{setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
-    source = SOURCE_DRIVER_OWNER[cloud]
-    if cloud == "gcp" and node:
-        reason = "GKE would install it and so would the GPU Operator" if operator_driver else "GKE would install it"
+    both = f"{rule.setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
+    needs = f" ({rule.operator_driver_needs})" if rule.operator_driver_needs else ""
+    if rule.operator_exclusive and node:
+        reason = f"{facts.service} would install it" + (" and so would the GPU Operator" if operator_driver else "")
         return [
             Problem(
                 where,
                 chosen,
-                f"{reason} ({both}); NVIDIA's GKE guide requires GKE's driver installation to be disabled under "
-                "the GPU Operator",
-                f"{setting} {GKE_DRIVER_INSTALLATION_DISABLED} with {operator_driver_path} true (Ubuntu node image)",
-                source,
+                f"{reason} ({both}); {rule.operator_exclusive}",
+                f"{rule.setting} {rule.off} with {operator_driver_path} true{needs}",
+                rule.source,
             )
         ]
     if node and operator_driver:
@@ -197,9 +172,11 @@ def driver_owner_problems(
             Problem(
                 where,
                 chosen,
-                f"two parties would install the NVIDIA driver: the {_node_owner(cloud)} and the GPU Operator ({both})",
-                _one_owner(cloud, setting, operator_driver_path),
-                source,
+                f"two parties would install the NVIDIA driver: the {rule.owner} and the GPU Operator ({both})",
+                f"{operator_driver_path} false (every {rule.owner} ships the driver)"
+                if rule.off is None
+                else f"{operator_driver_path} false, or {rule.setting} {rule.off} with {operator_driver_path} true",
+                rule.source,
             )
         ]
     if not node and not operator_driver:
@@ -207,26 +184,14 @@ def driver_owner_problems(
             Problem(
                 where,
                 chosen,
-                f"nobody would install the NVIDIA driver: not the {_node_owner(cloud)} and not the GPU Operator "
-                f"({both})",
-                f"{operator_driver_path} true (Ubuntu node image)"
-                if cloud == "gcp"
-                else f"{operator_driver_path} true, or {setting} {DEFAULT_NODE_DRIVERS[cloud]}",
-                source,
+                f"nobody would install the NVIDIA driver: not the {rule.owner} and not the GPU Operator ({both})",
+                f"{operator_driver_path} true{needs}"
+                if rule.operator_exclusive
+                else f"{operator_driver_path} true{needs}, or {rule.setting} {rule.defaults[cpu_architecture]}",
+                rule.source,
             )
         ]
     return []
-
-
-def _node_owner(cloud: Cloud) -> str:
-    return {"aws": "EKS NVIDIA AMI", "azure": "AKS node image", "gcp": "GKE driver installation"}[cloud]
-
-
-def _one_owner(cloud: Cloud, setting: str, operator_driver_path: str) -> str:
-    if cloud == "aws":
-        return f"{operator_driver_path} false (every EKS NVIDIA AMI ships the driver)"
-    off = "none" if cloud == "azure" else GKE_DRIVER_INSTALLATION_DISABLED
-    return f"{operator_driver_path} false, or {setting} {off} with {operator_driver_path} true"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -252,7 +217,9 @@ def operator_node_labels(
     - ``host_mig`` (the image or the cloud makes the MIG partitions, as Bottlerocket's settings and AKS's
       ``gpuInstanceProfile`` do): ``nvidia.com/gpu.deploy.mig-manager=false`` and no ``nvidia.com/mig.config``, so
       the MIG manager never re-partitions against them.
-    - GKE: ``gke-no-default-nvidia-gpu-device-plugin=true`` (GKE's own device plugin off).
+    - the labels the cloud needs on every node the operator serves
+      (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.node_labels`; GKE:
+      ``gke-no-default-nvidia-gpu-device-plugin=true``, GKE's own device plugin off).
     """
     labels = {DEVICE_PLUGIN_CONFIG_LABEL: spec.name}
     if host_device_plugin:
@@ -261,8 +228,7 @@ def operator_node_labels(
         labels.update(operand_off_label("mig-manager"))
     else:
         labels.update(mig_node_labels(spec))
-    if cloud == "gcp":
-        labels[GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL] = "true"
+    labels.update(facts_for(cloud).gpu_operator.node_labels)
     return dict(sorted(labels.items()))
 
 
@@ -342,7 +308,9 @@ def gpu_operator_values(
 
     Args:
         specs: the validated pools the operator serves.
-        cloud: their cloud (AKS and GKE get the settings NVIDIA's guides give for them).
+        cloud: their cloud, whose needs beyond the chart's defaults are its facts
+            (:attr:`~gpu_components.cloud_facts.CloudFacts.gpu_operator`: AKS and GKE get the settings NVIDIA's
+            guides give for them).
         operator_driver: the operator installs driver and container toolkit (``driver.enabled``,
             ``toolkit.enabled``); False where the node image ships both (EKS NVIDIA AMIs, AKS's default images).
             Checked per pool by :func:`driver_owner_problems`, not here.
@@ -381,29 +349,11 @@ def gpu_operator_values(
         "daemonsets": {"tolerations": tolerations},
         "node-feature-discovery": {"worker": {"tolerations": nfd_tolerations}},
     }
-    if cloud == "azure" and not operator_driver:
-        values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
-    if cloud == "gcp":
+    needs = facts_for(cloud).gpu_operator
+    if needs.node_toolkit_runtime_class is not None and not operator_driver:
+        values["operator"] = {"runtimeClass": needs.node_toolkit_runtime_class}
+    if needs.cdi:
         values["cdi"] = {"enabled": True}
-        toolkit["env"] = _env(GKE_TOOLKIT_ENV)
+    if needs.toolkit_env:
+        toolkit["env"] = _env(needs.toolkit_env)
     return deep_merge(values, overrides or {})
-
-
-GKE_CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
-"""Priority classes GKE admits outside ``kube-system`` only under a matching ResourceQuota (the operands use
-``system-node-critical``)."""
-GKE_OPERATOR_POD_QUOTA = 100
-"""Most critical-priority pods the quota admits in the operator's namespace (NVIDIA's GKE guide uses 100)."""
-
-
-def gke_resource_quota_spec() -> dict[str, Any]:
-    """Spec of the ResourceQuota NVIDIA's GKE guide creates in the operator's namespace so that GKE admits its
-    ``system-node-critical`` pods there."""
-    return {
-        "hard": {"pods": str(GKE_OPERATOR_POD_QUOTA)},
-        "scopeSelector": {
-            "matchExpressions": [
-                {"operator": "In", "scopeName": "PriorityClass", "values": list(GKE_CRITICAL_PRIORITY_CLASSES)}
-            ]
-        },
-    }

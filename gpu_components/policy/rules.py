@@ -6,17 +6,18 @@ Each validator takes ``(resource_type, props)`` — ``props`` are the resource's
 :mod:`gpu_components.policy` wraps each in a ``pulumi_policy.ResourceValidationPolicy``.
 
 GPU knowledge comes from the library, not from copies: GPU instance types from :mod:`gpu_components.catalog`, the
-GPU quantity rule from :mod:`gpu_components.workloads`. The clouds' raw spellings of NVIDIA AMI types and taint
-effects are the cloud APIs' own and mirror the adapters' constants (``aws.eks.NVIDIA_AMI_TYPES``,
-``aws.eks.TAINT_EFFECTS``, ``gcp.gke.TAINT_EFFECTS``, ``azure.aks.aks_taints``); the tests check that they agree,
-and the pack does not import the cloud SDKs.
+GPU quantity rule from :mod:`gpu_components.workloads`, the default GPU taint from :mod:`gpu_components.spec`. What
+each cloud's resources look like to the engine (their type tokens, where a pool's instance type, image,
+accelerators, taints and labels sit, the taint effects and NVIDIA AMI types in the cloud's spelling) is that
+cloud's facts (:class:`~gpu_components.cloud_facts.NodePoolResource` records in ``gpu_components.<cloud>.facts``),
+the same records the node-pool components read; the rules here name no cloud, and the pack imports no cloud SDK.
 
 Decisions:
 
-- **GKE pools without an explicit taint pass.** GKE taints GPU node pools ``nvidia.com/gpu=present:NoSchedule``
-  itself whenever the cluster has a non-GPU pool, i.e. whenever there is other work to keep off
-  (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus). A GKE GPU pool that sets an ``nvidia.com/gpu``
-  taint with another effect is flagged: it would conflict with GKE's.
+- **Pools of a cloud that taints GPU nodes itself pass without an explicit taint.** GKE taints GPU node pools
+  ``nvidia.com/gpu=present:NoSchedule`` itself whenever the cluster has a non-GPU pool, i.e. whenever there is
+  other work to keep off (:attr:`~gpu_components.cloud_facts.CloudFacts.gpu_taint_source`). Such a GPU pool that
+  sets an ``nvidia.com/gpu`` taint with another effect is flagged: it would conflict with the cloud's.
 - **Trust marking for shared GPUs.** Time-slicing and MPS give no memory isolation, so a shared pool is flagged
   unless it carries :data:`SHARING_TRUST_KEY` ``=`` :data:`SHARING_TRUSTED`: as a node label of a GKE pool
   (``nodeConfig.labels``), as a label or annotation of the device plugin's ConfigMap (it marks every entry), and
@@ -31,12 +32,15 @@ import fnmatch
 import re
 import sys
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
 import yaml
 
 from gpu_components import catalog
-from gpu_components.catalog import Cloud, InstanceType
+from gpu_components.catalog import InstanceType
+from gpu_components.cloud_facts import CloudFacts, NodePoolResource, all_cloud_facts
+from gpu_components.spec import DEFAULT_GPU_TAINT, GPU_TAINT_KEY, SOURCE_SHARING, SOURCE_TAINTS, TaintEffect
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, container_gpu_problems, is_gpu_resource
 
 if sys.version_info >= (3, 11):
@@ -44,15 +48,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-SOURCE_TAINTS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
-SOURCE_SHARING = "https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0#shared-access-to-gpus"
 SOURCE_HELM_VERSION = "https://helm.sh/docs/helm/helm_install/"
 
-EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-AKS_AGENT_POOL = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:AgentPool$")
-AKS_MANAGED_CLUSTER = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:ManagedCluster$")
-GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 
@@ -70,24 +68,12 @@ WORKLOAD_POD_SPECS: Mapping[str, tuple[str, ...]] = {
 """Workload resource types -> where their pod spec sits in the props."""
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 
-EKS_NVIDIA_AMI_TYPES = frozenset(
-    {
-        "AL2023_x86_64_NVIDIA",
-        "AL2023_ARM_64_NVIDIA",
-        "BOTTLEROCKET_x86_64_NVIDIA",
-        "BOTTLEROCKET_ARM_64_NVIDIA",
-        "AL2_x86_64_GPU",
-    }
-)
-"""EKS AMI types with NVIDIA drivers (``AL2_x86_64_GPU`` is past end of support but still found in programs)."""
-REPELLING_EFFECTS = {"aws": ("NO_SCHEDULE", "NO_EXECUTE"), "azure": ("NoSchedule", "NoExecute")}
-"""Taint effects, in each API's spelling, that keep pods without a toleration off a node."""
-GKE_NO_SCHEDULE = "NO_SCHEDULE"
+REPELLING_EFFECTS: tuple[TaintEffect, ...] = ("NoSchedule", "NoExecute")
+"""Taint effects that keep pods without a toleration off a node (each cloud's facts spell them its way)."""
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu", "sku")
 """Taint keys that mark GPU nodes: the device plugin's and GKE's ``nvidia.com/gpu``, and ``sku`` (AKS's GPU guide
 uses ``sku=gpu:NoSchedule``). Configurable per policy (``gpuTaintKeys``)."""
-SUGGESTED_TAINT = "nvidia.com/gpu=present:NoSchedule"
 DEFAULT_ALLOWED_DAEMONSETS = (
     "nvidia-device-plugin*",
     "nvidia-dcgm*",
@@ -112,7 +98,6 @@ SHARING_TRUST_KEY = "gpu-components/sharing"
 """Label / annotation / tag key that marks a shared GPU pool as serving workloads that trust each other."""
 SHARING_TRUSTED = "trusted"
 """The value of :data:`SHARING_TRUST_KEY` that marks trust."""
-GKE_SHARING_STRATEGIES = frozenset({"TIME_SHARING", "MPS"})
 BOTTLEROCKET_SHARING = frozenset({"time-slicing", "mps"})
 
 
@@ -136,13 +121,28 @@ def _at(props: Mapping[str, Any], *keys: str) -> object:
     return current
 
 
-def _nvidia_instance(cloud: Cloud, name: object) -> InstanceType | None:
-    """The catalog entry of an NVIDIA GPU instance type (Azure sizes match case-insensitively), else ``None``."""
+def _path(props: Mapping[str, Any], path: str) -> object:
+    """The value at a dotted input path (``nodeConfig.machineType``), or ``None``."""
+    return _at(props, *path.split(".")) if path else None
+
+
+def _node_pool_resource(resource_type: str) -> tuple[CloudFacts, NodePoolResource] | None:
+    """The cloud and node-pool resource record of ``resource_type``, or ``None`` when it holds no node pools."""
+    for facts in all_cloud_facts():
+        for resource in facts.node_pools:
+            if resource.matches(resource_type):
+                return facts, resource
+    return None
+
+
+def _nvidia_instance(facts: CloudFacts, name: object) -> InstanceType | None:
+    """The catalog entry of an NVIDIA GPU instance type (case-insensitively where the cloud's API matches so, as
+    Azure VM sizes), else ``None``."""
     if not isinstance(name, str) or not name:
         return None
-    known = catalog.find_instance_type(cloud, name)
-    if known is None and cloud == "azure":
-        known = next((t for t in catalog.instance_types(cloud) if t.name.lower() == name.lower()), None)
+    known = catalog.find_instance_type(facts.cloud, name)
+    if known is None and facts.instance_types_ignore_case:
+        known = next((t for t in catalog.instance_types(facts.cloud) if t.name.lower() == name.lower()), None)
     return known if known is not None and known.gpu_vendor == "nvidia" else None
 
 
@@ -155,40 +155,72 @@ def _describe(instance: InstanceType) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _eks_gpu(props: Mapping[str, Any]) -> str | None:
-    for name in _list(props.get("instanceTypes")):
-        instance = _nvidia_instance("aws", name)
+def _pool_gpu(facts: CloudFacts, resource: NodePoolResource, pool: Mapping[str, Any]) -> str | None:
+    """What makes ``pool`` a GPU pool, in words: GPUs attached to it, an NVIDIA GPU instance type, an NVIDIA node
+    image; ``None`` for a pool without GPUs."""
+    for accelerator in _list(_path(pool, resource.accelerators)):
+        count = _map(accelerator).get("count")
+        if isinstance(count, (int, float)) and count > 0:
+            return f"{count:g} x {_map(accelerator).get('type')}"
+    names = _path(pool, resource.instance_types)
+    for name in [names] if isinstance(names, str) else _list(names):
+        instance = _nvidia_instance(facts, name)
         if instance is not None:
             return _describe(instance)
-    ami_type = props.get("amiType")
-    if ami_type in EKS_NVIDIA_AMI_TYPES:
-        return f"AMI type {ami_type}"
+    images = resource.gpu_images
+    image = _path(pool, images.path) if images is not None else None
+    if images is not None and image in images.types:
+        return f"{images.label} {image}"
     return None
 
 
-def _structured_taint_ok(taints: object, effects: Collection[str], keys: Collection[str]) -> bool:
-    return any(_map(t).get("key") in keys and _map(t).get("effect") in effects for t in _list(taints))
+def _taint(resource: NodePoolResource, taint: object) -> tuple[object, object]:
+    """A taint's key and effect as the resource spells them (``key=value:Effect`` text, or an object)."""
+    if not resource.taint_text:
+        return _map(taint).get("key"), _map(taint).get("effect")
+    if not isinstance(taint, str) or ":" not in taint:
+        return None, None
+    head, _, effect = taint.rpartition(":")
+    return head.split("=", 1)[0], effect
 
 
-def _aks_taint_ok(taints: object, keys: Collection[str]) -> bool:
-    for text in _list(taints):
-        if not isinstance(text, str) or ":" not in text:
-            continue
-        head, _, effect = text.rpartition(":")
-        key = head.split("=", 1)[0]
-        if key in keys and effect in REPELLING_EFFECTS["azure"]:
-            return True
-    return False
+def _suggested_taint(facts: CloudFacts, resource: NodePoolResource) -> str:
+    """The default GPU taint as the resource takes it, effect in the cloud's spelling:
+    ``'nvidia.com/gpu=present:NoSchedule'`` or ``{key: nvidia.com/gpu, value: present, effect: NO_SCHEDULE}``."""
+    taint = replace(DEFAULT_GPU_TAINT, effect=cast(TaintEffect, facts.taint_effects[DEFAULT_GPU_TAINT.effect]))
+    if resource.taint_text:
+        return repr(taint.text)
+    return f"{{key: {taint.key}, value: {taint.value}, effect: {taint.effect}}}"
 
 
-def _aks_pool_violations(pool: Mapping[str, Any], where: str, keys: Collection[str]) -> list[str]:
-    instance = _nvidia_instance("azure", pool.get("vmSize"))
-    if instance is None or _aks_taint_ok(pool.get("nodeTaints"), keys):
+def _pool_taint_violations(
+    facts: CloudFacts,
+    resource: NodePoolResource,
+    pool: Mapping[str, Any],
+    where: str,
+    prefix: str,
+    keys: Collection[str],
+) -> list[str]:
+    """Rule 1 for one pool: ``where`` names it in a message, ``prefix`` is its path in the resource's inputs."""
+    gpu = _pool_gpu(facts, resource, pool)
+    if gpu is None:
+        return []
+    taints = [_taint(resource, taint) for taint in _list(_path(pool, resource.taints))]
+    if facts.gpu_taint_source is not None:
+        own = facts.taint_effects[DEFAULT_GPU_TAINT.effect]
+        return [
+            f"{prefix}{resource.taints}[{index}]: {facts.service} taints GPU pools {DEFAULT_GPU_TAINT.text} itself; "
+            f"an {GPU_TAINT_KEY} taint with effect {effect} conflicts with it; use {own} "
+            f"[source: {facts.gpu_taint_source}]"
+            for index, (key, effect) in enumerate(taints)
+            if key == GPU_TAINT_KEY and effect != own
+        ]
+    repelling = {facts.taint_effects[effect] for effect in REPELLING_EFFECTS}
+    if any(key in keys and effect in repelling for key, effect in taints):
         return []
     return [
-        f"{where}: GPU node pool of {_describe(instance)} has no NoSchedule GPU taint in nodeTaints, so any pod can "
-        f"land on its GPU nodes; add {SUGGESTED_TAINT!r} (taint keys accepted: {', '.join(keys)}) "
-        f"[source: {SOURCE_TAINTS}]"
+        f"{where}: {resource.missing_gpu_taint.format(gpu=gpu)}, so any pod can land on its GPU nodes; add "
+        f"{_suggested_taint(facts, resource)} (taint keys accepted: {', '.join(keys)}) [source: {SOURCE_TAINTS}]"
     ]
 
 
@@ -197,51 +229,27 @@ def node_pool_taint_violations(
 ) -> list[str]:
     """A GPU node pool must carry a ``NoSchedule`` (or ``NoExecute``) taint with a GPU taint key.
 
-    Covers ``aws:eks/nodeGroup:NodeGroup`` (GPU instance types or NVIDIA AMI types; ``taints`` with
-    ``effect: NO_SCHEDULE``), ``azure-native:containerservice:AgentPool`` and the ``agentPoolProfiles`` of a
-    ``ManagedCluster`` (GPU VM sizes; ``nodeTaints`` strings ``key=value:NoSchedule``), and
-    ``gcp:container/nodePool:NodePool`` (see the module's decision on GKE). AKS's spot taint does not count: it is
-    not a GPU taint, and spot-tolerant pods would still land on the GPUs. GPU instance types are the catalog's; a
-    type the catalog does not know is not recognised as a GPU type (an NVIDIA AMI type still marks an EKS group).
+    Covers every node-pool resource of the clouds' facts: ``aws:eks/nodeGroup:NodeGroup`` (GPU instance types or
+    NVIDIA AMI types; ``taints`` with ``effect: NO_SCHEDULE``), ``azure-native:containerservice:AgentPool`` and the
+    ``agentPoolProfiles`` of a ``ManagedCluster`` (GPU VM sizes; ``nodeTaints`` strings ``key=value:NoSchedule``),
+    and ``gcp:container/nodePool:NodePool`` (see the module's decision on clouds that taint GPU nodes themselves).
+    AKS's spot taint does not count: it is not a GPU taint, and spot-tolerant pods would still land on the GPUs. GPU
+    instance types are the catalog's; a type the catalog does not know is not recognised as a GPU type (an NVIDIA
+    AMI type still marks an EKS group).
     """
+    found = _node_pool_resource(resource_type)
+    if found is None:
+        return []
+    facts, resource = found
     keys = tuple(gpu_taint_keys)
-    if resource_type == EKS_NODE_GROUP:
-        gpu = _eks_gpu(props)
-        if gpu is None or _structured_taint_ok(props.get("taints"), REPELLING_EFFECTS["aws"], keys):
-            return []
-        return [
-            f"taints: GPU node group ({gpu}) has no NO_SCHEDULE GPU taint, so any pod can land on its GPU nodes; "
-            f"add {{key: nvidia.com/gpu, value: present, effect: NO_SCHEDULE}} (taint keys accepted: "
-            f"{', '.join(keys)}) [source: {SOURCE_TAINTS}]"
-        ]
-    if AKS_AGENT_POOL.match(resource_type):
-        return _aks_pool_violations(props, "nodeTaints", keys)
-    if AKS_MANAGED_CLUSTER.match(resource_type):
-        messages: list[str] = []
-        for index, pool in enumerate(_list(props.get("agentPoolProfiles"))):
-            name = _map(pool).get("name", index)
-            messages += _aks_pool_violations(_map(pool), f"agentPoolProfiles[{index}] ({name})", keys)
-        return messages
-    if resource_type == GKE_NODE_POOL:
-        if _gke_gpu(props) is None:
-            return []
-        return [
-            f"nodeConfig.taints[{index}]: GKE taints GPU pools nvidia.com/gpu=present:NoSchedule itself; an "
-            f"nvidia.com/gpu taint with effect {_map(taint).get('effect')} conflicts with it; use NO_SCHEDULE "
-            "[source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus]"
-            for index, taint in enumerate(_list(_at(props, "nodeConfig", "taints")))
-            if _map(taint).get("key") == "nvidia.com/gpu" and _map(taint).get("effect") != GKE_NO_SCHEDULE
-        ]
-    return []
-
-
-def _gke_gpu(props: Mapping[str, Any]) -> str | None:
-    for accelerator in _list(_at(props, "nodeConfig", "guestAccelerators")):
-        count = _map(accelerator).get("count")
-        if isinstance(count, (int, float)) and count > 0:
-            return f"{count:g} x {_map(accelerator).get('type')}"
-    instance = _nvidia_instance("gcp", _at(props, "nodeConfig", "machineType"))
-    return _describe(instance) if instance is not None else None
+    if not resource.pools:
+        return _pool_taint_violations(facts, resource, props, resource.taints, "", keys)
+    messages: list[str] = []
+    for index, pool in enumerate(_list(_path(props, resource.pools))):
+        name = _map(pool).get("name", index)
+        where = f"{resource.pools}[{index}]"
+        messages += _pool_taint_violations(facts, resource, _map(pool), f"{where} ({name})", f"{where}.", keys)
+    return messages
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -442,15 +450,18 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
             _untrusted(f"device plugin config {entry!r} ({mode})", f"data[{entry!r}]")
             for entry, mode in _shared_entries(_map(props.get("data")))
         ]
-    if resource_type == GKE_NODE_POOL:
-        if _trusted(_at(props, "nodeConfig", "labels")):
+    found = _node_pool_resource(resource_type)
+    if found is not None and found[1].sharing_strategy:
+        facts, resource = found
+        if _trusted(_path(props, resource.labels)):
             return []
         messages: list[str] = []
-        for index, accelerator in enumerate(_list(_at(props, "nodeConfig", "guestAccelerators"))):
-            strategy = _at(_map(accelerator), "gpuSharingConfig", "gpuSharingStrategy")
-            if strategy in GKE_SHARING_STRATEGIES:
-                where = f"nodeConfig.guestAccelerators[{index}].gpuSharingConfig"
-                messages.append(_untrusted(f"GKE GPU sharing {strategy}", where))
+        config = resource.sharing_strategy.rpartition(".")[0]
+        for index, accelerator in enumerate(_list(_path(props, resource.accelerators))):
+            strategy = _path(_map(accelerator), resource.sharing_strategy)
+            if strategy in resource.shared_strategies:
+                where = f"{resource.accelerators}[{index}].{config}"
+                messages.append(_untrusted(f"{facts.service} GPU sharing {strategy}", where))
         return messages
     if resource_type == EKS_LAUNCH_TEMPLATE:
         strategy, labels = _bottlerocket_sharing(props.get("userData"))

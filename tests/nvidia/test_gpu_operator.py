@@ -11,12 +11,12 @@ import yaml
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError
+from gpu_components.gcp.facts import gke_resource_quota_spec
 from gpu_components.nvidia.device_plugin import config_hash, device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART_VERSION,
     GPU_OPERATOR_REPOSITORY,
     driver_owner_problems,
-    gke_resource_quota_spec,
     gpu_operator_problems,
     gpu_operator_values,
     operator_node_labels,
@@ -129,6 +129,12 @@ def test_two_owners_or_none_is_rejected_naming_both_settings(
     for part in parts:
         assert part in problems[0].message
     assert problems[0].source is not None and problems[0].valid is not None
+
+
+def test_an_arm64_eks_pool_without_an_ami_type_is_told_of_the_arm64_ami() -> None:
+    (problem,) = driver_owner_problems("aws", None, True, "pools[0]", cpu_architecture="arm64")
+    assert problem.value == "AL2023_ARM_64_NVIDIA"
+    assert "(ami_type AL2023_ARM_64_NVIDIA and gpu_operator.operator_driver true)" in problem.message
 
 
 def test_on_gke_only_the_operators_driver_with_gkes_installation_off_is_offered() -> None:

@@ -15,7 +15,9 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpu_components.aws import bottlerocket
-from gpu_components.aws.eks import NVIDIA_AMI_TYPES, TAINT_EFFECTS, eks_taints
+from gpu_components.aws.eks import eks_taints
+from gpu_components.aws.facts import FACTS as EKS
+from gpu_components.aws.facts import NVIDIA_AMI_TYPES, TAINT_EFFECTS
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.policy import DEFAULT_ENFORCEMENT, policies, rules
 from gpu_components.policy.rules import (
@@ -156,8 +158,9 @@ def test_gke_gpu_pool_with_a_conflicting_gpu_taint_is_flagged() -> None:
 
 
 def test_cloud_spellings_agree_with_the_adapters() -> None:
-    assert set(NVIDIA_AMI_TYPES) <= rules.EKS_NVIDIA_AMI_TYPES
-    assert TAINT_EFFECTS["NoSchedule"] in rules.REPELLING_EFFECTS["aws"]
+    (node_group,) = EKS.node_pools  # what the policy pack reads of an EKS node group
+    assert node_group.gpu_images is not None and set(NVIDIA_AMI_TYPES) <= node_group.gpu_images.types
+    assert TAINT_EFFECTS["NoSchedule"] in {EKS.taint_effects[effect] for effect in rules.REPELLING_EFFECTS}
     assert eks_taints([DEFAULT_GPU_TAINT]) == [GPU_TAINT_EKS]
     assert (
         node_pool_taint_violations(

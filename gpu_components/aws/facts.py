@@ -1,0 +1,115 @@
+"""EKS as data (:class:`~gpu_components.cloud_facts.CloudFacts`), without the AWS SDKs: its NVIDIA AMI types, taint
+effects, node group name rule, driver ownership and node group resource.
+
+The node group component (:mod:`gpu_components.aws.eks`) reads these tables too, so the component, the plan and the
+policy pack spell EKS one way. Facts and sources:
+
+- NVIDIA AMI types and what they ship (the driver and the container toolkit, not the device plugin; Amazon Linux 2
+  GPU AMIs are past their end of support): https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
+- Node group names and taint effects: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html,
+  https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html
+- Which node group inputs force a replacement: the attributes marked ``ForceNew`` in the upstream Terraform
+  provider schema that pulumi-aws bridges (:data:`SOURCE_FORCE_NEW`). ``launchTemplate.version``,
+  ``scalingConfig``, ``labels``, ``taints``, ``updateConfig``, ``version`` and ``releaseVersion`` update in place.
+- Under the GPU Operator every EKS NVIDIA AMI keeps its own driver and toolkit (the operator's are off).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from gpu_components.catalog import CpuArchitecture
+from gpu_components.cloud_facts import (
+    CloudFacts,
+    DriverOwnership,
+    ForceNewTable,
+    GpuImages,
+    GpuOperatorFacts,
+    NodePoolResource,
+    PoolNameRule,
+)
+
+if TYPE_CHECKING:
+    from gpu_components.spec import TaintEffect
+
+SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
+SOURCE_FORCE_NEW = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/eks/node_group.go"
+"""Schema of ``aws_eks_node_group``, which pulumi-aws's ``eks.NodeGroup`` bridges (``ForceNew: true`` fields)."""
+
+NVIDIA_AMI_TYPES: Mapping[str, CpuArchitecture] = MappingProxyType(
+    {
+        "AL2023_x86_64_NVIDIA": "x86_64",
+        "AL2023_ARM_64_NVIDIA": "arm64",
+        "BOTTLEROCKET_x86_64_NVIDIA": "x86_64",
+        "BOTTLEROCKET_ARM_64_NVIDIA": "arm64",
+    }
+)
+"""EKS AMI types with NVIDIA drivers -> the CPU architecture they run on (``AL2_x86_64_GPU`` is past support)."""
+RETIRED_GPU_AMI_TYPES = frozenset({"AL2_x86_64_GPU"})
+"""GPU AMI types EKS no longer supports (Amazon Linux 2 reached end of support for EKS AMIs)."""
+DEFAULT_AMI_TYPES: Mapping[CpuArchitecture, str] = MappingProxyType(
+    {"x86_64": "AL2023_x86_64_NVIDIA", "arm64": "AL2023_ARM_64_NVIDIA"}
+)
+"""AMI type used when none is given, by CPU architecture: Amazon Linux 2023 with NVIDIA drivers."""
+BOTTLEROCKET_AMI_TYPES: Mapping[CpuArchitecture, str] = MappingProxyType(
+    {"x86_64": "BOTTLEROCKET_x86_64_NVIDIA", "arm64": "BOTTLEROCKET_ARM_64_NVIDIA"}
+)
+"""Bottlerocket NVIDIA AMI type by CPU architecture (its host device plugin makes MIG partitions from settings)."""
+
+TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
+    {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+)
+"""Kubernetes taint effect -> EKS API spelling."""
+
+NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
+"""Type token of pulumi-aws's EKS managed node group."""
+
+FACTS = CloudFacts(
+    cloud="aws",
+    service="EKS",
+    pool_name=PoolNameRule(
+        re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]*$"),
+        63,
+        "1-63 letters, digits, '-' or '_', starting with a letter or digit",
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html",
+    ),
+    taint_effects=TAINT_EFFECTS,
+    driver=DriverOwnership(
+        setting="ami_type",
+        defaults=DEFAULT_AMI_TYPES,
+        off=None,
+        owner="EKS NVIDIA AMI",
+        source=SOURCE_AMI_TYPES,
+    ),
+    gpu_operator=GpuOperatorFacts(source=SOURCE_AMI_TYPES),
+    node_pools=(
+        NodePoolResource(
+            type_token=NODE_GROUP_TYPE,
+            instance_types="instanceTypes",
+            taints="taints",
+            missing_gpu_taint="GPU node group ({gpu}) has no NO_SCHEDULE GPU taint",
+            gpu_images=GpuImages("amiType", "AMI type", frozenset(NVIDIA_AMI_TYPES) | RETIRED_GPU_AMI_TYPES),
+            force_new=ForceNewTable(
+                (
+                    "amiType",
+                    "capacityType",
+                    "clusterName",
+                    "diskSize",
+                    "instanceTypes",
+                    "launchTemplate.id",
+                    "launchTemplate.name",
+                    "nodeGroupName",
+                    "nodeGroupNamePrefix",
+                    "nodeRoleArn",
+                    "remoteAccess",
+                    "subnetIds",
+                ),
+                SOURCE_FORCE_NEW,
+            ),
+        ),
+    ),
+)
+"""EKS: managed node groups of NVIDIA AMIs, each of which ships the driver."""

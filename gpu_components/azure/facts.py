@@ -1,0 +1,117 @@
+"""AKS as data (:class:`~gpu_components.cloud_facts.CloudFacts`), without the Azure SDK: its agent pool name rule,
+driver ownership, what the GPU Operator needs on it, and its agent pool resources.
+
+The agent pool component (:mod:`gpu_components.azure.aks`) reads these too. Facts and sources:
+
+- Linux node pool names: https://learn.microsoft.com/azure/aks/create-node-pools#limitations
+- AKS installs the NVIDIA driver on GPU pools unless told not to (``gpu_driver: none``, ``gpuProfile.driver:
+  None``): https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation; with AKS's driver the
+  GPU Operator's driver and toolkit are off and ``operator.runtimeClass`` is ``nvidia-container-runtime``; with the
+  installation skipped, the operator installs both without special settings:
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html
+- ``nodeTaints`` are ``key=value:Effect`` strings in Kubernetes' spelling; VM sizes match case-insensitively.
+- Which agent pool inputs force a replacement: pulumi-azure-native's curated force-new list for ``AgentPool``
+  (``gpuInstanceProfile``, ``vmSize``, ``networkProfile.nodePublicIPTags``; added in
+  pulumi/pulumi-azure-native#3655 because AKS documents them as unchangeable after creation) and the resource's URL
+  path parameters (``resourceGroupName``, ``resourceName``, ``agentPoolName``), which name the pool and so always
+  replace it (:data:`SOURCE_FORCE_NEW`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from gpu_components.azure.options import GpuDriver
+from gpu_components.cloud_facts import (
+    CloudFacts,
+    DriverOwnership,
+    ForceNewTable,
+    GpuOperatorFacts,
+    NodePoolResource,
+    PoolNameRule,
+)
+
+if TYPE_CHECKING:
+    from gpu_components.spec import TaintEffect
+
+SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html"
+SOURCE_FORCE_NEW = (
+    "https://github.com/pulumi/pulumi-azure-native/blob/master/provider/pkg/gen/forceNew.go "
+    "(pulumi/pulumi-azure-native#3655; https://learn.microsoft.com/azure/aks/manage-node-pools#limitations, "
+    "https://learn.microsoft.com/azure/aks/gpu-multi-instance)"
+)
+"""pulumi-azure-native's curated force-new properties of ``AgentPool`` and the AKS pages they rest on."""
+
+DEFAULT_GPU_DRIVER: GpuDriver = "aks"
+"""AKS installs the driver, as it does when ``gpuProfile`` is not set; the device plugin stack needs it."""
+NO_GPU_DRIVER: GpuDriver = "none"
+"""The ``gpu_driver`` with which AKS installs no NVIDIA driver (for the GPU Operator's own)."""
+NODE_TOOLKIT_RUNTIME_CLASS = "nvidia-container-runtime"
+"""``operator.runtimeClass`` with AKS's preinstalled toolkit (NVIDIA's AKS guide)."""
+
+TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
+    {"NoSchedule": "NoSchedule", "PreferNoSchedule": "PreferNoSchedule", "NoExecute": "NoExecute"}
+)
+"""Kubernetes taint effect -> AKS spelling: the same (``nodeTaints`` take Kubernetes' ``key=value:Effect``)."""
+
+AGENT_POOL_TYPE = "azure-native:containerservice:AgentPool"
+"""Type token of pulumi-azure-native's AKS agent pool (API-version modules hold the same resource)."""
+MANAGED_CLUSTER_TYPE = "azure-native:containerservice:ManagedCluster"
+"""Type token of pulumi-azure-native's AKS cluster, whose ``agentPoolProfiles`` are node pools too."""
+
+_MISSING_GPU_TAINT = "GPU node pool of {gpu} has no NoSchedule GPU taint in nodeTaints"
+
+FACTS = CloudFacts(
+    cloud="azure",
+    service="AKS",
+    pool_name=PoolNameRule(
+        re.compile(r"^[a-z][a-z0-9]*$"),
+        12,
+        "1-12 lowercase letters or digits, starting with a letter (Linux node pools)",
+        "https://learn.microsoft.com/azure/aks/create-node-pools#limitations",
+    ),
+    taint_effects=TAINT_EFFECTS,
+    driver=DriverOwnership(
+        setting="gpu_driver",
+        defaults=MappingProxyType({"x86_64": DEFAULT_GPU_DRIVER, "arm64": DEFAULT_GPU_DRIVER}),
+        off=NO_GPU_DRIVER,
+        owner="AKS node image",
+        source=SOURCE_GPU_OPERATOR,
+    ),
+    gpu_operator=GpuOperatorFacts(source=SOURCE_GPU_OPERATOR, node_toolkit_runtime_class=NODE_TOOLKIT_RUNTIME_CLASS),
+    node_pools=(
+        NodePoolResource(
+            type_token=AGENT_POOL_TYPE,
+            instance_types="vmSize",
+            taints="nodeTaints",
+            missing_gpu_taint=_MISSING_GPU_TAINT,
+            taint_text=True,
+            api_versions=True,
+            force_new=ForceNewTable(
+                (
+                    "agentPoolName",
+                    "resourceGroupName",
+                    "resourceName",
+                    "gpuInstanceProfile",
+                    "vmSize",
+                    "networkProfile.nodePublicIPTags",
+                ),
+                SOURCE_FORCE_NEW,
+            ),
+        ),
+        NodePoolResource(
+            type_token=MANAGED_CLUSTER_TYPE,
+            instance_types="vmSize",
+            taints="nodeTaints",
+            missing_gpu_taint=_MISSING_GPU_TAINT,
+            taint_text=True,
+            api_versions=True,
+            pools="agentPoolProfiles",
+        ),
+    ),
+    instance_types_ignore_case=True,
+)
+"""AKS: agent pools whose driver AKS installs unless ``gpu_driver`` is ``none``."""

@@ -1,0 +1,241 @@
+"""What each cloud is, as plain data: the record the core reads instead of naming a cloud.
+
+Each cloud package holds one :class:`CloudFacts` record, ``FACTS`` in ``gpu_components.<cloud>.facts``, a module
+that imports no cloud SDK, so the pool spec, the NVIDIA renderers, the add-on components, the offline plan and the
+policy pack can read it on any install. The cloud's :class:`~gpu_components.adapter.CloudAdapter` carries the same
+record (``facts``). :func:`facts_for` looks a record up by cloud name and imports only that cloud's facts module.
+
+A record holds the cloud's spellings (taint effects, resource type tokens, input paths), its rules as data (the
+node pool name rule, who installs the NVIDIA driver and how a pool says so) and what NVIDIA's GPU Operator needs
+on it, each with its source. The rules that read them (:func:`~gpu_components.spec.name_problems`,
+:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, the plan's force-new check, the policy pack's
+GPU taint rule) live once, in the core, and branch on none of these clouds by name.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, cast, get_args
+
+from gpu_components.catalog import Cloud, CpuArchitecture
+
+if TYPE_CHECKING:
+    from gpu_components.spec import TaintEffect
+
+__all__ = [
+    "CLOUDS",
+    "CloudFacts",
+    "DriverOwnership",
+    "ForceNewTable",
+    "GpuImages",
+    "GpuOperatorFacts",
+    "NodePoolResource",
+    "PoolNameRule",
+    "all_cloud_facts",
+    "facts_for",
+]
+
+CLOUDS: tuple[Cloud, ...] = get_args(Cloud)
+"""The clouds with a facts record, in the catalog's order; ``gpu_components.<cloud>.facts`` holds each."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolNameRule:
+    """What the cloud's API accepts as a node pool name.
+
+    Attributes:
+        pattern: the characters and their order (matched from the start).
+        max_length: the longest name.
+        valid: the rule in words, for problem messages.
+        source: the API page that states it.
+    """
+
+    pattern: re.Pattern[str]
+    max_length: int
+    valid: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class DriverOwnership:
+    """Who installs the NVIDIA driver on the cloud's GPU nodes, and how a pool says so: the data of the one
+    driver-ownership rule (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`).
+
+    Attributes:
+        setting: the pool option (and node-pool component attribute) that decides whether the node image or the
+            cloud installs the driver, e.g. EKS ``ami_type``.
+        defaults: the node-pool component's value of ``setting`` under the GPU Operator when the pool gives none,
+            by CPU architecture.
+        off: the value of ``setting`` with which neither image nor cloud installs a driver; ``None`` when every
+            value installs one (every EKS NVIDIA AMI ships it).
+        owner: how problem messages name the node-side installer, e.g. ``EKS NVIDIA AMI``.
+        operator_exclusive: why the cloud's own installation must be off on every pool the GPU Operator serves
+            (so the operator installs the driver), or ``""`` where either may (NVIDIA's GKE guide requires it off).
+        operator_driver_needs: what the operator's own driver needs of the pool on this cloud, for problem
+            messages (GKE: an Ubuntu node image), or ``""``.
+        source: the page that says who installs the driver and how the operator must be told.
+    """
+
+    setting: str
+    defaults: Mapping[CpuArchitecture, str]
+    off: str | None
+    owner: str
+    source: str
+    operator_exclusive: str = ""
+    operator_driver_needs: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuOperatorFacts:
+    """What the NVIDIA GPU Operator needs on the cloud beyond its chart defaults (NVIDIA's guide for the cloud).
+
+    Attributes:
+        source: NVIDIA's GPU Operator guide for the cloud.
+        node_labels: labels of every node the operator serves (GKE: its own device plugin kept off).
+        toolkit_env: environment of the operator's container toolkit (GKE 1.33+: ``RUNTIME_CONFIG_SOURCE=file``).
+        cdi: the chart's ``cdi.enabled`` is set true explicitly (GKE).
+        node_toolkit_runtime_class: ``operator.runtimeClass`` when the node image's driver and toolkit are used
+            (AKS: ``nvidia-container-runtime``), or ``None``.
+        resource_quota: the spec of a ResourceQuota the operator's namespace needs (GKE admits
+            ``system-node-critical`` pods outside ``kube-system`` only under one), or ``None``.
+    """
+
+    source: str
+    node_labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    toolkit_env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    cdi: bool = False
+    node_toolkit_runtime_class: str | None = None
+    resource_quota: Callable[[], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForceNewTable:
+    """The input paths of one resource type whose change replaces the resource, and where that fact comes from.
+
+    Paths are Pulumi input property paths in the plan's camelCase: ``a.b`` for nested objects and ``[*]`` for any
+    list index; an entry covers everything beneath it (:func:`~gpu_components.plan.replacements.forces_replacement`).
+    """
+
+    fields: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class GpuImages:
+    """Node images that mark a pool as a GPU pool whatever its instance type.
+
+    Attributes:
+        path: where a pool's image sits in its inputs, e.g. ``amiType``.
+        label: how messages name it, e.g. ``AMI type``.
+        types: the images with NVIDIA drivers.
+    """
+
+    path: str
+    label: str
+    types: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class NodePoolResource:
+    """A provider resource that holds GPU node pools, as the Pulumi engine sees its inputs (camelCase; ``a.b`` is
+    key ``b`` of object ``a``): what the plan's diff and the policy pack read of it.
+
+    Attributes:
+        type_token: the resource's type token, e.g. ``aws:eks/nodeGroup:NodeGroup``.
+        instance_types: where a pool's instance type sits (a string, or a list of them).
+        taints: where a pool's taints sit.
+        taint_text: the taints are ``key=value:Effect`` strings rather than ``{key, value, effect}`` objects.
+        missing_gpu_taint: how the policy pack says that a GPU pool has no repelling GPU taint, ``{gpu}`` being
+            what marks it as a GPU pool; ``""`` when the cloud taints GPU nodes itself
+            (:attr:`CloudFacts.gpu_taint_source`).
+        api_versions: the provider also has the type in API-version modules, the same resource
+            (``azure-native:containerservice/v20240901:AgentPool``).
+        pools: where a list of pools sits inside the resource (an AKS cluster's ``agentPoolProfiles``); ``""``
+            when the resource is one pool.
+        gpu_images: node images that make a pool a GPU pool, or ``None``.
+        accelerators: where the GPUs attached to a pool sit (``{type, count}`` objects), or ``""``.
+        sharing_strategy: where a GPU sharing strategy sits inside each accelerator, or ``""``.
+        shared_strategies: the strategies that share a GPU without memory isolation.
+        labels: where a pool's node labels sit, or ``""``.
+        force_new: the inputs whose change replaces the resource, or ``None`` when the plan knows no such rule for
+            it (then it is not a node pool to the plan's diff).
+    """
+
+    type_token: str
+    instance_types: str
+    taints: str
+    missing_gpu_taint: str
+    taint_text: bool = False
+    api_versions: bool = False
+    pools: str = ""
+    gpu_images: GpuImages | None = None
+    accelerators: str = ""
+    sharing_strategy: str = ""
+    shared_strategies: frozenset[str] = frozenset()
+    labels: str = ""
+    force_new: ForceNewTable | None = None
+
+    def matches(self, resource_type: str) -> bool:
+        """Whether ``resource_type`` is this resource (in any API-version module, where the provider has them)."""
+        if resource_type == self.type_token:
+            return True
+        if not self.api_versions:
+            return False
+        package, module, name = self.type_token.split(":")
+        return (
+            re.fullmatch(rf"{re.escape(package)}:{re.escape(module)}/v[0-9a-z]+:{re.escape(name)}", resource_type)
+            is not None
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CloudFacts:
+    """One cloud's facts record (see the module docstring).
+
+    Attributes:
+        cloud: ``aws``, ``azure`` or ``gcp``.
+        service: how messages name the cloud's Kubernetes service: ``EKS``, ``AKS``, ``GKE``.
+        pool_name: what a node pool name may be.
+        taint_effects: Kubernetes taint effect -> the cloud API's spelling.
+        driver: who installs the NVIDIA driver, and how a pool says so.
+        gpu_operator: what the GPU Operator needs on the cloud.
+        node_pools: the provider resources that hold node pools, as the plan and the policy pack read them.
+        attached_gpus: GPUs also attach to some of the cloud's CPU machine types (GCP N1), so a pool of a
+            catalogued non-GPU type may name its GPU model and count.
+        instance_types_ignore_case: the cloud's API matches instance type names case-insensitively (Azure VM sizes).
+        gpu_taint_source: the page saying the cloud taints GPU nodes with the default GPU taint itself
+            (``nvidia.com/gpu=present:NoSchedule``, GKE), or ``None``.
+    """
+
+    cloud: Cloud
+    service: str
+    pool_name: PoolNameRule
+    taint_effects: Mapping[TaintEffect, str]
+    driver: DriverOwnership
+    gpu_operator: GpuOperatorFacts
+    node_pools: tuple[NodePoolResource, ...]
+    attached_gpus: bool = False
+    instance_types_ignore_case: bool = False
+    gpu_taint_source: str | None = None
+
+
+@functools.cache
+def facts_for(cloud: str) -> CloudFacts:
+    """The facts record of ``cloud``, imported from ``gpu_components.<cloud>.facts`` on first use (no cloud SDK).
+
+    Raises:
+        KeyError: ``cloud`` is not one of :data:`CLOUDS`.
+    """
+    if cloud not in CLOUDS:
+        raise KeyError(f"no facts for cloud {cloud!r}; known: {', '.join(CLOUDS)}")
+    return cast(CloudFacts, importlib.import_module(f"gpu_components.{cloud}.facts").FACTS)
+
+
+def all_cloud_facts() -> tuple[CloudFacts, ...]:
+    """Every cloud's facts record, in the order of :data:`CLOUDS`."""
+    return tuple(facts_for(cloud) for cloud in CLOUDS)

@@ -1,0 +1,156 @@
+"""GKE as data (:class:`~gpu_components.cloud_facts.CloudFacts`), without the GCP SDK: its node pool name rule, taint
+effects, driver ownership, what the GPU Operator needs on it, and its node pool resource.
+
+The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts and sources:
+
+- Node pool names: https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools
+- GKE installs the driver (``gpu_driver_version``) and runs its own device plugin; it taints GPU nodes
+  ``nvidia.com/gpu=present:NoSchedule`` itself: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
+- GPUs attach to N1 machine types separately: https://cloud.google.com/compute/docs/gpus
+- The GPU Operator on GKE (NVIDIA's GKE guide,
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html): GKE's driver installation
+  off (``gpu-driver-version=disabled``) and the operator's driver on, which needs Ubuntu node images; GKE's device
+  plugin off by the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; a ResourceQuota admitting
+  ``system-node-critical`` pods in the operator's namespace; on GKE 1.33+ the toolkit needs
+  ``RUNTIME_CONFIG_SOURCE=file``; ``cdi.enabled=true``.
+- Which node pool inputs force a replacement: the attributes marked ``ForceNew`` in the upstream Terraform provider
+  schema that pulumi-gcp bridges (:data:`SOURCE_FORCE_NEW`): the accelerators with their sharing, partition and
+  driver settings, spot and preemptible, the service account and OAuth scopes, the initial node count. Not among
+  them: ``nodeConfig.machineType``, ``labels`` and ``taints``, which GKE updates in place (a GPU machine type change
+  usually changes the accelerator count or type too, which does replace), and ``autoscaling``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from gpu_components.cloud_facts import (
+    CloudFacts,
+    DriverOwnership,
+    ForceNewTable,
+    GpuOperatorFacts,
+    NodePoolResource,
+    PoolNameRule,
+)
+
+if TYPE_CHECKING:
+    from gpu_components.spec import TaintEffect
+
+SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
+SOURCE_FORCE_NEW = (
+    "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/container/"
+    "resource_container_node_pool.go, .../node_config.go"
+)
+"""Schema of ``google_container_node_pool`` and its ``node_config``, which pulumi-gcp's ``container.NodePool``
+bridges (``ForceNew: true`` fields)."""
+
+GKE_DRIVER_INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+"""GKE ``gpu_driver_version`` that turns off GKE's driver installation."""
+GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+"""GKE node label that keeps GKE's own device plugin off a node; set by the library on GKE pools served by the GPU
+Operator (NVIDIA's GKE guide)."""
+GKE_TOOLKIT_ENV: Mapping[str, str] = MappingProxyType({"RUNTIME_CONFIG_SOURCE": "file"})
+"""Toolkit environment NVIDIA's GKE guide requires on GKE 1.33+ (else the toolkit misconfigures containerd)."""
+GKE_CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
+"""Priority classes GKE admits outside ``kube-system`` only under a matching ResourceQuota (the operands use
+``system-node-critical``)."""
+GKE_OPERATOR_POD_QUOTA = 100
+"""Most critical-priority pods the quota admits in the operator's namespace (NVIDIA's GKE guide uses 100)."""
+
+TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
+    {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+)
+"""Kubernetes taint effect -> GKE API spelling."""
+GPU_SHARING_STRATEGIES = frozenset({"TIME_SHARING", "MPS"})
+"""GKE ``gpu_sharing_strategy`` values: GPUs shared without memory isolation
+(https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus)."""
+
+NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
+"""Type token of pulumi-gcp's GKE node pool."""
+
+
+def gke_resource_quota_spec() -> dict[str, Any]:
+    """Spec of the ResourceQuota NVIDIA's GKE guide creates in the operator's namespace so that GKE admits its
+    ``system-node-critical`` pods there."""
+    return {
+        "hard": {"pods": str(GKE_OPERATOR_POD_QUOTA)},
+        "scopeSelector": {
+            "matchExpressions": [
+                {"operator": "In", "scopeName": "PriorityClass", "values": list(GKE_CRITICAL_PRIORITY_CLASSES)}
+            ]
+        },
+    }
+
+
+FACTS = CloudFacts(
+    cloud="gcp",
+    service="GKE",
+    pool_name=PoolNameRule(
+        re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"),
+        40,
+        "1-40 lowercase letters, digits or '-', starting with a letter and not ending with '-'",
+        "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools",
+    ),
+    taint_effects=TAINT_EFFECTS,
+    driver=DriverOwnership(
+        setting="driver_version",
+        defaults=MappingProxyType(
+            {"x86_64": GKE_DRIVER_INSTALLATION_DISABLED, "arm64": GKE_DRIVER_INSTALLATION_DISABLED}
+        ),
+        off=GKE_DRIVER_INSTALLATION_DISABLED,
+        owner="GKE driver installation",
+        source=SOURCE_GPU_OPERATOR,
+        operator_exclusive="NVIDIA's GKE guide requires GKE's driver installation to be disabled under the GPU "
+        "Operator",
+        operator_driver_needs="Ubuntu node image",
+    ),
+    gpu_operator=GpuOperatorFacts(
+        source=SOURCE_GPU_OPERATOR,
+        node_labels=MappingProxyType({GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL: "true"}),
+        toolkit_env=GKE_TOOLKIT_ENV,
+        cdi=True,
+        resource_quota=gke_resource_quota_spec,
+    ),
+    node_pools=(
+        NodePoolResource(
+            type_token=NODE_POOL_TYPE,
+            instance_types="nodeConfig.machineType",
+            taints="nodeConfig.taints",
+            missing_gpu_taint="",
+            accelerators="nodeConfig.guestAccelerators",
+            sharing_strategy="gpuSharingConfig.gpuSharingStrategy",
+            shared_strategies=GPU_SHARING_STRATEGIES,
+            labels="nodeConfig.labels",
+            force_new=ForceNewTable(
+                (
+                    "name",
+                    "cluster",
+                    "location",
+                    "project",
+                    "initialNodeCount",
+                    "nodeConfig.guestAccelerators",
+                    "nodeConfig.guestAccelerators[*].type",
+                    "nodeConfig.guestAccelerators[*].count",
+                    "nodeConfig.guestAccelerators[*].gpuPartitionSize",
+                    "nodeConfig.guestAccelerators[*].gpuSharingConfig",
+                    "nodeConfig.guestAccelerators[*].gpuSharingConfig.gpuSharingStrategy",
+                    "nodeConfig.guestAccelerators[*].gpuSharingConfig.maxSharedClientsPerGpu",
+                    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig",
+                    "nodeConfig.guestAccelerators[*].gpuDriverInstallationConfig.gpuDriverVersion",
+                    "nodeConfig.spot",
+                    "nodeConfig.preemptible",
+                    "nodeConfig.serviceAccount",
+                    "nodeConfig.oauthScopes",
+                ),
+                SOURCE_FORCE_NEW,
+            ),
+        ),
+    ),
+    attached_gpus=True,
+    gpu_taint_source=SOURCE_GKE_GPUS,
+)
+"""GKE: Standard node pools whose driver and device plugin GKE runs, or, under the GPU Operator, the operator."""

@@ -1,0 +1,134 @@
+"""Each cloud's facts record (gpu_components.<cloud>.facts): the fields the contract requires, read without the cloud
+SDKs, the same record the cloud's adapter carries; and the core that reads them names no cloud."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from gpu_components.cloud_facts import CLOUDS, CloudFacts, all_cloud_facts, facts_for
+from gpu_components.cluster import ADAPTERS
+from gpu_components.plan.replacements import FORCE_NEW
+from gpu_components.shape import field_names
+from gpu_components.spec import TaintEffect
+
+PACKAGE = Path(__file__).resolve().parents[1] / "gpu_components"
+CLOUD_NEUTRAL = [
+    *sorted((PACKAGE / "nvidia").glob("*.py")),
+    *sorted((PACKAGE / "kubernetes").glob("*.py")),
+    *sorted(path for path in (PACKAGE / "plan").glob("*.py") if path.name != "mocks.py"),
+    *sorted((PACKAGE / "policy").glob("*.py")),
+    PACKAGE / "spec.py",
+]
+"""The modules that receive cloud knowledge as data and name no cloud (``plan/mocks.py``, the plan's fake cloud
+APIs, is left out: its outputs are per provider by nature)."""
+
+
+@pytest.fixture(params=CLOUDS)
+def facts(request: pytest.FixtureRequest) -> CloudFacts:
+    return facts_for(request.param)
+
+
+def test_every_cloud_has_a_facts_record_of_its_own_name() -> None:
+    assert [facts.cloud for facts in all_cloud_facts()] == list(CLOUDS) == ["aws", "azure", "gcp"]
+
+
+def test_unknown_cloud_has_no_facts() -> None:
+    with pytest.raises(KeyError, match="no facts for cloud 'oci'; known: aws, azure, gcp"):
+        facts_for("oci")
+
+
+def test_the_adapter_carries_the_same_record(facts: CloudFacts) -> None:
+    assert ADAPTERS[facts.cloud].facts is facts
+
+
+def test_pool_name_rule_is_stated_with_its_source(facts: CloudFacts) -> None:
+    rule = facts.pool_name
+    assert rule.max_length > 0 and rule.valid and rule.source.startswith("https://")
+    assert rule.pattern.match("gpu1") is not None
+
+
+def test_every_kubernetes_taint_effect_has_the_clouds_spelling(facts: CloudFacts) -> None:
+    assert set(facts.taint_effects) == set(get_args(TaintEffect))
+    assert all(facts.taint_effects.values())
+
+
+def test_driver_setting_is_a_pool_option_with_a_default_per_architecture(facts: CloudFacts) -> None:
+    driver = facts.driver
+    assert driver.setting in field_names(ADAPTERS[facts.cloud].pool_options)
+    assert set(driver.defaults) == {"x86_64", "arm64"}
+    assert driver.owner and driver.source.startswith("https://")
+    # Where the cloud's installation must be off under the operator, the operator's default is the only owner.
+    if driver.operator_exclusive:
+        assert set(driver.defaults.values()) == {driver.off}
+
+
+def test_gpu_operator_needs_cite_nvidias_guide(facts: CloudFacts) -> None:
+    needs = facts.gpu_operator
+    assert needs.source.startswith("https://")
+    if needs.resource_quota is not None:
+        assert set(needs.resource_quota()) == {"hard", "scopeSelector"}
+
+
+def test_node_pool_resources_name_their_inputs_and_force_new_source(facts: CloudFacts) -> None:
+    assert facts.node_pools
+    for resource in facts.node_pools:
+        package, module, name = resource.type_token.split(":")
+        assert package.startswith(facts.cloud) and module and name
+        assert resource.instance_types and resource.taints
+        assert bool(resource.missing_gpu_taint) != (facts.gpu_taint_source is not None)
+        if resource.force_new is not None:
+            assert resource.force_new.fields and resource.force_new.source.startswith("https://")
+            assert FORCE_NEW[resource.type_token] is resource.force_new
+    assert any(resource.force_new is not None for resource in facts.node_pools)
+
+
+@pytest.mark.parametrize(
+    ("resource_type", "matches"),
+    [
+        ("azure-native:containerservice:AgentPool", True),
+        ("azure-native:containerservice/v20240901:AgentPool", True),
+        ("azure-native:containerservice/v20240901:ManagedCluster", False),
+        ("azure-native:containerservicex:AgentPool", False),
+    ],
+)
+def test_api_version_modules_hold_the_same_resource(resource_type: str, matches: bool) -> None:
+    (agent_pool, _cluster) = facts_for("azure").node_pools
+    assert agent_pool.matches(resource_type) is matches
+
+
+def test_a_versioned_token_is_not_read_where_the_provider_has_none() -> None:
+    (node_group,) = facts_for("aws").node_pools
+    assert not node_group.matches("aws:eks/nodeGroup/v20240901:NodeGroup")
+
+
+def test_the_facts_import_no_cloud_sdk() -> None:
+    probe = (
+        "import json, sys\n"
+        "from gpu_components.cloud_facts import all_cloud_facts\n"
+        "import gpu_components.plan.replacements, gpu_components.policy.rules\n"
+        "all_cloud_facts()\n"
+        "sdks = ('pulumi_aws', 'pulumi_eks', 'pulumi_azure_native', 'pulumi_gcp')\n"
+        "print(json.dumps(sorted(m for m in sdks if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+@pytest.mark.parametrize("path", CLOUD_NEUTRAL, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_the_cloud_neutral_core_names_no_cloud(path: Path) -> None:
+    """The check of issue 12 (``grep -rn '"aws"\\|"azure"\\|"gcp"'`` over these files): no string literal in them is
+    a cloud's name, so none can branch on one."""
+    literals = [
+        f"line {node.lineno}: {node.value!r}"
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Constant) and node.value in CLOUDS
+    ]
+    assert literals == []
+    assert not any(f'"{cloud}"' in path.read_text("utf-8") for cloud in CLOUDS)
