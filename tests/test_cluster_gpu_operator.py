@@ -67,6 +67,13 @@ def test_eks_two_driver_owners_name_the_ami_type_and_operator_driver() -> None:
     assert problem.valid == "gpu_operator.operator_driver false (every EKS NVIDIA AMI ships the driver)"
 
 
+def test_eks_arm64_pool_without_an_ami_type_is_told_of_its_own_arm64_ami() -> None:
+    arm = {"name": "arm", "instance_type": "g5g.xlarge", "max_size": 2}
+    problem = only(problems("aws", [arm], operator_driver=True))
+    assert (problem.path, problem.value) == ("pools[0].aws.ami_type", "AL2023_ARM_64_NVIDIA")
+    assert "ami_type AL2023_ARM_64_NVIDIA and gpu_operator.operator_driver true" in problem.message
+
+
 def test_aks_two_driver_owners_and_none_name_both_settings() -> None:
     two = only(problems("azure", [PLAIN["azure"]], operator_driver=True))
     assert (two.path, two.value) == ("pools[0].azure.gpu_driver", "aks")
