@@ -194,6 +194,23 @@ class NodePoolResource:
 
 
 @dataclass(frozen=True, slots=True)
+class ReservedPrefixes:
+    """Key prefixes a cloud keeps for its own node labels (and, where ``taints``, taints), and its source."""
+
+    prefixes: tuple[str, ...]
+    taints: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeLimit:
+    """The most nodes a cloud allows in one node pool, and its source."""
+
+    nodes: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class CloudFacts:
     """One cloud's facts record (see the module docstring).
 
@@ -210,6 +227,10 @@ class CloudFacts:
         instance_types_ignore_case: the cloud's API matches instance type names case-insensitively (Azure VM sizes).
         gpu_taint_source: the page saying the cloud taints GPU nodes with the default GPU taint itself
             (``nvidia.com/gpu=present:NoSchedule``, GKE), or ``None``.
+        reserved_prefixes: label (and taint) key prefixes the cloud's node-pool API keeps for itself, beyond
+            Kubernetes' own ``kubernetes.io/`` and ``k8s.io/``; with the page that says so.
+        max_pool_nodes: the most nodes one node pool may have (its ``max_size``), with the page that says so;
+            ``None`` where the cloud sets no per-pool maximum that ``max_size`` maps onto.
     """
 
     cloud: Cloud
@@ -222,6 +243,8 @@ class CloudFacts:
     attached_gpus: bool = False
     instance_types_ignore_case: bool = False
     gpu_taint_source: str | None = None
+    reserved_prefixes: ReservedPrefixes | None = None
+    max_pool_nodes: NodeLimit | None = None
 
 
 @functools.cache

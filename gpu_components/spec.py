@@ -419,6 +419,40 @@ def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
     return problems
 
 
+def _cloud_reserved_problems(
+    labels: Mapping[str, str], taints: Sequence[TaintArgs], cloud: Cloud, path: str
+) -> list[Problem]:
+    """Label (and, where the cloud says so, taint) keys under a prefix the cloud's node-pool API keeps for itself."""
+    reserved = facts_for(cloud).reserved_prefixes
+    if reserved is None:
+        return []
+    service = facts_for(cloud).service
+    # Label keys under Kubernetes' own prefixes are reported by the label rules already.
+    keys = [(f"{_join(path, 'labels')}[{key!r}]", key) for key in labels if not key.startswith(RESERVED_LABEL_PREFIXES)]
+    if reserved.taints:
+        keys += [(f"{_join(path, 'taints')}[{index}].key", taint["key"]) for index, taint in enumerate(taints)]
+    return [
+        Problem(
+            where,
+            key,
+            f"{service} refuses keys under {', '.join(reserved.prefixes)} in node pools",
+            "a key under your own prefix",
+            reserved.source,
+        )
+        for where, key in keys
+        if key.startswith(reserved.prefixes)
+    ]
+
+
+def _node_limit_problems(max_size: int, cloud: Cloud, path: str) -> list[Problem]:
+    limit = facts_for(cloud).max_pool_nodes
+    if limit is None or max_size <= limit.nodes:
+        return []
+    service = facts_for(cloud).service
+    message = f"more nodes than one {service} node pool may have; split the pool"
+    return [Problem(_join(path, "max_size"), max_size, message, f"<= {limit.nodes}", limit.source)]
+
+
 def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[Problem]]:
     problems: list[Problem] = []
     taints: list[Taint] = [DEFAULT_GPU_TAINT] if args.get("gpu_taint", True) else []
@@ -747,10 +781,12 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     min_size = args.get("min_size", 0)
     desired = args.get("desired_size", min_size)
     problems += _size_problems(min_size, desired, args["max_size"], path)
+    problems += _node_limit_problems(args["max_size"], cloud, path)
     disk_size_gb = args.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     problems += _disk_size_problems(disk_size_gb, path)
     labels = dict(args.get("labels", {}))
     problems += _label_problems(labels, _join(path, "labels"))
+    problems += _cloud_reserved_problems(labels, args.get("taints", []), cloud, path)
     taints, found = _taints(args, path)
     problems += found
     sharing, found = _sharing(args, hardware.gpu, path)

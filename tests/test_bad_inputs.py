@@ -110,6 +110,17 @@ CASES: dict[str, Case] = {
     "eks: MIG on L4": Case(eks({**EKS_ARGS, "pool": {**L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
     "eks: null pool field": Case(eks({**EKS_ARGS, "pool": {**L4, "labels": None}}), [("pool.labels", "dictionary")]),
     "eks: max_size 0": Case(eks({**EKS_ARGS, "pool": {**L4, "max_size": 0}}), [("pool.max_size", "at least one")]),
+    "eks: label under EKS's reserved prefix": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "labels": {"eks.amazonaws.com/team": "ml"}}}),
+        [("pool.labels['eks.amazonaws.com/team']", "EKS refuses keys under")],
+    ),
+    "eks: taint under a Kubernetes prefix": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "taints": [{"key": "kubernetes.io/gpu", "effect": "NoSchedule"}]}}),
+        [("pool.taints[0].key", "EKS refuses keys under kubernetes.io/, k8s.io/, eks.amazonaws.com/")],
+    ),
+    "eks: more nodes than a node group may have": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "max_size": 451}}), [("pool.max_size", "<= 450")]
+    ),
     "eks: MIG on AL2023 without the operator": Case(
         eks({**EKS_ARGS, "pool": A100_MIG}), [("pool.mig", "no MIG partitioning of their own")]
     ),
@@ -137,6 +148,13 @@ CASES: dict[str, Case] = {
     ),
     "aks: gpu_driver none under the device plugin": Case(
         aks({**AKS_ARGS, "gpu_driver": "none"}), [("gpu_driver", "stops AKS installing the NVIDIA driver")]
+    ),
+    "aks: label under AKS's reserved prefix": Case(
+        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "labels": {"kubernetes.azure.com/mode": "gpu"}}}),
+        [("pool.labels['kubernetes.azure.com/mode']", "AKS refuses keys under kubernetes.azure.com/")],
+    ),
+    "aks: more nodes than an agent pool may have": Case(
+        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "max_size": 1001}}), [("pool.max_size", "<= 1000")]
     ),
     "aks: AWS instance type": Case(
         aks({**AKS_ARGS, "pool": L4}), [("pool.instance_type", "unknown azure instance type")]

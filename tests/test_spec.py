@@ -299,7 +299,7 @@ def test_error_message_lists_every_problem_with_source() -> None:
         ({"min_size": 1, "desired_size": 1, "max_size": 1}, (1, 1, 1)),
         ({"min_size": 3, "max_size": 5}, (3, 3, 5)),
         ({"min_size": 2, "desired_size": 3, "max_size": 4}, (2, 3, 4)),
-        ({"min_size": 0, "desired_size": 1000, "max_size": 1000}, (0, 1000, 1000)),
+        ({"min_size": 0, "desired_size": 450, "max_size": 450}, (0, 450, 450)),  # EKS: nodes per node group
     ],
 )
 def test_node_counts_on_the_boundaries_are_accepted(sizes: dict[str, int], expected: tuple[int, int, int]) -> None:

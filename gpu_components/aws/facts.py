@@ -28,8 +28,10 @@ from gpu_components.cloud_facts import (
     ForceNewTable,
     GpuImages,
     GpuOperatorFacts,
+    NodeLimit,
     NodePoolResource,
     PoolNameRule,
+    ReservedPrefixes,
 )
 
 if TYPE_CHECKING:
@@ -66,6 +68,16 @@ TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
 
 NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
 """Type token of pulumi-aws's EKS managed node group."""
+
+RESERVED_PREFIXES = ReservedPrefixes(
+    ("kubernetes.io/", "k8s.io/", "eks.amazonaws.com/"),
+    taints=True,
+    source="EKS CreateNodegroup error 'cannot contain reserved prefixes [kubernetes.io/, k8s.io/, eks.amazonaws.com/]' "
+    "for labels and taints (aws/containers-roadmap#1451)",
+)
+"""Label and taint key prefixes the EKS node group API refuses besides Kubernetes' own."""
+MAX_NODES = NodeLimit(450, "https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html")
+"""EKS service quota: nodes per managed node group."""
 
 FACTS = CloudFacts(
     cloud="aws",
@@ -111,5 +123,7 @@ FACTS = CloudFacts(
             ),
         ),
     ),
+    reserved_prefixes=RESERVED_PREFIXES,
+    max_pool_nodes=MAX_NODES,
 )
 """EKS: managed node groups of NVIDIA AMIs, each of which ships the driver."""

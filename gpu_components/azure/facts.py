@@ -30,8 +30,10 @@ from gpu_components.cloud_facts import (
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
+    NodeLimit,
     NodePoolResource,
     PoolNameRule,
+    ReservedPrefixes,
 )
 
 if TYPE_CHECKING:
@@ -63,6 +65,15 @@ MANAGED_CLUSTER_TYPE = "azure-native:containerservice:ManagedCluster"
 """Type token of pulumi-azure-native's AKS cluster, whose ``agentPoolProfiles`` are node pools too."""
 
 _MISSING_GPU_TAINT = "GPU node pool of {gpu} has no NoSchedule GPU taint in nodeTaints"
+
+RESERVED_PREFIXES = ReservedPrefixes(
+    ("kubernetes.azure.com/",),
+    taints=False,
+    source="https://learn.microsoft.com/azure/aks/use-labels#unavailable-labels",
+)
+"""Node label key prefixes AKS keeps for its own labels."""
+MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
+"""AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 
 FACTS = CloudFacts(
     cloud="azure",
@@ -113,5 +124,7 @@ FACTS = CloudFacts(
         ),
     ),
     instance_types_ignore_case=True,
+    reserved_prefixes=RESERVED_PREFIXES,
+    max_pool_nodes=MAX_NODES,
 )
 """AKS: agent pools whose driver AKS installs unless ``gpu_driver`` is ``none``."""
