@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-AUTOSCALER_GPU_RESOURCE = "nvidia.com/gpu"
-"""The one extended resource the Cluster Autoscaler treats as GPUs (``gpu.ResourceNvidiaGPU``)."""
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 
 
 def gpu_resource_note(advertised: Mapping[str, int]) -> str | None:
@@ -33,10 +32,10 @@ def gpu_resource_note(advertised: Mapping[str, int]) -> str | None:
     Args:
         advertised: resource name -> count one node advertises.
     """
-    if advertised.get(AUTOSCALER_GPU_RESOURCE, 0) > 0:
+    if advertised.get(GPU_RESOURCE, 0) > 0:
         return None
     return (
-        f"nodes advertise {', '.join(sorted(advertised))} and no {AUTOSCALER_GPU_RESOURCE}, the only GPU resource "
+        f"nodes advertise {', '.join(sorted(advertised))} and no {GPU_RESOURCE}, the only GPU resource "
         "the Cluster Autoscaler waits for on a new node: it may add nodes for pods a starting node will hold"
     )
 

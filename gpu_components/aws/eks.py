@@ -45,7 +45,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
-from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, LATE_MIG_NOTE, gpu_resource_note, joined
+from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
@@ -57,7 +57,7 @@ from gpu_components.aws.facts import (
     TAINT_EFFECTS,
 )
 from gpu_components.errors import Problem
-from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -303,7 +303,7 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
 def autoscaler_gpu_label(spec: GpuNodePoolSpec) -> dict[str, str]:
     """``{AUTOSCALER_GPU_LABEL: "nvidia-<GPU model, lowercase>"}`` when the pool's nodes advertise ``nvidia.com/gpu``,
     else ``{}`` (see :data:`AUTOSCALER_GPU_LABEL`)."""
-    if advertised_resources(spec).get(AUTOSCALER_GPU_RESOURCE, 0) == 0:
+    if advertised_resources(spec).get(GPU_RESOURCE, 0) == 0:
         return {}
     return {AUTOSCALER_GPU_LABEL: f"nvidia-{spec.gpu.name.lower()}"}
 
@@ -316,7 +316,7 @@ def autoscaler_tags(spec: GpuNodePoolSpec, labels: Mapping[str, str]) -> dict[st
     Taints: every taint of the pool, valued ``<value>:<Effect>`` (Kubernetes spelling). Source:
     :data:`SOURCE_AUTOSCALER`.
     """
-    resources = {AUTOSCALER_GPU_RESOURCE: 0, **advertised_resources(spec)}
+    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
     tags = {f"{CLUSTER_AUTOSCALER_RESOURCE_TAG}{name}": str(count) for name, count in resources.items()}
     tags.update({f"{CLUSTER_AUTOSCALER_LABEL_TAG}{key}": value for key, value in labels.items()})
     tags.update({f"{CLUSTER_AUTOSCALER_TAINT_TAG}{t.key}": f"{t.value}:{t.effect}" for t in spec.taints})

@@ -41,13 +41,13 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
-from gpu_components.autoscaler import AUTOSCALER_GPU_RESOURCE, gpu_resource_note
+from gpu_components.autoscaler import gpu_resource_note
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.facts import DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import Problem
-from gpu_components.nvidia.device_plugin import advertised_resources, device_plugin_node_labels
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -325,7 +325,7 @@ def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
     """The Cluster Autoscaler's resource tags for the pool's scale set (tag name -> amount, sorted): what one node
     advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among it (the VM size alone would promise whole
     GPUs). Source: :data:`SOURCE_AUTOSCALER`."""
-    resources = {AUTOSCALER_GPU_RESOURCE: 0, **advertised_resources(spec)}
+    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
     tags = {f"{AUTOSCALER_RESOURCE_TAG}{name.replace('/', '_')}": str(count) for name, count in resources.items()}
     return dict(sorted(tags.items()))
 

@@ -82,7 +82,7 @@ from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import GKE_DRIVER_INSTALLATION_DISABLED, SOURCE_GKE_GPUS, TAINT_EFFECTS
-from gpu_components.nvidia.device_plugin import advertised_resources
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.spec import (
@@ -117,9 +117,6 @@ def device_plugin_host(gpu_stack: GpuStack = "auto") -> DevicePluginHost:
     under ``gpu-operator`` (GKE's is then kept off the nodes by label)."""
     return "gpu-operator" if gpu_stack == "gpu-operator" else DEVICE_PLUGIN_HOST
 
-
-GPU_RESOURCE = "nvidia.com/gpu"
-"""The one resource GKE's device plugin advertises, for whole GPUs, shared GPUs and MIG partitions alike."""
 
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 """Node label GKE sets to the accelerator type, e.g. ``nvidia-l4``."""
