@@ -34,6 +34,7 @@ __all__ = [
     "ForceNewTable",
     "GpuImages",
     "GpuOperatorFacts",
+    "ManagedDevicePlugin",
     "NodePoolResource",
     "PoolNameRule",
     "all_cloud_facts",
@@ -111,6 +112,24 @@ class GpuOperatorFacts:
     cdi: bool = False
     node_toolkit_runtime_class: str | None = None
     resource_quota: Callable[[], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ManagedDevicePlugin:
+    """The cloud's own NVIDIA device plugin, where the cloud runs one on its GPU nodes (device plugin host
+    ``cloud``): what it asks of the pods on shared GPUs, the data of the workload helpers
+    (:func:`~gpu_components.workloads.pod_settings`).
+
+    Attributes:
+        max_shared_gpus: the most shared GPUs one container may request on a time-shared or MPS pool.
+        max_shared_gpus_source: the page that says so.
+        mps_host_ipc_source: the page saying that pods on its MPS nodes need ``hostIPC: true``, or ``None`` where
+            they do not.
+    """
+
+    max_shared_gpus: int
+    max_shared_gpus_source: str
+    mps_host_ipc_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +250,8 @@ class CloudFacts:
             Kubernetes' own ``kubernetes.io/`` and ``k8s.io/``; with the page that says so.
         max_pool_nodes: the most nodes one node pool may have (its ``max_size``), with the page that says so;
             ``None`` where the cloud sets no per-pool maximum that ``max_size`` maps onto.
+        managed_device_plugin: what the cloud's own device plugin asks of pods on shared GPUs, or ``None`` where
+            the cloud runs no device plugin of its own.
     """
 
     cloud: Cloud
@@ -245,6 +266,7 @@ class CloudFacts:
     gpu_taint_source: str | None = None
     reserved_prefixes: ReservedPrefixes | None = None
     max_pool_nodes: NodeLimit | None = None
+    managed_device_plugin: ManagedDevicePlugin | None = None
 
 
 @functools.cache

@@ -14,7 +14,8 @@ The GPU quantity rule lives here, once, and the policy pack (:mod:`gpu_component
   floats (even ``2.0``), strings that are not whole numbers, zero and negative counts are errors, never rounded.
 - A container may ask for at most one shared GPU where the pool's sharing forbids more: MPS always, time-slicing
   with ``fail_requests_greater_than_one`` (NVIDIA device plugin, :data:`~gpu_components.spec.SOURCE_SHARING`), and
-  any sharing served by GKE's own device plugin (:data:`SOURCE_GKE_TIME_SHARING`).
+  at most what a cloud's own device plugin allows where it serves the sharing
+  (:attr:`~gpu_components.cloud_facts.CloudFacts.managed_device_plugin`, with its source; GKE: one).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuNodePool
+from gpu_components.catalog import Cloud
+from gpu_components.cloud_facts import ManagedDevicePlugin, facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
@@ -35,10 +38,6 @@ from gpu_components.spec import SOURCE_SHARING, GpuNodePoolSpec, Mps, Taint, Tai
 
 SOURCE_SCHEDULE_GPUS = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
 """Kubernetes' rules for GPU quantities (integers, in limits, requests equal to limits)."""
-SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
-"""GKE: "at most 1 nvidia.com/gpu can be requested" per container on time-shared GPU nodes."""
-SOURCE_GKE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
-"""GKE: pods on MPS nodes need ``hostIPC: true``."""
 SOURCE_VECTOR_ADD = (
     "https://docs.nvidia.com/datacenter/cloud-native/confidential-containers/latest/run-sample-workload.html"
 )
@@ -84,7 +83,8 @@ class GpuPodSettings(TypedDict):
     """What a pod needs to land on a pool and get its GPUs.
 
     Fields: ``resources`` (the GPU container's ``resources``), ``tolerations`` and ``nodeSelector`` (pod spec), and
-    ``hostIPC`` (pod spec; only present, ``True``, on GKE MPS pools, which need it).
+    ``hostIPC`` (pod spec; only present, ``True``, on MPS pools whose cloud's own device plugin needs it, as GKE's
+    does).
     """
 
     resources: ResourceRequirements
@@ -150,22 +150,33 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
     return count, []
 
 
-def max_gpus_per_container(sharing: TimeSlicing | Mps | None, device_plugin_host: DevicePluginHost) -> int | None:
-    """The most shared GPUs one container may ask for on a pool, or ``None`` when there is no such limit.
+def max_gpus_per_container(
+    sharing: TimeSlicing | Mps | None, device_plugin_host: DevicePluginHost, cloud: Cloud
+) -> int | None:
+    """The most shared GPUs one container may ask for on a pool of ``cloud``, or ``None`` when there is no such
+    limit.
 
-    One for MPS (the device plugin always fails larger requests), for time-slicing with
-    ``fail_requests_greater_than_one``, and for any sharing served by GKE's device plugin (GKE rejects more than
-    one time-shared ``nvidia.com/gpu`` per container).
+    One for MPS (the device plugin always fails larger requests) and for time-slicing with
+    ``fail_requests_greater_than_one``; for any sharing served by the cloud's own device plugin, what that plugin
+    allows (:attr:`~gpu_components.cloud_facts.CloudFacts.managed_device_plugin`: GKE rejects more than one
+    time-shared ``nvidia.com/gpu`` per container).
     """
     if sharing is None:
         return None
-    if isinstance(sharing, Mps) or sharing.fail_requests_greater_than_one or device_plugin_host == "cloud":
+    if isinstance(sharing, Mps) or sharing.fail_requests_greater_than_one:
         return 1
-    return None
+    plugin = _managed_device_plugin(cloud, device_plugin_host)
+    return plugin.max_shared_gpus if plugin is not None else None
 
 
-def _sharing_source(device_plugin_host: DevicePluginHost) -> str:
-    return SOURCE_GKE_TIME_SHARING if device_plugin_host == "cloud" else SOURCE_SHARING
+def _managed_device_plugin(cloud: Cloud, device_plugin_host: DevicePluginHost) -> ManagedDevicePlugin | None:
+    """The cloud's own device plugin where it advertises the pool's GPUs, else ``None``."""
+    return facts_for(cloud).managed_device_plugin if device_plugin_host == "cloud" else None
+
+
+def _sharing_source(cloud: Cloud, device_plugin_host: DevicePluginHost) -> str:
+    plugin = _managed_device_plugin(cloud, device_plugin_host)
+    return plugin.max_shared_gpus_source if plugin is not None else SOURCE_SHARING
 
 
 def gpu_resource_problems(
@@ -331,8 +342,9 @@ def pod_settings(
             what one node advertises, at most 1 where the pool's sharing forbids more.
         resource, mig_profile: which resource, when the pool advertises several (see :func:`select_resource`).
         requests: also set ``requests`` equal to ``limits``. Defaults to False (Kubernetes copies the limit).
-        device_plugin_host: who advertises the pool's GPUs. Defaults to ``daemonset``. ``cloud`` (GKE) allows one
-            shared GPU per container and, for MPS, adds ``hostIPC: true``.
+        device_plugin_host: who advertises the pool's GPUs. Defaults to ``daemonset``. ``cloud`` applies what the
+            cloud's own device plugin asks of pods on shared GPUs (GKE: one shared GPU per container and, for MPS,
+            ``hostIPC: true``).
 
     Raises:
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
@@ -341,7 +353,7 @@ def pod_settings(
     name, problems = select_resource(spec, advertised_resources, resource, mig_profile)
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
-    limit = max_gpus_per_container(spec.sharing, device_plugin_host)
+    limit = max_gpus_per_container(spec.sharing, device_plugin_host, spec.cloud)
     if count is not None and limit is not None and count > limit:
         problems.append(
             Problem(
@@ -349,7 +361,7 @@ def pod_settings(
                 gpus,
                 f"pool {spec.name} shares its GPUs; a container may ask for at most {limit} shared GPU",
                 f"1..{limit}",
-                _sharing_source(device_plugin_host),
+                _sharing_source(spec.cloud, device_plugin_host),
             )
         )
     elif count is not None and name is not None and count > advertised_resources[name]:
@@ -373,7 +385,8 @@ def pod_settings(
         "tolerations": tolerations(taints),
         "nodeSelector": dict(sorted(node_selector.items())),
     }
-    if device_plugin_host == "cloud" and isinstance(spec.sharing, Mps):
+    plugin = _managed_device_plugin(spec.cloud, device_plugin_host)
+    if plugin is not None and plugin.mps_host_ipc_source is not None and isinstance(spec.sharing, Mps):
         settings["hostIPC"] = True
     return settings
 

@@ -132,3 +132,11 @@ def test_the_cloud_neutral_core_names_no_cloud(path: Path) -> None:
     ]
     assert literals == []
     assert not any(f'"{cloud}"' in path.read_text("utf-8") for cloud in CLOUDS)
+
+
+def test_a_clouds_own_device_plugin_states_its_limits_with_sources(facts: CloudFacts) -> None:
+    plugin = facts.managed_device_plugin
+    if plugin is None:
+        return
+    assert plugin.max_shared_gpus >= 1 and plugin.max_shared_gpus_source.startswith("https://")
+    assert plugin.mps_host_ipc_source is None or plugin.mps_host_ipc_source.startswith("https://")

@@ -15,6 +15,7 @@ from gpu_components.adapter import DevicePluginHost, GpuNodePool
 from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.facts import SOURCE_GKE_TIME_SHARING
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.spec import DEFAULT_GPU_TAINT, POOL_LABEL, GpuNodePoolSpec, Taint
 from gpu_components.workloads import (
@@ -231,7 +232,7 @@ def test_gke_time_shared_pool_allows_one_gpu_per_container() -> None:
     assert "hostIPC" not in gpu_pod_settings(pool, 1)
     with pytest.raises(GpuSpecError) as error:
         gpu_pod_settings(pool, 2)
-    assert error.value.problems[0].source == workloads.SOURCE_GKE_TIME_SHARING
+    assert error.value.problems[0].source == SOURCE_GKE_TIME_SHARING
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts a
 - GKE installs the driver (``gpu_driver_version``) and runs its own device plugin; it taints GPU nodes
   ``nvidia.com/gpu=present:NoSchedule`` itself: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
 - GPUs attach to N1 machine types separately: https://cloud.google.com/compute/docs/gpus
+- What GKE's device plugin asks of pods on shared GPUs: at most one time-shared ``nvidia.com/gpu`` per container
+  (:data:`SOURCE_GKE_TIME_SHARING`), ``hostIPC: true`` on MPS nodes (:data:`SOURCE_GKE_MPS`).
 - The GPU Operator on GKE (NVIDIA's GKE guide,
   https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html): GKE's driver installation
   off (``gpu-driver-version=disabled``) and the operator's driver on, which needs Ubuntu node images; GKE's device
@@ -32,6 +34,7 @@ from gpu_components.cloud_facts import (
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
+    ManagedDevicePlugin,
     NodePoolResource,
     PoolNameRule,
 )
@@ -40,6 +43,10 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
+"""GKE: "at most 1 nvidia.com/gpu can be requested" per container on time-shared GPU nodes."""
+SOURCE_GKE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
+"""GKE: pods on MPS nodes need ``hostIPC: true``."""
 SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
 SOURCE_FORCE_NEW = (
     "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/container/"
@@ -66,8 +73,7 @@ TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
 )
 """Kubernetes taint effect -> GKE API spelling."""
 GPU_SHARING_STRATEGIES = frozenset({"TIME_SHARING", "MPS"})
-"""GKE ``gpu_sharing_strategy`` values: GPUs shared without memory isolation
-(https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus)."""
+"""GKE ``gpu_sharing_strategy`` values: GPUs shared without memory isolation (:data:`SOURCE_GKE_TIME_SHARING`)."""
 
 NODE_POOL_TYPE = "gcp:container/nodePool:NodePool"
 """Type token of pulumi-gcp's GKE node pool."""
@@ -152,5 +158,10 @@ FACTS = CloudFacts(
     ),
     attached_gpus=True,
     gpu_taint_source=SOURCE_GKE_GPUS,
+    managed_device_plugin=ManagedDevicePlugin(
+        max_shared_gpus=1,
+        max_shared_gpus_source=SOURCE_GKE_TIME_SHARING,
+        mps_host_ipc_source=SOURCE_GKE_MPS,
+    ),
 )
 """GKE: Standard node pools whose driver and device plugin GKE runs, or, under the GPU Operator, the operator."""
