@@ -252,6 +252,9 @@ class CloudFacts:
             ``None`` where the cloud sets no per-pool maximum that ``max_size`` maps onto.
         managed_device_plugin: what the cloud's own device plugin asks of pods on shared GPUs, or ``None`` where
             the cloud runs no device plugin of its own.
+        accelerator_type_source: the page saying that the cloud's API names a machine's GPUs by an accelerator type
+            besides the machine type (GKE's ``guestAccelerators[].type``), so the catalog gives each of its NVIDIA
+            machine types one (:attr:`~gpu_components.catalog.InstanceType.accelerator_type`); ``None`` elsewhere.
     """
 
     cloud: Cloud
@@ -267,6 +270,7 @@ class CloudFacts:
     reserved_prefixes: ReservedPrefixes | None = None
     max_pool_nodes: NodeLimit | None = None
     managed_device_plugin: ManagedDevicePlugin | None = None
+    accelerator_type_source: str | None = None
 
 
 @functools.cache

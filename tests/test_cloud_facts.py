@@ -12,6 +12,7 @@ from typing import get_args
 
 import pytest
 
+from gpu_components import catalog
 from gpu_components.cloud_facts import CLOUDS, CloudFacts, all_cloud_facts, facts_for
 from gpu_components.cluster import ADAPTERS
 from gpu_components.plan.replacements import FORCE_NEW
@@ -140,3 +141,12 @@ def test_a_clouds_own_device_plugin_states_its_limits_with_sources(facts: CloudF
         return
     assert plugin.max_shared_gpus >= 1 and plugin.max_shared_gpus_source.startswith("https://")
     assert plugin.mps_host_ipc_source is None or plugin.mps_host_ipc_source.startswith("https://")
+
+
+def test_a_cloud_that_names_gpus_by_accelerator_type_gives_each_nvidia_machine_type_one(facts: CloudFacts) -> None:
+    nvidia = [t for t in catalog.instance_types(facts.cloud) if t.gpu_vendor == "nvidia"]
+    if facts.accelerator_type_source is None:
+        assert all(t.accelerator_type is None for t in nvidia)
+    else:
+        assert facts.accelerator_type_source.startswith("https://")
+        assert nvidia and all(t.accelerator_type for t in nvidia)

@@ -353,10 +353,11 @@ def gcp_accelerator_type(gpu_model: str) -> str:
             offer it (e.g. ``"A10G"``); its ``suggestions`` are the closest models GCP offers.
     """
     catalog = _catalog()
-    accelerator = catalog.gcp_accelerator_types.get(gpu_model)
+    defaults = catalog.default_accelerator_types["gcp"]
+    accelerator = defaults.get(gpu_model)
     if accelerator is not None:
         return accelerator
-    offered = sorted(catalog.gcp_accelerator_types)
+    offered = sorted(defaults)
     reason = (
         f"is not offered on cloud 'gcp' (GCP offers {', '.join(offered)})"
         if gpu_model in catalog.gpu_models
@@ -413,7 +414,8 @@ class _Catalog:
     sorted_instance_types: Mapping[Cloud, tuple[InstanceType, ...]]
     non_gpu_families: Mapping[Cloud, tuple[_NonGpuFamily, ...]]
     cloud_sources: Mapping[Cloud, str]
-    gcp_accelerator_types: Mapping[str, str]  # GPU model -> default accelerator type
+    default_accelerator_types: Mapping[Cloud, Mapping[str, str]]
+    """GPU model -> its default accelerator type, for each cloud that names GPUs by accelerator type."""
 
 
 @functools.cache
@@ -554,7 +556,15 @@ def _malformed(filename: str, problems: Sequence[str]) -> str:
 
 
 def _parse_catalog(gpus_text: str, instance_types_text: str) -> _Catalog:
-    """Parse and validate both data files; raise ValueError listing every problem found."""
+    """Parse and validate both data files; raise ValueError listing every problem found.
+
+    Which clouds name a machine's GPUs by an accelerator type, so that their NVIDIA machine types each give one and
+    their section lists the accelerator types, is a fact of each cloud
+    (:attr:`~gpu_components.cloud_facts.CloudFacts.accelerator_type_source`).
+    """
+    # Here, not at the top: the facts records import this module's types.
+    from gpu_components.cloud_facts import facts_for
+
     gpus_file = _validate(_GpusFileShape, _load_yaml(gpus_text, _GPUS_FILE), _GPUS_FILE)
     problems: list[str] = []
     models = {name: _gpu_model(name, shape, problems) for name, shape in gpus_file.gpus.items()}
@@ -564,18 +574,18 @@ def _parse_catalog(gpus_text: str, instance_types_text: str) -> _Catalog:
     types_file = _validate(
         _InstanceTypesFileShape, _load_yaml(instance_types_text, _INSTANCE_TYPES_FILE), _INSTANCE_TYPES_FILE
     )
-    clouds: dict[Cloud, _CloudShape] = {
-        "aws": types_file.aws,
-        "azure": types_file.azure,
-        "gcp": types_file.gcp,
+    clouds: dict[Cloud, _CloudShape] = {cloud: getattr(types_file, cloud) for cloud in _CLOUDS}
+    accelerators = {
+        cloud: _accelerators(cloud, shape, models, problems)
+        for cloud, shape in clouds.items()
+        if facts_for(cloud).accelerator_type_source is not None
     }
-    accelerators = _gcp_accelerators(types_file.gcp, models, problems)
     instance_types: dict[Cloud, dict[str, InstanceType]] = {}
     non_gpu: dict[Cloud, tuple[_NonGpuFamily, ...]] = {}
     for cloud, shape in clouds.items():
-        if cloud != "gcp" and shape.accelerator_types:
-            problems.append(f"{cloud}.accelerator_types: only gcp has accelerator types")
-        instance_types[cloud] = _instance_types(cloud, shape, models, accelerators, problems)
+        if cloud not in accelerators and shape.accelerator_types:
+            problems.append(f"{cloud}.accelerator_types: only {', '.join(accelerators)} has accelerator types")
+        instance_types[cloud] = _instance_types(cloud, shape, models, accelerators.get(cloud), problems)
         non_gpu[cloud] = _non_gpu_families(cloud, shape, problems)
         for name in instance_types[cloud]:
             clashes = [family.describe() for family in non_gpu[cloud] if family.matches(name)]
@@ -594,8 +604,11 @@ def _parse_catalog(gpus_text: str, instance_types_text: str) -> _Catalog:
         ),
         non_gpu_families=MappingProxyType(non_gpu),
         cloud_sources=MappingProxyType({cloud: shape.source for cloud, shape in clouds.items()}),
-        gcp_accelerator_types=MappingProxyType(
-            {accelerator.gpu_model: name for name, accelerator in accelerators.items() if accelerator.default}
+        default_accelerator_types=MappingProxyType(
+            {
+                cloud: MappingProxyType({a.gpu_model: name for name, a in by_name.items() if a.default})
+                for cloud, by_name in accelerators.items()
+            }
         ),
     )
 
@@ -674,23 +687,27 @@ class _Accelerator:
     default: bool
 
 
-def _gcp_accelerators(gcp: _CloudShape, models: Mapping[str, GpuModel], problems: list[str]) -> dict[str, _Accelerator]:
+def _accelerators(
+    cloud: Cloud, shape: _CloudShape, models: Mapping[str, GpuModel], problems: list[str]
+) -> dict[str, _Accelerator]:
+    """The accelerator types of a cloud that names GPUs by them: name -> GPU model, and whether it is the model's
+    default."""
     accelerators: dict[str, _Accelerator] = {}
     defaults: dict[str, str] = {}
-    for index, shape in enumerate(gcp.accelerator_types):
-        where = f"gcp.accelerator_types[{index}]"
-        if shape.name in accelerators:
-            problems.append(f"{where}: accelerator type {shape.name!r} is listed twice")
-        if shape.gpu_model not in models:
-            problems.append(f"{where}: unknown GPU model {shape.gpu_model!r}")
-        if shape.default:
-            if shape.gpu_model in defaults:
-                earlier = defaults[shape.gpu_model]
-                problems.append(f"{where}: {shape.gpu_model} already has default accelerator type {earlier!r}")
-            defaults[shape.gpu_model] = shape.name
-        accelerators[shape.name] = _Accelerator(shape.gpu_model, shape.default)
+    for index, entry in enumerate(shape.accelerator_types):
+        where = f"{cloud}.accelerator_types[{index}]"
+        if entry.name in accelerators:
+            problems.append(f"{where}: accelerator type {entry.name!r} is listed twice")
+        if entry.gpu_model not in models:
+            problems.append(f"{where}: unknown GPU model {entry.gpu_model!r}")
+        if entry.default:
+            if entry.gpu_model in defaults:
+                earlier = defaults[entry.gpu_model]
+                problems.append(f"{where}: {entry.gpu_model} already has default accelerator type {earlier!r}")
+            defaults[entry.gpu_model] = entry.name
+        accelerators[entry.name] = _Accelerator(entry.gpu_model, entry.default)
     for model in sorted({accelerator.gpu_model for accelerator in accelerators.values()} - defaults.keys()):
-        problems.append(f"gcp.accelerator_types: {model} has no default accelerator type")
+        problems.append(f"{cloud}.accelerator_types: {model} has no default accelerator type")
     return accelerators
 
 
@@ -698,9 +715,11 @@ def _instance_types(
     cloud: Cloud,
     shape: _CloudShape,
     models: Mapping[str, GpuModel],
-    accelerators: Mapping[str, _Accelerator],
+    accelerators: Mapping[str, _Accelerator] | None,
     problems: list[str],
 ) -> dict[str, InstanceType]:
+    """The GPU instance types of ``cloud``; ``accelerators`` are its accelerator types, ``None`` where the cloud names
+    no GPUs by accelerator type."""
     types: dict[str, InstanceType] = {}
     for index, group in enumerate(shape.gpu_instance_types):
         where = f"{cloud}.gpu_instance_types[{index}]"
@@ -708,15 +727,22 @@ def _instance_types(
             problems.append(f"{where}.gpu_model: {group.gpu_model!r} is not a GPU model in {_GPUS_FILE}")
         if group.gpu_vendor != "nvidia" and group.gpu_model is not None:
             problems.append(f"{where}.gpu_model: only NVIDIA types name a GPU model (give it in gpu_description)")
-        wants_accelerator = cloud == "gcp" and group.gpu_vendor == "nvidia"
+        # The accelerator types the group's must be one of, where its machine types need one.
+        known = accelerators if group.gpu_vendor == "nvidia" else None
+        wants_accelerator = known is not None
         if wants_accelerator and group.accelerator_type is None:
-            problems.append(f"{where}.accelerator_type: required for GCP NVIDIA machine types")
+            problems.append(f"{where}.accelerator_type: required for {cloud} NVIDIA machine types")
         if not wants_accelerator and group.accelerator_type is not None:
-            problems.append(f"{where}.accelerator_type: only GCP NVIDIA machine types have one")
-        if wants_accelerator and group.accelerator_type is not None:
-            accelerator = accelerators.get(group.accelerator_type)
+            problems.append(
+                f"{where}.accelerator_type: only the NVIDIA machine types of a cloud that names GPUs by accelerator "
+                "type have one"
+            )
+        if known is not None and group.accelerator_type is not None:
+            accelerator = known.get(group.accelerator_type)
             if accelerator is None:
-                problems.append(f"{where}.accelerator_type: {group.accelerator_type!r} is not in gcp.accelerator_types")
+                problems.append(
+                    f"{where}.accelerator_type: {group.accelerator_type!r} is not in {cloud}.accelerator_types"
+                )
             elif accelerator.gpu_model != group.gpu_model:
                 problems.append(
                     f"{where}.accelerator_type: {group.accelerator_type!r} is a {accelerator.gpu_model}, "

@@ -6,7 +6,8 @@ The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts a
 - Node pool names: https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools
 - GKE installs the driver (``gpu_driver_version``) and runs its own device plugin; it taints GPU nodes
   ``nvidia.com/gpu=present:NoSchedule`` itself: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
-- GPUs attach to N1 machine types separately: https://cloud.google.com/compute/docs/gpus
+- GPUs attach to N1 machine types separately, and GKE names a node pool's GPUs by accelerator type
+  (``guestAccelerators[].type``): :data:`SOURCE_GPUS`
 - What GKE's device plugin asks of pods on shared GPUs: at most one time-shared ``nvidia.com/gpu`` per container
   (:data:`SOURCE_GKE_TIME_SHARING`), ``hostIPC: true`` on MPS nodes (:data:`SOURCE_GKE_MPS`).
 - The GPU Operator on GKE (NVIDIA's GKE guide,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_GPUS = "https://cloud.google.com/compute/docs/gpus"
+"""Compute Engine's GPU page: the accelerator type of each GPU model, and the machine types GPUs attach to."""
 SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
 """GKE: "at most 1 nvidia.com/gpu can be requested" per container on time-shared GPU nodes."""
 SOURCE_GKE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
@@ -157,6 +160,7 @@ FACTS = CloudFacts(
         ),
     ),
     attached_gpus=True,
+    accelerator_type_source=SOURCE_GPUS,
     gpu_taint_source=SOURCE_GKE_GPUS,
     managed_device_plugin=ManagedDevicePlugin(
         max_shared_gpus=1,
