@@ -36,6 +36,7 @@ __all__ = [
     "GpuOperatorFacts",
     "ManagedDevicePlugin",
     "NodePoolResource",
+    "NodeTemplate",
     "PoolNameRule",
     "all_cloud_facts",
     "facts_for",
@@ -160,6 +161,25 @@ class GpuImages:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeTemplate:
+    """A resource that a node pool takes its nodes' settings from, naming it by id (an EKS launch template): what
+    the plan's diff reads of it.
+
+    Attributes:
+        type_token: the template's type token, e.g. ``aws:ec2/launchTemplate:LaunchTemplate``.
+        reference: where the node pool's inputs hold the template's id, e.g. ``launchTemplate.id``.
+        rolls: how the plan's diff says that a change of the template drains the pools that use it: the cloud
+            updates such a pool in place but replaces every one of its nodes.
+        rolls_source: the page that says so.
+    """
+
+    type_token: str
+    reference: str
+    rolls: str
+    rolls_source: str
+
+
+@dataclass(frozen=True, slots=True)
 class NodePoolResource:
     """A provider resource that holds GPU node pools, as the Pulumi engine sees its inputs (camelCase; ``a.b`` is
     key ``b`` of object ``a``): what the plan's diff and the policy pack read of it.
@@ -183,6 +203,7 @@ class NodePoolResource:
         labels: where a pool's node labels sit, or ``""``.
         force_new: the inputs whose change replaces the resource, or ``None`` when the plan knows no such rule for
             it (then it is not a node pool to the plan's diff).
+        template: the resource the pool may take its nodes' settings from, or ``None``.
     """
 
     type_token: str
@@ -198,6 +219,7 @@ class NodePoolResource:
     shared_strategies: frozenset[str] = frozenset()
     labels: str = ""
     force_new: ForceNewTable | None = None
+    template: NodeTemplate | None = None
 
     def matches(self, resource_type: str) -> bool:
         """Whether ``resource_type`` is this resource (in any API-version module, where the provider has them)."""

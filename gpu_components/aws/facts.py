@@ -12,6 +12,8 @@ policy pack spell EKS one way. Facts and sources:
   provider schema that pulumi-aws bridges (:data:`SOURCE_FORCE_NEW`). ``launchTemplate.version``,
   ``scalingConfig``, ``labels``, ``taints``, ``updateConfig``, ``version`` and ``releaseVersion`` update in place.
 - Under the GPU Operator every EKS NVIDIA AMI keeps its own driver and toolkit (the operator's are off).
+- A node group whose launch template changes is updated in place to the template's new version, and EKS replaces
+  every node of it, draining each (:data:`SOURCE_NODE_UPDATES`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from gpu_components.cloud_facts import (
     GpuOperatorFacts,
     NodeLimit,
     NodePoolResource,
+    NodeTemplate,
     PoolNameRule,
     ReservedPrefixes,
 )
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
 SOURCE_FORCE_NEW = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/eks/node_group.go"
 """Schema of ``aws_eks_node_group``, which pulumi-aws's ``eks.NodeGroup`` bridges (``ForceNew: true`` fields)."""
+SOURCE_NODE_UPDATES = "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html"
+"""EKS's managed node update behavior: a new launch template version is rolled out by replacing every node."""
 
 NVIDIA_AMI_TYPES: Mapping[str, CpuArchitecture] = MappingProxyType(
     {
@@ -68,6 +73,10 @@ TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
 
 NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
 """Type token of pulumi-aws's EKS managed node group."""
+LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
+"""Type token of pulumi-aws's EC2 launch template, which a node group names by ``launchTemplate.id``."""
+DRAINS_ROLLED = "its launch template changed: EKS rolls every node onto the new version"
+"""How the plan's diff says that a node group's nodes drain because its launch template changed."""
 
 RESERVED_PREFIXES = ReservedPrefixes(
     ("kubernetes.io/", "k8s.io/", "eks.amazonaws.com/"),
@@ -104,6 +113,7 @@ FACTS = CloudFacts(
             taints="taints",
             missing_gpu_taint="GPU node group ({gpu}) has no NO_SCHEDULE GPU taint",
             gpu_images=GpuImages("amiType", "AMI type", frozenset(NVIDIA_AMI_TYPES) | RETIRED_GPU_AMI_TYPES),
+            template=NodeTemplate(LAUNCH_TEMPLATE_TYPE, "launchTemplate.id", DRAINS_ROLLED, SOURCE_NODE_UPDATES),
             force_new=ForceNewTable(
                 (
                     "amiType",

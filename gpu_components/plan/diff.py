@@ -6,8 +6,10 @@ changed input path and its old and new value, and changed stack outputs. A chang
 (a force-new input of a node pool, :mod:`gpu_components.plan.replacements`) marks its resource as a replacement.
 
 A change that drains the GPU nodes of a node pool is marked with why (:attr:`ResourceChange.drains`): the pool
-replaced, the pool deleted, or, on EKS, every node rolled onto a new version of the node group's launch template
-(the launch template's inputs changed; EKS updates the node group in place but replaces each of its nodes).
+replaced, the pool deleted, or every node rolled because the template the pool takes its nodes' settings from
+changed (the cloud updates the pool in place but replaces each of its nodes): the node-pool resource's
+:class:`~gpu_components.cloud_facts.NodeTemplate` in its cloud's facts says which template and how it is named
+(an EKS node group's launch template, by ``launchTemplate.id``).
 
 Limits, because a plan is offline: a secret or preview-time unknown reads the same (``"[secret]"``,
 ``"[unknown]"``) on both sides, so a change hidden behind one is not seen; replacements are known only for the
@@ -21,19 +23,28 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
-from gpu_components.plan.mocks import launch_template_id
+from gpu_components.cloud_facts import NodeTemplate, all_cloud_facts
+from gpu_components.plan.mocks import planned_id
 from gpu_components.plan.replacements import forces_replacement, node_pool_types
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 DRAINS_REPLACED = "the node pool is replaced: its nodes are drained and recreated"
 DRAINS_DELETED = "the node pool is deleted: its nodes are drained"
-DRAINS_ROLLED = "its launch template changed: EKS rolls every node onto the new version"
+
+_TEMPLATES: Mapping[str, NodeTemplate] = MappingProxyType(
+    {
+        resource.type_token: resource.template
+        for facts in all_cloud_facts()
+        for resource in facts.node_pools
+        if resource.template is not None
+    }
+)
+"""Node-pool resource type -> the template its nodes' settings come from, from every cloud's facts."""
 
 
 class _Absent:
@@ -76,7 +87,7 @@ class ResourceChange:
     """A resource added, removed, updated in place, or replaced (``changes`` empty for added and removed).
 
     ``drains`` says why the change drains a node pool's GPU nodes (:data:`DRAINS_REPLACED`,
-    :data:`DRAINS_DELETED`, :data:`DRAINS_ROLLED`), or is None.
+    :data:`DRAINS_DELETED`, or its template's :attr:`~gpu_components.cloud_facts.NodeTemplate.rolls`), or is None.
     """
 
     urn: str
@@ -138,11 +149,12 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         urn: list(_changes(old_resources[urn].get("inputs", {}), new_resources[urn].get("inputs", {}), ""))
         for urn in kept
     }
-    rolled = {
-        launch_template_id(urn)
-        for urn in kept
-        if new_resources[urn]["type"] == EKS_LAUNCH_TEMPLATE and changed_inputs[urn]
-    }
+    template_types = {template.type_token for template in _TEMPLATES.values()}
+    rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
+    for urn in kept:
+        resource = new_resources[urn]
+        if resource["type"] in template_types and changed_inputs[urn]:
+            rolled.add((resource["type"], planned_id(resource["type"], urn, resource.get("inputs", {}))))
     changed: list[ResourceChange] = []
     for urn in kept:
         was, now = old_resources[urn], new_resources[urn]
@@ -153,8 +165,9 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
         action: Literal["update", "replace"] = "replace" if any(c.replaces for c in changes) else "update"
         drains = DRAINS_REPLACED if action == "replace" and now["type"] in pools else None
-        if drains is None and now["type"] == EKS_NODE_GROUP and _launch_template_id(now) in rolled:
-            drains = DRAINS_ROLLED
+        template = _TEMPLATES.get(now["type"])
+        if drains is None and template is not None and _template_id(now, template) in rolled:
+            drains = template.rolls
         if changes or drains:
             changed.append(ResourceChange(urn, now["type"], now["name"], action, changes, drains))
     outputs = tuple(
@@ -170,10 +183,12 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     )
 
 
-def _launch_template_id(resource: Mapping[str, Any]) -> object:
-    """The ``launchTemplate.id`` input of an EKS node group record, or None."""
-    template = resource.get("inputs", {}).get("launchTemplate")
-    return template.get("id") if isinstance(template, Mapping) else None
+def _template_id(resource: Mapping[str, Any], template: NodeTemplate) -> tuple[str, str] | None:
+    """The template a node-pool record names (its type and the id at :attr:`NodeTemplate.reference`), or None."""
+    value: object = resource.get("inputs", {})
+    for key in template.reference.split("."):
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return (template.type_token, value) if isinstance(value, str) else None
 
 
 def _document(value: str | Mapping[str, Any], side: str) -> Mapping[str, Any]:

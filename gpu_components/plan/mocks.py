@@ -70,6 +70,7 @@ __all__ = [
     "PlanMonitor",
     "Registration",
     "launch_template_id",
+    "planned_id",
     "to_plain",
 ]
 
@@ -1602,11 +1603,28 @@ class PlanMocks(Mocks):
             if remote:
                 raise MissingMockError("remote component", type_)
             return None
-        if type_.startswith("pulumi:providers:"):
-            return lambda r: (_uuid(r.urn), {})
-        if type_ in _RESOURCES:
-            return _RESOURCES[type_]
-        return _GENERIC_BY_PACKAGE.get(type_.split(":", 1)[0], _any_generic)
+        return _custom_resource_fn(type_)
+
+
+def _custom_resource_fn(type_: str) -> _ResourceFn:
+    """The mock of a custom resource type: a provider's own, a specific one, or its package's fallback."""
+    if type_.startswith("pulumi:providers:"):
+        return lambda r: (_uuid(r.urn), {})
+    if type_ in _RESOURCES:
+        return _RESOURCES[type_]
+    return _GENERIC_BY_PACKAGE.get(type_.split(":", 1)[0], _any_generic)
+
+
+def planned_id(resource_type: str, urn: str, inputs: Mapping[str, Any]) -> str:
+    """The physical id the plan gives the custom resource ``urn`` of ``resource_type`` with ``inputs`` (plain, as a
+    plan records them): how other resources' inputs name it in a plan, e.g. a node group's ``launchTemplate.id``.
+
+    Computed by the resource's mock under the default config (an id that holds a region or project holds the
+    default one).
+    """
+    mocks = PlanMocks()
+    resource = _Resource(urn, resource_type, urn.rsplit("::", 1)[-1], inputs, mocks.env, mocks)
+    return _custom_resource_fn(resource_type)(resource)[0]
 
 
 # --------------------------------------------------------------------------------------------------

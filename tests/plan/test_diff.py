@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from gpu_components.aws.facts import DRAINS_ROLLED
 from gpu_components.plan.diff import (
     ABSENT,
     DRAINS_DELETED,
     DRAINS_REPLACED,
-    DRAINS_ROLLED,
     InputChange,
     PlanFormatError,
     diff,
