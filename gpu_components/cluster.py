@@ -37,7 +37,7 @@ from gpu_components.nvidia.gpu_operator import (
     driver_owner_problems,
     gpu_operator_problems,
 )
-from gpu_components.shape import STRICT, args_problems, field_names, required_keys, shape_problems, unknown_field
+from gpu_components.shape import STRICT, args_problems, required_keys, shape_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
 
 __all__ = [
@@ -162,17 +162,10 @@ def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
         if key != cloud and key in args
     ]
     wiring = args.get(cloud)
-    fields = field_names(adapter.wiring)
-    required = required_keys(adapter.wiring)
-    if not isinstance(wiring, Mapping):
-        return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", ", ".join(required))]
-    problems += [Problem(f"{cloud}.{key}", None, "required field is missing") for key in required if key not in wiring]
-    problems += [
-        Problem(f"{cloud}.{key}", wiring[key], unknown_field(key, fields), ", ".join(fields))
-        for key in sorted(wiring)
-        if key not in fields
-    ]
-    return problems
+    if wiring is None:
+        required = ", ".join(required_keys(adapter.wiring))
+        return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", required)]
+    return problems + args_problems(adapter.wiring, wiring, cloud)
 
 
 def _neutral(pool: Mapping[str, Any]) -> GpuNodePoolArgs:
@@ -274,6 +267,8 @@ def validate_cluster(
     served: list[tuple[int, GpuNodePoolSpec]] = []
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
+        if index in misshapen:  # its cloud block may not be a mapping; its shape problems are listed already
+            return []
         options: Mapping[str, Any] = pools[index].get(cloud, {})
         found = adapter.problems(spec, options, where, stack)
         if stack == "device-plugin" and adapter.device_plugin_host(spec, options, stack) == "cloud":

@@ -136,6 +136,12 @@ def _input_problems(hint: object, value: object, path: str) -> list[Problem]:
     for written, types, expected in _INPUT_KINDS:
         if text.startswith(written) and (not isinstance(value, types) or (types is not str and isinstance(value, str))):
             return [Problem(path, value, f"must be {expected}")]
+    if text.startswith("pulumi.Input[Sequence[pulumi.Input[str]]]") and isinstance(value, list | tuple):
+        return [
+            Problem(f"{path}[{index}]", item, "must be a string or a Pulumi Output")
+            for index, item in enumerate(value)
+            if not isinstance(item, str | pulumi.Output | Awaitable)
+        ]
     return []
 
 

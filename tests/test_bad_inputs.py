@@ -251,10 +251,34 @@ CASES: dict[str, Case] = {
             ("pools[0].max_size", "at least one node"),
         ],
     ),
+    "cluster: a pool's cloud block null": Case(
+        cluster({**CLUSTER_ARGS, "pools": [{**L4, "aws": None}, {**L4, "name": "b", "max_size": 0}]}),
+        [("pools[0].aws", "valid dictionary"), ("pools[1].max_size", "at least one node")],
+    ),
+    "cluster: a pool's cloud block a string": Case(
+        cluster({**CLUSTER_ARGS, "pools": [{**L4, "aws": "BOTTLEROCKET_x86_64_NVIDIA"}]}),
+        [("pools[0].aws", "valid dictionary")],
+    ),
     "cluster: unknown cloud": Case(cluster({**CLUSTER_ARGS, "cloud": "amazon"}), [("cloud", "aws, azure, gcp")]),
     "cluster: gpu_stack operator": Case(cluster({**CLUSTER_ARGS, "gpu_stack": "operator"}), [("gpu_stack", "GPU")]),
     "cluster: wiring without cluster_name": Case(
         cluster({**CLUSTER_ARGS, "aws": {"subnet_ids": ["s"]}}), [("aws.cluster_name", "required field is missing")]
+    ),
+    "cluster: wiring subnet_ids a string": Case(
+        cluster({**CLUSTER_ARGS, "aws": {**WIRING["aws"], "subnet_ids": "subnet-1"}}),
+        [("aws.subnet_ids", "must be a list or a Pulumi Output")],
+    ),
+    "cluster: wiring with a null cluster_name and a null subnet": Case(
+        cluster({**CLUSTER_ARGS, "aws": {**WIRING["aws"], "cluster_name": None, "subnet_ids": ["s", None]}}),
+        [("aws.cluster_name", "must not be null"), ("aws.subnet_ids[1]", "a string or a Pulumi Output")],
+    ),
+    "cluster: AKS wiring without resource_group_name": Case(
+        cluster({"cloud": "azure", "azure": {"cluster_name": "c"}, "pools": [T4_SPOT]}),
+        [("azure.resource_group_name", "required field is missing")],
+    ),
+    "cluster: GKE node_locations a string": Case(
+        cluster({"cloud": "gcp", "gcp": {**WIRING["gcp"], "node_locations": "us-central1-a"}, "pools": [GKE_L4]}),
+        [("gcp.node_locations", "must be a list")],
     ),
     "cluster: Azure block on an AWS pool": Case(
         cluster({**CLUSTER_ARGS, "pools": [{**L4, "azure": {"gpu_driver": "aks"}}]}),

@@ -90,7 +90,7 @@ def test_device_plugin_stack_is_rejected_where_the_cloud_runs_its_own() -> None:
             {"cloud": "aws", "pools": [SHARED], "aws": {"subnet_ids": ["s"]}},
             [("aws.cluster_name", "required field is missing")],
         ),
-        ({"cloud": "aws", "pools": [SHARED], "aws": "prod"}, [("aws", "the cluster wiring for aws is required")]),
+        ({"cloud": "aws", "pools": [SHARED], "aws": "prod"}, [("aws", "EksWiringArgs is a mapping of its fields")]),
         (
             {"cloud": "aws", "pools": [SHARED], "aws": {**WIRING, "clustr_name": "x"}, "azure": {}},
             [

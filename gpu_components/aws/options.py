@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pulumi
@@ -25,5 +26,5 @@ class EksWiringArgs(TypedDict):
     """How EKS pools attach to their cluster: cluster name, node subnets, and optionally a node role ARN."""
 
     cluster_name: pulumi.Input[str]
-    subnet_ids: pulumi.Input[Any]
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     node_role_arn: NotRequired[pulumi.Input[str]]
