@@ -29,9 +29,13 @@ from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
-from gpu_components.kubernetes.addon import namespace_problems
-from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
-from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator, NvidiaGpuOperatorArgs, owned_value_problems
+from gpu_components.kubernetes.addon import namespace_problems, owned_value_problems
+from gpu_components.kubernetes.device_plugin import (
+    DEVICE_PLUGIN_OWNED_VALUES,
+    NvidiaDevicePlugin,
+    NvidiaDevicePluginArgs,
+)
+from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.gpu_operator import (
     default_operator_driver,
     driver_owner_problems,
@@ -230,7 +234,13 @@ def validate_cluster(
         if isinstance(settings_, Mapping):
             problems += namespace_problems(settings_.get("namespace"), f"{prefix}{key}.namespace")
     if isinstance(gpu_operator, Mapping):
-        problems += owned_value_problems(gpu_operator.get("helm_values"), f"{prefix}gpu_operator.")
+        problems += owned_value_problems(
+            OPERATOR_OWNED_VALUES, gpu_operator.get("helm_values"), f"{prefix}gpu_operator."
+        )
+    if isinstance(device_plugin, Mapping):
+        problems += owned_value_problems(
+            DEVICE_PLUGIN_OWNED_VALUES, device_plugin.get("helm_values"), f"{prefix}device_plugin."
+        )
     if device_plugin is not None and operator:
         problems.append(
             Problem(

@@ -193,6 +193,14 @@ CASES: dict[str, Case] = {
     "plugin: old node_taints key": Case(plugin(nodes("aws", L4), node_taints=[]), [("node_taints", "unknown field")]),
     "plugin: invalid namespace": Case(plugin(nodes("aws", L4), namespace="GPU_NS"), [("namespace", "DNS-1123")]),
     "plugin: helm_values a list": Case(plugin(nodes("aws", L4), helm_values=[1]), [("helm_values", "dictionary")]),
+    "plugin: helm_values replace the tolerations": Case(
+        plugin(nodes("azure", T4_SPOT), helm_values={"tolerations": []}),
+        [("helm_values.tolerations", "tolerates every taint of the pools it serves")],
+    ),
+    "plugin: helm_values drop the affinity and the config": Case(
+        plugin(nodes("aws", L4), helm_values={"affinity": None, "config": {"name": "mine"}}),
+        [("helm_values.config", "rendered config entry"), ("helm_values.affinity", "never beside another plugin")],
+    ),
     "plugin: chart_version a number": Case(
         plugin(nodes("aws", L4), chart_version=20), [("chart_version", "valid string")]
     ),
@@ -212,6 +220,18 @@ CASES: dict[str, Case] = {
     "operator: helm_values mig.strategy": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"mig": {"strategy": "mixed"}}),
         [("helm_values.mig.strategy", "one MIG strategy per cluster")],
+    ),
+    "operator: helm_values replace the driver section": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"driver": None, "toolkit": False}),
+        [("helm_values.driver", "one driver owner per pool"), ("helm_values.toolkit", "the toolkit goes with")],
+    ),
+    "operator: helm_values turn the device plugin off": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"devicePlugin": {"enabled": False}}),
+        [("helm_values.devicePlugin.enabled", "advertises the pools' GPUs")],
+    ),
+    "operator: helm_values replace the operands' tolerations": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"daemonsets": {"tolerations": []}}),
+        [("helm_values.daemonsets.tolerations", "tolerate every taint")],
     ),
     "operator: pool built for the device plugin": Case(
         operator(nodes("aws", L4)), [("pools[0]", "NVIDIA device plugin DaemonSet")]
@@ -286,6 +306,10 @@ CASES: dict[str, Case] = {
     ),
     "cluster: invalid device plugin namespace": Case(
         cluster({**CLUSTER_ARGS, "device_plugin": {"namespace": "NS"}}), [("device_plugin.namespace", "DNS-1123")]
+    ),
+    "cluster: device plugin helm_values tolerations": Case(
+        cluster({**CLUSTER_ARGS, "device_plugin": {"helm_values": {"tolerations": []}}}),
+        [("device_plugin.helm_values.tolerations", "tolerates every taint")],
     ),
     "cluster: operator helm_values driver.enabled": Case(
         cluster(

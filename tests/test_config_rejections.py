@@ -67,7 +67,8 @@ def test_operator_helm_values_may_not_take_over_the_driver() -> None:
         validate_cluster("aws", [SHARED], "gpu-operator", gpu_operator={"helm_values": {"driver": {"enabled": True}}})
     [problem] = caught.value.problems
     assert problem.path == "gpu_operator.helm_values.driver.enabled"
-    assert problem.valid == "gpu_operator.operator_driver, and the pools' mig.strategy"
+    assert problem.valid == "gpu_operator.operator_driver"
+    assert problem.message == "decided by the library: one driver owner per pool: set operator_driver"
 
 
 def test_device_plugin_stack_is_rejected_where_the_cloud_runs_its_own() -> None:

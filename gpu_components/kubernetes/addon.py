@@ -71,6 +71,42 @@ class ServedPools:
     node_taints: tuple[Taint, ...]
 
 
+@dataclass(frozen=True)
+class OwnedValue:
+    """A chart value the library decides, which an add-on's ``helm_values`` may not set.
+
+    Attributes:
+        path: the value's keys in the chart values (``("driver", "enabled")``); a section given as anything but a
+            mapping replaces the value too.
+        why: what depends on the library's value.
+        setting: the add-on's own setting that decides it, for the error's valid values; ``None`` when none does.
+    """
+
+    path: tuple[str, ...]
+    why: str
+    setting: str | None
+
+
+def owned_value_problems(owned: Sequence[OwnedValue], helm_values: object, prefix: str = "") -> list[Problem]:
+    """Problems for ``helm_values`` (an add-on's raw chart values) that set or replace a value in ``owned``.
+    ``prefix`` goes before ``helm_values`` in the paths (``gpu_operator.``)."""
+    problems: list[Problem] = []
+    for value in owned:
+        block: object = helm_values
+        for depth, key in enumerate(value.path):
+            if not isinstance(block, Mapping) or key not in block:
+                break
+            block = block[key]
+            last = depth == len(value.path) - 1
+            if last or not isinstance(block, Mapping):
+                where = f"{prefix}helm_values." + ".".join(value.path[: depth + 1])
+                if where not in (problem.path for problem in problems):
+                    instead = f"{prefix}{value.setting}" if value.setting else "leave it to the library"
+                    problems.append(Problem(where, block, f"decided by the library: {value.why}", instead))
+                break
+    return problems
+
+
 def namespace_problems(namespace: object, path: str) -> list[Problem]:
     """An add-on's namespace must be a DNS-1123 label (Kubernetes object names); not a string is a shape error."""
     if isinstance(namespace, str) and not DNS_LABEL.match(namespace):

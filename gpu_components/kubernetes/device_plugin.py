@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_components.kubernetes.addon import GpuAddOnArgs, served_pools
+from gpu_components.kubernetes.addon import GpuAddOnArgs, OwnedValue, owned_value_problems, served_pools
 from gpu_components.nvidia.device_plugin import (
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
@@ -22,6 +23,14 @@ CONFIG_MAP_NAME = "nvidia-device-plugin-configs"
 """Name of the ConfigMap holding the per-pool config entries (fixed, so the chart can refer to it)."""
 RELEASE_NAME = "nvidia-device-plugin"
 """Helm release name."""
+
+
+DEVICE_PLUGIN_OWNED_VALUES: tuple[OwnedValue, ...] = (
+    OwnedValue(("config",), "each pool selects its rendered config entry from the library's ConfigMap", None),
+    OwnedValue(("affinity",), "the DaemonSet runs only on the pools it serves, never beside another plugin", None),
+    OwnedValue(("tolerations",), "the DaemonSet tolerates every taint of the pools it serves", None),
+)
+"""Device plugin chart values the library decides, which ``helm_values`` may not set."""
 
 
 class NvidiaDevicePluginArgs(GpuAddOnArgs):
@@ -57,7 +66,10 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     values: dict[str, Any]
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        served, settings = served_pools(NvidiaDevicePluginArgs, args, "daemonset")
+        owned = owned_value_problems(
+            DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
+        )
+        served, settings = served_pools(NvidiaDevicePluginArgs, args, "daemonset", owned)
         specs = served.specs
         super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)

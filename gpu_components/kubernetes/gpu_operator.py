@@ -11,8 +11,8 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired
 
 from gpu_components.cloud_facts import facts_for
-from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.kubernetes.addon import GpuAddOnArgs, served_pools
+from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes.addon import GpuAddOnArgs, OwnedValue, owned_value_problems, served_pools
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
@@ -42,32 +42,17 @@ PRIVILEGED_NAMESPACE_LABELS: Mapping[str, str] = MappingProxyType({"pod-security
 getting-started prerequisites)."""
 
 
-OPERATOR_OWNED_VALUES: tuple[tuple[str, str], ...] = (
-    ("driver", "enabled"),
-    ("toolkit", "enabled"),
-    ("mig", "strategy"),
+OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
+    OwnedValue(("driver", "enabled"), "one driver owner per pool: set operator_driver", "operator_driver"),
+    OwnedValue(("toolkit", "enabled"), "the toolkit goes with the driver: set operator_driver", "operator_driver"),
+    OwnedValue(("mig", "strategy"), "one MIG strategy per cluster, from the pools' mig.strategy", None),
+    OwnedValue(("devicePlugin", "enabled"), "the operator's device plugin advertises the pools' GPUs", None),
+    OwnedValue(("devicePlugin", "config"), "each pool selects its rendered device plugin config", None),
+    OwnedValue(("migManager", "enabled"), "the MIG manager partitions the MIG pools' GPUs", None),
+    OwnedValue(("migManager", "config"), "each MIG pool selects its rendered mig-parted layout", None),
+    OwnedValue(("daemonsets", "tolerations"), "the operands tolerate every taint of the pools they serve", None),
 )
-"""GPU Operator chart values the library decides and ``helm_values`` may not set."""
-
-
-def owned_value_problems(helm_values: object, prefix: str = "") -> list[Problem]:
-    """Problems for chart values in ``helm_values`` that the library decides (:data:`OPERATOR_OWNED_VALUES`): a raw
-    ``driver.enabled`` could make two parties install the driver. ``prefix`` goes before ``helm_values``."""
-    problems: list[Problem] = []
-    if isinstance(helm_values, Mapping):
-        for section, field in OPERATOR_OWNED_VALUES:
-            block = helm_values.get(section)
-            if isinstance(block, Mapping) and field in block:
-                problems.append(
-                    Problem(
-                        f"{prefix}helm_values.{section}.{field}",
-                        block[field],
-                        "decided by the library (one driver owner per pool, one MIG strategy per cluster); a raw "
-                        "value here could make two parties install the driver",
-                        f"{prefix}operator_driver, and the pools' mig.strategy",
-                    )
-                )
-    return problems
+"""GPU Operator chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
 
 
 class NvidiaGpuOperatorArgs(GpuAddOnArgs):
@@ -117,7 +102,9 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     mig_config_map_name: pulumi.Output[str]
 
     def __init__(self, name: str, args: NvidiaGpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        owned = owned_value_problems(args.get("helm_values") if isinstance(args, Mapping) else None)
+        owned = owned_value_problems(
+            OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
+        )
         served, settings = served_pools(NvidiaGpuOperatorArgs, args, "gpu-operator", owned)
         cloud, specs = served.cloud, served.specs
         dcgm_exporter = settings.get("dcgm_exporter", True)
