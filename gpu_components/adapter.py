@@ -57,6 +57,9 @@ class GpuNodePool(Protocol):
     that appear only after a node joins), or ``None`` (:mod:`gpu_components.autoscaler`)."""
     tolerations: list[Toleration]
     """The tolerations a pod needs for every taint of the pool's nodes (Kubernetes spelling)."""
+    served_by: str | None
+    """The add-on component (``NvidiaDevicePlugin``/``NvidiaGpuOperator``) that advertises the pool's GPUs, once one
+    has taken the pool: a second one is refused (two advertisers on one node)."""
 
 
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:

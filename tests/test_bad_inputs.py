@@ -189,6 +189,18 @@ CASES: dict[str, Case] = {
     "plugin: the same pool twice": Case(
         plugin(lambda: pool_components("aws", [L4]) * 2), [("pools[1]", "pool names must be unique")]
     ),
+    "plugin: a pool another plugin serves": Case(
+        lambda: (
+            pools := pool_components("aws", [L4]),
+            NvidiaDevicePlugin("first", {"pools": pools}),
+            NvidiaDevicePlugin("bad", {"pools": pools}),
+        ),
+        [("pools[0]", "already served by first")],
+    ),
+    "plugin: a GpuCluster's pool": Case(
+        lambda: NvidiaDevicePlugin("bad", {"pools": [GpuCluster("gc", CLUSTER_ARGS).pools["l4"]]}),
+        [("pools[0]", "already served by gc-device-plugin")],
+    ),
     "plugin: old cloud key": Case(plugin(nodes("aws", L4), cloud="aws"), [("cloud", "unknown field")]),
     "plugin: old node_taints key": Case(plugin(nodes("aws", L4), node_taints=[]), [("node_taints", "unknown field")]),
     "plugin: invalid namespace": Case(plugin(nodes("aws", L4), namespace="GPU_NS"), [("namespace", "DNS-1123")]),

@@ -487,6 +487,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         self.tolerations: list[Toleration] = tolerations(self.taints)
         self.node_selector = {POOL_LABEL: spec.name}
         self.autoscaler_note = eks_autoscaler_note(spec, self.device_plugin_host)
+        self.served_by: str | None = None
         child = pulumi.ResourceOptions(parent=self)
 
         role_arn = args.get("node_role_arn")

@@ -404,6 +404,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         self.tolerations: list[Toleration] = tolerations(self.taints)
         self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
         self.autoscaler_note = aks_autoscaler_note(spec)
+        self.served_by: str | None = None
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],

@@ -672,6 +672,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
         self.node_selector = gke_node_selector(spec, gpu_stack)
         self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
+        self.served_by: str | None = None
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

@@ -129,11 +129,12 @@ def _is_pool_component(value: object) -> bool:
 
 
 def served_pools(
-    shape: type, args: object, host: DevicePluginHost, extra: Sequence[Problem] = ()
+    name: str, shape: type, args: object, host: DevicePluginHost, extra: Sequence[Problem] = ()
 ) -> tuple[ServedPools, Mapping[str, Any]]:
     """Validate an add-on's args (``shape``: its ``TypedDict``) for the pools whose GPUs ``host`` advertises.
 
-    Returns the served pools and the args (a mapping, checked). ``extra`` are the add-on's own problems so far.
+    Returns the served pools and the args (a mapping, checked), and marks each pool as served by the add-on
+    ``name`` (:attr:`~gpu_components.adapter.GpuNodePool.served_by`). ``extra`` are the add-on's own problems so far.
 
     Raises:
         GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls), a ``pools`` entry that is
@@ -169,10 +170,21 @@ def served_pools(
                         f"pools served by {ADVERTISERS[host]}",
                     )
                 )
-            name = component.spec.name
-            if name in seen:
-                problems.append(Problem(where, name, f"pool names must be unique; pools[{seen[name]}] has it too"))
-            seen.setdefault(name, index)
+            if component.served_by is not None:
+                problems.append(
+                    Problem(
+                        where,
+                        component.spec.name,
+                        f"already served by {component.served_by}; a second add-on would advertise its GPUs twice",
+                        "pools no other add-on serves",
+                    )
+                )
+            pool_name = component.spec.name
+            if pool_name in seen:
+                problems.append(
+                    Problem(where, pool_name, f"pool names must be unique; pools[{seen[pool_name]}] has it too")
+                )
+            seen.setdefault(pool_name, index)
             components.append(component)
         clouds = sorted({component.spec.cloud for component in components})
         if len(clouds) > 1:
@@ -182,6 +194,7 @@ def served_pools(
         raise GpuSpecError(problems)
     taints: list[Taint] = []
     for component in components:
+        component.served_by = name
         taints += [t for t in component.taints if t not in component.spec.taints and t not in taints]
     served = ServedPools(
         components[0].spec.cloud,

@@ -69,7 +69,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         owned = owned_value_problems(
             DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
-        served, settings = served_pools(NvidiaDevicePluginArgs, args, "daemonset", owned)
+        served, settings = served_pools(name, NvidiaDevicePluginArgs, args, "daemonset", owned)
         specs = served.specs
         super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)

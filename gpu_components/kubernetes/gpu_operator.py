@@ -105,7 +105,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         owned = owned_value_problems(
             OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
-        served, settings = served_pools(NvidiaGpuOperatorArgs, args, "gpu-operator", owned)
+        served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", owned)
         cloud, specs = served.cloud, served.specs
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
