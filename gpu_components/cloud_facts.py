@@ -38,6 +38,7 @@ __all__ = [
     "NodePoolResource",
     "NodeTemplate",
     "PoolNameRule",
+    "TemplateSharing",
     "all_cloud_facts",
     "facts_for",
 ]
@@ -161,9 +162,29 @@ class GpuImages:
 
 
 @dataclass(frozen=True, slots=True)
+class TemplateSharing:
+    """How a node template's settings share GPUs: what the policy pack's shared-GPU rule reads of it.
+
+    Attributes:
+        settings: where the template's node settings sit, e.g. ``userData``.
+        read: the GPU sharing strategy the settings set (or ``None``) and the node labels they give, from the value
+            at ``settings``.
+        shared_strategies: the strategies that share a GPU without memory isolation.
+        label: how messages name the strategy setting, e.g. ``Bottlerocket device-sharing-strategy``.
+        tags: where the template's tags sit.
+    """
+
+    settings: str
+    read: Callable[[object], tuple[str | None, Mapping[str, Any]]]
+    shared_strategies: frozenset[str]
+    label: str
+    tags: str
+
+
+@dataclass(frozen=True, slots=True)
 class NodeTemplate:
     """A resource that a node pool takes its nodes' settings from, naming it by id (an EKS launch template): what
-    the plan's diff reads of it.
+    the plan's diff and the policy pack read of it.
 
     Attributes:
         type_token: the template's type token, e.g. ``aws:ec2/launchTemplate:LaunchTemplate``.
@@ -171,12 +192,14 @@ class NodeTemplate:
         rolls: how the plan's diff says that a change of the template drains the pools that use it: the cloud
             updates such a pool in place but replaces every one of its nodes.
         rolls_source: the page that says so.
+        sharing: how the template's settings share GPUs, or ``None`` where they cannot.
     """
 
     type_token: str
     reference: str
     rolls: str
     rolls_source: str
+    sharing: TemplateSharing | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,9 +152,13 @@ def test_a_cloud_that_names_gpus_by_accelerator_type_gives_each_nvidia_machine_t
         assert nvidia and all(t.accelerator_type for t in nvidia)
 
 
-def test_a_node_template_is_named_by_an_input_path_and_cites_why_it_rolls_nodes(facts: CloudFacts) -> None:
+def test_a_node_template_is_named_by_an_input_path_and_says_how_it_rolls_and_shares(facts: CloudFacts) -> None:
     for resource in facts.node_pools:
         template = resource.template
         if template is not None:
             assert template.type_token.startswith(facts.cloud) and template.reference
             assert template.rolls and template.rolls_source.startswith("https://")
+            if template.sharing is not None:
+                sharing = template.sharing
+                assert sharing.settings and sharing.tags and sharing.label and sharing.shared_strategies
+                assert sharing.read(None) == (None, {})

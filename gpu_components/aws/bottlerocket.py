@@ -8,10 +8,15 @@ may run on these nodes, and sharing is rendered here instead of into the DaemonS
 What Bottlerocket supports (same source): time-slicing (from 1.25.0), MIG with a uniform profile per GPU model
 and the ``single`` strategy only (from 1.34.0; bottlerocket-os/bottlerocket#4483), MPS with 2-48 replicas
 (from 1.54.0), and not MIG together with a sharing strategy.
+
+:func:`sharing_settings` reads back what user data sets, for the policy pack's shared-GPU rule.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -20,6 +25,11 @@ import tomli_w
 
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 SOURCE_BOTTLEROCKET = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 SOURCE_VOLUMES = "https://github.com/bottlerocket-os/bottlerocket#default-volumes"
@@ -40,6 +50,8 @@ MIG_PROFILE_KEYS: Mapping[str, str] = MappingProxyType(
     }
 )
 """Catalog GPU model -> the key Bottlerocket's ``mig.profile`` map uses for it (the GPU models it documents)."""
+SHARING_STRATEGIES = frozenset({"time-slicing", "mps"})
+"""``device-sharing-strategy`` values that share a GPU without memory isolation (every value but ``none``)."""
 
 
 def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
@@ -129,3 +141,26 @@ def block_devices(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
 def user_data(spec: GpuNodePoolSpec) -> str:
     """Bottlerocket TOML user data carrying the device plugin settings; EKS merges it with its own settings."""
     return tomli_w.dumps(device_plugin_settings(spec))
+
+
+def sharing_settings(value: object) -> tuple[str | None, Mapping[str, Any]]:
+    """The device sharing strategy (``settings.kubelet-device-plugins.nvidia.device-sharing-strategy``) and the node
+    labels (``settings.kubernetes.node-labels``) that Bottlerocket TOML user data sets, given as a launch template
+    holds it (base64, or the text itself); ``(None, {})`` for anything else."""
+    if not isinstance(value, str) or not value:
+        return None, {}
+    try:
+        text = base64.b64decode(value, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        text = value
+    try:
+        settings = _table(tomllib.loads(text).get("settings"))
+    except tomllib.TOMLDecodeError:
+        return None, {}
+    strategy = _table(_table(settings.get("kubelet-device-plugins")).get("nvidia")).get("device-sharing-strategy")
+    labels = _table(_table(settings.get("kubernetes")).get("node-labels"))
+    return (strategy if isinstance(strategy, str) else None), labels
+
+
+def _table(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}

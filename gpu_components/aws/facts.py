@@ -13,7 +13,8 @@ policy pack spell EKS one way. Facts and sources:
   ``scalingConfig``, ``labels``, ``taints``, ``updateConfig``, ``version`` and ``releaseVersion`` update in place.
 - Under the GPU Operator every EKS NVIDIA AMI keeps its own driver and toolkit (the operator's are off).
 - A node group whose launch template changes is updated in place to the template's new version, and EKS replaces
-  every node of it, draining each (:data:`SOURCE_NODE_UPDATES`).
+  every node of it, draining each (:data:`SOURCE_NODE_UPDATES`). A Bottlerocket launch template's user data may
+  share GPUs (:mod:`gpu_components.aws.bottlerocket`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from gpu_components.aws import bottlerocket
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.cloud_facts import (
     CloudFacts,
@@ -35,6 +37,7 @@ from gpu_components.cloud_facts import (
     NodeTemplate,
     PoolNameRule,
     ReservedPrefixes,
+    TemplateSharing,
 )
 
 if TYPE_CHECKING:
@@ -113,7 +116,19 @@ FACTS = CloudFacts(
             taints="taints",
             missing_gpu_taint="GPU node group ({gpu}) has no NO_SCHEDULE GPU taint",
             gpu_images=GpuImages("amiType", "AMI type", frozenset(NVIDIA_AMI_TYPES) | RETIRED_GPU_AMI_TYPES),
-            template=NodeTemplate(LAUNCH_TEMPLATE_TYPE, "launchTemplate.id", DRAINS_ROLLED, SOURCE_NODE_UPDATES),
+            template=NodeTemplate(
+                LAUNCH_TEMPLATE_TYPE,
+                "launchTemplate.id",
+                DRAINS_ROLLED,
+                SOURCE_NODE_UPDATES,
+                sharing=TemplateSharing(
+                    settings="userData",
+                    read=bottlerocket.sharing_settings,
+                    shared_strategies=bottlerocket.SHARING_STRATEGIES,
+                    label="Bottlerocket device-sharing-strategy",
+                    tags="tags",
+                ),
+            ),
             force_new=ForceNewTable(
                 (
                     "amiType",

@@ -19,18 +19,17 @@ Decisions:
   other work to keep off (:attr:`~gpu_components.cloud_facts.CloudFacts.gpu_taint_source`). Such a GPU pool that
   sets an ``nvidia.com/gpu`` taint with another effect is flagged: it would conflict with the cloud's.
 - **Trust marking for shared GPUs.** Time-slicing and MPS give no memory isolation, so a shared pool is flagged
-  unless it carries :data:`SHARING_TRUST_KEY` ``=`` :data:`SHARING_TRUSTED`: as a node label of a GKE pool
-  (``nodeConfig.labels``), as a label or annotation of the device plugin's ConfigMap (it marks every entry), and
-  as a tag of a Bottlerocket launch template or a node label in its settings.
+  unless it carries :data:`SHARING_TRUST_KEY` ``=`` :data:`SHARING_TRUSTED`: as a node label of a node pool whose
+  accelerators set a sharing strategy (a GKE pool's ``nodeConfig.labels``), as a label or annotation of the device
+  plugin's ConfigMap (it marks every entry), and as a tag of a node template whose settings share GPUs
+  (:attr:`~gpu_components.cloud_facts.NodeTemplate.sharing`: a Bottlerocket launch template) or a node label in
+  those settings.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import fnmatch
 import re
-import sys
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
@@ -39,18 +38,12 @@ import yaml
 
 from gpu_components import catalog
 from gpu_components.catalog import InstanceType
-from gpu_components.cloud_facts import CloudFacts, NodePoolResource, all_cloud_facts
+from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
 from gpu_components.spec import DEFAULT_GPU_TAINT, GPU_TAINT_KEY, SOURCE_SHARING, SOURCE_TAINTS, TaintEffect
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, container_gpu_problems, is_gpu_resource
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 SOURCE_HELM_VERSION = "https://helm.sh/docs/helm/helm_install/"
 
-EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 
@@ -98,7 +91,6 @@ SHARING_TRUST_KEY = "gpu-components/sharing"
 """Label / annotation / tag key that marks a shared GPU pool as serving workloads that trust each other."""
 SHARING_TRUSTED = "trusted"
 """The value of :data:`SHARING_TRUST_KEY` that marks trust."""
-BOTTLEROCKET_SHARING = frozenset({"time-slicing", "mps"})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -132,6 +124,15 @@ def _node_pool_resource(resource_type: str) -> tuple[CloudFacts, NodePoolResourc
         for resource in facts.node_pools:
             if resource.matches(resource_type):
                 return facts, resource
+    return None
+
+
+def _node_template(resource_type: str) -> NodeTemplate | None:
+    """The node template record of ``resource_type``, or ``None`` when it is no node template."""
+    for facts in all_cloud_facts():
+        for resource in facts.node_pools:
+            if resource.template is not None and resource.template.type_token == resource_type:
+                return resource.template
     return None
 
 
@@ -408,23 +409,6 @@ def _shared_entries(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return shared
 
 
-def _bottlerocket_sharing(user_data: object) -> tuple[str | None, Mapping[str, Any]]:
-    """The Bottlerocket device sharing strategy in launch template user data, and its node labels."""
-    if not isinstance(user_data, str) or not user_data:
-        return None, {}
-    try:
-        text = base64.b64decode(user_data, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        text = user_data
-    try:
-        settings = _map(tomllib.loads(text).get("settings"))
-    except tomllib.TOMLDecodeError:
-        return None, {}
-    strategy = _at(settings, "kubelet-device-plugins", "nvidia", "device-sharing-strategy")
-    labels = _map(_at(settings, "kubernetes", "node-labels"))
-    return (strategy if isinstance(strategy, str) else None), labels
-
-
 def _untrusted(what: str, where: str) -> str:
     return (
         f"{where}: {what} shares GPUs without memory isolation, so its workloads can read and disturb each "
@@ -437,8 +421,9 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
     """A GPU pool shared by time-slicing or MPS must be marked as serving workloads that trust each other.
 
     Covers the device plugin's ConfigMap (entries with ``sharing.timeSlicing`` / ``sharing.mps``; marked by a label
-    or annotation of the ConfigMap), GKE node pools (``gpuSharingConfig`` ``TIME_SHARING`` / ``MPS``; marked by a
-    node label in ``nodeConfig.labels``) and Bottlerocket launch templates (``device-sharing-strategy``
+    or annotation of the ConfigMap), and, from the clouds' facts, node pools whose accelerators set a sharing
+    strategy (GKE ``gpuSharingConfig`` ``TIME_SHARING`` / ``MPS``; marked by a node label in ``nodeConfig.labels``)
+    and node templates whose settings share GPUs (Bottlerocket launch templates with ``device-sharing-strategy``
     ``time-slicing`` / ``mps`` in the user data; marked by a tag or a node label in
     ``settings.kubernetes.node-labels``).
     """
@@ -463,9 +448,11 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
                 where = f"{resource.accelerators}[{index}].{config}"
                 messages.append(_untrusted(f"{facts.service} GPU sharing {strategy}", where))
         return messages
-    if resource_type == EKS_LAUNCH_TEMPLATE:
-        strategy, labels = _bottlerocket_sharing(props.get("userData"))
-        if strategy not in BOTTLEROCKET_SHARING or _trusted(props.get("tags"), labels):
+    template = _node_template(resource_type)
+    if template is not None and template.sharing is not None:
+        sharing = template.sharing
+        strategy, labels = sharing.read(_path(props, sharing.settings))
+        if strategy not in sharing.shared_strategies or _trusted(_path(props, sharing.tags), labels):
             return []
-        return [_untrusted(f"Bottlerocket device-sharing-strategy {strategy}", "userData")]
+        return [_untrusted(f"{sharing.label} {strategy}", sharing.settings)]
     return []
