@@ -78,6 +78,17 @@ def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
     }
 
 
+POOL_COMPONENTS = "EksGpuNodeGroup, AksGpuNodePool or GkeGpuNodePool"
+"""The node-pool components, for error messages."""
+
+
+def is_pool_component(value: object) -> bool:
+    """Whether ``value`` is a node-pool component (has a validated ``spec`` and a ``device_plugin_host``)."""
+    return isinstance(getattr(value, "spec", None), GpuNodePoolSpec) and isinstance(
+        getattr(value, "device_plugin_host", None), str
+    )
+
+
 @dataclass(frozen=True)
 class ProvisionedCluster:
     """A cluster the example program created or attached to.

@@ -28,7 +28,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuNodePool
+from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import ManagedDevicePlugin, facts_for
 from gpu_components.errors import GpuSpecError, Problem
@@ -350,6 +350,18 @@ def pod_settings(
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
             choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it.
     """
+    problems = [
+        Problem(field, value, f"must be {expected}")
+        for field, value, kind, expected in (
+            ("resource", resource, str, "a resource name (a string) or None"),
+            ("mig_profile", mig_profile, str, "a MIG profile name (a string) or None"),
+        )
+        if value is not None and not isinstance(value, kind)
+    ]
+    if not isinstance(requests, bool):
+        problems.append(Problem("requests", requests, "must be True or False"))
+    if problems:
+        raise GpuSpecError(problems)
     name, problems = select_resource(spec, advertised_resources, resource, mig_profile)
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
@@ -404,8 +416,11 @@ def gpu_pod_settings(
     Uses the pool's advertised resources, every taint of its nodes, its node selector and device plugin host.
 
     Raises:
-        GpuSpecError: see :func:`pod_settings`.
+        GpuSpecError: ``pool`` is not a node-pool component (a pool's dict included), or see :func:`pod_settings`.
     """
+    if not is_pool_component(pool):
+        hint = " (a pool's dict; pass the node-pool component built from it)" if isinstance(pool, Mapping) else ""
+        raise GpuSpecError([Problem("pool", pool, f"not a node-pool component{hint}", POOL_COMPONENTS)])
     return pod_settings(
         pool.spec,
         pool.advertised_resources,

@@ -21,6 +21,7 @@ from gpu_components.azure import AksGpuNodePool
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeGpuNodePool
 from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
+from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import WIRING, plan_of, pool_components
 
 L4 = {"name": "l4", "instance_type": "g6.xlarge", "max_size": 2}
@@ -267,6 +268,21 @@ CASES: dict[str, Case] = {
     "operator: misspelt operator_driver": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), operator_drivers=True),
         [("operator_drivers", "did you mean 'operator_driver'?")],
+    ),
+    # gpu_pod_settings
+    "workload: a pool dict": Case(lambda: gpu_pod_settings(L4, 1), [("pool", "pass the node-pool component")]),  # type: ignore[arg-type]
+    "workload: no pool": Case(lambda: gpu_pod_settings(None, 1), [("pool", "not a node-pool component")]),  # type: ignore[arg-type]
+    "workload: a MIG profile list": Case(
+        lambda: gpu_pod_settings(pool_components("aws", [L4])[0], 1, mig_profile=["1g.5gb"]),  # type: ignore[arg-type]
+        [("mig_profile", "a MIG profile name (a string)")],
+    ),
+    "workload: requests as a string": Case(
+        lambda: gpu_pod_settings(pool_components("aws", [L4])[0], 1, requests="yes"),  # type: ignore[arg-type]
+        [("requests", "True or False")],
+    ),
+    "workload: half a GPU": Case(
+        lambda: gpu_pod_settings(pool_components("aws", [L4])[0], 0.5),  # type: ignore[arg-type]
+        [("gpus", "whole number")],
     ),
     # GpuCluster
     "cluster: args not a mapping": Case(cluster(None), [("args", "GpuClusterArgs is a mapping")]),

@@ -14,14 +14,11 @@ from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuNodePool
+from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
-
-POOL_COMPONENTS = "EksGpuNodeGroup, AksGpuNodePool or GkeGpuNodePool"
-"""The node-pool components an add-on takes, for error messages."""
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
@@ -122,12 +119,6 @@ def namespace_problems(namespace: object, path: str) -> list[Problem]:
     return []
 
 
-def _is_pool_component(value: object) -> bool:
-    return isinstance(getattr(value, "spec", None), GpuNodePoolSpec) and isinstance(
-        getattr(value, "device_plugin_host", None), str
-    )
-
-
 def served_pools(
     name: str, shape: type, args: object, host: DevicePluginHost, extra: Sequence[Problem] = ()
 ) -> tuple[ServedPools, Mapping[str, Any]]:
@@ -154,7 +145,7 @@ def served_pools(
         seen: dict[str, int] = {}
         for index, pool in enumerate(pools):
             where = f"pools[{index}]"
-            if not _is_pool_component(pool):
+            if not is_pool_component(pool):
                 hint = "a pool's dict; pass the node-pool component built from it" if isinstance(pool, Mapping) else ""
                 message = f"not a node-pool component{f' ({hint})' if hint else ''}"
                 problems.append(Problem(where, pool, message, POOL_COMPONENTS))
