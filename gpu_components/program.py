@@ -21,14 +21,24 @@ The whole config is validated, every problem reported at once, before any resour
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpu_components.adapter import GPU_STACKS
 from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, pool_capacity
-from gpu_components.cluster import GpuCluster, GpuClusterArgs, adapter_for, validate_cluster
+from gpu_components.cluster import (
+    ADAPTERS,
+    ClusterPoolArgs,
+    GpuCluster,
+    GpuClusterArgs,
+    adapter_for,
+    validate_cluster,
+)
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import shape_problems
 from gpu_components.workloads import sample_jobs
@@ -70,17 +80,48 @@ def _object(config: pulumi.Config, key: str, problems: list[Problem]) -> Any:
         return None
 
 
+def _closest(value: str, allowed: Iterable[str]) -> str | None:
+    """The allowed value ``value`` most likely means: the same text in another case, else the closest match
+    (:func:`difflib.get_close_matches`, as :func:`~gpu_components.shape.unknown_field` suggests keys)."""
+    choices = list(allowed)
+    folded = value.strip().lower()
+    same = [choice for choice in choices if choice.lower() == folded]
+    close = same or difflib.get_close_matches(folded, choices, n=1)
+    return close[0] if close else None
+
+
+def _unknown_key(key: str, value: object) -> Problem:
+    close = _closest(key, CONFIG_KEYS)
+    hint = f"; did you mean {CONFIG_NAMESPACE + ':' + close!r}?" if close else ""
+    return Problem(f"{CONFIG_NAMESPACE}:{key}", value, f"unknown config key{hint}", ", ".join(CONFIG_KEYS))
+
+
+def _known(
+    value: str, allowed: Sequence[str], path: str, message: str, problems: list[Problem], checks: str
+) -> str | None:
+    """``value`` when it is one of ``allowed``; else a problem at ``path`` and the allowed value it most likely means
+    (checked as that, so its typo hides no other problem), or None when no allowed value is close."""
+    if value in allowed:
+        return value
+    close = _closest(value, allowed)
+    if close is not None:
+        message += f"; did you mean {close!r}? ({checks} checked as {close})"
+    problems.append(Problem(path, value, message, ", ".join(allowed)))
+    return close
+
+
 def read_config(config: pulumi.Config) -> StackConfig:
     """Read and validate the stack's config; raise every problem at once.
+
+    Nothing hides another problem: unknown or missing keys, an unknown cloud or GPU stack (checked as the value it
+    most likely means, when one is close: ``AWS`` as ``aws``), the cluster and every pool are all reported. Within
+    one pool, its shape problems (types, unknown fields) still come without that pool's rule problems
+    (:func:`~gpu_components.cluster.validate_cluster`).
 
     Raises:
         GpuSpecError: missing or unknown keys, wrong shapes, unknown cloud, invalid pools or GPU stack settings.
     """
-    problems = [
-        Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), "unknown config key", ", ".join(CONFIG_KEYS))
-        for key in _namespace_keys()
-        if key not in CONFIG_KEYS
-    ]
+    problems = [_unknown_key(key, config.get(key)) for key in _namespace_keys() if key not in CONFIG_KEYS]
     cloud = config.get("cloud")
     cluster = _object(config, "cluster", problems)
     pools = _object(config, "pools", problems)
@@ -90,24 +131,38 @@ def read_config(config: pulumi.Config) -> StackConfig:
     for key, value in (("cloud", cloud), ("cluster", cluster), ("pools", pools)):
         if value is None and not any(p.path == f"{CONFIG_NAMESPACE}:{key}" for p in problems):
             problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", None, "required config key is missing"))
+    pool_list = pools if isinstance(pools, list) else []
     if pools is not None and not isinstance(pools, list):
         problems.append(Problem("pools", pools, "must be a list of pools"))
-    if problems:
-        raise GpuSpecError(problems)
-    adapter = adapter_for(str(cloud))
-    problems += shape_problems(adapter.cluster_config, cluster, "cluster")
-    if not problems:
-        problems += adapter.config_problems(cast(dict[str, Any], cluster))
-    try:
-        validate_cluster(
-            str(cloud),
-            cast(list[dict[str, Any]], pools),
-            gpu_stack,
-            gpu_operator=gpu_operator,
-            device_plugin=device_plugin,
+    checked_cloud = None
+    if cloud is not None:
+        checked_cloud = _known(
+            cloud, list(ADAPTERS), "cloud", "no node-pool adapter for this cloud", problems, "cluster and pools"
         )
-    except GpuSpecError as error:
-        problems += error.problems
+    checked_stack = _known(gpu_stack, GPU_STACKS, "gpu_stack", "unknown GPU stack", problems, "pools")
+    if checked_cloud is None:
+        # No cloud to check the rules of: every pool's cloud-neutral shape still is.
+        for index, pool in enumerate(pool_list):
+            problems += shape_problems(ClusterPoolArgs, pool, f"pools[{index}]")
+    else:
+        adapter = adapter_for(checked_cloud)
+        if cluster is not None:
+            misshapen = shape_problems(adapter.cluster_config, cluster, "cluster")
+            problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
+        try:
+            validate_cluster(
+                checked_cloud,
+                pool_list,
+                checked_stack or gpu_stack,
+                gpu_operator=gpu_operator,
+                device_plugin=device_plugin,
+            )
+        except GpuSpecError as error:
+            # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
+            # GPU stack with no close match repeats its own.
+            problems += [
+                p for p in error.problems if (isinstance(pools, list) or p.path != "pools") and p not in problems
+            ]
     if problems:
         raise GpuSpecError(problems)
     return StackConfig(

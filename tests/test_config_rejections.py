@@ -43,8 +43,8 @@ def test_misspelt_config_key_is_reported(tmp_path: Path) -> None:
     result = plan_stack(tmp_path, "aws-eks", {"gpu-components:gpu_stak": "gpu-operator"})
     assert result.exit_code == 1
     assert (
-        "gpu-components:gpu_stak: unknown config key (got 'gpu-operator'); valid: cloud, cluster, pools"
-        in result.output
+        "gpu-components:gpu_stak: unknown config key; did you mean 'gpu-components:gpu_stack'? (got 'gpu-operator'); "
+        "valid: cloud, cluster, pools" in result.output
     )
 
 
