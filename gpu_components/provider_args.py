@@ -15,13 +15,18 @@ may be Pulumi inputs); the SDK and the cloud check them.
 
 from __future__ import annotations
 
+import collections.abc
 import difflib
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+import sys
+import typing
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
+
+import pulumi
 
 from gpu_components.errors import GpuSpecError, Problem, raise_if
 from gpu_components.shape import unknown_field
@@ -33,6 +38,66 @@ T = TypeVar("T")
 def sdk_argument_names(args_class: type) -> tuple[str, ...]:
     """The keyword arguments of a provider SDK args class (``pulumi_aws.eks.NodeGroupArgs``), sorted."""
     return tuple(sorted(inspect.signature(args_class).parameters))
+
+
+@functools.cache
+def _sdk_annotation(args_class: type, key: str) -> Any:
+    return inspect.signature(args_class).parameters[key].annotation
+
+
+_PLAIN: dict[type, str] = {str: "a string", bool: "true or false", int: "a whole number", float: "a number"}
+
+
+def _value_matches(annotation: Any, value: object, module: str) -> bool:
+    """Whether ``value`` fits the SDK's annotation of an argument (``pulumi.Input[...]``: a plain value of the type,
+    or an Output; nested ``...Args`` classes as the class or a mapping, whose keys the SDK checks)."""
+    if isinstance(value, pulumi.Output | Awaitable):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union:
+        return any(_value_matches(arm, value, module) for arm in typing.get_args(annotation))
+    if annotation is type(None):
+        return value is None
+    if origin is collections.abc.Awaitable:
+        return False  # only an awaitable fits, and awaitables were accepted above
+    if annotation in (str, bool):
+        return isinstance(value, annotation)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if origin in (Mapping, dict, collections.abc.Mapping):
+        item = typing.get_args(annotation)[1] if typing.get_args(annotation) else Any
+        return isinstance(value, Mapping) and all(_value_matches(item, v, module) for v in value.values())
+    if origin in (Sequence, list, collections.abc.Sequence):
+        item = typing.get_args(annotation)[0] if typing.get_args(annotation) else Any
+        return isinstance(value, list | tuple) and all(_value_matches(item, v, module) for v in value)
+    if isinstance(annotation, typing.ForwardRef):
+        if annotation.__forward_arg__.startswith("Output["):
+            return False  # only an Output fits, and Outputs were accepted above
+        cls = getattr(sys.modules.get(module), annotation.__forward_arg__, None)
+        return not isinstance(cls, type) or isinstance(value, cls | Mapping)  # unresolved: the SDK checks it
+    return True  # Any, and annotations this check does not model: the SDK checks them
+
+
+def _expected(annotation: Any) -> str:
+    """How to say what an annotation takes, for an error message."""
+    arms = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Union else (annotation,)
+    plain = [arm for arm in arms if arm is not type(None) and typing.get_origin(arm) is not collections.abc.Awaitable]
+    plain = [arm for arm in plain if not (isinstance(arm, typing.ForwardRef) and arm.__forward_arg__ == "Output[T]")]
+    if not plain:
+        return "a Pulumi Output"
+    first = plain[0]
+    origin = typing.get_origin(first)
+    if first in _PLAIN:
+        return f"{_PLAIN[first]} (or a Pulumi Output)"
+    if origin in (Mapping, dict, collections.abc.Mapping):
+        return "a mapping (or a Pulumi Output)"
+    if origin in (Sequence, list, collections.abc.Sequence):
+        return "a list (or a Pulumi Output)"
+    if isinstance(first, typing.ForwardRef):
+        return f"a mapping of {first.__forward_arg__} fields (or a Pulumi Output)"
+    return "a value of the SDK's type"
 
 
 @dataclass(frozen=True)
@@ -84,6 +149,9 @@ class ProviderArgs:
                         f"any other argument; owned: {', '.join(self.owned_paths())}",
                     )
                 )
+            elif not _value_matches(_sdk_annotation(self.args_class, key), value, self.args_class.__module__):
+                expected = _expected(_sdk_annotation(self.args_class, key))
+                problems.append(Problem(where, value, f"must be {expected}, as {self.resource} takes it"))
             elif key in self.nested:
                 problems += (
                     self.nested[key].problems(value, where)

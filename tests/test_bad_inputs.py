@@ -125,6 +125,16 @@ CASES: dict[str, Case] = {
     "eks: MIG on AL2023 without the operator": Case(
         eks({**EKS_ARGS, "pool": A100_MIG}), [("pool.mig", "no MIG partitioning of their own")]
     ),
+    "eks: escape hatch values of the wrong type": Case(
+        eks({**EKS_ARGS, "node_group_args": {"update_config": "fast", "force_update_version": "yes"}}),
+        [
+            ("node_group_args.update_config", "a mapping of NodeGroupUpdateConfigArgs fields"),
+            ("node_group_args.force_update_version", "must be true or false"),
+        ],
+    ),
+    "eks: escape hatch owning key": Case(
+        eks({**EKS_ARGS, "node_group_args": {"taints": []}}), [("node_group_args.taints", "set by gpu_components")]
+    ),
     # AksGpuNodePool
     "aks: missing resource_group_name": Case(
         aks(without(AKS_ARGS, "resource_group_name")), [("resource_group_name", "required field is missing")]
@@ -160,6 +170,13 @@ CASES: dict[str, Case] = {
     "aks: AWS instance type": Case(
         aks({**AKS_ARGS, "pool": L4}), [("pool.instance_type", "unknown azure instance type")]
     ),
+    "aks: escape hatch values of the wrong type": Case(
+        aks({**AKS_ARGS, "agent_pool_args": {"availability_zones": "1", "enable_node_public_ip": "yes"}}),
+        [
+            ("agent_pool_args.availability_zones", "must be a list"),
+            ("agent_pool_args.enable_node_public_ip", "must be true or false"),
+        ],
+    ),
     # GkeGpuNodePool
     "gke: missing location": Case(gke(without(GKE_ARGS, "location")), [("location", "required field is missing")]),
     "gke: node_locations a string": Case(
@@ -172,6 +189,13 @@ CASES: dict[str, Case] = {
     "gke: misspelt gpu_stack key": Case(gke({**GKE_ARGS, "gpu_stak": "auto"}), [("gpu_stak", "'gpu_stack'?")]),
     "gke: MIG on L4": Case(gke({**GKE_ARGS, "pool": {**GKE_L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
     "gke: null location": Case(gke({**GKE_ARGS, "location": None}), [("location", "must not be null")]),
+    "gke: escape hatch nested value of the wrong type": Case(
+        gke({**GKE_ARGS, "node_pool_args": {"node_config": {"disk_type": 5}, "max_pods_per_node": "110"}}),
+        [
+            ("node_pool_args.node_config.disk_type", "must be a string"),
+            ("node_pool_args.max_pods_per_node", "must be a whole number"),
+        ],
+    ),
     # NvidiaDevicePlugin
     "plugin: no pools": Case(lambda: NvidiaDevicePlugin("bad", {}), [("pools", "required field is missing")]),  # type: ignore[typeddict-item]
     "plugin: null pools": Case(plugin(lambda: None), [("pools", "must not be null")]),
