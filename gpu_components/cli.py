@@ -9,6 +9,10 @@ Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``P
 unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``, ``plan --diff``): :data:`EXIT_CHANGES` (3) when
 anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains a node pool (replaced, deleted or its nodes
 rolled); 0 when nothing changed.
+
+``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
+error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
+would), naming the stacks that failed.
 """
 
 from __future__ import annotations
@@ -112,7 +116,11 @@ def plan(
     exit_code: bool,
     root: Path,
 ) -> None:
-    """Print what each STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials."""
+    """Print what each STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials.
+
+    A stack that cannot be planned prints its error and hides no other stack: the others are still printed,
+    written or diffed, and the command exits 1 at the end.
+    """
     names = _stack_names(root, stacks, all_stacks)
     if baseline is not None:
         _reject_with_diff(out_dir)
@@ -124,25 +132,26 @@ def plan(
         raise click.UsageError("--diff with several stacks needs a directory of <stack>.json plans")
     if diagram is not None and diagram.suffix.lower() not in (".svg", ".png"):
         raise click.UsageError(f"--diagram {diagram}: the file name must end in .svg or .png")
-    plans = [_plan(root, name) for name in names]
+    plans, failed = _plan_each(root, names)
     if diagram is not None:
         for result in plans:
-            _write_diagram(_diagram_path(diagram, result.stack, len(plans)), result)
+            _write_diagram(_diagram_path(diagram, result.stack, len(names)), result)
     if baseline is not None:
         diffs = [_diff(_baseline(baseline, result.stack), to_json(result)) for result in plans]
         click.echo("\n".join(to_text(result) for result in diffs), nl=False)
+        _stop_if_failed(failed, len(names))
         _exit_for(diffs, exit_code)
         return
     suffix, render = FORMATS[output_format]
     if out_dir is not None:
         for result in plans:
             _write(out_dir / f"{result.stack}{suffix}", render(result), "--out-dir")
-        return
-    if output_format == "yaml" and len(plans) > 1:
+    elif output_format == "yaml" and len(names) > 1:
         # One stream for several stacks: a comment line says which stack the documents after it belong to.
         click.echo("\n".join(f"# stack: {result.stack}\n{render(result)}" for result in plans), nl=False)
-        return
-    click.echo("\n".join(render(result) for result in plans), nl=False)
+    else:
+        click.echo("\n".join(render(result) for result in plans), nl=False)
+    _stop_if_failed(failed, len(names))
 
 
 @main.command(name="diff")
@@ -189,6 +198,30 @@ def available_stacks(root: Path) -> list[str]:
     except (FileNotFoundError, StackFileError) as error:
         raise click.ClickException(str(error)) from None
     return sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
+
+
+def _plan_each(root: Path, names: Sequence[str]) -> tuple[list[Plan], list[str]]:
+    """Plan every stack in ``names``: (the plans made, the stacks that could not be planned). A stack's error is
+    printed as it happens (``Error: <stack>: ...`` on stderr) and hides no other stack's plan or error."""
+    plans: list[Plan] = []
+    failed: list[str] = []
+    for name in names:
+        try:
+            plans.append(_plan(root, name))
+        except click.ClickException as error:
+            error.show()
+            failed.append(name)
+    return plans, failed
+
+
+def _stop_if_failed(failed: Sequence[str], count: int) -> None:
+    """Exit 1 when a stack could not be planned (its error is printed already); with several stacks, a last line
+    names the stacks that failed. An error outranks ``--exit-code``: a diff that misses a stack is no verdict."""
+    if not failed:
+        return
+    if count > 1:
+        raise click.ClickException(f"{len(failed)} of {count} stacks could not be planned: {', '.join(failed)}")
+    raise click.exceptions.Exit(1)
 
 
 def _plan(root: Path, stack: str) -> Plan:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner, Result
@@ -347,3 +348,86 @@ def test_yaml_of_several_stacks_in_an_out_dir_has_no_stack_line(tmp_path: Path) 
     assert result.exit_code == 0, result.output
     assert (tmp_path / "aws-eks.yaml").read_text().startswith("---\n# kubernetes:core/v1:Namespace ns\n")
     assert (tmp_path / "gcp-gke.yaml").read_text() == (tmp_path / "aws-eks.yaml").read_text()
+
+
+# ------------------------------------------------------------------ several stacks: a failing one hides no other
+
+
+def test_plan_all_plans_every_stack_past_invalid_ones(tmp_path: Path) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks" / "Pulumi.aws-eks.yaml").write_text((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
+    (tmp_path / "stacks" / "Pulumi.bad-config.yaml").write_text(
+        "config:\n  gpu-components:cloud: aws\n  gpu-components:cluster: {name: c}\n"
+        "  gpu-components:pools: [{name: A100, instance_type: p4d.24xlarge, max_size: 2}]\n"
+    )
+    (tmp_path / "stacks" / "Pulumi.bad-yaml.yaml").write_text("config:\n  a: b: c\n")
+    out = tmp_path / "plans"
+
+    result = run("plan", "--all", "--format", "json", "--out-dir", str(out), "--root", str(tmp_path))
+
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stdout == ""
+    errors = result.stderr.splitlines()
+    assert errors[0] == "Error: bad-config: 1 invalid GPU setting:"
+    assert errors[1].startswith("  - pools[0].name: pool names also name Kubernetes objects and label values")
+    assert errors[2:] == [
+        f"Error: bad-yaml: {tmp_path / 'stacks' / 'Pulumi.bad-yaml.yaml'}: not valid YAML: mapping values are not "
+        "allowed here (line 2, column 7)",
+        "Error: 2 of 3 stacks could not be planned: bad-config, bad-yaml",
+    ]
+    # The valid stack is written as if it were planned alone.
+    assert sorted(path.name for path in out.iterdir()) == ["aws-eks.json"]
+    assert (out / "aws-eks.json").read_text() == (ROOT / "tests" / "stacks" / "golden" / "aws-eks.json").read_text()
+
+
+@pytest.fixture
+def some_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stacks named bad-* cannot be planned; every other stack plans to one Namespace."""
+
+    def planned(root: Path, stack: str) -> Plan:
+        if stack.startswith("bad"):
+            raise click.ClickException(f"{stack}: 1 invalid GPU setting:\n  - pools[0].spot: wrong (got 'yes')")
+        return Plan("p", stack, (NAMESPACE,), {})
+
+    monkeypatch.setattr(cli, "_plan", planned)
+
+
+BAD_A = "Error: bad-a: 1 invalid GPU setting:\n  - pools[0].spot: wrong (got 'yes')\n"
+
+
+@pytest.mark.usefixtures("some_fail")
+def test_plan_of_named_stacks_prints_every_error_and_every_valid_plan() -> None:
+    result = run("plan", "bad-a", "aws-eks", "bad-b", "gcp-gke", "--format", "yaml", "--root", str(ROOT))
+    single = run("plan", "aws-eks", "--format", "yaml", "--root", str(ROOT)).stdout
+
+    assert result.exit_code == 1
+    assert result.stdout == f"# stack: aws-eks\n{single}\n# stack: gcp-gke\n{single}"
+    assert result.stderr == (
+        f"{BAD_A}{BAD_A.replace('bad-a', 'bad-b')}Error: 2 of 4 stacks could not be planned: bad-a, bad-b\n"
+    )
+
+
+@pytest.mark.usefixtures("some_fail")
+def test_one_failing_stack_prints_its_error_alone() -> None:
+    result = run("plan", "bad-a", "--root", str(ROOT))
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", BAD_A)
+
+
+@pytest.mark.usefixtures("some_fail")
+def test_plan_diff_of_several_stacks_diffs_the_valid_ones_and_exits_1_over_exit_code(tmp_path: Path) -> None:
+    result = run("plan", "aws-eks", "bad-a", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    # aws-eks changed (no baseline: every resource created), which alone would exit 3; a stack not planned is an
+    # error, and the diff no verdict.
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == "Plan diff of aws-eks:"
+    assert BAD_A in result.stderr
+    assert result.stderr.endswith("Error: 1 of 2 stacks could not be planned: bad-a\n")
+
+
+@pytest.mark.usefixtures("some_fail")
+def test_diagrams_of_several_stacks_keep_their_stack_names_when_one_fails(tmp_path: Path) -> None:
+    result = run("plan", "aws-eks", "bad-a", "--diagram", str(tmp_path / "d.svg"), "--root", str(ROOT))
+    assert result.exit_code == 1
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["d-aws-eks.svg"]
