@@ -23,12 +23,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gpu_components"
 CLOUD_NEUTRAL = [
     *sorted((PACKAGE / "nvidia").glob("*.py")),
     *sorted((PACKAGE / "kubernetes").glob("*.py")),
-    *sorted(path for path in (PACKAGE / "plan").glob("*.py") if path.name != "mocks.py"),
+    *sorted((PACKAGE / "plan").glob("*.py")),
     *sorted((PACKAGE / "policy").glob("*.py")),
     PACKAGE / "spec.py",
 ]
-"""The modules that receive cloud knowledge as data and name no cloud (``plan/mocks.py``, the plan's fake cloud
-APIs, is left out: its outputs are per provider by nature)."""
+"""The modules that receive cloud knowledge as data and name no cloud (every module of ``plan/``, its mocks
+included: each cloud's mocks are in ``gpu_components/<cloud>/plan_mocks.py``)."""
 
 
 @pytest.fixture(params=CLOUDS)
@@ -162,3 +162,28 @@ def test_a_node_template_is_named_by_an_input_path_and_says_how_it_rolls_and_sha
                 sharing = template.sharing
                 assert sharing.settings and sharing.tags and sharing.label and sharing.shared_strategies
                 assert sharing.read(None) == (None, {})
+
+
+def test_the_plan_mocks_import_no_cloud_sdk() -> None:
+    probe = (
+        "import json, sys\n"
+        "from gpu_components.cloud_facts import all_cloud_facts\n"
+        "import gpu_components.plan.mocks\n"
+        "tables = [facts.plan_mocks() for facts in all_cloud_facts()]\n"
+        "sdks = ('pulumi_aws', 'pulumi_eks', 'pulumi_azure_native', 'pulumi_gcp')\n"
+        "print(json.dumps(sorted(m for m in sdks if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_each_clouds_plan_mocks_are_its_providers_and_no_token_is_mocked_twice() -> None:
+    tables = [(facts.cloud, facts.plan_mocks()) for facts in all_cloud_facts()]
+    for cloud, table in tables:
+        assert table.resources and table.invokes and table.fallbacks
+        packages = set(table.fallbacks) | {token.split(":", 1)[0] for token in table.components}
+        tokens = [*table.resources, *table.components, *table.invokes]
+        assert all(token.split(":", 1)[0] in packages for token in tokens), cloud
+    for kind in ("resources", "components", "invokes", "fallbacks"):
+        keys = [key for _, table in tables for key in getattr(table, kind)]
+        assert len(keys) == len(set(keys)), kind

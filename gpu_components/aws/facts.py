@@ -41,6 +41,7 @@ from gpu_components.cloud_facts import (
 )
 
 if TYPE_CHECKING:
+    from gpu_components.plan.mock_kit import ProviderMocks
     from gpu_components.spec import TaintEffect
 
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
@@ -90,6 +91,15 @@ RESERVED_PREFIXES = ReservedPrefixes(
 """Label and taint key prefixes the EKS node group API refuses besides Kubernetes' own."""
 MAX_NODES = NodeLimit(450, "https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html")
 """EKS service quota: nodes per managed node group."""
+
+
+def _plan_mocks() -> ProviderMocks:
+    """The offline plan's mocks of the AWS and EKS providers (:mod:`gpu_components.aws.plan_mocks`), imported when a
+    plan first needs them, so the facts stay plain data."""
+    from gpu_components.aws.plan_mocks import MOCKS
+
+    return MOCKS
+
 
 FACTS = CloudFacts(
     cloud="aws",
@@ -148,6 +158,7 @@ FACTS = CloudFacts(
             ),
         ),
     ),
+    plan_mocks=_plan_mocks,
     reserved_prefixes=RESERVED_PREFIXES,
     max_pool_nodes=MAX_NODES,
 )

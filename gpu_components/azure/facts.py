@@ -37,6 +37,7 @@ from gpu_components.cloud_facts import (
 )
 
 if TYPE_CHECKING:
+    from gpu_components.plan.mock_kit import ProviderMocks
     from gpu_components.spec import TaintEffect
 
 SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html"
@@ -74,6 +75,15 @@ RESERVED_PREFIXES = ReservedPrefixes(
 """Node label key prefixes AKS keeps for its own labels."""
 MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
+
+
+def _plan_mocks() -> ProviderMocks:
+    """The offline plan's mocks of the Azure Native provider (:mod:`gpu_components.azure.plan_mocks`), imported when a
+    plan first needs them, so the facts stay plain data."""
+    from gpu_components.azure.plan_mocks import MOCKS
+
+    return MOCKS
+
 
 FACTS = CloudFacts(
     cloud="azure",
@@ -123,6 +133,7 @@ FACTS = CloudFacts(
             pools="agentPoolProfiles",
         ),
     ),
+    plan_mocks=_plan_mocks,
     instance_types_ignore_case=True,
     reserved_prefixes=RESERVED_PREFIXES,
     max_pool_nodes=MAX_NODES,

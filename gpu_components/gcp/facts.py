@@ -41,6 +41,7 @@ from gpu_components.cloud_facts import (
 )
 
 if TYPE_CHECKING:
+    from gpu_components.plan.mock_kit import ProviderMocks
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
@@ -93,6 +94,14 @@ def gke_resource_quota_spec() -> dict[str, Any]:
             ]
         },
     }
+
+
+def _plan_mocks() -> ProviderMocks:
+    """The offline plan's mocks of the Google Cloud provider (:mod:`gpu_components.gcp.plan_mocks`), imported when a
+    plan first needs them, so the facts stay plain data."""
+    from gpu_components.gcp.plan_mocks import MOCKS
+
+    return MOCKS
 
 
 FACTS = CloudFacts(
@@ -159,6 +168,7 @@ FACTS = CloudFacts(
             ),
         ),
     ),
+    plan_mocks=_plan_mocks,
     attached_gpus=True,
     accelerator_type_source=SOURCE_GPUS,
     gpu_taint_source=SOURCE_GKE_GPUS,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpu_components.aws.facts import DRAINS_ROLLED
+from gpu_components.aws.plan_mocks import launch_template_id
 from gpu_components.plan.diff import (
     ABSENT,
     DRAINS_DELETED,
@@ -20,7 +21,6 @@ from gpu_components.plan.diff import (
     to_document,
     to_text,
 )
-from gpu_components.plan.mocks import launch_template_id
 from gpu_components.plan.replacements import forces_replacement
 
 GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
