@@ -26,6 +26,7 @@ CLOUD_NEUTRAL = [
     *sorted((PACKAGE / "plan").glob("*.py")),
     *sorted((PACKAGE / "policy").glob("*.py")),
     PACKAGE / "spec.py",
+    PACKAGE / "workloads.py",
 ]
 """The modules that receive cloud knowledge as data and name no cloud (every module of ``plan/``, its mocks
 included: each cloud's mocks are in ``gpu_components/<cloud>/plan_mocks.py``)."""
@@ -187,3 +188,16 @@ def test_each_clouds_plan_mocks_are_its_providers_and_no_token_is_mocked_twice()
     for kind in ("resources", "components", "invokes", "fallbacks"):
         keys = [key for _, table in tables for key in getattr(table, kind)]
         assert len(keys) == len(set(keys)), kind
+
+
+def test_the_catalog_compares_nothing_with_a_clouds_name() -> None:
+    """The catalog defines the cloud names (``Cloud``) and has GCP's own lookup (``gcp_accelerator_type``), but no
+    rule of its loader branches on a cloud: what differs per cloud is in the cloud's facts."""
+    tree = ast.parse((PACKAGE / "catalog" / "__init__.py").read_text("utf-8"))
+    branches = [
+        f"line {node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(side, ast.Constant) and side.value in CLOUDS for side in (node.left, *node.comparators))
+    ]
+    assert branches == []
