@@ -22,6 +22,7 @@ import contextvars
 import copy
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from typing import Any
 import pulumi
 import yaml
 
+from gpu_components._yaml import load_pulumi
 from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
 
@@ -127,14 +129,16 @@ def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
     Returns:
         (project name, config) where config maps full keys (`"aws:region"`, `"<project>:cluster"`; keys
         without a namespace get the project's) to the YAML values (str, numbers, bools, structured
-        values, or `{"secure": "..."}` for secrets). Project-level defaults from `Pulumi.yaml` come
-        first and the stack file overrides them.
+        values, or `{"secure": "..."}` for secrets), typed as the Pulumi CLI types them
+        (`gpu_components._yaml.load_pulumi`: `yes`, `on` and `1:30` are strings, `1e3` a number).
+        Project-level defaults from `Pulumi.yaml` come first and the stack file overrides them.
 
     Raises:
         FileNotFoundError: `Pulumi.yaml` is missing.
         StackNotFoundError: the stack file is missing; the message lists the available stacks.
-        StackFileError: `Pulumi.yaml` or the stack file is not valid YAML, is not a mapping, has no project
-            `name`, or has a `config:` that is not a mapping with string keys.
+        StackFileError: `Pulumi.yaml` or the stack file is not valid YAML (a mapping key given twice included),
+            is not a mapping, has no project `name`, or has a `config:` that is not a mapping with string keys or
+            holds an infinite or NaN number.
     """
     project, stack_dir, declarations = _load_project(root)
     stack_file = stack_dir / f"Pulumi.{stack}.yaml"
@@ -173,9 +177,11 @@ def _load_project(root: Path) -> tuple[str, Path, dict[str, Any]]:
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
-    """The YAML mapping in `path`; an empty file is an empty mapping."""
+    """The YAML mapping in `path`, typed as the Pulumi CLI types it (`gpu_components._yaml.load_pulumi`: YAML 1.2
+    core-schema scalars as gopkg.in/yaml.v3 reads them, so `yes` and `on` are strings, not PyYAML's YAML 1.1
+    booleans); an empty file is an empty mapping."""
     try:
-        document = yaml.safe_load(path.read_bytes())
+        document = load_pulumi(path.read_bytes())
     except OSError as error:
         raise StackFileError(path, f"cannot be read ({error.strerror or error})") from None
     except yaml.YAMLError as error:
@@ -200,7 +206,22 @@ def _config_block(path: Path, document: Mapping[str, Any]) -> dict[str, Any]:
                 path,
                 f"config keys must be strings such as aws:region or cluster (got {key!r} of type {type(key).__name__})",
             )
+        number = _non_finite(block[key])
+        if number is not None:
+            # Pulumi keeps config values as JSON (sdk/go/common/resource/config, object.MarshalJSON), which has no
+            # infinity or NaN: `pulumi up` fails to load the file ("json: unsupported value").
+            raise StackFileError(
+                path, f"config value {key} holds {number!r}, which Pulumi cannot store (JSON has no infinity or NaN)"
+            )
     return block
+
+
+def _non_finite(value: Any) -> float | None:
+    """The first infinite or NaN number in a config value, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else value
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return next((number for number in map(_non_finite, items) if number is not None), None)
 
 
 def _shown(value: Any) -> str:
@@ -238,6 +259,8 @@ def flatten_config(project: str, config: Mapping[str, Any]) -> tuple[dict[str, s
 
     Keys without a namespace get the project's; strings stay as they are; booleans become
     `"true"`/`"false"`, numbers their decimal text, structured values JSON (so `require_object` works).
+    Numbers are written as the engine's JSON (Go's encoding/json) writes them: a whole float below 1e21 has no
+    fraction (`1e3` in a stack file reaches the program as `1000`, an int, as under `pulumi up`).
     A secret (`{"secure": ...}`, also nested inside a structured value) cannot be decrypted offline:
     it becomes `"[secret]"` and its key is reported as secret, so `Config.get_secret` returns a secret
     output and the plan masks it.
@@ -265,6 +288,9 @@ def _config_value(value: Any) -> tuple[Any, bool]:
     if isinstance(value, list):
         elements = [_config_value(v) for v in value]
         return [v for v, _ in elements], any(secret for _, secret in elements)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        # Go's encoding/json writes a float64 below 1e21 with %f's digits: 1000.0 is `1000`, an int once read back.
+        return int(value), False
     return value, False
 
 

@@ -370,7 +370,7 @@ def test_load_stack_reads_an_empty_stack_file_and_a_null_config_as_no_config(tmp
             "name: p\nstackConfigDir: [a]\n",
             "stackConfigDir must be a directory path relative to the project (got ['a'])",
         ),
-        ("name: p\nconfig: yes\n", "config must be a mapping of config keys to values (got True)"),
+        ("name: p\nconfig: yes\n", "config must be a mapping of config keys to values (got 'yes')"),
     ],
 )
 def test_load_stack_rejects_a_malformed_project_file(tmp_path: Path, project_text: str, problem: str) -> None:
