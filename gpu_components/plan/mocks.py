@@ -65,6 +65,7 @@ from gpu_components.plan.mock_kit import (
     last_segment,
     uuid_of,
 )
+from gpu_components.plan.options import recorded_options, urn_of
 
 __all__ = [
     "PLAN_TIMESTAMP",
@@ -435,7 +436,9 @@ class Registration(NamedTuple):
     """One resource registration as the engine received it.
 
     `parent` is the parent URN, or None for the stack's direct children; `inputs` are the plain
-    inputs (camelCase keys) with secrets replaced by `SECRET` (see `to_plain`).
+    inputs (camelCase keys) with secrets replaced by `SECRET` (see `to_plain`); `options` the resource options
+    the engine received, by Pulumi's names, those at their defaults left out
+    (:func:`~gpu_components.plan.options.recorded_options`).
     """
 
     urn: str
@@ -445,10 +448,11 @@ class Registration(NamedTuple):
     custom: bool
     remote: bool
     inputs: Mapping[str, Any]
+    options: Mapping[str, Any]
 
 
 class PlanMonitor(MockMonitor):
-    """A mock resource monitor that records every registration and gives engine-style URNs.
+    """A mock resource monitor that records every registration, with its options, and gives engine-style URNs.
 
     Unlike the stock `MockMonitor` it names resources the way the engine does (the parent's full type
     chain, without `pulumi:pulumi:Stack`), hands the URN to `PlanMocks`, and answers resource-method
@@ -505,12 +509,7 @@ class PlanMonitor(MockMonitor):
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         """The URN the engine would give: `urn:pulumi:<stack>::<project>::<type chain>::<name>`."""
-        stack, project = pulumi.get_stack(), pulumi.get_project()
-        if parent:
-            qualified = parent.split("::")[2]
-            if qualified != STACK_TYPE:
-                type_ = f"{qualified}${type_}"
-        return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
+        return urn_of(parent, type_, name, pulumi.get_stack(), pulumi.get_project())
 
     def RegisterResource(self, request: resource_pb2.RegisterResourceRequest) -> Any:
         """Record the registration, then let `MockMonitor` call `PlanMocks.new_resource` with its URN."""
@@ -521,8 +520,9 @@ class PlanMonitor(MockMonitor):
             if parent is not None and parent.split("::")[2] == STACK_TYPE:
                 parent = None
             inputs = to_plain(request.object)
+            options = recorded_options(request, pulumi.get_stack(), pulumi.get_project())
             registration = Registration(
-                urn, request.type, request.name, parent, bool(request.custom), bool(request.remote), inputs
+                urn, request.type, request.name, parent, bool(request.custom), bool(request.remote), inputs, options
             )
             with self._lock:
                 if urn in self._urns:

@@ -28,7 +28,8 @@ def to_json(plan: Plan) -> str:
     """The plan as a JSON document, keys sorted, two-space indent, trailing newline.
 
     Shape: `{"project": str, "stack": str, "resources": [{"urn", "type", "name", "parent", "custom",
-    "inputs"}, ...] (sorted by URN), "outputs": {...}}`.
+    "inputs", "options"}, ...] (sorted by URN), "outputs": {...}}`; `options` holds the resource options the engine
+    received, each left out at its default (`{}` when all are: `gpu_components.plan.options`).
     """
     document = {
         "project": plan.project,
@@ -41,6 +42,7 @@ def to_json(plan: Plan) -> str:
                 "parent": resource.parent,
                 "custom": resource.custom,
                 "inputs": _jsonable(resource.inputs),
+                "options": _jsonable(resource.options),
             }
             for resource in sorted(plan.resources, key=lambda r: r.urn)
         ],

@@ -9,23 +9,23 @@ Each run happens on its own thread, in a fresh `contextvars.Context` with its ow
 so Pulumi's global runtime state (root stack resource, config, mocks, settings) never leaks between
 runs or into the caller: `run_program` can be called any number of times in one process.
 
-Aliases are dropped before the SDK resolves them (`_drop_aliases`): they only match resources already in a
-stack's state, which an offline plan has none of, and the plan does not record them. Resolving them is most of
-the client-side cost of some provider resources (pulumi-azure-native declares one type alias per API version:
-110 on `containerservice:AgentPool` in 3.29).
+Each resource's options are recorded as the engine receives them (`gpu_components.plan.options`). The provider
+SDKs' own type aliases are dropped before the SDK resolves them (`drop_sdk_type_aliases`): they only match old
+API-version types in a stack's state, and resolving them is most of the client-side cost of some provider
+resources (pulumi-azure-native declares one type alias per API version: 110 on `containerservice:AgentPool` in
+3.29); the program's own aliases are kept and recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import json
 import logging
 import math
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ import yaml
 from gpu_components._yaml import load_pulumi
 from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
+from gpu_components.plan.options import drop_sdk_type_aliases
 
 __all__ = [
     "Plan",
@@ -66,6 +67,10 @@ class PlannedResource:
         inputs: the inputs as registered (camelCase keys as the engine sees them), plain JSON values;
             secrets are `"[secret]"`, preview-time unknowns `"[unknown]"`, resource references URNs.
         custom: True for provider-managed resources, False for components (local or remote).
+        options: the resource options the engine received, by Pulumi's names (`provider`, `dependsOn`, `protect`,
+            `replaceOnChanges`, `ignoreChanges`, `deleteBeforeReplace`, `aliases`, `retainOnDelete`,
+            `additionalSecretOutputs`, `customTimeouts`), each left out at its default
+            (`gpu_components.plan.options`).
     """
 
     urn: str
@@ -74,6 +79,7 @@ class PlannedResource:
     parent: str | None
     inputs: Mapping[str, Any]
     custom: bool
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -373,7 +379,7 @@ def _run(
         root = settings.get_root_resource()
         if not isinstance(root, Stack):
             raise RuntimeError("set_mocks did not create the root stack resource")
-        pulumi.runtime.register_stack_transformation(_drop_aliases)
+        pulumi.runtime.register_stack_transformation(drop_sdk_type_aliases)
         exports: dict[str, Any] = {}
 
         def body() -> None:
@@ -384,28 +390,13 @@ def _run(
         loop.run_until_complete(run_pulumi_func(body))
         outputs = loop.run_until_complete(_plain_outputs(exports))
         resources = tuple(
-            PlannedResource(r.urn, r.type, r.name, r.parent, r.inputs, r.custom)
+            PlannedResource(r.urn, r.type, r.name, r.parent, r.inputs, r.custom, r.options)
             for r in sorted(monitor.registrations, key=lambda r: r.urn)
         )
         return Plan(project=project, stack=stack, resources=resources, outputs=outputs)
     finally:
         _close(loop)
         monitor.close()
-
-
-def _drop_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
-    """A stack transformation that registers the resource without its aliases (`ResourceOptions.aliases`).
-
-    An alias tells the engine that a resource in the stack's state under another name, type or parent is this
-    one; an offline plan has no state, so aliases cannot change what it records. The SDK turns every alias into
-    a URN output in `Resource.__init__`, before any monitor sees it: for a pulumi-azure-native 3.29 `AgentPool`
-    (110 API-version type aliases) that is most of the time the resource takes to register under mocks.
-    """
-    if not args.opts.aliases:
-        return None
-    opts = copy.copy(args.opts)
-    opts.aliases = None
-    return pulumi.ResourceTransformationResult(args.props, opts)
 
 
 async def _plain_outputs(exports: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,11 @@ class Pool(pulumi.ComponentResource):
         super().__init__("test:index:Pool", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.role = aws.iam.Role(
-            f"{name}-role", name=f"{name}-nodes", assume_role_policy=POLICY, tags={"team": "ml"}, opts=child
+            f"{name}-role",
+            name=f"{name}-nodes",
+            assume_role_policy=POLICY,
+            tags={"team": "ml"},
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["tags"]),
         )
         self.role.arn.apply(
             lambda arn: k8s.core.v1.ConfigMap(
@@ -61,6 +65,11 @@ EXPECTED_JSON = """\
         }
       },
       "name": "a100-role",
+      "options": {
+        "ignoreChanges": [
+          "tags"
+        ]
+      },
       "parent": "urn:pulumi:dev::proj::test:index:Pool::a100",
       "type": "aws:iam/role:Role",
       "urn": "urn:pulumi:dev::proj::test:index:Pool$aws:iam/role:Role::a100-role"
@@ -82,6 +91,7 @@ EXPECTED_JSON = """\
         }
       },
       "name": "a100-info",
+      "options": {},
       "parent": "urn:pulumi:dev::proj::test:index:Pool::a100",
       "type": "kubernetes:core/v1:ConfigMap",
       "urn": "urn:pulumi:dev::proj::test:index:Pool$kubernetes:core/v1:ConfigMap::a100-info"
@@ -90,6 +100,7 @@ EXPECTED_JSON = """\
       "custom": false,
       "inputs": {},
       "name": "a100",
+      "options": {},
       "parent": null,
       "type": "test:index:Pool",
       "urn": "urn:pulumi:dev::proj::test:index:Pool::a100"
