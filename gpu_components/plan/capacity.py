@@ -1,9 +1,11 @@
 """The GPU capacity report of a plan, made from the pools' capacity records (:mod:`gpu_components.capacity`).
 
-:func:`capacity_report` reads the records from a plan's outputs (``gpuPools.<pool>.capacity``, which a program
-exports with :func:`~gpu_components.capacity.pool_capacity`) and renders a Markdown table per stack: GPU model and
-memory, GPUs per node, node range, what each node advertises to Kubernetes (count x resource), GPU memory per
-advertised unit and the isolation level, then the stack's totals at maximum size. A JSON plan file alone is
+:func:`capacity_report` renders a Markdown table per stack: GPU model and memory, GPUs per node, node range, what
+each node advertises to Kubernetes (count x resource), GPU memory per advertised unit and the isolation level, then
+the stack's totals at maximum size. The records come from the node-pool components the program created
+(``gpu-components plan`` hands them over: :attr:`~gpu_components.plan.project.ProjectPlan.pools`, so any program that
+uses the components gets a report), or else from a plan's outputs (``gpuPools.<pool>.capacity``, which the example
+program exports with :func:`~gpu_components.capacity.pool_capacity`), so a JSON plan file with that output alone is
 enough.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from gpu_components.adapter import POOL_COMPONENTS
 from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, AdvertisedUnit, PoolCapacity
 
 __all__ = [
@@ -42,17 +45,31 @@ def capacity_records(outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT)
     return records
 
 
-def capacity_report(stack: str, outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT) -> str:
+def capacity_report(
+    stack: str,
+    outputs: Mapping[str, Any],
+    output: str = GPU_POOLS_OUTPUT,
+    *,
+    records: Mapping[str, PoolCapacity] | None = None,
+) -> str:
     """The capacity report of one stack as Markdown (readable as plain text too), ending with a newline.
 
     One row per pool: GPU model (memory), GPUs per node, node range (``min..max``, ``spot`` noted), what each node
     advertises (``count x resource``, one per resource), GPU memory per advertised unit, isolation. Then the
     stack's totals at maximum size: nodes, GPUs per model. A stack without capacity records says so.
+
+    ``records`` (pool name -> record, e.g. the node-pool components a program created:
+    :attr:`~gpu_components.plan.project.ProjectPlan.pools`) is reported when given; otherwise the records are read
+    from the stack output ``output`` (:func:`capacity_records`).
     """
-    records = capacity_records(outputs, output)
+    if records is None:
+        records = capacity_records(outputs, output)
     lines = [f"## GPU capacity: {stack}", ""]
     if not records:
-        lines.append(f"No GPU pools with a capacity record (stack output `{output}`).")
+        lines.append(
+            f"No GPU pools with a capacity record: the program creates no node-pool component ({POOL_COMPONENTS}) "
+            f"and exports no stack output `{output}`."
+        )
         return "\n".join(lines) + "\n"
     lines += [
         "| pool | cloud | instance | GPU | GPUs/node | nodes | each node advertises | GPU memory per unit "

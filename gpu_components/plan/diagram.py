@@ -1,7 +1,8 @@
 """Diagrams of a plan's GPU capacity: cluster -> pools -> GPUs -> slices, as Mermaid text, SVG or PNG.
 
-The diagram is drawn from the pools' capacity records (:mod:`gpu_components.capacity`), so it can be made
-from a JSON plan file as well as from a fresh plan:
+The diagram is drawn from the pools' capacity records (:mod:`gpu_components.capacity`): those of the node-pool
+components a program created (``records``, :attr:`~gpu_components.plan.project.ProjectPlan.pools`), or else those in
+a plan's ``gpuPools`` output, so it can be made from a JSON plan file with that output as well as from a fresh plan:
 
 - :func:`to_mermaid`: a Mermaid ``flowchart LR`` that GitHub renders in Markdown (PR comments, READMEs).
 - :func:`to_svg`: a standalone SVG drawn by this module (no dependency, no browser): one column per level.
@@ -121,17 +122,18 @@ def _slices(record: PoolCapacity) -> list[tuple[str, ...]]:
     return result
 
 
-def _records(plan_outputs: Mapping[str, Any]) -> Mapping[str, PoolCapacity]:
-    return capacity_records(plan_outputs)
+def _records(plan_outputs: Mapping[str, Any], records: Mapping[str, PoolCapacity] | None) -> Mapping[str, PoolCapacity]:
+    return capacity_records(plan_outputs) if records is None else records
 
 
-def to_mermaid(title: str, outputs: Mapping[str, Any]) -> str:
+def to_mermaid(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> str:
     """A Mermaid ``flowchart LR`` of the plan (``title`` labels the cluster node), ending with a newline.
 
+    The pools are ``records`` when given (pool name -> capacity record), else those of the ``gpuPools`` output.
     Node ids are positional (``cluster``, ``p0``, ``p0g``, ``p0s0``); labels are quoted, with ``<br>`` between
     lines and Mermaid's special characters escaped as HTML entities.
     """
-    nodes, edges = _graph(title, _records(outputs))
+    nodes, edges = _graph(title, _records(outputs, records))
     lines = ["flowchart LR"]
     lines += [f'    {node.id}["{"<br>".join(_mermaid_text(line) for line in node.lines)}"]' for node in nodes]
     lines += [f"    {a} --> {b}" for a, b in edges]
@@ -144,10 +146,10 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r'["<>#]', lambda match: f"#{ord(match.group(0))};", text)
 
 
-def layout(title: str, outputs: Mapping[str, Any]) -> Layout:
+def layout(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> Layout:
     """Place the diagram's boxes: four columns (cluster, pools, GPUs, slices), each pool's row as tall as its
-    slices, parents centred on their children."""
-    nodes, edges = _graph(title, _records(outputs))
+    slices, parents centred on their children (pools as :func:`to_mermaid` finds them)."""
+    nodes, edges = _graph(title, _records(outputs, records))
     by_level: dict[str, list[_Node]] = {level: [] for level in _FILL}
     for node in nodes:
         by_level[node.level].append(node)
@@ -193,9 +195,9 @@ def _height(lines: tuple[str, ...]) -> float:
     return float(len(lines) * _LINE_HEIGHT + 2 * _PAD)
 
 
-def to_svg(title: str, outputs: Mapping[str, Any]) -> str:
-    """The diagram as a standalone SVG document (UTF-8 text, ending with a newline)."""
-    plan = layout(title, outputs)
+def to_svg(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> str:
+    """The diagram as a standalone SVG document (UTF-8 text, ending with a newline; pools as :func:`to_mermaid`)."""
+    plan = layout(title, outputs, records=records)
     boxes = {box.id: box for box in plan.boxes}
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{plan.width:g}" height="{plan.height:g}" '
@@ -224,8 +226,9 @@ def to_svg(title: str, outputs: Mapping[str, Any]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def to_png(title: str, outputs: Mapping[str, Any]) -> bytes:
-    """The diagram as PNG bytes, drawn with Pillow's default font (install the ``diagram`` extra).
+def to_png(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> bytes:
+    """The diagram as PNG bytes, drawn with Pillow's default font (install the ``diagram`` extra; pools as
+    :func:`to_mermaid`).
 
     Raises:
         DiagramError: Pillow is not installed.
@@ -236,7 +239,7 @@ def to_png(title: str, outputs: Mapping[str, Any]) -> bytes:
         raise DiagramError(
             "PNG diagrams need Pillow: pip install 'gpu-components[diagram]' (or write an .svg instead)"
         ) from None
-    plan = layout(title, outputs)
+    plan = layout(title, outputs, records=records)
     boxes = {box.id: box for box in plan.boxes}
     image = Image.new("RGB", (int(plan.width) + 1, int(plan.height) + 1), "white")
     draw = ImageDraw.Draw(image)

@@ -116,5 +116,6 @@ def test_records_without_capacity_are_skipped_and_reported() -> None:
     outputs = {"gpuPools": {"old": {"instanceType": "g5.xlarge"}}}
     assert capacity_records(outputs) == {}
     assert capacity_report("s", outputs) == (
-        "## GPU capacity: s\n\nNo GPU pools with a capacity record (stack output `gpuPools`).\n"
+        "## GPU capacity: s\n\nNo GPU pools with a capacity record: the program creates no node-pool component "
+        "(EksGpuNodeGroup, AksGpuNodePool or GkeGpuNodePool) and exports no stack output `gpuPools`.\n"
     )
