@@ -1,14 +1,18 @@
-"""``gpu-components`` command line: offline plans of the example stacks, their diffs, diagrams and capacity.
+"""``gpu-components`` command line: offline plans of Pulumi Python projects, their diffs, diagrams and capacity.
 
 ``gpu-components plan aws-eks`` runs the same program ``pulumi up`` runs, under Pulumi mocks with no cloud
-credentials, and prints every resource it would register. ``gpu-components diff OLD NEW`` compares two JSON plans
-and flags node-pool replacements. Invalid config exits with status 1 and the validation message, without a
-traceback.
+credentials, and prints every resource it would register. The project is the one in ``--cwd`` (``-C``, Pulumi's own
+flag; ``--root`` is its deprecated name), the current directory by default: its ``Pulumi.yaml`` names the program
+(``main:``) and the stack config directory (:func:`~gpu_components.plan.project.run_project`); this repository's
+root is the example project. ``gpu-components diff OLD NEW`` compares two JSON plans and flags node-pool
+replacements. Invalid config exits with status 1 and the validation message, without a traceback; so do a directory
+without ``Pulumi.yaml``, a project that is not Python or whose ``main:`` does not exist, and a program that raises
+(its exception's type and message, and the program's file and line).
 
-Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file,
-unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``, ``plan --diff``): :data:`EXIT_CHANGES` (3) when
-anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains a node pool (replaced, deleted or its nodes
-rolled); 0 when nothing changed.
+Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file, a project
+the plan cannot run, a program that raises, unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``,
+``plan --diff``): :data:`EXIT_CHANGES` (3) when anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains
+a node pool (replaced, deleted or its nodes rolled); 0 when nothing changed.
 
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
@@ -25,7 +29,6 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpu_components import program
 from gpu_components._extras import MissingExtraError
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan.capacity import capacity_report
@@ -33,8 +36,9 @@ from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
 from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
 from gpu_components.plan.mocks import DuplicateResourceError
+from gpu_components.plan.project import ProgramError, load_project, pool_records, run_project
 from gpu_components.plan.render import to_json, to_tree
-from gpu_components.plan.runner import Plan, StackFileError, load_stack, run_program, stack_config_dir
+from gpu_components.plan.runner import Plan, StackFileError
 
 EXIT_CHANGES = 3
 """``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
@@ -46,8 +50,8 @@ FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "tree": (".txt", to_tree),
     "json": (".json", to_json),
     "yaml": (".yaml", to_kubernetes_yaml),
-    "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs)),
-    "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs)),
+    "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs, records=pool_records(plan))),
+    "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs, records=pool_records(plan))),
 }
 """``--format`` -> (file suffix for ``--out-dir``, renderer)."""
 _SINGLE_DOCUMENT = frozenset({"json", "mermaid"})
@@ -61,7 +65,7 @@ def _title(plan: Plan) -> str:
 
 @click.group()
 def main() -> None:
-    """GPU node pools for EKS, AKS and GKE: offline plans of the example stacks, diffs, diagrams, capacity."""
+    """GPU node pools for EKS, AKS and GKE: offline plans of Pulumi Python projects, diffs, diagrams, capacity."""
 
 
 @main.command()
@@ -100,11 +104,19 @@ def main() -> None:
     help="With --diff: exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled.",
 )
 @click.option(
+    "--cwd",
+    "-C",
+    "cwd",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The Pulumi project's directory, holding its Pulumi.yaml (as pulumi -C DIR): its program (main:) runs with "
+    "its stacks' config (stackConfigDir). Default: the current directory.",
+)
+@click.option(
     "--root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Project root holding Pulumi.yaml and stacks/.",
+    default=None,
+    help="Deprecated: the same as --cwd, which replaces it.",
 )
 def plan(
     stacks: tuple[str, ...],
@@ -114,13 +126,16 @@ def plan(
     diagram: Path | None,
     baseline: Path | None,
     exit_code: bool,
-    root: Path,
+    cwd: Path | None,
+    root: Path | None,
 ) -> None:
-    """Print what each STACK (stacks/Pulumi.STACK.yaml) would create, without cloud credentials.
+    """Print what each STACK of the Pulumi Python project in --cwd would create, without cloud credentials.
 
-    A stack that cannot be planned prints its error and hides no other stack: the others are still printed,
-    written or diffed, and the command exits 1 at the end.
+    The project's program (Pulumi.yaml main:) runs as pulumi preview runs it, with the stack's config
+    (<stackConfigDir>/Pulumi.STACK.yaml), under mocks. A stack that cannot be planned prints its error and hides no
+    other stack: the others are still printed, written or diffed, and the command exits 1 at the end.
     """
+    root = _project_directory(cwd, root)
     names = _stack_names(root, stacks, all_stacks)
     if baseline is not None:
         _reject_with_diff(out_dir)
@@ -178,26 +193,34 @@ def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> N
 # ------------------------------------------------------------------------------------------------------ helpers
 
 
+def _project_directory(cwd: Path | None, root: Path | None) -> Path:
+    """The project directory: ``--cwd``, or the deprecated ``--root`` (the same option), else the current one."""
+    if cwd is not None and root is not None and cwd.resolve() != root.resolve():
+        raise click.UsageError("--root is the deprecated name of --cwd: give one of them")
+    return cwd or root or Path(".")
+
+
 def _stack_names(root: Path, stacks: Sequence[str], all_stacks: bool) -> list[str]:
     if all_stacks and stacks:
         raise click.UsageError("give stack names or --all, not both")
+    if not all_stacks and not stacks:
+        raise click.UsageError("give at least one stack name, or --all")
+    found = available_stacks(root)  # the project is checked once, before any stack is planned
     if not all_stacks:
-        if not stacks:
-            raise click.UsageError("give at least one stack name, or --all")
         return list(dict.fromkeys(stacks))
-    found = available_stacks(root)
     if not found:
         raise click.ClickException(f"no stack config files (Pulumi.<stack>.yaml) under {root}")
     return found
 
 
 def available_stacks(root: Path) -> list[str]:
-    """The stacks with a config file in the project's stack config directory (``stackConfigDir``), sorted."""
+    """The stacks of the project in ``root`` (``Pulumi.yaml``): those with a config file in its stack config
+    directory (``stackConfigDir``), sorted. A project the plan cannot run (no ``Pulumi.yaml``, a runtime other than
+    Python, a ``main:`` that does not exist) is a command error."""
     try:
-        stack_dir = stack_config_dir(root)
+        return load_project(root).stacks()
     except (FileNotFoundError, StackFileError) as error:
         raise click.ClickException(str(error)) from None
-    return sorted(path.name[len("Pulumi.") : -len(".yaml")] for path in stack_dir.glob("Pulumi.*.yaml"))
 
 
 def _plan_each(root: Path, names: Sequence[str]) -> tuple[list[Plan], list[str]]:
@@ -226,9 +249,15 @@ def _stop_if_failed(failed: Sequence[str], count: int) -> None:
 
 def _plan(root: Path, stack: str) -> Plan:
     try:
-        project, config = load_stack(root, stack)
-        return run_program(program.main, project=project, stack=stack, config=config)
-    except (GpuSpecError, FileNotFoundError, StackFileError, DuplicateResourceError, MissingExtraError) as error:
+        return run_project(root, stack)
+    except (
+        GpuSpecError,
+        FileNotFoundError,
+        StackFileError,
+        DuplicateResourceError,
+        MissingExtraError,
+        ProgramError,
+    ) as error:
         raise click.ClickException(f"{stack}: {error}") from None
 
 
@@ -249,11 +278,12 @@ def _diagram_path(path: Path, stack: str, count: int) -> Path:
 
 
 def _write_diagram(path: Path, result: Plan) -> None:
+    records = pool_records(result)
     try:
         content: str | bytes = (
-            to_png(_title(result), result.outputs)
+            to_png(_title(result), result.outputs, records=records)
             if path.suffix.lower() == ".png"
-            else to_svg(_title(result), result.outputs)
+            else to_svg(_title(result), result.outputs, records=records)
         )
     except DiagramError as error:
         raise click.ClickException(str(error)) from None

@@ -87,6 +87,16 @@ def inputs_by_name(plan: Plan, type_: str) -> dict[str, Mapping[str, Any]]:
     return {r.name: r.inputs for r in plan.resources if r.type == type_}
 
 
+def copy_example_project(directory: Path) -> Path:
+    """``directory`` made a copy of the example project without its stacks: ``Pulumi.yaml`` (``main: stacks/``,
+    ``stackConfigDir: stacks``) and the program, ``stacks/__main__.py``; a test writes its own stack files into
+    ``directory / "stacks"``. Returns ``directory``."""
+    (directory / "stacks").mkdir(parents=True, exist_ok=True)
+    (directory / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (directory / "stacks" / "__main__.py").write_text((ROOT / "stacks" / "__main__.py").read_text())
+    return directory
+
+
 @functools.cache
 def example_plan(stack: str) -> Plan:
     """The example stack ``stack`` planned as `gpu-components plan <stack>` plans it, once per test process.

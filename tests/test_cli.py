@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from gpu_components import cli
 from gpu_components.cli import EXIT_CHANGES, EXIT_REPLACEMENT, available_stacks, main
 from gpu_components.plan import Plan, PlannedResource, to_json
-from tests.helpers import ROOT, example_plan
+from tests.helpers import ROOT, copy_example_project, example_plan
 
 pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
@@ -216,9 +216,12 @@ def test_diff_of_several_stacks_needs_a_baseline_directory(tmp_path: Path) -> No
 # ------------------------------------------------------------------ malformed project and stack files (no traceback)
 
 
-def project_root(tmp_path: Path, stack_text: str, project_text: str = "name: p\nstackConfigDir: stacks\n") -> Path:
-    (tmp_path / "stacks").mkdir()
+def project_root(
+    tmp_path: Path, stack_text: str, project_text: str = "name: p\nruntime: python\nstackConfigDir: stacks\n"
+) -> Path:
+    (tmp_path / "stacks").mkdir(exist_ok=True)
     (tmp_path / "Pulumi.yaml").write_text(project_text)
+    (tmp_path / "__main__.py").write_text("")  # the program: its stack file fails before it runs
     (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(stack_text)
     return tmp_path
 
@@ -354,8 +357,8 @@ def test_yaml_of_several_stacks_in_an_out_dir_has_no_stack_line(tmp_path: Path) 
 
 
 def test_plan_all_plans_every_stack_past_invalid_ones(tmp_path: Path) -> None:
-    (tmp_path / "stacks").mkdir()
-    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    copy_example_project(tmp_path)
     (tmp_path / "stacks" / "Pulumi.aws-eks.yaml").write_text((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
     (tmp_path / "stacks" / "Pulumi.bad-config.yaml").write_text(
         "config:\n  gpu-components:cloud: aws\n  gpu-components:cluster: {name: c}\n"

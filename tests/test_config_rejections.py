@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
+from tests.helpers import copy_example_project
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = {"name": "shared", "instance_type": "g6.xlarge", "max_size": 4, "time_slicing": {"replicas": 2}}
@@ -20,8 +21,8 @@ WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"]}
 
 
 def plan_stack(tmp_path: Path, base: str, change: dict[str, Any]) -> Any:
-    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
-    (tmp_path / "stacks").mkdir()
+    copy_example_project(tmp_path)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
     stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{base}.yaml").read_text())
     for key, value in change.items():
         if value is None:

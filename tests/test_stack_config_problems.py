@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from gpu_components.cli import main
-from tests.helpers import ROOT
+from tests.helpers import copy_example_project
 
 POOLS = """\
   gpu-components:pools:
@@ -47,7 +47,7 @@ CLUSTER = "  gpu-components:cluster:\n    name: gpu-demo\n"
 
 def plan(tmp_path: Path, config: str, stack: str = "t-typos") -> Result:
     (tmp_path / "stacks").mkdir(exist_ok=True)
-    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    copy_example_project(tmp_path)
     (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(f"config:\n  aws:region: us-west-2\n{config}")
     return CliRunner().invoke(main, ["plan", stack, "--root", str(tmp_path)])
 

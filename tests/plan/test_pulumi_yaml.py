@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from gpu_components._yaml import go_yaml_resolve, load_pulumi
 from gpu_components.cli import main
 from gpu_components.plan.runner import StackFileError, flatten_config, load_stack
-from tests.helpers import ROOT
+from tests.helpers import copy_example_project
 
 
 @pytest.mark.parametrize(
@@ -185,8 +185,8 @@ def test_load_stack_refuses_what_pulumi_refuses(tmp_path: Path, stack_text: str,
 
 
 def plan_pool(tmp_path: Path, pool: str) -> Any:
-    (tmp_path / "stacks").mkdir()
-    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    copy_example_project(tmp_path)
     (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(
         "config:\n  aws:region: us-west-2\n  gpu-components:cloud: aws\n  gpu-components:cluster:\n    name: c\n"
         f"  gpu-components:pools:\n    - name: a10g\n      instance_type: g5.2xlarge\n{pool}"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from gpu_components.cli import main
 from gpu_components.plan import Plan, to_json
-from tests.helpers import ROOT, example_plan, names, resource
+from tests.helpers import ROOT, copy_example_project, example_plan, names, resource
 
 pytestmark = pytest.mark.stack  # plans whole example stacks (left out by `make check-fast`)
 
@@ -88,8 +88,8 @@ def test_cli_json_is_the_in_process_plan_and_complete() -> None:
 
 
 def test_cli_reports_invalid_config_without_traceback(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
-    (tmp_path / "stacks").mkdir()
+    copy_example_project(tmp_path)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
     stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
     stack["config"]["gpu-components:pools"][0]["time_slicing"]["replicas"] = 1
     stack["config"]["gpu-components:pools"][1]["mig"]["profile"] = "1g.10gbb"
