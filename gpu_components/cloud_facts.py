@@ -33,12 +33,15 @@ if TYPE_CHECKING:
 __all__ = [
     "CLOUDS",
     "CloudFacts",
+    "ComponentOptions",
     "DriverOwnership",
+    "EncodedInput",
     "ForceNewTable",
     "GpuImages",
     "GpuOperatorFacts",
     "ManagedDevicePlugin",
     "NodePoolResource",
+    "NodeRolls",
     "NodeTemplate",
     "PoolNameRule",
     "TemplateSharing",
@@ -150,6 +153,75 @@ class ForceNewTable:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeRolls:
+    """The inputs of a node-pool resource that the cloud changes in place by recreating every node of the pool, one
+    after another (each drained first): the plan's diff flags such a change as draining the pool's nodes.
+
+    Attributes:
+        fields: the input paths (as :class:`ForceNewTable`'s); an entry covers everything beneath it.
+        why: how the diff says it, e.g. ``GKE recreates every node of the pool to apply it``.
+        source: the page that says so.
+        unless: paths beneath ``fields`` that the cloud changes without recreating nodes (GKE's node labels).
+    """
+
+    fields: tuple[str, ...]
+    why: str
+    source: str
+    unless: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentOptions:
+    """The resource options the library's components register a node-pool resource with (the pool components and
+    the example clusters' system pools): what the engine, and so the plan's diff, applies on top of the provider's
+    own rules. Each component passes :meth:`resource_options` to the resource, so the two cannot drift apart.
+
+    Attributes:
+        ignore_changes: input paths whose changes the engine ignores (the Cluster Autoscaler owns the size).
+        replace_on_changes: input paths whose change replaces the resource (settings fixed at creation that the
+            provider would try to update in place).
+        delete_before_replace: the old resource is deleted before its replacement is created (the replacement
+            has the same cloud name).
+        why: why, in words.
+    """
+
+    ignore_changes: tuple[str, ...] = ()
+    replace_on_changes: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    why: str = ""
+
+    def resource_options(self) -> dict[str, Any]:
+        """The keyword arguments of ``pulumi.ResourceOptions`` that say these options (those set)."""
+        options: dict[str, Any] = {}
+        if self.ignore_changes:
+            options["ignore_changes"] = list(self.ignore_changes)
+        if self.replace_on_changes:
+            options["replace_on_changes"] = list(self.replace_on_changes)
+        if self.delete_before_replace:
+            options["delete_before_replace"] = True
+        return options
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedInput:
+    """An input that holds an encoded document (an EC2 launch template's base64 user data, Bottlerocket TOML inside):
+    the plan's diff compares the decoded documents, so a change reads as the setting that changed.
+
+    Attributes:
+        type_token: the resource's type token.
+        path: the input's path, e.g. ``userData``.
+        decode: the value decoded, as ``(how it was encoded, the document)``, e.g. ``("base64 TOML", {...})`` or
+            ``("base64", "text")``; ``None`` when the value is not so encoded.
+        source: the page that says how the value is encoded.
+    """
+
+    type_token: str
+    path: str
+    decode: Callable[[object], tuple[str, object] | None]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class GpuImages:
     """Node images that mark a pool as a GPU pool whatever its instance type.
 
@@ -230,6 +302,8 @@ class NodePoolResource:
         force_new: the inputs whose change replaces the resource, or ``None`` when the plan knows no such rule for
             it (then it is not a node pool to the plan's diff).
         template: the resource the pool may take its nodes' settings from, or ``None``.
+        rolls: the inputs the cloud changes in place by recreating every node, or ``None``.
+        component: the resource options the library's components register the resource with, or ``None``.
     """
 
     type_token: str
@@ -246,6 +320,8 @@ class NodePoolResource:
     labels: str = ""
     force_new: ForceNewTable | None = None
     template: NodeTemplate | None = None
+    rolls: NodeRolls | None = None
+    component: ComponentOptions | None = None
 
     def matches(self, resource_type: str) -> bool:
         """Whether ``resource_type`` is this resource (in any API-version module, where the provider has them)."""
@@ -306,6 +382,8 @@ class CloudFacts:
         accelerator_type_source: the page saying that the cloud's API names a machine's GPUs by an accelerator type
             besides the machine type (GKE's ``guestAccelerators[].type``), so the catalog gives each of its NVIDIA
             machine types one (:attr:`~gpu_components.catalog.InstanceType.accelerator_type`); ``None`` elsewhere.
+        encoded_inputs: inputs of the cloud's resources that hold an encoded document, which the plan's diff
+            compares decoded.
     """
 
     cloud: Cloud
@@ -323,6 +401,7 @@ class CloudFacts:
     max_pool_nodes: NodeLimit | None = None
     managed_device_plugin: ManagedDevicePlugin | None = None
     accelerator_type_source: str | None = None
+    encoded_inputs: tuple[EncodedInput, ...] = ()
 
 
 @functools.cache

@@ -9,7 +9,8 @@ What Bottlerocket supports (same source): time-slicing (from 1.25.0), MIG with a
 and the ``single`` strategy only (from 1.34.0; bottlerocket-os/bottlerocket#4483), MPS with 2-48 replicas
 (from 1.54.0), and not MIG together with a sharing strategy.
 
-:func:`sharing_settings` reads back what user data sets, for the policy pack's shared-GPU rule.
+:func:`sharing_settings` reads back what user data sets, for the policy pack's shared-GPU rule;
+:func:`decode_user_data` decodes a launch template's user data for the plan's diff.
 """
 
 from __future__ import annotations
@@ -143,20 +144,38 @@ def user_data(spec: GpuNodePoolSpec) -> str:
     return tomli_w.dumps(device_plugin_settings(spec))
 
 
+def decode_user_data(value: object) -> tuple[str, object] | None:
+    """A launch template's user data (EC2 takes it base64-encoded:
+    https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html) decoded:
+    ``("base64 TOML", the settings)`` for Bottlerocket's TOML, ``("base64", the text)`` for anything else that
+    decodes to text, ``None`` when ``value`` is not base64 text."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        text = base64.b64decode(value, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    try:
+        return "base64 TOML", tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return "base64", text
+
+
 def sharing_settings(value: object) -> tuple[str | None, Mapping[str, Any]]:
     """The device sharing strategy (``settings.kubelet-device-plugins.nvidia.device-sharing-strategy``) and the node
     labels (``settings.kubernetes.node-labels``) that Bottlerocket TOML user data sets, given as a launch template
     holds it (base64, or the text itself); ``(None, {})`` for anything else."""
     if not isinstance(value, str) or not value:
         return None, {}
-    try:
-        text = base64.b64decode(value, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        text = value
-    try:
-        settings = _table(tomllib.loads(text).get("settings"))
-    except tomllib.TOMLDecodeError:
-        return None, {}
+    decoded = decode_user_data(value)
+    if decoded is not None:
+        document = decoded[1]
+    else:
+        try:
+            document = tomllib.loads(value)
+        except tomllib.TOMLDecodeError:
+            return None, {}
+    settings = _table(_table(document).get("settings"))
     strategy = _table(_table(settings.get("kubelet-device-plugins")).get("nvidia")).get("device-sharing-strategy")
     labels = _table(_table(settings.get("kubernetes")).get("node-labels"))
     return (strategy if isinstance(strategy, str) else None), labels

@@ -16,6 +16,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import create_node_role
+from gpu_components.aws.facts import NODE_GROUP_OPTIONS
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
@@ -138,7 +139,7 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
         },
         labels={SYSTEM_ROLE_LABEL: "system"},
         opts=pulumi.ResourceOptions(
-            depends_on=[eks_cluster, *depends_on], ignore_changes=["scalingConfig.desiredSize"]
+            depends_on=[eks_cluster, *depends_on], ignore_changes=list(NODE_GROUP_OPTIONS.ignore_changes)
         ),
     )
     return ProvisionedCluster(

@@ -51,6 +51,7 @@ from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
     BOTTLEROCKET_AMI_TYPES,
     DEFAULT_AMI_TYPES,
+    NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
     SOURCE_AMI_TYPES,
@@ -520,7 +521,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         self.node_group = aws.eks.NodeGroup(
             f"{name}-node-group",
             **NODE_GROUP_ARGS.merged(ours, args.get("node_group_args")),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends, ignore_changes=["scalingConfig.desiredSize"]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends, **NODE_GROUP_OPTIONS.resource_options()),
         )
         self.node_role_arn = pulumi.Output.from_input(role_arn)
         self.autoscaling_group_name = self.node_group.resources.apply(autoscaling_group_name)

@@ -13,8 +13,11 @@ policy pack spell EKS one way. Facts and sources:
   ``scalingConfig``, ``labels``, ``taints``, ``updateConfig``, ``version`` and ``releaseVersion`` update in place.
 - Under the GPU Operator every EKS NVIDIA AMI keeps its own driver and toolkit (the operator's are off).
 - A node group whose launch template changes is updated in place to the template's new version, and EKS replaces
-  every node of it, draining each (:data:`SOURCE_NODE_UPDATES`). A Bottlerocket launch template's user data may
-  share GPUs (:mod:`gpu_components.aws.bottlerocket`).
+  every node of it, draining each (:data:`SOURCE_NODE_UPDATES`); so does a new AMI release version, Kubernetes
+  version or launch template version (:data:`NODE_GROUP_ROLLS`). A Bottlerocket launch template's user data may
+  share GPUs (:mod:`gpu_components.aws.bottlerocket`); it is base64 TOML, which the plan's diff reads decoded.
+- The node group component and the example cluster's system node group leave ``scalingConfig.desiredSize`` to the
+  Cluster Autoscaler (:data:`NODE_GROUP_OPTIONS`).
 """
 
 from __future__ import annotations
@@ -28,12 +31,15 @@ from gpu_components.aws import bottlerocket
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.cloud_facts import (
     CloudFacts,
+    ComponentOptions,
     DriverOwnership,
+    EncodedInput,
     ForceNewTable,
     GpuImages,
     GpuOperatorFacts,
     NodeLimit,
     NodePoolResource,
+    NodeRolls,
     NodeTemplate,
     PoolNameRule,
     ReservedPrefixes,
@@ -81,6 +87,22 @@ LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
 """Type token of pulumi-aws's EC2 launch template, which a node group names by ``launchTemplate.id``."""
 DRAINS_ROLLED = "its launch template changed: EKS rolls every node onto the new version"
 """How the plan's diff says that a node group's nodes drain because its launch template changed."""
+
+NODE_GROUP_ROLLS = NodeRolls(
+    ("launchTemplate.version", "releaseVersion", "version"),
+    "EKS updates the node group in place and replaces every node, draining each",
+    SOURCE_NODE_UPDATES,
+)
+"""Node group inputs whose change EKS rolls out by replacing every node: the launch template version, the AMI release
+version and the Kubernetes version (an instance type or AMI type change replaces the whole group)."""
+NODE_GROUP_OPTIONS = ComponentOptions(
+    ignore_changes=("scalingConfig.desiredSize",),
+    why="the Cluster Autoscaler owns the node group's desired size",
+)
+"""The options :class:`~gpu_components.aws.EksGpuNodeGroup` and the example cluster's system node group register their
+node groups with."""
+SOURCE_USER_DATA = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html"
+"""EC2 takes a launch template's user data base64-encoded."""
 
 RESERVED_PREFIXES = ReservedPrefixes(
     ("kubernetes.io/", "k8s.io/", "eks.amazonaws.com/"),
@@ -156,10 +178,13 @@ FACTS = CloudFacts(
                 ),
                 SOURCE_FORCE_NEW,
             ),
+            rolls=NODE_GROUP_ROLLS,
+            component=NODE_GROUP_OPTIONS,
         ),
     ),
     plan_mocks=_plan_mocks,
     reserved_prefixes=RESERVED_PREFIXES,
     max_pool_nodes=MAX_NODES,
+    encoded_inputs=(EncodedInput(LAUNCH_TEMPLATE_TYPE, "userData", bottlerocket.decode_user_data, SOURCE_USER_DATA),),
 )
 """EKS: managed node groups of NVIDIA AMIs, each of which ships the driver."""

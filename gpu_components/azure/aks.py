@@ -43,7 +43,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
 from gpu_components.autoscaler import gpu_resource_note
 from gpu_components.azure._sdk import azure_native
-from gpu_components.azure.facts import DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
+from gpu_components.azure.facts import AGENT_POOL_OPTIONS, DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.errors import Problem
@@ -131,8 +131,9 @@ AGENT_POOL_ARGS = ProviderArgs(
 )
 """The escape hatch of :class:`AksGpuNodePool` (``agent_pool_args``; see :mod:`gpu_components.provider_args`)."""
 
-REPLACE_ON_CHANGES = ("gpuInstanceProfile", "gpuProfile", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice")
-"""Agent pool properties fixed at creation: a change replaces the pool instead of an update AKS refuses. The MIG
+REPLACE_ON_CHANGES = AGENT_POOL_OPTIONS.replace_on_changes
+"""Agent pool properties fixed at creation: a change replaces the pool instead of an update AKS refuses (the agent
+pool's options, :data:`~gpu_components.azure.facts.AGENT_POOL_OPTIONS`, which the plan's diff applies too). The MIG
 profile, spot priority, eviction policy and max price are documented as fixed; the driver choice is offered only
 when a pool is added (``az aks nodepool add --gpu-driver``) and existing nodes keep the driver they booted with."""
 
@@ -414,12 +415,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agent-pool",
             **AGENT_POOL_ARGS.merged(ours, args.get("agent_pool_args")),
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                ignore_changes=["count"],
-                replace_on_changes=list(REPLACE_ON_CHANGES),
-                delete_before_replace=True,
-            ),
+            opts=pulumi.ResourceOptions(parent=self, **AGENT_POOL_OPTIONS.resource_options()),
         )
         self.register_outputs(
             {"agentPoolId": self.agent_pool.id, "agentPoolName": self.agent_pool.name, **pool_outputs(self)}

@@ -14,7 +14,12 @@ The agent pool component (:mod:`gpu_components.azure.aks`) reads these too. Fact
   (``gpuInstanceProfile``, ``vmSize``, ``networkProfile.nodePublicIPTags``; added in
   pulumi/pulumi-azure-native#3655 because AKS documents them as unchangeable after creation) and the resource's URL
   path parameters (``resourceGroupName``, ``resourceName``, ``agentPoolName``), which name the pool and so always
-  replace it (:data:`SOURCE_FORCE_NEW`).
+  replace it (:data:`SOURCE_FORCE_NEW`). The agent pool component also replaces the pool when a setting AKS fixes
+  at creation changes (:data:`AGENT_POOL_OPTIONS`): the MIG profile, the spot priority, eviction policy and max
+  price (https://learn.microsoft.com/azure/aks/spot-node-pool), and the driver choice, offered only when a pool is
+  added (``az aks nodepool add --gpu-driver``); existing nodes keep the driver they booted with.
+- A new Kubernetes version or node image is rolled out by cordoning, draining and reimaging every node
+  (:data:`AGENT_POOL_ROLLS`).
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ from typing import TYPE_CHECKING
 from gpu_components.azure.options import GpuDriver
 from gpu_components.cloud_facts import (
     CloudFacts,
+    ComponentOptions,
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
     NodeLimit,
     NodePoolResource,
+    NodeRolls,
     PoolNameRule,
     ReservedPrefixes,
 )
@@ -64,6 +71,31 @@ AGENT_POOL_TYPE = "azure-native:containerservice:AgentPool"
 """Type token of pulumi-azure-native's AKS agent pool (API-version modules hold the same resource)."""
 MANAGED_CLUSTER_TYPE = "azure-native:containerservice:ManagedCluster"
 """Type token of pulumi-azure-native's AKS cluster, whose ``agentPoolProfiles`` are node pools too."""
+
+SOURCE_UPGRADES = "https://learn.microsoft.com/azure/aks/upgrade-conceptual"
+"""How AKS upgrades a node pool: surge nodes, then each node cordoned, drained and reimaged."""
+
+AGENT_POOL_OPTIONS = ComponentOptions(
+    ignore_changes=("count",),
+    replace_on_changes=(
+        "gpuInstanceProfile",
+        "gpuProfile",
+        "scaleSetPriority",
+        "scaleSetEvictionPolicy",
+        "spotMaxPrice",
+    ),
+    delete_before_replace=True,
+    why="the Cluster Autoscaler owns the node count; the MIG profile, driver choice and spot settings are fixed when "
+    "a pool is created, so a change replaces the pool (deleted first: the replacement has the same AKS name)",
+)
+"""The options :class:`~gpu_components.azure.AksGpuNodePool` registers its agent pool with."""
+AGENT_POOL_ROLLS = NodeRolls(
+    ("orchestratorVersion", "nodeImageVersion"),
+    "AKS upgrades the pool in place by draining and reimaging every node",
+    SOURCE_UPGRADES,
+)
+"""Agent pool inputs AKS changes by reimaging every node (an upgrade); a VM size or MIG profile change replaces the
+pool."""
 
 _MISSING_GPU_TAINT = "GPU node pool of {gpu} has no NoSchedule GPU taint in nodeTaints"
 
@@ -122,6 +154,8 @@ FACTS = CloudFacts(
                 ),
                 SOURCE_FORCE_NEW,
             ),
+            rolls=AGENT_POOL_ROLLS,
+            component=AGENT_POOL_OPTIONS,
         ),
         NodePoolResource(
             type_token=MANAGED_CLUSTER_TYPE,

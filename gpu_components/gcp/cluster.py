@@ -22,6 +22,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
+from gpu_components.gcp.facts import NODE_POOL_OPTIONS
 from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
@@ -172,7 +173,9 @@ def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
             "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
             "labels": {SYSTEM_ROLE_LABEL: "system"},
         },
-        opts=pulumi.ResourceOptions(depends_on=[gke, *depends_on], ignore_changes=["initialNodeCount"]),
+        opts=pulumi.ResourceOptions(
+            depends_on=[gke, *depends_on], ignore_changes=list(NODE_POOL_OPTIONS.ignore_changes)
+        ),
     )
     kubeconfig = pulumi.Output.all(gke.endpoint, gke.master_auth).apply(
         lambda parts: gke_kubeconfig(name, parts[0], _ca_certificate(parts[1]))

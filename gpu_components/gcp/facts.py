@@ -21,6 +21,13 @@ The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts a
   driver settings, spot and preemptible, the service account and OAuth scopes, the initial node count. Not among
   them: ``nodeConfig.machineType``, ``labels`` and ``taints``, which GKE updates in place (a GPU machine type change
   usually changes the accelerator count or type too, which does replace), and ``autoscaling``.
+- What GKE changes in place by recreating every node with the pool's upgrade strategy (:data:`NODE_POOL_ROLLS`):
+  the node configuration (machine type, disk, image type and the rest of ``nodeConfig``;
+  :data:`SOURCE_NODE_CHANGES`) and the node version, but not the Kubernetes node labels, taints and network tags,
+  which it updates on the running nodes (:data:`SOURCE_NODE_LABELS`).
+- The node pool component leaves ``initialNodeCount`` (the pool's desired size at creation) to the Cluster
+  Autoscaler, as does the example cluster's system pool, so a change of it is no change (:data:`NODE_POOL_OPTIONS`),
+  though the provider would replace the pool for it.
 """
 
 from __future__ import annotations
@@ -32,11 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_components.cloud_facts import (
     CloudFacts,
+    ComponentOptions,
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
     ManagedDevicePlugin,
     NodePoolResource,
+    NodeRolls,
     PoolNameRule,
 )
 
@@ -58,6 +67,32 @@ SOURCE_FORCE_NEW = (
 )
 """Schema of ``google_container_node_pool`` and its ``node_config``, which pulumi-gcp's ``container.NodePool``
 bridges (``ForceNew: true`` fields)."""
+
+SOURCE_NODE_CHANGES = (
+    "https://cloud.google.com/kubernetes-engine/docs/concepts/managing-clusters (Types of changes to a GKE cluster)"
+)
+"""GKE: changes to a node pool's node configuration are applied by recreating its nodes with the node upgrade
+strategy."""
+SOURCE_NODE_LABELS = "https://cloud.google.com/kubernetes-engine/docs/how-to/update-existing-nodepools"
+"""GKE: Kubernetes node labels and taints (and network tags) of an existing pool are updated without recreating it."""
+
+NODE_POOL_ROLLS = NodeRolls(
+    ("nodeConfig", "version"),
+    "GKE recreates every node of the pool to apply it, draining each",
+    f"{SOURCE_NODE_CHANGES}; {SOURCE_NODE_LABELS}",
+    unless=("nodeConfig.labels", "nodeConfig.taints", "nodeConfig.tags"),
+)
+"""Node pool inputs GKE changes in place by recreating every node: the node configuration (machine type, disk, image
+and the rest) and the node version; not the Kubernetes node labels, taints and network tags. The accelerators, spot
+and the service account replace the pool (its force-new inputs)."""
+NODE_POOL_OPTIONS = ComponentOptions(
+    ignore_changes=("initialNodeCount",),
+    delete_before_replace=True,
+    why="the Cluster Autoscaler owns the size (initialNodeCount only sizes a new pool); a replacement is deleted "
+    "first, since it has the same GKE name",
+)
+"""The options :class:`~gpu_components.gcp.GkeGpuNodePool` registers its node pool with (the example cluster's
+system pool takes its ``ignore_changes``)."""
 
 GKE_DRIVER_INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
 """GKE ``gpu_driver_version`` that turns off GKE's driver installation."""
@@ -166,6 +201,8 @@ FACTS = CloudFacts(
                 ),
                 SOURCE_FORCE_NEW,
             ),
+            rolls=NODE_POOL_ROLLS,
+            component=NODE_POOL_OPTIONS,
         ),
     ),
     plan_mocks=_plan_mocks,

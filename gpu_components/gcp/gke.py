@@ -81,7 +81,12 @@ from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, val
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
-from gpu_components.gcp.facts import GKE_DRIVER_INSTALLATION_DISABLED, SOURCE_GKE_GPUS, TAINT_EFFECTS
+from gpu_components.gcp.facts import (
+    GKE_DRIVER_INSTALLATION_DISABLED,
+    NODE_POOL_OPTIONS,
+    SOURCE_GKE_GPUS,
+    TAINT_EFFECTS,
+)
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
@@ -691,12 +696,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.node_pool = gcp.container.NodePool(
             f"{name}-node-pool",
             **NODE_POOL_ARGS.merged(ours, args.get("node_pool_args")),
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                depends_on=depends,
-                ignore_changes=["initialNodeCount"],
-                delete_before_replace=True,
-            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends, **NODE_POOL_OPTIONS.resource_options()),
         )
         self.service_account_email = pulumi.Output.from_input(service_account)
         self.register_outputs(

@@ -1,35 +1,44 @@
-"""Which input changes make the cloud replace a node pool, per resource type, from each cloud's facts.
+"""What an input change does to a node pool, per resource type, from each cloud's facts: replace it, or roll its nodes.
 
 A reviewer of an offline plan diff needs to know which changes delete and recreate a node pool (draining every
-GPU node in it) rather than update it in place. That is a property of the provider's schema, not of the plan, so
-each cloud records it as data beside its other facts, with its source: the ``force_new`` table of each of its
-:class:`~gpu_components.cloud_facts.NodePoolResource` records (``gpu_components.<cloud>.facts``: EKS node groups
-and GKE node pools from the upstream Terraform schemas' ``ForceNew`` fields, AKS agent pools from
-pulumi-azure-native's curated list plus the pool's name parameters). This module gathers them and answers for any
-resource type.
+GPU node in it) rather than update it in place, and which in-place updates still recreate every node. Those are
+properties of the provider and the cloud, not of the plan, so each cloud records them as data beside its other
+facts, with their sources, in each of its :class:`~gpu_components.cloud_facts.NodePoolResource` records
+(``gpu_components.<cloud>.facts``):
 
-Paths are Pulumi input property paths in the plan's camelCase: ``a.b`` for nested objects and ``[*]`` for any
-list index. A table entry covers everything beneath it (``remoteAccess`` covers ``remoteAccess.ec2SshKey``), and
-a change of a whole object that contains a listed field (``launchTemplate`` added or removed) counts as a change
-of that field.
+- ``force_new``: the inputs whose change the provider replaces the resource for (EKS node groups and GKE node pools
+  from the upstream Terraform schemas' ``ForceNew`` fields, AKS agent pools from pulumi-azure-native's curated list
+  plus the pool's name parameters);
+- ``rolls``: the inputs the cloud changes in place by recreating every node (GKE's node configuration, EKS's AMI
+  release and launch template versions, AKS upgrades).
+
+A resource's own ``replaceOnChanges`` and ``ignoreChanges`` options come on top, from the plan
+(:mod:`gpu_components.plan.diff` applies them as the engine does); the library's own components take theirs from
+the same facts (:attr:`~gpu_components.cloud_facts.NodePoolResource.component`).
+
+Paths are Pulumi input property paths in the plan's camelCase (:mod:`gpu_components.plan.property_path`): ``a.b``
+for nested objects and ``[*]`` for any list index. A table entry covers everything beneath it (``remoteAccess``
+covers ``remoteAccess.ec2SshKey``), and a change of a whole object that contains a listed field (``launchTemplate``
+added or removed) counts as a change of that field.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from gpu_components.cloud_facts import ForceNewTable, all_cloud_facts
+from gpu_components.cloud_facts import ForceNewTable, NodeRolls, all_cloud_facts
+from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 
 __all__ = [
     "FORCE_NEW",
+    "ROLLS",
     "ForceNewTable",
     "forces_replacement",
     "node_pool_types",
+    "rolls_nodes",
+    "under_any",
 ]
-
-_INDEX = re.compile(r"\[\d+\]")
 
 FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
     {
@@ -42,26 +51,65 @@ FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 """Node-pool resource type -> its force-new input paths, gathered from every cloud's facts (each table's source
 is in the table)."""
 
+ROLLS: Mapping[str, NodeRolls] = MappingProxyType(
+    {
+        resource.type_token: resource.rolls
+        for facts in all_cloud_facts()
+        for resource in facts.node_pools
+        if resource.rolls is not None
+    }
+)
+"""Node-pool resource type -> the inputs the cloud changes by recreating every node, from every cloud's facts."""
+
+_FORCE_NEW_PATHS: Mapping[str, tuple[Path, ...]] = MappingProxyType(
+    {type_: tuple(parse(field) for field in table.fields) for type_, table in FORCE_NEW.items()}
+)
+_ROLL_PATHS: Mapping[str, tuple[tuple[Path, ...], tuple[Path, ...]]] = MappingProxyType(
+    {
+        type_: (tuple(parse(field) for field in rolls.fields), tuple(parse(field) for field in rolls.unless))
+        for type_, rolls in ROLLS.items()
+    }
+)
+
 
 def node_pool_types() -> frozenset[str]:
     """The resource types this module knows as node pools (those with a force-new table)."""
     return frozenset(FORCE_NEW)
 
 
-def forces_replacement(resource_type: str, path: str) -> bool:
+def _elements(path: str | Sequence[Element]) -> Sequence[Element]:
+    return parse(path) if isinstance(path, str) else path
+
+
+def under_any(fields: Iterable[Sequence[Element]], path: str | Sequence[Element]) -> bool:
+    """Whether a change at ``path`` changes the value at one of ``fields``: the path is a field, lies beneath one,
+    or contains one (list indexes match ``[*]``)."""
+    elements = _elements(path)
+    return any(overlaps(field, elements) for field in fields)
+
+
+def forces_replacement(resource_type: str, path: str | Sequence[Element]) -> bool:
     """Whether a change at input ``path`` (e.g. ``instanceTypes[0]``, ``launchTemplate``) of a ``resource_type``
-    resource replaces it.
+    resource makes its provider replace it.
 
     True when the path, with list indexes read as ``[*]``, is a listed field, lies beneath one, or contains one.
     False for resource types without a table.
     """
-    table = FORCE_NEW.get(resource_type)
-    if table is None:
-        return False
-    normalised = _INDEX.sub("[*]", path)
-    return any(_covers(field, normalised) or _covers(normalised, field) for field in table.fields)
+    return under_any(_FORCE_NEW_PATHS.get(resource_type, ()), path)
 
 
-def _covers(outer: str, inner: str) -> bool:
-    """Whether ``inner`` is ``outer`` or a path beneath it (``outer.x`` or ``outer[*]...``)."""
-    return inner == outer or inner.startswith((outer + ".", outer + "["))
+def rolls_nodes(resource_type: str, path: str | Sequence[Element]) -> str | None:
+    """Why a change at input ``path`` of a ``resource_type`` node pool, made in place, recreates every node of the
+    pool (its :class:`~gpu_components.cloud_facts.NodeRolls`), or None when it does not.
+
+    A change rolls the nodes when it touches a rolling field (the path is one, lies beneath one, or contains one)
+    beyond the paths the cloud updates without recreating nodes (a change that lies entirely within those does not).
+    """
+    tables = _ROLL_PATHS.get(resource_type)
+    if tables is None:
+        return None
+    fields, unless = tables
+    elements = _elements(path)
+    if any(contains(spared, elements) for spared in unless):
+        return None
+    return ROLLS[resource_type].why if under_any(fields, elements) else None
