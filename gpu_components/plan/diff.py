@@ -1,40 +1,67 @@
-"""Compare two JSON plans: what a change to a program or its config adds, removes, changes and replaces.
+"""Compare two JSON plans as the Pulumi engine would: what a change to a program or its config creates, deletes,
+updates and replaces, and which node pools it drains.
 
 ``diff(old, new)`` takes two documents written by :func:`gpu_components.plan.to_json` (text or parsed) and returns
-a :class:`PlanDiff`: resources added and removed (matched by URN), resources whose inputs changed with every
-changed input path and its old and new value, and changed stack outputs. A change the cloud cannot make in place
-(a force-new input of a node pool, :mod:`gpu_components.plan.replacements`) marks its resource as a replacement.
+a :class:`PlanDiff`. It follows the engine's rules (``pkg/resource/deploy/step_generator.go`` in pulumi/pulumi),
+with each resource's options as the plan records them (:mod:`gpu_components.plan.options`):
+
+- A new resource is matched with the old one of its URN, or else with the first of its aliases that names an old
+  resource nobody else claims, its parent's alias included (a child of a renamed component inherits the component's
+  alias, with the old component name in place of the new at the front of its own name, as the engine's
+  ``inheritedChildAlias`` does): a rename covered by an alias is the same resource, not a deletion and a creation.
+  A rename that changes nothing else is listed as ``renamed``, which is no change.
+- The new side's ``ignoreChanges`` paths are reset to their old values before inputs are compared (the engine's
+  ``processIgnoreChanges``, Pulumi's property-path syntax: ``scalingConfig.desiredSize``, ``count``): a change there
+  is no change.
+- A change replaces the resource when the provider cannot make it in place (a node pool's force-new inputs,
+  :mod:`gpu_components.plan.replacements`) or when it lies under one of the new side's ``replaceOnChanges`` paths.
+  A change of the resource's ``provider`` (an explicit provider added, removed or swapped for another, unless the
+  provider itself was renamed by an alias) replaces it too: the engine replaces unless the new provider says its
+  configuration change needs none, which cannot be asked offline. A replacement with ``deleteBeforeReplace`` says
+  so; a deleted or replaced resource that is ``protect``-ed is marked, as ``pulumi up`` would refuse it.
+- Inputs that hold an encoded document (a launch template's base64 user data with Bottlerocket's TOML settings;
+  :attr:`~gpu_components.cloud_facts.CloudFacts.encoded_inputs`) are compared decoded.
 
 A change that drains the GPU nodes of a node pool is marked with why (:attr:`ResourceChange.drains`): the pool
-replaced, the pool deleted, or every node rolled because the template the pool takes its nodes' settings from
-changed (the cloud updates the pool in place but replaces each of its nodes): the node-pool resource's
-:class:`~gpu_components.cloud_facts.NodeTemplate` in its cloud's facts says which template and how it is named
-(an EKS node group's launch template, by ``launchTemplate.id``).
+replaced, the pool deleted (not when ``retainOnDelete`` keeps it in the cloud), an in-place change that the cloud
+makes by recreating every node (GKE's node configuration, EKS's AMI release or launch template version, AKS
+upgrades: :attr:`~gpu_components.cloud_facts.NodePoolResource.rolls`), or the template the pool takes its nodes'
+settings from changed (the cloud updates the pool in place but replaces each of its nodes): the node-pool
+resource's :class:`~gpu_components.cloud_facts.NodeTemplate` in its cloud's facts says which template and how it is
+named (an EKS node group's launch template, by ``launchTemplate.id``).
+
+The other options (``dependsOn``, ``protect``, ``retainOnDelete``, ...) change nothing in the cloud on their own:
+the engine records them without an update, and so does the diff. A plan written before options were recorded has
+no ``options`` key: its resources' ``provider`` is unknown and not compared, and with no ``ignoreChanges`` or
+``replaceOnChanges`` on the new side only the providers' own rules apply.
 
 Limits, because a plan is offline: a secret or preview-time unknown reads the same (``"[secret]"``,
 ``"[unknown]"``) on both sides, so a change hidden behind one is not seen; replacements are known only for the
-node-pool types that have a force-new table; a renamed resource shows as one removed and one added.
+node-pool types that have a force-new table and for ``replaceOnChanges``.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from gpu_components.cloud_facts import NodeTemplate, all_cloud_facts
+from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.mocks import planned_id
-from gpu_components.plan.replacements import forces_replacement, node_pool_types
+from gpu_components.plan.options import inherited_child_alias
+from gpu_components.plan.property_path import Path, parse, render, reset
+from gpu_components.plan.replacements import forces_replacement, node_pool_types, rolls_nodes, under_any
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 DRAINS_REPLACED = "the node pool is replaced: its nodes are drained and recreated"
 DRAINS_DELETED = "the node pool is deleted: its nodes are drained"
+PROVIDER = "(provider)"
+"""The path of a change of a resource's provider in :attr:`ResourceChange.changes`."""
 
 _TEMPLATES: Mapping[str, NodeTemplate] = MappingProxyType(
     {
@@ -45,6 +72,18 @@ _TEMPLATES: Mapping[str, NodeTemplate] = MappingProxyType(
     }
 )
 """Node-pool resource type -> the template its nodes' settings come from, from every cloud's facts."""
+
+
+def _encoded_inputs() -> Mapping[str, tuple[tuple[Path, EncodedInput], ...]]:
+    by_type: dict[str, list[tuple[Path, EncodedInput]]] = {}
+    for facts in all_cloud_facts():
+        for encoded in facts.encoded_inputs:
+            by_type.setdefault(encoded.type_token, []).append((parse(encoded.path), encoded))
+    return MappingProxyType({type_: tuple(inputs) for type_, inputs in by_type.items()})
+
+
+_ENCODED = _encoded_inputs()
+"""Resource type -> its inputs that hold an encoded document (parsed path, facts), from every cloud's facts."""
 
 
 class _Absent:
@@ -73,34 +112,54 @@ class PlanFormatError(ValueError):
 class InputChange:
     """One changed input (or output) path: ``old`` / ``new`` are :data:`ABSENT` where the path does not exist.
 
-    ``replaces`` is True when the change forces the cloud to replace the resource.
+    ``replaces`` is True when the change makes the engine replace the resource (a force-new input, a
+    ``replaceOnChanges`` path, its provider); ``rolls`` when the cloud makes it in place by recreating every node of
+    a node pool. For a change inside an encoded input, ``decoded`` says how the input was encoded (``base64 TOML``)
+    and ``within`` is the path inside the decoded document (``""`` for the whole of it).
     """
 
     path: str
     old: Any
     new: Any
     replaces: bool = False
+    rolls: bool = False
+    decoded: str | None = None
+    within: str = ""
 
 
 @dataclass(frozen=True)
 class ResourceChange:
-    """A resource added, removed, updated in place, or replaced (``changes`` empty for added and removed).
+    """A resource created, deleted, updated in place, replaced, or only renamed by an alias (``same``);
+    ``changes`` is empty for created and deleted resources.
 
-    ``drains`` says why the change drains a node pool's GPU nodes (:data:`DRAINS_REPLACED`,
-    :data:`DRAINS_DELETED`, or its template's :attr:`~gpu_components.cloud_facts.NodeTemplate.rolls`), or is None.
+    Attributes:
+        drains: why the change drains a node pool's GPU nodes (:data:`DRAINS_REPLACED`, :data:`DRAINS_DELETED`, a
+            roll's :attr:`~gpu_components.cloud_facts.NodeRolls.why`, or its template's
+            :attr:`~gpu_components.cloud_facts.NodeTemplate.rolls`), or None.
+        old_urn: the old resource's URN where an alias matched it (a rename), else None.
+        delete_before_replace: a replacement deletes the old resource before it creates the new one.
+        retained: a deleted resource with ``retainOnDelete``: only removed from the stack, left in the cloud.
+        protected: a deleted or replaced resource marked ``protect``: ``pulumi up`` refuses the change.
     """
 
     urn: str
     type: str
     name: str
-    action: Literal["create", "delete", "update", "replace"]
+    action: Literal["create", "delete", "update", "replace", "same"]
     changes: tuple[InputChange, ...] = ()
     drains: str | None = None
+    old_urn: str | None = None
+    delete_before_replace: bool = False
+    retained: bool = False
+    protected: bool = False
 
 
 @dataclass(frozen=True)
 class PlanDiff:
-    """What changed between two plans. Every sequence is sorted by URN (outputs by path)."""
+    """What changed between two plans. Every sequence is sorted by URN (outputs by path).
+
+    ``renamed`` holds the resources an alias matched that change nothing else (no change to the engine either).
+    """
 
     old_stack: str
     new_stack: str
@@ -108,10 +167,11 @@ class PlanDiff:
     removed: tuple[ResourceChange, ...]
     changed: tuple[ResourceChange, ...]
     outputs: tuple[InputChange, ...]
+    renamed: tuple[ResourceChange, ...] = ()
 
     @property
     def replacements(self) -> tuple[ResourceChange, ...]:
-        """The changed resources the cloud must replace."""
+        """The changed resources the engine replaces."""
         return tuple(change for change in self.changed if change.action == "replace")
 
     @property
@@ -121,57 +181,74 @@ class PlanDiff:
 
     @property
     def empty(self) -> bool:
-        """True when the plans are the same (resources and outputs)."""
+        """True when the plans are the same (resources and outputs), renames by alias apart."""
         return not (self.added or self.removed or self.changed or self.outputs)
 
 
 def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff:
-    """Compare two JSON plans (text, or the parsed documents).
+    """Compare two JSON plans (text, or the parsed documents) by the engine's rules (see the module docstring).
 
     Raises:
         PlanFormatError: either document is not a JSON plan.
     """
     before, after = _document(old, "old"), _document(new, "new")
     old_resources, new_resources = _resources(before, "old"), _resources(after, "new")
+    matches = _match(old_resources, new_resources)
+    claimed = set(matches.values())
+    pools = node_pool_types()
     added = tuple(
         ResourceChange(urn, r["type"], r["name"], "create")
         for urn, r in sorted(new_resources.items())
-        if urn not in old_resources
+        if urn not in matches
     )
-    pools = node_pool_types()
     removed = tuple(
-        ResourceChange(urn, r["type"], r["name"], "delete", drains=DRAINS_DELETED if r["type"] in pools else None)
-        for urn, r in sorted(old_resources.items())
-        if urn not in new_resources
+        _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
     )
-    kept = sorted(set(old_resources) & set(new_resources))
-    changed_inputs = {
-        urn: list(_changes(old_resources[urn].get("inputs", {}), new_resources[urn].get("inputs", {}), ""))
-        for urn in kept
-    }
+    compared = {urn: _compare(old_resources[matches[urn]], new_resources[urn], matches) for urn in sorted(matches)}
     template_types = {template.type_token for template in _TEMPLATES.values()}
     rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
-    for urn in kept:
+    for urn, changes in compared.items():
         resource = new_resources[urn]
-        if resource["type"] in template_types and changed_inputs[urn]:
-            rolled.add((resource["type"], planned_id(resource["type"], urn, resource.get("inputs", {}))))
+        if resource["type"] in template_types and any(c.path != PROVIDER for c in changes):
+            # The plan's mocks give a resource renamed by an alias the id of its old URN, as the cloud keeps it.
+            rolled.add((resource["type"], planned_id(resource["type"], matches[urn], _inputs(resource))))
     changed: list[ResourceChange] = []
-    for urn in kept:
-        was, now = old_resources[urn], new_resources[urn]
-        changes = tuple(
-            InputChange(path, a, b, forces_replacement(now["type"], path)) for path, a, b in changed_inputs[urn]
-        )
-        if was.get("parent") != now.get("parent"):
+    renamed: list[ResourceChange] = []
+    for urn, changes in compared.items():
+        was, now = old_resources[matches[urn]], new_resources[urn]
+        if was.get("parent") != now.get("parent") and matches[urn] == urn:
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
-        action: Literal["update", "replace"] = "replace" if any(c.replaces for c in changes) else "update"
-        drains = DRAINS_REPLACED if action == "replace" and now["type"] in pools else None
-        template = _TEMPLATES.get(now["type"])
-        if drains is None and template is not None and _template_id(now, template) in rolled:
-            drains = template.rolls
-        if changes or drains:
-            changed.append(ResourceChange(urn, now["type"], now["name"], action, changes, drains))
+        replace = any(c.replaces for c in changes)
+        drains: str | None = None
+        if replace and now["type"] in pools:
+            drains = DRAINS_REPLACED
+        elif not replace:
+            drains = next((rolls_nodes(now["type"], parse(c.path)) for c in changes if c.rolls), None)
+            template = _TEMPLATES.get(now["type"])
+            if drains is None and template is not None and _template_id(now, template) in rolled:
+                drains = template.rolls
+        old_urn = matches[urn] if matches[urn] != urn else None
+        if not changes and drains is None:
+            if old_urn is not None:
+                renamed.append(ResourceChange(urn, now["type"], now["name"], "same", old_urn=old_urn))
+            continue
+        new_options, old_options = _options(now) or {}, _options(was) or {}
+        changed.append(
+            ResourceChange(
+                urn,
+                now["type"],
+                now["name"],
+                "replace" if replace else "update",
+                changes,
+                drains,
+                old_urn=old_urn,
+                delete_before_replace=replace and new_options.get("deleteBeforeReplace") is True,
+                protected=replace and old_options.get("protect") is True and new_options.get("protect") is True,
+            )
+        )
     outputs = tuple(
-        InputChange(path, a, b) for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), "")
+        InputChange(render(path), a, b)
+        for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), ())
     )
     return PlanDiff(
         old_stack=str(before.get("stack", "")),
@@ -180,12 +257,153 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         removed=removed,
         changed=tuple(changed),
         outputs=outputs,
+        renamed=tuple(renamed),
     )
+
+
+def _options(resource: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A resource's recorded options, or None for a plan written before options were recorded."""
+    options = resource.get("options")
+    return options if isinstance(options, Mapping) else None
+
+
+def _inputs(resource: Mapping[str, Any]) -> Mapping[str, Any]:
+    inputs = resource.get("inputs", {})
+    return inputs if isinstance(inputs, Mapping) else {}
+
+
+def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> ResourceChange:
+    options = _options(resource) or {}
+    retained = options.get("retainOnDelete") is True
+    drains = DRAINS_DELETED if resource["type"] in pools and not retained else None
+    return ResourceChange(
+        urn,
+        resource["type"],
+        resource["name"],
+        "delete",
+        drains=drains,
+        retained=retained,
+        protected=options.get("protect") is True,
+    )
+
+
+def _paths(values: object) -> list[Path]:
+    """The property paths in an option's list that parse (the engine skips an ignoreChanges path it cannot parse)."""
+    paths: list[Path] = []
+    for value in values if isinstance(values, list) else ():
+        try:
+            paths.append(parse(str(value)))
+        except ValueError:
+            continue
+    return paths
+
+
+def _compare(was: Mapping[str, Any], now: Mapping[str, Any], matches: Mapping[str, str]) -> tuple[InputChange, ...]:
+    """The changes between the old and the new record of one resource, by the engine's rules."""
+    type_ = now["type"]
+    old_inputs = _inputs(was)
+    new_inputs: Any = copy.deepcopy(dict(_inputs(now)))
+    new_options, old_options = _options(now), _options(was)
+    replace_on: list[Path] = []
+    if new_options is not None:
+        for path in _paths(new_options.get("ignoreChanges")):
+            reset(path, old_inputs, new_inputs)
+        replace_on = _paths(new_options.get("replaceOnChanges"))
+    changes: list[InputChange] = []
+    for path, a, b, decoded, within in _input_changes(type_, old_inputs, new_inputs):
+        replaces = forces_replacement(type_, path) or under_any(replace_on, path)
+        rolls = not replaces and rolls_nodes(type_, path) is not None
+        changes.append(InputChange(render(path), a, b, replaces, rolls, decoded, within))
+    if new_options is not None and old_options is not None:
+        old_provider, new_provider = old_options.get("provider"), new_options.get("provider")
+        renamed_provider = new_provider is not None and matches.get(new_provider) == old_provider
+        if old_provider != new_provider and not renamed_provider:
+            changes.insert(
+                0,
+                InputChange(
+                    PROVIDER,
+                    ABSENT if old_provider is None else old_provider,
+                    ABSENT if new_provider is None else new_provider,
+                    replaces=True,
+                ),
+            )
+    return tuple(changes)
+
+
+def _input_changes(
+    type_: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[tuple[Path, Any, Any, str | None, str]]:
+    """Every changed input path with its old and new value, encoded inputs compared decoded:
+    ``(path, old, new, how the input was encoded or None, the path inside the decoded document)``."""
+    encoded = dict(_ENCODED.get(type_, ()))
+    for path, a, b in _changes(old, new, ()):
+        facts = encoded.get(path)
+        decoded_a = facts.decode(a) if facts is not None else None
+        decoded_b = facts.decode(b) if facts is not None else None
+        if decoded_a is None or decoded_b is None or decoded_a[0] != decoded_b[0]:
+            yield path, a, b, None, ""
+            continue
+        for inner, x, y in _changes(decoded_a[1], decoded_b[1], ()):
+            yield path, x, y, decoded_a[0], render(inner)
+
+
+def _match(old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """New URN -> the old URN of the same resource: its own, or the first alias that names an unclaimed old resource
+    (the engine's ``getOldResource``), parents before children so that a child inherits its parent's alias."""
+    matches: dict[str, str] = {}
+    aliased: dict[str, str] = {}  # new URN -> the old URN its alias matched (the engine's sg.aliases)
+    claimed: set[str] = set()
+    for urn in sorted(new, key=lambda u: (_depth(u, new), u)):
+        if urn in old and urn not in claimed:
+            matches[urn] = urn
+            claimed.add(urn)
+            continue
+        for alias in _aliases(urn, new[urn], aliased):
+            if alias in old and alias not in claimed and alias not in new:
+                matches[urn] = aliased[urn] = alias
+                claimed.add(alias)
+                break
+    return matches
+
+
+def _depth(urn: str, resources: Mapping[str, Mapping[str, Any]]) -> int:
+    depth, seen = 0, {urn}
+    parent = resources[urn].get("parent")
+    while isinstance(parent, str) and parent in resources and parent not in seen:
+        depth, parent = depth + 1, resources[parent].get("parent")
+        seen.add(str(parent))
+    return depth
+
+
+def _aliases(urn: str, resource: Mapping[str, Any], aliased: Mapping[str, str]) -> list[str]:
+    """A resource's aliases as the engine's ``generateAliases`` makes them: its own, then, when its parent was
+    matched by an alias, the inherited ones (its own name and each of its aliases under the parent's old URN)."""
+    own = [str(alias) for alias in (_options(resource) or {}).get("aliases", []) if isinstance(alias, str)]
+    result = list(own)
+    parent = resource.get("parent")
+    if isinstance(parent, str) and parent in aliased:
+        for type_, name in ((resource["type"], resource["name"]), *((_urn_type(a), _urn_name(a)) for a in own)):
+            inherited = inherited_child_alias(type_, name, parent, aliased[parent])
+            if inherited not in result:
+                result.append(inherited)
+    return result
+
+
+def _urn_qualified_type(urn: str) -> str:
+    return urn.split("::", 3)[2] if urn.count("::") >= 3 else ""
+
+
+def _urn_type(urn: str) -> str:
+    return _urn_qualified_type(urn).rsplit("$", 1)[-1]
+
+
+def _urn_name(urn: str) -> str:
+    return urn.split("::", 3)[3] if urn.count("::") >= 3 else urn
 
 
 def _template_id(resource: Mapping[str, Any], template: NodeTemplate) -> tuple[str, str] | None:
     """The template a node-pool record names (its type and the id at :attr:`NodeTemplate.reference`), or None."""
-    value: object = resource.get("inputs", {})
+    value: object = _inputs(resource)
     for key in template.reference.split("."):
         value = value.get(key) if isinstance(value, Mapping) else None
     return (template.type_token, value) if isinstance(value, str) else None
@@ -211,38 +429,38 @@ def _resources(document: Mapping[str, Any], side: str) -> dict[str, Mapping[str,
     return resources
 
 
-def _changes(old: Any, new: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
+def _changes(old: Any, new: Any, path: Path) -> Iterator[tuple[Path, Any, Any]]:
     """Every leaf path whose value differs, depth first, map keys sorted."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         for key in sorted(set(old) | set(new), key=str):
-            yield from _changes(old.get(key, ABSENT), new.get(key, ABSENT), _join(path, str(key)))
+            yield from _changes(old.get(key, ABSENT), new.get(key, ABSENT), (*path, str(key)))
     elif isinstance(old, list) and isinstance(new, list):
         for index in range(max(len(old), len(new))):
             a = old[index] if index < len(old) else ABSENT
             b = new[index] if index < len(new) else ABSENT
-            yield from _changes(a, b, f"{path}[{index}]")
+            yield from _changes(a, b, (*path, index))
     elif old != new or type(old) is not type(new):
         yield path, old, new
 
 
-def _join(prefix: str, key: str) -> str:
-    if not prefix:
-        return key if _IDENTIFIER.match(key) else f"[{json.dumps(key)}]"
-    return f"{prefix}.{key}" if _IDENTIFIER.match(key) else f"{prefix}[{json.dumps(key)}]"
-
-
 # ------------------------------------------------------------------------------------------------ text rendering
 
-_SYMBOL = {"create": "+", "delete": "-", "update": "~", "replace": "+-"}
+_SYMBOL = {"create": "+", "delete": "-", "update": "~", "replace": "+-", "same": "="}
 _INDENT = "    "
 
 
 def to_text(result: PlanDiff) -> str:
-    """The diff as text for a terminal or a PR comment (Pulumi's symbols: ``+`` create, ``-`` delete,
-    ``~`` update, ``+-`` replace), one resource per line (marked ``[drains nodes: why]`` where a deletion or a
-    roll drains a node pool) with its changed inputs beneath as ``path: old -> new``, force-new inputs marked
-    ``[forces replacement]``, multi-line strings as a unified diff. Ends with the stack outputs that changed and a
-    summary line. Ends with a newline."""
+    """The diff as text for a terminal or a PR comment (Pulumi's symbols: ``+`` create, ``-`` delete, ``~`` update,
+    ``+-`` replace; ``=`` a rename by alias that changes nothing else), one resource per line with its changed inputs
+    beneath as ``path: old -> new`` (force-new, ``replaceOnChanges`` and provider changes marked
+    ``[forces replacement]``, changes that recreate a node pool's nodes ``[rolls nodes]``, a change inside an encoded
+    input as ``path (encoding) path-inside: old -> new``, multi-line strings as a unified diff).
+
+    A resource line is marked ``[drains nodes: why]`` where a deletion or an in-place change drains a node pool (a
+    replacement says so already), ``[delete before replace]``, ``[renamed from <old name>]`` (or ``[was <old URN>]``
+    where its type or parent changed too), ``[retained: ...]`` for a deletion that ``retainOnDelete`` leaves in the
+    cloud, and ``[protected: ...]`` where ``pulumi up`` would refuse it. Ends with the stack outputs that changed and
+    a summary line, and a newline."""
     stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
     lines = [f"Plan diff of {stacks}:"]
     if result.old_stack != result.new_stack:
@@ -250,13 +468,12 @@ def to_text(result: PlanDiff) -> str:
             "note: the plans are of different stacks; resources are matched by URN, which holds the stack name, "
             "so no resource of one matches one of the other"
         )
-    if result.empty:
+    if result.empty and not result.renamed:
         lines.append("no changes")
         return "\n".join(lines) + "\n"
-    for change in sorted((*result.added, *result.removed, *result.changed), key=lambda c: (c.type, c.name, c.urn)):
-        # A replacement says so already (``+-``, ``[forces replacement]``); deletions and rolls say why they drain.
-        drains = f"  [drains nodes: {change.drains}]" if change.drains and change.action != "replace" else ""
-        lines.append(f"{_SYMBOL[change.action]} {change.type} {change.name}{drains}")
+    every = (*result.added, *result.removed, *result.changed, *result.renamed)
+    for change in sorted(every, key=lambda c: (c.type, c.name, c.urn)):
+        lines.append(f"{_SYMBOL[change.action]} {change.type} {change.name}{_marks(change)}")
         for item in change.changes:
             lines.extend(_change_lines(item, _INDENT))
     if result.outputs:
@@ -265,31 +482,57 @@ def to_text(result: PlanDiff) -> str:
             lines.extend(_change_lines(item, _INDENT))
     replaced = len(result.replacements)
     drained = f"; {len(result.drained)} node pool(s) drained" if result.drained else ""
+    renamed = f"; {len(result.renamed)} renamed by an alias, nothing else changed" if result.renamed else ""
     lines.append(
         f"{len(result.added)} to create, {len(result.changed) - replaced} to update, {replaced} to replace, "
-        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}"
+        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}{renamed}"
     )
     return "\n".join(lines) + "\n"
 
 
+def _marks(change: ResourceChange) -> str:
+    marks: list[str] = []
+    if change.old_urn is not None:
+        if _urn_qualified_type(change.old_urn) == _urn_qualified_type(change.urn):
+            marks.append(f"renamed from {_urn_name(change.old_urn)}")
+        else:
+            marks.append(f"was {change.old_urn}")
+    if change.delete_before_replace:
+        marks.append("delete before replace")
+    # A replacement says that it drains already (``+-``, ``[forces replacement]``); deletions and rolls say why.
+    if change.drains and change.action != "replace":
+        marks.append(f"drains nodes: {change.drains}")
+    if change.retained:
+        marks.append("retained: retainOnDelete leaves it in the cloud, only the stack forgets it")
+    if change.protected:
+        verb = "delete" if change.action == "delete" else "replace"
+        marks.append(f"protected: pulumi up refuses to {verb} it until protect is removed")
+    return "".join(f"  [{mark}]" for mark in marks)
+
+
 def _change_lines(item: InputChange, indent: str) -> list[str]:
-    mark = "  [forces replacement]" if item.replaces else ""
+    mark = "  [forces replacement]" if item.replaces else "  [rolls nodes]" if item.rolls else ""
+    path = item.path
+    if item.decoded is not None:
+        path = f"{path} ({item.decoded}) {item.within}" if item.within else f"{path} ({item.decoded})"
     if isinstance(item.old, str) and isinstance(item.new, str) and ("\n" in item.old or "\n" in item.new):
         body = difflib.unified_diff(item.old.splitlines(), item.new.splitlines(), "old", "new", lineterm="", n=1)
-        return [f"{indent}{item.path}:{mark}", *(f"{indent}  {line}" for line in list(body)[2:])]
-    return [f"{indent}{item.path}: {_value(item.old)} -> {_value(item.new)}{mark}"]
+        return [f"{indent}{path}:{mark}", *(f"{indent}  {line}" for line in list(body)[2:])]
+    return [f"{indent}{path}: {_value(item.old, item.path)} -> {_value(item.new, item.path)}{mark}"]
 
 
-def _value(value: Any) -> str:
+def _value(value: Any, path: str = "") -> str:
     if value is ABSENT:
-        return "(none)"
+        return "(the default provider)" if path == PROVIDER else "(none)"
     return json.dumps(value, sort_keys=True)
 
 
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
-    "action", "changes": [{"path", "old", "new", "replaces"}], "drains"}], "outputs": [...]}``; ``old`` / ``new``
-    are left out where the path does not exist, ``drains`` where the change drains no node pool."""
+    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within"}], "drains", "oldUrn",
+    "deleteBeforeReplace", "retained", "protected"}], "outputs": [...]}``; ``old`` / ``new`` are left out where the
+    path does not exist, ``rolls``, ``decoded`` and ``within`` where not set, and ``drains``, ``oldUrn`` and the
+    flags where the change has none. Renames by alias that change nothing else have the action ``same``."""
     return {
         "oldStack": result.old_stack,
         "newStack": result.new_stack,
@@ -301,8 +544,12 @@ def to_document(result: PlanDiff) -> dict[str, Any]:
                 "action": change.action,
                 "changes": [_change_document(item) for item in change.changes],
                 **({"drains": change.drains} if change.drains else {}),
+                **({"oldUrn": change.old_urn} if change.old_urn else {}),
+                **({"deleteBeforeReplace": True} if change.delete_before_replace else {}),
+                **({"retained": True} if change.retained else {}),
+                **({"protected": True} if change.protected else {}),
             }
-            for change in (*result.added, *result.removed, *result.changed)
+            for change in (*result.added, *result.removed, *result.changed, *result.renamed)
         ],
         "outputs": [_change_document(item) for item in result.outputs],
     }
@@ -310,6 +557,11 @@ def to_document(result: PlanDiff) -> dict[str, Any]:
 
 def _change_document(item: InputChange) -> dict[str, Any]:
     document: dict[str, Any] = {"path": item.path, "replaces": item.replaces}
+    if item.rolls:
+        document["rolls"] = True
+    if item.decoded is not None:
+        document["decoded"] = item.decoded
+        document["within"] = item.within
     if item.old is not ABSENT:
         document["old"] = item.old
     if item.new is not ABSENT:

@@ -30,7 +30,7 @@ import asyncio
 import contextvars
 import functools
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 import pulumi
@@ -65,7 +65,7 @@ from gpu_components.plan.mock_kit import (
     last_segment,
     uuid_of,
 )
-from gpu_components.plan.options import recorded_options, urn_of
+from gpu_components.plan.options import inherited_child_alias, recorded_options, urn_of
 
 __all__ = [
     "PLAN_TIMESTAMP",
@@ -321,6 +321,8 @@ class _Registering(NamedTuple):
     urn: str
     remote: bool
     plain_inputs: Mapping[str, Any]
+    identity: str
+    """The URN the mocks derive generated values from: the resource's, or its first alias (see `PlanMonitor`)."""
 
 
 _REGISTERING: contextvars.ContextVar[_Registering | None] = contextvars.ContextVar(
@@ -369,12 +371,14 @@ class PlanMocks(Mocks):
         registering = _REGISTERING.get()
         if registering is not None:
             urn, remote, plain = registering.urn, registering.remote, registering.plain_inputs
+            identity = urn if remote else registering.identity
         else:
             urn = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{args.typ}::{args.name}"
-            remote, plain = False, to_plain(args.inputs, mask_secrets=False)
+            remote, plain, identity = False, to_plain(args.inputs, mask_secrets=False), urn
         if args.resource_id and "name" not in plain:
             plain = {**plain, "name": args.resource_id}  # a read: most providers' ids are the name
-        resource = MockResource(urn, args.typ, args.name, plain, self.config, self)
+        name = identity.split("::", 3)[3] if identity != urn else args.name
+        resource = MockResource(identity, args.typ, name, plain, self.config, self)
         # Reads (`Resource.get`) arrive with an id and no `custom` flag; only custom resources are read.
         fn = self._resource_fn(args.typ, bool(args.custom) or bool(args.resource_id), remote)
         if fn is None:
@@ -458,6 +462,11 @@ class PlanMonitor(MockMonitor):
     chain, without `pulumi:pulumi:Stack`), hands the URN to `PlanMocks`, and answers resource-method
     calls (`Call`, which the stock monitor lacks) through `PlanMocks.call`.
 
+    A resource with an alias (its own, or one inherited from a renamed parent, as the engine's
+    ``inheritedChildAlias`` makes it) gets its mocked outputs from its first alias's URN and name, the identity it
+    had in the stack's state: a resource renamed by an alias keeps its generated names and ids under ``pulumi up``,
+    so its plan does too, and a rename reads as a rename in a diff.
+
     Read `registrations` after the program has finished.
     """
 
@@ -468,6 +477,7 @@ class PlanMonitor(MockMonitor):
         self.mocks = mocks
         self._registrations: list[Registration] = []
         self._urns: set[str] = set()
+        self._identities: dict[str, str] = {}
         self._lock = threading.Lock()
         self._thread = threading.local()
         self._loops: list[asyncio.AbstractEventLoop] = []
@@ -529,17 +539,32 @@ class PlanMonitor(MockMonitor):
                     raise DuplicateResourceError(urn)
                 self._urns.add(urn)
                 self._registrations.append(registration)
-        token = _REGISTERING.set(_Registering(urn, bool(request.remote), to_plain(request.object, mask_secrets=False)))
+                identity = self._identity(urn, request.type, request.name, parent, options.get("aliases", ()))
+        else:
+            identity = urn
+        plain = to_plain(request.object, mask_secrets=False)
+        token = _REGISTERING.set(_Registering(urn, bool(request.remote), plain, identity))
         try:
             return super().RegisterResource(request)  # type: ignore[no-untyped-call]
         finally:
             _REGISTERING.reset(token)
 
+    def _identity(self, urn: str, type_: str, name: str, parent: str | None, aliases: Sequence[str]) -> str:
+        """The URN the resource's mocked outputs derive from (its first own alias, else its parent's inherited
+        alias, else its own URN), remembered for its children; call holding the lock."""
+        identity = urn
+        if aliases:
+            identity = aliases[0]
+        elif parent is not None and self._identities.get(parent, parent) != parent:
+            identity = inherited_child_alias(type_, name, parent, self._identities[parent])
+        self._identities[urn] = identity
+        return identity
+
     def ReadResource(self, request: resource_pb2.ReadResourceRequest) -> Any:
         """Let `MockMonitor` mock a read (`Resource.get`); reads are not recorded as registrations."""
         self._thread_loop()
         urn = self.make_urn(request.parent, request.type, request.name)
-        token = _REGISTERING.set(_Registering(urn, False, to_plain(request.properties, mask_secrets=False)))
+        token = _REGISTERING.set(_Registering(urn, False, to_plain(request.properties, mask_secrets=False), urn))
         try:
             return super().ReadResource(request)  # type: ignore[no-untyped-call]
         finally:

@@ -40,7 +40,7 @@ import pulumi
 from gpu_components.plan._pulumi_internals import resource_pb2
 from gpu_components.plan.mock_kit import STACK_TYPE
 
-__all__ = ["OPTION_NAMES", "drop_sdk_type_aliases", "recorded_options", "urn_of"]
+__all__ = ["OPTION_NAMES", "drop_sdk_type_aliases", "inherited_child_alias", "recorded_options", "urn_of"]
 
 OPTION_NAMES = (
     "provider",
@@ -66,6 +66,24 @@ def urn_of(parent: str, type_: str, name: str, stack: str, project: str) -> str:
         if parent_type != STACK_TYPE:
             qualified = f"{parent_type}${type_}"
     return f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
+
+
+def inherited_child_alias(child_type: str, child_name: str, parent_urn: str, parent_alias: str) -> str:
+    """The alias a child inherits from its parent's alias (the engine's ``inheritedChildAlias``): the child under the
+    parent's old URN, with the parent's old name in place of its current one where the child's name starts with it
+    (the ``{parent name}-details`` convention).
+
+    Args:
+        child_type, child_name: the child's type and (current) name.
+        parent_urn: the parent's current URN.
+        parent_alias: the parent's old URN, which its alias matched.
+    """
+    parent_name = parent_urn.split("::", 3)[3]
+    alias_name = child_name
+    if child_name.startswith(parent_name):
+        alias_name = parent_alias.split("::", 3)[3] + child_name[len(parent_name) :]
+    stack_and_project = "::".join(parent_urn.split("::")[:2])
+    return f"{stack_and_project}::{parent_alias.split('::', 3)[2]}${child_type}::{alias_name}"
 
 
 def recorded_options(request: resource_pb2.RegisterResourceRequest, stack: str, project: str) -> dict[str, Any]:

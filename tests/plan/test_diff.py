@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from pathlib import Path
@@ -229,3 +230,215 @@ def test_plans_of_different_stacks_say_why_nothing_matches() -> None:
         "Plan diff of dev -> prod:\nnote: the plans are of different stacks; resources are matched by URN, which"
         " holds the stack name, so no resource of one matches one of the other\n"
     )
+
+
+# ------------------------------------------------------------------------------------------------ the engine's rules
+
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+K8S = "urn:pulumi:dev::p::pulumi:providers:kubernetes::k8s"
+
+
+def record(
+    type_: str, name: str, inputs: dict[str, Any], options: dict[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
+    document = {
+        "urn": f"urn:pulumi:dev::p::{type_}::{name}",
+        "type": type_,
+        "name": name,
+        "parent": None,
+        "custom": True,
+        "inputs": inputs,
+        **extra,
+    }
+    if options is not None:
+        document["options"] = options
+    return document
+
+
+def test_a_change_under_ignore_changes_is_no_change() -> None:
+    ignoring = {"ignoreChanges": ["scalingConfig.desiredSize"]}
+    old = node_group(scalingConfig={"desiredSize": 0, "maxSize": 6, "minSize": 0})
+    new = node_group(scalingConfig={"desiredSize": 3, "maxSize": 6, "minSize": 0})
+
+    assert diff(plan({**old, "options": ignoring}), plan({**new, "options": ignoring})).empty
+    # The new side's options count (the engine's goal state), also against a plan that recorded none.
+    assert diff(plan(old), plan({**new, "options": ignoring})).empty
+    assert not diff(plan({**old, "options": ignoring}), plan({**new, "options": {}})).empty
+
+
+def test_an_ignored_path_through_an_added_element_still_changes() -> None:
+    # The engine cannot reset a path whose parent was added, so the change stays.
+    old = record(NODE_POOL, "np", {"autoscaling": {}}, {"ignoreChanges": ["autoscaling.x.y"]})
+    new = record(NODE_POOL, "np", {"autoscaling": {"x": {"y": 1}}}, {"ignoreChanges": ["autoscaling.x.y"]})
+
+    assert [c.path for c in diff(plan(old), plan(new)).changed[0].changes] == ["autoscaling.x"]
+
+
+def test_an_ignored_force_new_input_does_not_replace() -> None:
+    options = {"ignoreChanges": ["initialNodeCount"], "deleteBeforeReplace": True}
+    result = diff(
+        plan(record(NODE_POOL, "np", {"initialNodeCount": 0}, options)),
+        plan(record(NODE_POOL, "np", {"initialNodeCount": 2}, options)),
+    )
+
+    assert result.empty
+
+
+def test_replace_on_changes_replaces_and_delete_before_replace_is_shown() -> None:
+    options = {"replaceOnChanges": ["gpuProfile", "scaleSetPriority"], "deleteBeforeReplace": True}
+    old = record(AGENT_POOL, "pool", {"gpuProfile": {"driver": "Install"}, "scaleSetPriority": "Spot"}, options)
+    new = record(AGENT_POOL, "pool", {"gpuProfile": {"driver": "None"}}, options)
+
+    result = diff(plan(old), plan(new))
+
+    assert [(c.action, c.delete_before_replace, c.drains) for c in result.changed] == [
+        ("replace", True, DRAINS_REPLACED)
+    ]
+    assert to_text(result).splitlines()[1:4] == [
+        f"+- {AGENT_POOL} pool  [delete before replace]",
+        '    gpuProfile.driver: "Install" -> "None"  [forces replacement]',
+        '    scaleSetPriority: "Spot" -> (none)  [forces replacement]',
+    ]
+    # Without the option, the provider updates both in place.
+    assert diff(plan({**old, "options": {}}), plan({**new, "options": {}})).changed[0].action == "update"
+
+
+def test_a_changed_provider_replaces_and_a_plan_without_options_compares_none() -> None:
+    with_provider = record("kubernetes:core/v1:Namespace", "ns", {}, {"provider": K8S})
+    default = record("kubernetes:core/v1:Namespace", "ns", {}, {})
+
+    result = diff(plan(with_provider), plan(default))
+
+    assert result.changed[0].changes == (InputChange("(provider)", K8S, ABSENT, True),)
+    assert to_text(result).splitlines()[1:3] == [
+        "+- kubernetes:core/v1:Namespace ns",
+        f'    (provider): "{K8S}" -> (the default provider)  [forces replacement]',
+    ]
+    assert result.drained == ()  # not a node pool
+    assert diff(plan({k: v for k, v in with_provider.items() if k != "options"}), plan(default)).empty
+
+
+def test_a_provider_renamed_by_an_alias_is_the_same_provider() -> None:
+    renamed = "urn:pulumi:dev::p::pulumi:providers:kubernetes::cluster"
+    old_provider = record("pulumi:providers:kubernetes", "k8s", {"kubeconfig": "[secret]"}, {})
+    new_provider = record("pulumi:providers:kubernetes", "cluster", {"kubeconfig": "[secret]"}, {"aliases": [K8S]})
+
+    result = diff(
+        plan(old_provider, record("kubernetes:core/v1:Namespace", "ns", {}, {"provider": K8S})),
+        plan(new_provider, record("kubernetes:core/v1:Namespace", "ns", {}, {"provider": renamed})),
+    )
+
+    assert result.empty
+    assert [(c.name, c.old_urn) for c in result.renamed] == [("cluster", K8S)]
+
+
+def test_a_rename_covered_by_an_alias_is_the_same_resource_and_its_children_follow() -> None:
+    component = "gpu-components:index:EksGpuNodeGroup"
+    old_parent = f"urn:pulumi:dev::p::{component}::gpu"
+    new_parent = f"urn:pulumi:dev::p::{component}::gpu-l4"
+    child = f"{component}${NODE_GROUP}"
+    old = plan(
+        {**record(component, "gpu", {}, {}), "custom": False},
+        {
+            **node_group(),
+            "urn": f"urn:pulumi:dev::p::{child}::gpu-node-group",
+            "name": "gpu-node-group",
+            "parent": old_parent,
+            "options": {},
+        },
+    )
+    new = plan(
+        {**record(component, "gpu-l4", {}, {"aliases": [old_parent]}), "custom": False},
+        {
+            **node_group(labels={"team": "ml"}),
+            "urn": f"urn:pulumi:dev::p::{child}::gpu-l4-node-group",
+            "name": "gpu-l4-node-group",
+            "parent": new_parent,
+            "options": {},
+        },
+    )
+
+    result = diff(old, new)
+
+    assert (result.added, result.removed) == ((), ())
+    assert [(c.name, c.action, c.old_urn) for c in (*result.changed, *result.renamed)] == [
+        ("gpu-l4-node-group", "update", f"urn:pulumi:dev::p::{child}::gpu-node-group"),
+        ("gpu-l4", "same", old_parent),
+    ]
+    text = to_text(result)
+    assert f"~ {NODE_GROUP} gpu-l4-node-group  [renamed from gpu-node-group]\n" in text
+    assert f"= {component} gpu-l4  [renamed from gpu]\n" in text
+    assert text.endswith("; 1 renamed by an alias, nothing else changed\n")
+
+
+def test_a_rename_without_an_alias_is_a_deletion_and_a_creation() -> None:
+    old = record("kubernetes:core/v1:Namespace", "a", {}, {})
+    new = record("kubernetes:core/v1:Namespace", "b", {}, {"aliases": ["urn:pulumi:dev::p::x:y:Z::elsewhere"]})
+
+    result = diff(plan(old), plan(new))
+
+    assert [(c.action, c.name) for c in (*result.added, *result.removed)] == [("create", "b"), ("delete", "a")]
+
+
+def test_a_retained_node_pool_is_not_drained_and_protection_is_shown() -> None:
+    retained = {**node_group(), "options": {"retainOnDelete": True}}
+    protected = {**node_group(), "options": {"protect": True}}
+
+    assert diff(plan(retained), plan()).drained == ()
+    assert "[retained: retainOnDelete leaves it in the cloud" in to_text(diff(plan(retained), plan()))
+    assert "[protected: pulumi up refuses to delete it until protect is removed]" in to_text(
+        diff(plan(protected), plan())
+    )
+    replaced = diff(plan(protected), plan({**protected, "inputs": {**protected["inputs"], "amiType": "X"}}))
+    assert replaced.changed[0].protected
+
+
+def test_option_changes_alone_are_no_change() -> None:
+    # The engine records dependsOn, protect and the rest without an update; only the provider is diffed.
+    old = {**node_group(), "options": {}}
+    new = {**node_group(), "options": {"protect": True, "dependsOn": ["urn:x"], "ignoreChanges": ["labels"]}}
+
+    assert diff(plan(old), plan(new)).empty
+
+
+def test_in_place_node_config_changes_roll_a_gke_pools_nodes_and_label_changes_do_not() -> None:
+    def pool(**node_config: Any) -> dict[str, Any]:
+        return record(NODE_POOL, "np", {"nodeConfig": {"machineType": "g2-standard-8", **node_config}}, {})
+
+    rolled = diff(plan(pool()), plan(pool(machineType="g2-standard-16")))
+    relabelled = diff(plan(pool()), plan(pool(labels={"team": "ml"})))
+
+    assert [(c.action, c.drains) for c in rolled.changed] == [
+        ("update", "GKE recreates every node of the pool to apply it, draining each")
+    ]
+    assert rolled.changed[0].changes[0].rolls
+    assert [(c.action, c.drains) for c in relabelled.changed] == [("update", None)]
+
+
+def test_base64_user_data_is_diffed_decoded() -> None:
+    def template(toml: str) -> dict[str, Any]:
+        encoded = base64.b64encode(toml.encode()).decode()
+        return record("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": encoded}, {})
+
+    result = diff(
+        plan(template('[settings.nvidia]\nprofile = "1g.5gb"\n')),
+        plan(template('[settings.nvidia]\nprofile = "2g.10gb"\n')),
+    )
+
+    assert result.changed[0].changes == (
+        InputChange("userData", "1g.5gb", "2g.10gb", decoded="base64 TOML", within="settings.nvidia.profile"),
+    )
+    assert '    userData (base64 TOML) settings.nvidia.profile: "1g.5gb" -> "2g.10gb"\n' in to_text(result)
+    assert to_document(result)["resources"][0]["changes"] == [
+        {
+            "path": "userData",
+            "decoded": "base64 TOML",
+            "within": "settings.nvidia.profile",
+            "old": "1g.5gb",
+            "new": "2g.10gb",
+            "replaces": False,
+        }
+    ]
+    script = diff(plan(template("#!/bin/sh\necho a\n")), plan(template("#!/bin/sh\necho b\n")))
+    assert to_text(script).splitlines()[2:5] == ["    userData (base64):", "      @@ -1,2 +1,2 @@", "       #!/bin/sh"]

@@ -371,3 +371,32 @@ def test_monitor_closes_the_event_loops_it_gives_worker_threads() -> None:
     monitor.close()
 
     assert [loop.is_closed() for loop in loops] == [True]
+
+
+class _Group(pulumi.ComponentResource):
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("test:index:Group", name, None, opts)
+        self.namespace = k8s.core.v1.Namespace(f"{name}-ns", opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({})
+
+
+def test_a_resource_renamed_by_an_alias_keeps_its_generated_names_as_under_pulumi_up() -> None:
+    # The engine keeps an aliased resource's state (auto-names, ids); its children inherit the parent's alias.
+    def before() -> None:
+        role = aws.iam.Role("old", assume_role_policy="{}")
+        pulumi.export("arn", role.arn)
+        pulumi.export("namespace", _Group("team").namespace.metadata.name)
+
+    def after() -> None:
+        role = aws.iam.Role(
+            "new", assume_role_policy="{}", opts=pulumi.ResourceOptions(aliases=[pulumi.Alias(name="old")])
+        )
+        pulumi.export("arn", role.arn)
+        group = _Group("team-a", pulumi.ResourceOptions(aliases=[pulumi.Alias(name="team")]))
+        pulumi.export("namespace", group.namespace.metadata.name)
+
+    old, new = (run_program(p, project="p", stack="dev", config={}) for p in (before, after))
+
+    assert new.outputs == old.outputs
+    assert str(old.outputs["namespace"]).startswith("team-ns-")
+    assert {r.name for r in new.resources} == {"new", "team-a", "team-a-ns"}
