@@ -9,6 +9,8 @@ come from the node-pool components the program created.
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -317,6 +319,19 @@ def test_invalid_gpu_input_keeps_todays_message(tmp_path: Path) -> None:
         "(got 'L4'); valid: 1-50 lowercase letters, digits or '-', starting and ending alphanumeric "
         "[source: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names]"
     )
+
+
+def test_the_readmes_python_example_plans_the_project(
+    team: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = re.search(r"^### Plan your own program\n(.*?)^###? ", (ROOT / "README.md").read_text(), re.M | re.S)
+    assert section is not None
+    [snippet] = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    shutil.copytree(team, tmp_path / "infra")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(snippet, "README.md", "exec"), {})
+    assert capsys.readouterr().out == planned(team, "--all", "--format", "capacity") + "\n"
+    assert (tmp_path / "dev.json").read_text() == planned(team, "dev", "--format", "json")
 
 
 # ------------------------------------------------------------------------------------------------ the example
