@@ -43,8 +43,9 @@ from gpu_components.plan.runner import Plan, StackFileError
 EXIT_CHANGES = 3
 """``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
 EXIT_REPLACEMENT = 4
-"""``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input), deleted,
-or, on EKS, its nodes rolled onto a changed launch template (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
+"""``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input, a
+``replaceOnChanges`` path or its provider), deleted, or its nodes recreated in place (a rolling change, or on EKS a
+changed launch template) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
 
 FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "tree": (".txt", to_tree),
