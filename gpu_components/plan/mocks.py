@@ -484,9 +484,11 @@ class PlanMonitor(MockMonitor):
 
     @property
     def registrations(self) -> list[Registration]:
-        """Every registration so far except the stack itself, in arrival order."""
+        """Every registration so far except the stack itself, in arrival order, each ``dependsOn`` written with
+        components where it holds all of one's resources (:func:`_collapse_components`)."""
         with self._lock:
-            return list(self._registrations)
+            registrations = list(self._registrations)
+        return _collapse_components(registrations)
 
     def _thread_loop(self) -> None:
         """Give the calling worker thread an event loop this monitor closes (:meth:`close`).
@@ -581,6 +583,62 @@ class PlanMonitor(MockMonitor):
         )
         getattr(response, "return").CopyFrom(returned)
         return response
+
+
+def _collapse_components(registrations: list[Registration]) -> list[Registration]:
+    """The registrations with each ``dependsOn`` written as the program gave it where that can be told: the SDK
+    sends a local component in ``depends_on`` as the resources in it (its custom and remote descendants through local
+    components: ``_add_dependency`` in the SDK's ``rpc.py``), so a ``dependsOn`` that holds every one of a
+    component's resources (two or more: one is just that resource) names the component instead, outermost components
+    first. The engine treats both the same;
+    written out, each resource depending on a whole cluster would list every resource in it (quadratic in the pools
+    of a fleet)."""
+    by_urn = {r.urn: r for r in registrations}
+    children: dict[str, list[str]] = {}
+    for r in registrations:
+        if r.parent is not None:
+            children.setdefault(r.parent, []).append(r.urn)
+    expanded: dict[str, frozenset[str]] = {}
+
+    def resources_in(urn: str) -> frozenset[str]:
+        if urn not in expanded:
+            found: set[str] = set()
+            pending = list(children.get(urn, ()))
+            while pending:
+                child = by_urn[pending.pop()]
+                if child.custom or child.remote:
+                    found.add(child.urn)
+                else:
+                    pending.extend(children.get(child.urn, ()))
+            expanded[urn] = frozenset(found)
+        return expanded[urn]
+
+    def ancestors(urn: str) -> list[str]:
+        chain: list[str] = []
+        parent = by_urn[urn].parent if urn in by_urn else None
+        while parent is not None and parent in by_urn and parent not in chain:
+            chain.append(parent)
+            parent = by_urn[parent].parent
+        return chain
+
+    collapsed: list[Registration] = []
+    for r in registrations:
+        depends_on = r.options.get("dependsOn")
+        if not depends_on:
+            collapsed.append(r)
+            continue
+        remaining = set(depends_on)
+        components = {c for urn in depends_on for c in ancestors(urn) if not (by_urn[c].custom or by_urn[c].remote)}
+        named: list[str] = []
+        for component in sorted(components, key=lambda c: (len(ancestors(c)), c)):
+            inside = resources_in(component)
+            if len(inside) >= 2 and inside <= remaining:
+                remaining -= inside
+                named.append(component)
+        if named:
+            r = r._replace(options={**r.options, "dependsOn": sorted({*remaining, *named})})
+        collapsed.append(r)
+    return collapsed
 
 
 def _jsonable(value: Any) -> Any:

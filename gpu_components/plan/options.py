@@ -5,8 +5,10 @@ Each :class:`~gpu_components.plan.runner.PlannedResource` carries ``options``, r
 
 - ``provider``: the URN of the provider resource the resource is managed by (an explicit provider, given or
   inherited from a parent's ``providers``); left out for the engine's default provider.
-- ``dependsOn``: the URNs the resource depends on beyond those its inputs name (the program's ``depends_on``, a
-  component expanded to the resources in it, as the SDK sends them), sorted.
+- ``dependsOn``: the URNs the resource depends on beyond those its inputs name (the program's ``depends_on``),
+  sorted. The SDK sends a component as the resources in it; where all of a component's resources (two or more) are
+  there, the plan names the component (the monitor's ``registrations``), so a resource that depends on a whole
+  cluster lists one URN, not every resource of every pool.
 - ``protect``: true when the engine refuses to delete the resource.
 - ``replaceOnChanges``: input property paths whose change replaces the resource, as given.
 - ``ignoreChanges``: input property paths whose changes the engine ignores, as given.

@@ -60,17 +60,44 @@ def test_every_option_is_recorded_by_pulumis_name() -> None:
     }
 
 
-def test_dependencies_of_inputs_are_not_depends_on_and_a_component_is_expanded_to_its_resources() -> None:
+def test_dependencies_of_inputs_are_not_depends_on_and_a_component_is_named_when_all_of_it_is_there() -> None:
     def program() -> None:
         box = Box("box")
         k8s.core.v1.ConfigMap("uses-input", metadata={"namespace": box.namespace.metadata.name}, data={"a": "b"})
         k8s.core.v1.ConfigMap("after-box", data={"a": "b"}, opts=pulumi.ResourceOptions(depends_on=[box]))
+        k8s.core.v1.ConfigMap("after-ns", data={"a": "b"}, opts=pulumi.ResourceOptions(depends_on=[box.namespace]))
+        outer = Outer("outer")
+        k8s.core.v1.ConfigMap("after-outer", data={"a": "b"}, opts=pulumi.ResourceOptions(depends_on=[outer]))
 
     resources = run(program)
 
+    # The SDK sends a component as the resources in it (the Outer's: the inner Box's namespace and a ConfigMap);
+    # the plan names the component again. A component of one resource is that resource.
+    namespace = f"{STACK}test:index:Box$kubernetes:core/v1:Namespace::box-ns"
     assert resources["uses-input"].options == {}
-    assert resources["after-box"].options == {
-        "dependsOn": [f"{STACK}test:index:Box$kubernetes:core/v1:Namespace::box-ns"]
+    assert resources["after-outer"].options == {"dependsOn": [f"{STACK}test:index:Outer::outer"]}
+    assert resources["after-box"].options == {"dependsOn": [namespace]}
+    assert resources["after-ns"].options == {"dependsOn": [namespace]}
+
+
+class Outer(pulumi.ComponentResource):
+    def __init__(self, name: str) -> None:
+        super().__init__("test:index:Outer", name, None, None)
+        Box("inner", pulumi.ResourceOptions(parent=self))
+        k8s.core.v1.ConfigMap(f"{name}-cm", data={"a": "b"}, opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({})
+
+
+def test_part_of_a_component_stays_a_list_of_its_resources() -> None:
+    def program() -> None:
+        outer = Outer("outer")
+        cm = next(r for r in outer._childResources if isinstance(r, k8s.core.v1.ConfigMap))
+        k8s.core.v1.ConfigMap("after-cm", data={"a": "b"}, opts=pulumi.ResourceOptions(depends_on=[cm]))
+
+    resources = run(program)
+
+    assert resources["after-cm"].options == {
+        "dependsOn": [f"{STACK}test:index:Outer$kubernetes:core/v1:ConfigMap::outer-cm"]
     }
 
 
