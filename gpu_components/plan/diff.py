@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.mocks import planned_id
-from gpu_components.plan.options import inherited_child_alias
+from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
 from gpu_components.plan.replacements import forces_replacement, node_pool_types, rolls_nodes, under_any
 
@@ -206,12 +206,13 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     )
     compared = {urn: _compare(old_resources[matches[urn]], new_resources[urn], matches) for urn in sorted(matches)}
     template_types = {template.type_token for template in _TEMPLATES.values()}
+    identities = _identities(new_resources)
     rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
     for urn, changes in compared.items():
         resource = new_resources[urn]
         if resource["type"] in template_types and any(c.path != PROVIDER for c in changes):
-            # The plan's mocks give a resource renamed by an alias the id of its old URN, as the cloud keeps it.
-            rolled.add((resource["type"], planned_id(resource["type"], matches[urn], _inputs(resource))))
+            # The id the plan's mocks gave it: from its alias where it has one, as the cloud keeps it on a rename.
+            rolled.add((resource["type"], planned_id(resource["type"], identities[urn], _inputs(resource))))
     changed: list[ResourceChange] = []
     renamed: list[ResourceChange] = []
     for urn, changes in compared.items():
@@ -364,6 +365,20 @@ def _match(old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Mapping[str, 
                 claimed.add(alias)
                 break
     return matches
+
+
+def _identities(resources: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Each resource's identity in the plan's mocks (:func:`~gpu_components.plan.options.identity_of`), parents
+    first."""
+    identities: dict[str, str] = {}
+    for urn in sorted(resources, key=lambda u: (_depth(u, resources), u)):
+        resource = resources[urn]
+        parent = resource.get("parent")
+        parent = parent if isinstance(parent, str) else None
+        aliases = [a for a in (_options(resource) or {}).get("aliases", []) if isinstance(a, str)]
+        parent_identity = None if parent is None else identities.get(parent, parent)
+        identities[urn] = identity_of(urn, resource["type"], resource["name"], parent, aliases, parent_identity)
+    return identities
 
 
 def _depth(urn: str, resources: Mapping[str, Mapping[str, Any]]) -> int:

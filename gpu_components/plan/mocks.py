@@ -65,7 +65,7 @@ from gpu_components.plan.mock_kit import (
     last_segment,
     uuid_of,
 )
-from gpu_components.plan.options import inherited_child_alias, recorded_options, urn_of
+from gpu_components.plan.options import identity_of, recorded_options, urn_of
 
 __all__ = [
     "PLAN_TIMESTAMP",
@@ -552,13 +552,10 @@ class PlanMonitor(MockMonitor):
             _REGISTERING.reset(token)
 
     def _identity(self, urn: str, type_: str, name: str, parent: str | None, aliases: Sequence[str]) -> str:
-        """The URN the resource's mocked outputs derive from (its first own alias, else its parent's inherited
-        alias, else its own URN), remembered for its children; call holding the lock."""
-        identity = urn
-        if aliases:
-            identity = aliases[0]
-        elif parent is not None and self._identities.get(parent, parent) != parent:
-            identity = inherited_child_alias(type_, name, parent, self._identities[parent])
+        """The URN the resource's mocked outputs derive from (:func:`~gpu_components.plan.options.identity_of`),
+        remembered for its children; call holding the lock."""
+        parent_identity = None if parent is None else self._identities.get(parent, parent)
+        identity = identity_of(urn, type_, name, parent, aliases, parent_identity)
         self._identities[urn] = identity
         return identity
 

@@ -34,7 +34,7 @@ package, on a provider resource; a program's alias of that one form is dropped w
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -42,7 +42,14 @@ import pulumi
 from gpu_components.plan._pulumi_internals import resource_pb2
 from gpu_components.plan.mock_kit import STACK_TYPE
 
-__all__ = ["OPTION_NAMES", "drop_sdk_type_aliases", "inherited_child_alias", "recorded_options", "urn_of"]
+__all__ = [
+    "OPTION_NAMES",
+    "drop_sdk_type_aliases",
+    "identity_of",
+    "inherited_child_alias",
+    "recorded_options",
+    "urn_of",
+]
 
 OPTION_NAMES = (
     "provider",
@@ -86,6 +93,25 @@ def inherited_child_alias(child_type: str, child_name: str, parent_urn: str, par
         alias_name = parent_alias.split("::", 3)[3] + child_name[len(parent_name) :]
     stack_and_project = "::".join(parent_urn.split("::")[:2])
     return f"{stack_and_project}::{parent_alias.split('::', 3)[2]}${child_type}::{alias_name}"
+
+
+def identity_of(
+    urn: str, type_: str, name: str, parent: str | None, aliases: Sequence[str], parent_identity: str | None
+) -> str:
+    """The URN the plan's mocks derive a resource's generated names and ids from: its first alias, else the alias it
+    inherits from a parent whose identity is an alias, else its own URN. A resource renamed by an alias keeps its
+    cloud names under ``pulumi up``, so its plan keeps them too.
+
+    Args:
+        urn, type_, name, parent: the resource's URN, type, name and parent URN (None at the top level).
+        aliases: its recorded aliases (URNs).
+        parent_identity: the parent's identity, or None at the top level.
+    """
+    if aliases:
+        return aliases[0]
+    if parent is not None and parent_identity is not None and parent_identity != parent:
+        return inherited_child_alias(type_, name, parent, parent_identity)
+    return urn
 
 
 def recorded_options(request: resource_pb2.RegisterResourceRequest, stack: str, project: str) -> dict[str, Any]:

@@ -249,3 +249,20 @@ def test_removing_the_kubernetes_provider_replaces_what_it_managed(tmp_path: Pat
         "0 to create, 0 to update, 3 to replace, 1 to delete; 0 output change(s)\n"
     )
     assert status == 3
+
+
+def test_a_launch_template_change_under_a_kept_alias_still_rolls_the_node_group(tmp_path: Path) -> None:
+    # The alias stays in the program after the rename; the mocks give the template the id of its old URN, and the
+    # diff follows it to the node group that names the template.
+    def program(profile: str) -> Callable[[], None]:
+        spec = {"name": "a100", "instance_type": "p4d.24xlarge", "max_size": 2, "mig": {"profile": profile}}
+        args = {"pool": spec, **WIRING["aws"], "ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}
+        return lambda: EksGpuNodeGroup("gpu-a100", args, pulumi.ResourceOptions(aliases=[pulumi.Alias(name="gpu")]))
+
+    text, status = verdict(tmp_path, program_plan(program("1g.5gb")), program_plan(program("2g.10gb")))
+
+    assert (
+        "~ aws:eks/nodeGroup:NodeGroup gpu-a100-node-group  [drains nodes: its launch template changed: EKS rolls"
+        " every node onto the new version]\n" in text
+    )
+    assert status == 4
