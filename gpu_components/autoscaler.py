@@ -23,7 +23,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
+
+
+def owned_tag_problems(
+    tags: object, prefix: str, reason: str, valid: str, source: str, *, ignore_case: bool = False, path: str = "tags"
+) -> list[Problem]:
+    """Problems with a node pool's cloud ``tags`` whose keys fall under ``prefix``, the autoscaler's node-template
+    tags that the library sets itself (``reason`` says why one given by hand is wrong). ``ignore_case``: the cloud
+    compares tag names case-insensitively (Azure). Anything but a mapping has none here (the shape check reports
+    it)."""
+    if not isinstance(tags, Mapping):
+        return []
+
+    def owned(key: str) -> bool:
+        return key.lower().startswith(prefix.lower()) if ignore_case else key.startswith(prefix)
+
+    return [
+        Problem(f"{path}[{key!r}]", value, reason, valid, source)
+        for key, value in tags.items()
+        if isinstance(key, str) and owned(key)
+    ]
 
 
 def gpu_resource_note(advertised: Mapping[str, int]) -> str | None:

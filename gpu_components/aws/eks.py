@@ -45,7 +45,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
-from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
+from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined, owned_tag_problems
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
@@ -394,20 +394,15 @@ def node_group_args_problems(given: object, ami_type: object, path: str = "node_
 def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     """Problems with the node group's ``tags``: keys under :data:`CLUSTER_AUTOSCALER_TEMPLATE_TAG`, which the
     library sets and which the autoscaler would read over the Auto Scaling group's."""
-    if not isinstance(tags, Mapping):
-        return []
-    return [
-        Problem(
-            f"{path}[{key!r}]",
-            value,
-            "set by gpu_components: the Cluster Autoscaler reads node-template tags from the node group too, and "
-            "they would override the library's",
-            f"a key not under {CLUSTER_AUTOSCALER_TEMPLATE_TAG}",
-            SOURCE_AUTOSCALER,
-        )
-        for key, value in tags.items()
-        if isinstance(key, str) and key.startswith(CLUSTER_AUTOSCALER_TEMPLATE_TAG)
-    ]
+    return owned_tag_problems(
+        tags,
+        CLUSTER_AUTOSCALER_TEMPLATE_TAG,
+        "set by gpu_components: the Cluster Autoscaler reads node-template tags from the node group too, and they "
+        "would override the library's",
+        f"a key not under {CLUSTER_AUTOSCALER_TEMPLATE_TAG}",
+        SOURCE_AUTOSCALER,
+        path=path,
+    )
 
 
 _ASSUME_ROLE_POLICY = json.dumps(

@@ -41,7 +41,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
-from gpu_components.autoscaler import gpu_resource_note
+from gpu_components.autoscaler import gpu_resource_note, owned_tag_problems
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.facts import AGENT_POOL_OPTIONS, DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
@@ -334,19 +334,15 @@ def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
 def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     """Problems with the agent pool's ``tags``: names under :data:`AUTOSCALER_TEMPLATE_TAG`, which the library sets
     (Azure tag names are case-insensitive, so the prefix is matched in any case)."""
-    if not isinstance(tags, Mapping):
-        return []
-    return [
-        Problem(
-            f"{path}[{key!r}]",
-            value,
-            "set by gpu_components: the Cluster Autoscaler's node-template tags describe what the pool's nodes offer",
-            f"a name not under {AUTOSCALER_TEMPLATE_TAG}",
-            SOURCE_AUTOSCALER,
-        )
-        for key, value in tags.items()
-        if isinstance(key, str) and key.lower().startswith(AUTOSCALER_TEMPLATE_TAG.lower())
-    ]
+    return owned_tag_problems(
+        tags,
+        AUTOSCALER_TEMPLATE_TAG,
+        "set by gpu_components: the Cluster Autoscaler's node-template tags describe what the pool's nodes offer",
+        f"a name not under {AUTOSCALER_TEMPLATE_TAG}",
+        SOURCE_AUTOSCALER,
+        ignore_case=True,
+        path=path,
+    )
 
 
 def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
