@@ -61,8 +61,10 @@ def to_tree(plan: Plan) -> str:
     left out, and `apiVersion`/`kind` of Kubernetes objects left out (the type says them). Strings are
     bare unless they would read as a number, boolean or null (then JSON-quoted: `"true"`); strings
     with a newline or longer than 100 characters become indented blocks (`key: |`), JSON objects
-    pretty-printed. Resources whose parent is not in the plan are shown at the top level. The stack
-    outputs follow under `outputs:`. Ends with a newline.
+    pretty-printed. After the inputs, the resource options the engine received (those not at their defaults, by
+    Pulumi's names: `provider`, `dependsOn`, `protect`, `ignoreChanges`, ...) follow under an `options:` line, one
+    level deeper, in the same style. Resources whose parent is not in the plan are shown at the top level. The
+    stack outputs follow under `outputs:`. Ends with a newline.
     """
     by_parent: dict[str | None, list[PlannedResource]] = {}
     urns = {resource.urn for resource in plan.resources}
@@ -88,6 +90,9 @@ def _subtree(by_parent: Mapping[str | None, list[PlannedResource]], parent: str 
         if resource.type.startswith("kubernetes:"):
             inputs = {k: v for k, v in inputs.items() if k not in _KUBERNETES_REDUNDANT}
         yield from _fields(inputs, depth)
+        if resource.options:
+            yield f"{_INDENT * depth}options:"
+            yield from _fields(resource.options, depth + 1)
         yield from _subtree(by_parent, resource.urn, depth + 1)
 
 

@@ -117,6 +117,8 @@ pulumi:pulumi:Stack proj-dev
         assumeRolePolicy: {"Version":"2012-10-17","Statement":[]}
         name: a100-nodes
         tags.team: ml
+        options:
+            ignoreChanges[0]: tags
     + kubernetes:core/v1:ConfigMap a100-info
         data.roleArn: arn:aws:iam::123456789012:role/a100-nodes
         metadata.labels["nvidia.com/gpu.present"]: "true"
