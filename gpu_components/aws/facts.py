@@ -147,6 +147,7 @@ FACTS = CloudFacts(
             instance_types="instanceTypes",
             taints="taints",
             missing_gpu_taint="GPU node group ({gpu}) has no NO_SCHEDULE GPU taint",
+            labels="labels",
             gpu_images=GpuImages("amiType", "AMI type", frozenset(NVIDIA_AMI_TYPES) | RETIRED_GPU_AMI_TYPES),
             template=NodeTemplate(
                 LAUNCH_TEMPLATE_TYPE,

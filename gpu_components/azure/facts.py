@@ -143,6 +143,7 @@ FACTS = CloudFacts(
             missing_gpu_taint=_MISSING_GPU_TAINT,
             taint_text=True,
             api_versions=True,
+            labels="nodeLabels",
             force_new=ForceNewTable(
                 (
                     "agentPoolName",

@@ -47,6 +47,16 @@ MIG_CONFIG_KEY = "config.yaml"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 """Node label that selects the node's entry of the mig-parted config."""
 
+MIG_RECONFIGURE_DRAINS = (
+    f"its {MIG_CONFIG_LABEL} label changed: the GPU Operator's MIG Manager repartitions the GPUs of every node, which"
+    " needs every GPU workload on them stopped first"
+)
+"""Why a changed MIG config label drains a pool's GPU workloads though its nodes stay: the MIG Manager "requires that
+no user workloads are running on the GPUs being configured" (and some clouds reboot the node) [source:
+:data:`SOURCE_MIG_MANAGER_RECONFIGURE`]."""
+SOURCE_MIG_MANAGER_RECONFIGURE = (
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
+)
 SOURCE_MIG_PARTED_SPEC = "https://github.com/NVIDIA/mig-parted/blob/v0.15.0/api/spec/v1/spec.go"
 
 MigConfigSpec = TypedDict(

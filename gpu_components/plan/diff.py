@@ -54,7 +54,13 @@ from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_fac
 from gpu_components.plan.mocks import planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
-from gpu_components.plan.replacements import forces_replacement, node_pool_types, rolls_nodes, under_any
+from gpu_components.plan.replacements import (
+    forces_replacement,
+    node_pool_types,
+    repartitions_gpus,
+    rolls_nodes,
+    under_any,
+)
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
@@ -228,6 +234,8 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             template = _TEMPLATES.get(now["type"])
             if drains is None and template is not None and _template_id(now, template) in rolled:
                 drains = template.rolls
+            if drains is None and changes:
+                drains = repartitions_gpus(now["type"], _inputs(was), _inputs(now))
         old_urn = matches[urn] if matches[urn] != urn else None
         if not changes and drains is None:
             if old_urn is not None:

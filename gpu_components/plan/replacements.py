@@ -12,6 +12,11 @@ facts, with their sources, in each of its :class:`~gpu_components.cloud_facts.No
 - ``rolls``: the inputs the cloud changes in place by recreating every node (GKE's node configuration, EKS's AMI
   release and launch template versions, AKS upgrades).
 
+One change drains a pool's GPU workloads though its nodes stay: a new value of the GPU Operator MIG Manager's node
+label (``nvidia.com/mig.config``) in the pool's node labels (each cloud's
+:attr:`~gpu_components.cloud_facts.NodePoolResource.labels` path) repartitions every node's GPUs
+(:func:`repartitions_gpus`).
+
 A resource's own ``replaceOnChanges`` and ``ignoreChanges`` options come on top, from the plan
 (:mod:`gpu_components.plan.diff` applies them as the engine does); the library's own components take theirs from
 the same facts (:attr:`~gpu_components.cloud_facts.NodePoolResource.component`).
@@ -28,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from gpu_components.cloud_facts import ForceNewTable, NodeRolls, all_cloud_facts
+from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 
 __all__ = [
@@ -36,6 +42,7 @@ __all__ = [
     "ForceNewTable",
     "forces_replacement",
     "node_pool_types",
+    "repartitions_gpus",
     "rolls_nodes",
     "under_any",
 ]
@@ -60,6 +67,16 @@ ROLLS: Mapping[str, NodeRolls] = MappingProxyType(
     }
 )
 """Node-pool resource type -> the inputs the cloud changes by recreating every node, from every cloud's facts."""
+
+_LABELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        resource.type_token: tuple(resource.labels.split("."))
+        for facts in all_cloud_facts()
+        for resource in facts.node_pools
+        if resource.labels
+    }
+)
+"""Node-pool resource type -> where its node labels sit, from every cloud's facts."""
 
 _FORCE_NEW_PATHS: Mapping[str, tuple[Path, ...]] = MappingProxyType(
     {type_: tuple(parse(field) for field in table.fields) for type_, table in FORCE_NEW.items()}
@@ -113,3 +130,25 @@ def rolls_nodes(resource_type: str, path: str | Sequence[Element]) -> str | None
     if any(contains(spared, elements) for spared in unless):
         return None
     return ROLLS[resource_type].why if under_any(fields, elements) else None
+
+
+def repartitions_gpus(
+    resource_type: str, old_inputs: Mapping[str, object], new_inputs: Mapping[str, object]
+) -> str | None:
+    """Why an in-place change of a ``resource_type`` node pool from ``old_inputs`` to ``new_inputs`` (plain inputs,
+    as a plan records them) drains its GPU workloads, or None: its nodes' ``nvidia.com/mig.config`` label gets a new
+    value, so the GPU Operator's MIG Manager repartitions every node's GPUs, which needs them free of workloads
+    (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes.
+    """
+    path = _LABELS.get(resource_type)
+    if path is None:
+        return None
+    old, new = _label(old_inputs, path), _label(new_inputs, path)
+    return MIG_RECONFIGURE_DRAINS if new is not None and new != old else None
+
+
+def _label(inputs: Mapping[str, object], path: tuple[str, ...]) -> object:
+    value: object = inputs
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value.get(MIG_CONFIG_LABEL) if isinstance(value, Mapping) else None

@@ -22,8 +22,10 @@ from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.cli import main
 from gpu_components.kubernetes import NvidiaDevicePlugin
+from gpu_components.nvidia.mig import MIG_RECONFIGURE_DRAINS
 from gpu_components.plan import load_stack, run_program, to_json
 from gpu_components.plan.diff import diff, to_text
+from gpu_components.plan.replacements import repartitions_gpus
 from gpu_components.program import main as example_program
 from tests.helpers import ROOT, WIRING, example_plan
 
@@ -181,6 +183,35 @@ def test_a_bottlerocket_mig_change_reads_decoded_and_rolls_the_node_group(tmp_pa
         "0 to create, 3 to update, 0 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
     )
     assert status == 4
+
+
+@pytest.mark.stack
+def test_a_gpu_operator_mig_change_on_eks_drains_the_gpu_workloads_of_the_node_group(tmp_path: Path) -> None:
+    """The node group is updated in place (labels), but the MIG Manager repartitions every node's GPUs."""
+    edit = pool("a100-mig", mig={"profile": "3g.20gb", "strategy": "single"})
+    text, status = verdict(tmp_path, *stack_plans("aws-eks-operator", edit))
+
+    assert text.splitlines()[5:7] == [
+        "~ aws:eks/nodeGroup:NodeGroup gpu-demo-gpu-a100-mig-node-group  [drains nodes: its nvidia.com/mig.config"
+        " label changed: the GPU Operator's MIG Manager repartitions the GPUs of every node, which needs every GPU"
+        " workload on them stopped first]",
+        '    labels["nvidia.com/mig.config"]: "all-1g.5gb" -> "all-3g.20gb"',
+    ]
+    assert text.endswith(
+        "0 to create, 5 to update, 0 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
+    )
+    assert status == 4
+
+
+def test_a_mig_config_label_drains_only_when_it_gets_a_new_value() -> None:
+    node_group = "aws:eks/nodeGroup:NodeGroup"
+    old = {"labels": {"nvidia.com/mig.config": "all-1g.5gb", "team": "a"}}
+
+    assert repartitions_gpus(node_group, old, {"labels": {"nvidia.com/mig.config": "all-1g.5gb", "team": "b"}}) is None
+    assert repartitions_gpus(node_group, old, {"labels": {"team": "a"}}) is None
+    assert repartitions_gpus(node_group, {}, old) == MIG_RECONFIGURE_DRAINS
+    assert repartitions_gpus("gcp:container/nodePool:NodePool", {}, {"nodeConfig": old}) == MIG_RECONFIGURE_DRAINS
+    assert repartitions_gpus("kubernetes:core/v1:Node", {}, old) is None
 
 
 def device_plugin_program(pool_name: str, *, alias: str | None = None, provider: bool = True) -> Callable[[], None]:
