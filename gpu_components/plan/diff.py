@@ -51,6 +51,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
+from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mocks import planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
@@ -210,7 +211,10 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     removed = tuple(
         _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
     )
-    compared = {urn: _compare(old_resources[matches[urn]], new_resources[urn], matches) for urn in sorted(matches)}
+    compared = {
+        urn: _compare(old_resources[matches[urn]], new_resources[urn], matches, new_resources)
+        for urn in sorted(matches)
+    }
     template_types = {template.type_token for template in _TEMPLATES.values()}
     identities = _identities(new_resources)
     rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
@@ -251,7 +255,8 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
                 changes,
                 drains,
                 old_urn=old_urn,
-                delete_before_replace=replace and new_options.get("deleteBeforeReplace") is True,
+                delete_before_replace=replace
+                and (new_options.get("deleteBeforeReplace") is True or _provider_deletes_first(was, now, changes)),
                 protected=replace and old_options.get("protect") is True and new_options.get("protect") is True,
             )
         )
@@ -296,6 +301,19 @@ def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> Re
     )
 
 
+def _provider_deletes_first(
+    was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]
+) -> bool:
+    """Whether the resource's provider itself asks to delete it before replacing it: pulumi-kubernetes does for an
+    object it replaces for one of its own force-new fields (not for a changed provider or a ``replaceOnChanges``
+    path, which the engine decides) when the program names it and keeps the name
+    (:func:`~gpu_components.plan.kubernetes_replacements.deletes_first`)."""
+    if not deletes_first(now["type"], _inputs(was), _inputs(now)):
+        return False
+    own = force_new_paths(now["type"], _inputs(now), {})
+    return any(c.replaces and c.path != PROVIDER and under_any(own, parse(c.path)) for c in changes)
+
+
 def _paths(values: object) -> list[Path]:
     """The property paths in an option's list that parse (the engine skips an ignoreChanges path it cannot parse)."""
     paths: list[Path] = []
@@ -307,17 +325,24 @@ def _paths(values: object) -> list[Path]:
     return paths
 
 
-def _compare(was: Mapping[str, Any], now: Mapping[str, Any], matches: Mapping[str, str]) -> tuple[InputChange, ...]:
-    """The changes between the old and the new record of one resource, by the engine's rules."""
+def _compare(
+    was: Mapping[str, Any],
+    now: Mapping[str, Any],
+    matches: Mapping[str, str],
+    resources: Mapping[str, Mapping[str, Any]],
+) -> tuple[InputChange, ...]:
+    """The changes between the old and the new record of one resource, by the engine's rules and its provider's
+    (``resources``: the new plan's, where the resource's provider is found)."""
     type_ = now["type"]
     old_inputs = _inputs(was)
     new_inputs: Any = copy.deepcopy(dict(_inputs(now)))
     new_options, old_options = _options(now), _options(was)
-    replace_on: list[Path] = []
+    provider = resources.get(str((new_options or {}).get("provider")))
+    replace_on = list(force_new_paths(type_, new_inputs, _inputs(provider) if provider is not None else {}))
     if new_options is not None:
         for path in _paths(new_options.get("ignoreChanges")):
             reset(path, old_inputs, new_inputs)
-        replace_on = _paths(new_options.get("replaceOnChanges"))
+        replace_on += _paths(new_options.get("replaceOnChanges"))
     changes: list[InputChange] = []
     for path, a, b, decoded, within in _input_changes(type_, old_inputs, new_inputs):
         replaces = forces_replacement(type_, path) or under_any(replace_on, path)

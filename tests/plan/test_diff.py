@@ -95,8 +95,8 @@ def test_multi_line_strings_show_as_a_unified_diff() -> None:
     new = copy.deepcopy(old)
     new["inputs"]["data"]["x"] = "a\nc\n"
     assert to_text(diff(plan(old), plan(new))).splitlines()[1:5] == [
-        "~ kubernetes:core/v1:ConfigMap c",
-        "    data.x:",
+        "+- kubernetes:core/v1:ConfigMap c",
+        "    data.x:  [forces replacement]",
         "      @@ -1,2 +1,2 @@",
         "       a",
     ]

@@ -81,13 +81,13 @@ def test_aks_spot_to_regular_replaces_the_agent_pool_and_drains_it(tmp_path: Pat
         '    scaleSetEvictionPolicy: "Delete" -> (none)  [forces replacement]\n'
         '    scaleSetPriority: "Spot" -> (none)  [forces replacement]\n'
         "    spotMaxPrice: -1 -> (none)  [forces replacement]\n"
-        "~ kubernetes:batch/v1:Job t4spot-vectoradd\n"
-        f"    spec.template.spec.tolerations[1]: {SPOT_TOLERATION} -> (none)\n"
+        "+- kubernetes:batch/v1:Job t4spot-vectoradd  [delete before replace]\n"
+        f"    spec.template.spec.tolerations[1]: {SPOT_TOLERATION} -> (none)  [forces replacement]\n"
         "~ kubernetes:helm.sh/v3:Release gpudemo-gpu-device-plugin-release\n"
         f"    values.tolerations[3]: {SPOT_TOLERATION} -> (none)\n"
         "outputs:\n"
         "    gpuPools.t4spot.capacity.spot: true -> false\n"
-        "0 to create, 2 to update, 1 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 1 to update, 2 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
     )
     assert status == 4
 
@@ -104,11 +104,11 @@ def test_aks_regular_to_spot_replaces_the_agent_pool_and_drains_it(tmp_path: Pat
         '    scaleSetEvictionPolicy: (none) -> "Delete"  [forces replacement]\n'
         '    scaleSetPriority: (none) -> "Spot"  [forces replacement]\n'
         "    spotMaxPrice: (none) -> -1  [forces replacement]\n"
-        "~ kubernetes:batch/v1:Job a100mig-vectoradd\n"
-        f"    spec.template.spec.tolerations[1]: (none) -> {SPOT_TOLERATION}\n"
+        "+- kubernetes:batch/v1:Job a100mig-vectoradd  [delete before replace]\n"
+        f"    spec.template.spec.tolerations[1]: (none) -> {SPOT_TOLERATION}  [forces replacement]\n"
         "outputs:\n"
         "    gpuPools.a100mig.capacity.spot: false -> true\n"
-        "0 to create, 1 to update, 1 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 2 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
     )
     assert status == 4
 
@@ -198,7 +198,7 @@ def test_a_gpu_operator_mig_change_on_eks_drains_the_gpu_workloads_of_the_node_g
         '    labels["nvidia.com/mig.config"]: "all-1g.5gb" -> "all-3g.20gb"',
     ]
     assert text.endswith(
-        "0 to create, 5 to update, 0 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 4 to update, 1 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
     )
     assert status == 4
 
