@@ -384,6 +384,9 @@ class CloudFacts:
             machine types one (:attr:`~gpu_components.catalog.InstanceType.accelerator_type`); ``None`` elsewhere.
         encoded_inputs: inputs of the cloud's resources that hold an encoded document, which the plan's diff
             compares decoded.
+        force_new: the inputs whose change replaces each of the other resources the library creates for a pool
+            (Auto Scaling group tags, IAM roles and their attachments, launch templates, service accounts, IAM
+            members), by resource type, with their sources; the plan's diff flags such a change as a replacement.
     """
 
     cloud: Cloud
@@ -402,6 +405,7 @@ class CloudFacts:
     managed_device_plugin: ManagedDevicePlugin | None = None
     accelerator_type_source: str | None = None
     encoded_inputs: tuple[EncodedInput, ...] = ()
+    force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @functools.cache

@@ -123,9 +123,27 @@ def _plan_mocks() -> ProviderMocks:
     return MOCKS
 
 
+_TERRAFORM_AWS = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/"
+OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {
+        "aws:autoscaling/tag:Tag": ForceNewTable(
+            ("autoscalingGroupName", "tag.key"), f"{_TERRAFORM_AWS}autoscaling/group_tag.go"
+        ),
+        "aws:iam/role:Role": ForceNewTable(("name", "namePrefix", "path"), f"{_TERRAFORM_AWS}iam/role.go"),
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ForceNewTable(
+            ("role", "policyArn"), f"{_TERRAFORM_AWS}iam/role_policy_attachment.go"
+        ),
+        LAUNCH_TEMPLATE_TYPE: ForceNewTable(("name", "namePrefix"), f"{_TERRAFORM_AWS}ec2/ec2_launch_template.go"),
+    }
+)
+"""The force-new inputs (``ForceNew`` in the upstream Terraform schemas that pulumi-aws bridges) of the other
+resources the EKS components create: a changed Auto Scaling group tag key, role name or attached policy replaces
+the resource; a launch template's other settings make a new version of it in place."""
+
 FACTS = CloudFacts(
     cloud="aws",
     service="EKS",
+    force_new=OTHER_FORCE_NEW,
     pool_name=PoolNameRule(
         re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]*$"),
         63,

@@ -139,8 +139,26 @@ def _plan_mocks() -> ProviderMocks:
     return MOCKS
 
 
+_TERRAFORM_GOOGLE = "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/"
+OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {
+        "gcp:serviceaccount/account:Account": ForceNewTable(
+            ("accountId", "project"), f"{_TERRAFORM_GOOGLE}resourcemanager/resource_google_service_account.go"
+        ),
+        "gcp:projects/iAMMember:IAMMember": ForceNewTable(
+            ("member", "role", "project", "condition"),
+            "https://github.com/hashicorp/terraform-provider-google/blob/"
+            "main/google/tpgiamresource/resource_iam_member.go",
+        ),
+    }
+)
+"""The force-new inputs (``ForceNew`` in the upstream Terraform schemas that pulumi-gcp bridges) of the other
+resources the GKE components create: the node service account's id, and each of its project IAM members' member,
+role, project and condition."""
+
 FACTS = CloudFacts(
     cloud="gcp",
+    force_new=OTHER_FORCE_NEW,
     service="GKE",
     pool_name=PoolNameRule(
         re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"),

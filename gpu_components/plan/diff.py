@@ -301,9 +301,7 @@ def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> Re
     )
 
 
-def _provider_deletes_first(
-    was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]
-) -> bool:
+def _provider_deletes_first(was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]) -> bool:
     """Whether the resource's provider itself asks to delete it before replacing it: pulumi-kubernetes does for an
     object it replaces for one of its own force-new fields (not for a changed provider or a ``replaceOnChanges``
     path, which the engine decides) when the program names it and keeps the name
@@ -530,7 +528,7 @@ def to_text(result: PlanDiff) -> str:
             lines.extend(_change_lines(item, _INDENT))
     replaced = len(result.replacements)
     drained = f"; {len(result.drained)} node pool(s) drained" if result.drained else ""
-    renamed = f"; {len(result.renamed)} renamed by an alias, nothing else changed" if result.renamed else ""
+    renamed = f"; {len(result.renamed)} renamed by an alias and otherwise unchanged" if result.renamed else ""
     lines.append(
         f"{len(result.added)} to create, {len(result.changed) - replaced} to update, {replaced} to replace, "
         f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}{renamed}"

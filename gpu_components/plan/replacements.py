@@ -17,6 +17,10 @@ label (``nvidia.com/mig.config``) in the pool's node labels (each cloud's
 :attr:`~gpu_components.cloud_facts.NodePoolResource.labels` path) repartitions every node's GPUs
 (:func:`repartitions_gpus`).
 
+The other resources the library creates beside node pools (Auto Scaling group tags, IAM roles, service accounts, IAM
+members, launch templates) have force-new tables of their own in each cloud's facts
+(:attr:`~gpu_components.cloud_facts.CloudFacts.force_new`): :func:`forces_replacement` reads both.
+
 A resource's own ``replaceOnChanges`` and ``ignoreChanges`` options come on top, from the plan
 (:mod:`gpu_components.plan.diff` applies them as the engine does); the library's own components take theirs from
 the same facts (:attr:`~gpu_components.cloud_facts.NodePoolResource.component`).
@@ -38,6 +42,7 @@ from gpu_components.plan.property_path import Element, Path, contains, overlaps,
 
 __all__ = [
     "FORCE_NEW",
+    "OTHER_FORCE_NEW",
     "ROLLS",
     "ForceNewTable",
     "forces_replacement",
@@ -78,8 +83,17 @@ _LABELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )
 """Node-pool resource type -> where its node labels sit, from every cloud's facts."""
 
+OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {type_: table for facts in all_cloud_facts() for type_, table in facts.force_new.items()}
+)
+"""Resource type -> its force-new input paths, for the other resources the library creates with node pools (each
+cloud's :attr:`~gpu_components.cloud_facts.CloudFacts.force_new`)."""
+
 _FORCE_NEW_PATHS: Mapping[str, tuple[Path, ...]] = MappingProxyType(
-    {type_: tuple(parse(field) for field in table.fields) for type_, table in FORCE_NEW.items()}
+    {
+        type_: tuple(parse(field) for field in table.fields)
+        for type_, table in (*FORCE_NEW.items(), *OTHER_FORCE_NEW.items())
+    }
 )
 _ROLL_PATHS: Mapping[str, tuple[tuple[Path, ...], tuple[Path, ...]]] = MappingProxyType(
     {

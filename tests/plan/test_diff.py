@@ -148,7 +148,15 @@ def test_golden_plan_with_a_new_instance_type_flags_the_gpu_node_group() -> None
         ("azure-native:containerservice:AgentPool", "gpuInstanceProfile", True),
         ("azure-native:containerservice:AgentPool", "maxCount", False),
         ("azure-native:containerservice:AgentPool", "nodeTaints[0]", False),
-        ("aws:iam/role:Role", "name", False),
+        ("aws:iam/role:Role", "name", True),
+        ("aws:iam/role:Role", "assumeRolePolicy", False),
+        ("aws:autoscaling/tag:Tag", "tag.key", True),
+        ("aws:autoscaling/tag:Tag", "tag.value", False),
+        ("aws:ec2/launchTemplate:LaunchTemplate", "userData", False),
+        ("gcp:serviceaccount/account:Account", "accountId", True),
+        ("gcp:serviceaccount/account:Account", "displayName", False),
+        ("gcp:projects/iAMMember:IAMMember", "member", True),
+        ("aws:s3/bucket:Bucket", "bucket", False),
     ],
 )
 def test_force_new_tables(type_: str, path: str, expected: bool) -> None:
@@ -369,7 +377,7 @@ def test_a_rename_covered_by_an_alias_is_the_same_resource_and_its_children_foll
     text = to_text(result)
     assert f"~ {NODE_GROUP} gpu-l4-node-group  [renamed from gpu-node-group]\n" in text
     assert f"= {component} gpu-l4  [renamed from gpu]\n" in text
-    assert text.endswith("; 1 renamed by an alias, nothing else changed\n")
+    assert text.endswith("; 1 renamed by an alias and otherwise unchanged\n")
 
 
 def test_a_rename_without_an_alias_is_a_deletion_and_a_creation() -> None:

@@ -251,8 +251,8 @@ def test_a_rename_covered_by_an_alias_is_no_delete_and_create(tmp_path: Path) ->
         " gpu-autoscaler-taint-nvidia.com/gpu]\n"
         "= aws:eks/nodeGroup:NodeGroup gpu-l4-node-group  [renamed from gpu-node-group]\n"
         "= gpu-components:index:EksGpuNodeGroup gpu-l4  [renamed from gpu]\n"
-        "0 to create, 0 to update, 0 to replace, 0 to delete; 0 output change(s); 8 renamed by an alias, nothing else"
-        " changed\n"
+        "0 to create, 0 to update, 0 to replace, 0 to delete; 0 output change(s); 8 renamed by an alias and otherwise"
+        " unchanged\n"
     )
     assert status == 0
     # Without the alias the same rename deletes the node group and creates another.
