@@ -75,13 +75,13 @@ class PlannedResource:
             preview of a new resource); None for a component.
         outputs: the resource's state as the mocks returned it (inputs overlaid with computed outputs), plain and
             masked like `inputs`; a component's is what it passed to `register_outputs` (else its inputs).
-        provider_reference: the provider reference the SDK sent, `<provider URN>::<provider id>`; `""` when the
-            engine's default provider manages the resource (and for components).
+        provider_reference: the provider reference the SDK sent, `<provider URN>::<provider id>`; `""` when it
+            sent none (a custom resource is then managed by the engine's default provider for its package).
+        remote: True for a remote component (a component a provider plugin constructs, such as pulumi-eks's
+            `Cluster`).
         dependencies: every URN the resource depends on, through its inputs or `depends_on` (a component there
             expanded into its resources, as the SDK sends it), sorted.
         property_dependencies: input name -> the URNs its value depends on, sorted, for every input the SDK sent.
-        remote: True for a remote component (a component a provider plugin constructs, such as pulumi-eks's
-            `Cluster`).
         version: the provider package version the SDK asked for (`"7.51.0"`), `""` when none.
         plugin_download_url: the provider plugin download URL the SDK asked for, `""` when none.
 
