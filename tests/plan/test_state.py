@@ -235,8 +235,26 @@ def test_a_node_group_entry() -> None:
         "tags": [],
         "taints": [],
     }
-    assert node_group["inputs"]["scalingConfig"] == {"desiredSize": 0, "maxSize": 6, "minSize": 0}
-    assert node_group["inputs"]["capacityType"] == "SPOT"
+    labels = {
+        "gpu-components/pool": "a10g-shared",
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
+        "nvidia.com/device-plugin.config": "a10g-shared",
+        "nvidia.com/gpu.present": "true",
+        "workload": "inference",
+    }
+    assert node_group["inputs"] == {
+        "amiType": "AL2023_x86_64_NVIDIA",
+        "capacityType": "SPOT",
+        "clusterName": "gpu-demo",
+        "diskSize": 100,
+        "instanceTypes": ["g5.2xlarge"],
+        "labels": labels,
+        "nodeRoleArn": "arn:aws:iam::123456789012:role/gpu-demo-node-role-0c4f5e8",
+        "scalingConfig": {"desiredSize": 0, "maxSize": 6, "minSize": 0},
+        "subnetIds": ["subnet-4909ee5bf40d1eb6b", "subnet-d7441d840f0ca0c1f", "subnet-7cb09a02fcc1a454e"],
+        "tags": {},
+        "taints": [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}],
+    }
     computed = {key: value for key, value in node_group["outputs"].items() if key not in node_group["inputs"]}
     asg = "eks-gpu-demo-gpu-a10g-shared-node-group-9049f43-9049f435-9dcf-4b57-ac9c-ecfabd916c68"
     assert computed == {
@@ -405,3 +423,11 @@ def test_timeouts_in_seconds_as_go_parses_them(duration: str, seconds: float) ->
 def test_a_timeout_go_cannot_parse_is_refused(duration: str) -> None:
     with pytest.raises(ValueError, match=r"customTimeouts of urn:x: .* is not a duration the Pulumi engine parses"):
         timeout_seconds(duration, "urn:x")
+
+
+def test_a_plan_without_a_registration_order_lists_its_resources_by_urn() -> None:
+    def component(name: str) -> PlannedResource:
+        return PlannedResource(f"urn:pulumi:s::p::x:index:C::{name}", "x:index:C", name, None, {}, False)
+
+    document = to_state(Plan("p", "s", (component("b"), component("a")), {}))
+    assert [r["urn"].rsplit("::", 1)[1] for r in document["deployment"]["resources"]] == ["p-s", "a", "b"]
