@@ -57,7 +57,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import math
 import re
+import struct
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -68,6 +70,7 @@ from gpu_components.plan.runner import Plan, PlannedResource
 
 __all__ = [
     "DEPLOYMENT_VERSION",
+    "FLOAT_SIG",
     "SECRET_SIG",
     "SIG_KEY",
     "UNKNOWN_VALUE",
@@ -84,6 +87,8 @@ SIG_KEY = "4dabf18193072939515e22adb298388d"
 """The key that marks a special property value (``resource.SigKey``; ``property-values.json``)."""
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 """The signature of a secret (``resource.SecretSig``; ``property-values.json``)."""
+FLOAT_SIG = "8ad145fe-0d11-4827-bfd7-1abcbf086f5c"
+"""The signature of a NaN or infinite number (``floatSignature``; ``property-values.json``)."""
 UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """What state holds for an unknown value or id (``computedValuePlaceholder``, ``providers.UnknownID``)."""
 
@@ -98,7 +103,7 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1
 
 def to_state_json(plan: Plan) -> str:
     """:func:`to_state` as JSON text: four-space indent (as ``pulumi stack export`` indents), trailing newline."""
-    return json.dumps(to_state(plan), indent=4, ensure_ascii=False) + "\n"
+    return json.dumps(to_state(plan), indent=4, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def to_state(plan: Plan) -> dict[str, Any]:
@@ -297,8 +302,9 @@ def state_value(value: Any) -> Any:
     """A plan value (plain, masked) as a property value of Pulumi's state (``property-values.json``).
 
     ``"[secret]"`` becomes a decrypted secret whose plaintext is the JSON of the mask (the module docstring says
-    why), ``"[unknown]"`` the unknown value ``04da6b54-80e4-46f7-96ec-b56ff0331ba9``; maps (keys sorted) and lists
-    are converted item by item; other values are unchanged.
+    why), ``"[unknown]"`` the unknown value ``04da6b54-80e4-46f7-96ec-b56ff0331ba9``, a NaN or infinite number
+    Pulumi's float form (its IEEE 754 bits as 16 hex digits: ``SerializePropertyValue``); maps (keys sorted) and
+    lists are converted item by item; other values are unchanged.
     """
     if value == SECRET:
         return {SIG_KEY: SECRET_SIG, "plaintext": json.dumps(SECRET)}
@@ -308,4 +314,7 @@ def state_value(value: Any) -> Any:
         return _properties(value)
     if isinstance(value, Sequence) and not isinstance(value, str):
         return [state_value(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or infinity: Pulumi writes the IEEE 754 bits in hex under its float signature.
+        return {SIG_KEY: FLOAT_SIG, "value": struct.pack(">d", value).hex()}
     return value

@@ -49,6 +49,7 @@ A10G_NODE_GROUP = (
     "::gpu-demo-gpu-a10g-shared-node-group"
 )
 K8S_VERSION = importlib.metadata.version("pulumi-kubernetes")
+MANIFEST = {"time": "2025-01-01T00:00:00Z", "magic": "", "version": ""}
 
 
 def entries(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -390,6 +391,29 @@ def test_a_secret_config_value_is_a_secret_default_provider_input() -> None:
 def test_state_values() -> None:
     assert state_value({"b": [SECRET, 1.5], "a": None}) == {"a": None, "b": [SECRET_VALUE, 1.5]}
     assert state_value(UNKNOWN) == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    assert state_value([float("inf"), float("-inf")]) == [
+        {"4dabf18193072939515e22adb298388d": "8ad145fe-0d11-4827-bfd7-1abcbf086f5c", "value": "7ff0000000000000"},
+        {"4dabf18193072939515e22adb298388d": "8ad145fe-0d11-4827-bfd7-1abcbf086f5c", "value": "fff0000000000000"},
+    ]
+    assert (
+        schema_errors(
+            {
+                "version": 3,
+                "deployment": {
+                    "manifest": MANIFEST,
+                    "resources": [
+                        {
+                            "urn": "urn:pulumi:s::p::x:index:R::r",
+                            "custom": True,
+                            "type": "x:index:R",
+                            "outputs": {"n": state_value(float("nan"))},
+                        }
+                    ],
+                },
+            }
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize(
