@@ -39,6 +39,7 @@ from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.project import ProgramError, load_project, pool_records, run_project
 from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import Plan, StackFileError
+from gpu_components.plan.state import to_state_json
 
 EXIT_CHANGES = 3
 """``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
@@ -53,9 +54,10 @@ FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "yaml": (".yaml", to_kubernetes_yaml),
     "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs, records=pool_records(plan))),
     "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs, records=pool_records(plan))),
+    "state": (".json", to_state_json),
 }
 """``--format`` -> (file suffix for ``--out-dir``, renderer)."""
-_SINGLE_DOCUMENT = frozenset({"json", "mermaid"})
+_SINGLE_DOCUMENT = frozenset({"json", "mermaid", "state"})
 """Formats whose outputs cannot be concatenated: several stacks need ``--out-dir``."""
 
 
@@ -79,7 +81,8 @@ def main() -> None:
     default="tree",
     show_default=True,
     help="tree: resource tree; json: deterministic plan document; yaml: Kubernetes manifests and Helm values; "
-    "mermaid: cluster -> pools -> GPUs -> slices; capacity: Markdown capacity report.",
+    "mermaid: cluster -> pools -> GPUs -> slices; capacity: Markdown capacity report; state: the plan as the "
+    "deployment `pulumi stack export` writes (version 3; secrets as the mask, never their value).",
 )
 @click.option(
     "--out-dir",

@@ -443,6 +443,15 @@ class Registration(NamedTuple):
     inputs (camelCase keys) with secrets replaced by `SECRET` (see `to_plain`); `options` the resource options
     the engine received, by Pulumi's names, those at their defaults left out
     (:func:`~gpu_components.plan.options.recorded_options`).
+
+    What the registration carried besides: `provider_reference`, the provider reference as sent (``<provider
+    URN>::<provider id>``, ``""`` for the engine's default provider); `dependencies`, every URN the resource depends
+    on (its inputs' and ``depends_on``'s, components expanded into their resources as the SDK sends them), sorted;
+    `property_dependencies`, input name -> the URNs that input's value came from, sorted; `version` and
+    `plugin_download_url`, the package version and plugin download URL the SDK asked for (``""`` when none). And what
+    the mocks answered: `id`, the physical id (None for a component; `UNKNOWN` for a custom resource whose id the
+    mocks left unknown, an empty id as the SDK reads one in a preview); `outputs`, the resource's state, plain and
+    masked like `inputs` (a component's: what it passed to ``register_outputs``, else what the mocks returned).
     """
 
     urn: str
@@ -453,6 +462,13 @@ class Registration(NamedTuple):
     remote: bool
     inputs: Mapping[str, Any]
     options: Mapping[str, Any]
+    provider_reference: str = ""
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: Mapping[str, tuple[str, ...]] = {}
+    version: str = ""
+    plugin_download_url: str = ""
+    id: str | None = None
+    outputs: Mapping[str, Any] = {}
 
 
 class PlanMonitor(MockMonitor):
@@ -478,6 +494,8 @@ class PlanMonitor(MockMonitor):
         self._registrations: list[Registration] = []
         self._urns: set[str] = set()
         self._identities: dict[str, str] = {}
+        self._answers: dict[str, tuple[str | None, Mapping[str, Any]]] = {}
+        self._outputs: dict[str, Mapping[str, Any]] = {}
         self._lock = threading.Lock()
         self._thread = threading.local()
         self._loops: list[asyncio.AbstractEventLoop] = []
@@ -487,8 +505,16 @@ class PlanMonitor(MockMonitor):
         """Every registration so far except the stack itself, in arrival order, each ``dependsOn`` written with
         components where it holds all of one's resources (:func:`_collapse_components`)."""
         with self._lock:
-            registrations = list(self._registrations)
+            registrations = [self._answered(r) for r in self._registrations]
         return _collapse_components(registrations)
+
+    def _answered(self, registration: Registration) -> Registration:
+        """The registration with the id and outputs the mocks gave it; call holding the lock."""
+        answer = self._answers.get(registration.urn)
+        if answer is None:
+            return registration
+        resource_id, outputs = answer
+        return registration._replace(id=resource_id, outputs=self._outputs.get(registration.urn, outputs))
 
     def _thread_loop(self) -> None:
         """Give the calling worker thread an event loop this monitor closes (:meth:`close`).
@@ -534,7 +560,22 @@ class PlanMonitor(MockMonitor):
             inputs = to_plain(request.object)
             options = recorded_options(request, pulumi.get_stack(), pulumi.get_project())
             registration = Registration(
-                urn, request.type, request.name, parent, bool(request.custom), bool(request.remote), inputs, options
+                urn,
+                request.type,
+                request.name,
+                parent,
+                bool(request.custom),
+                bool(request.remote),
+                inputs,
+                options,
+                provider_reference=request.provider,
+                dependencies=tuple(sorted(set(request.dependencies))),
+                property_dependencies={
+                    key: tuple(sorted(set(request.propertyDependencies[key].urns)))
+                    for key in sorted(request.propertyDependencies)
+                },
+                version=request.version,
+                plugin_download_url=request.pluginDownloadURL,
             )
             with self._lock:
                 if urn in self._urns:
@@ -547,9 +588,24 @@ class PlanMonitor(MockMonitor):
         plain = to_plain(request.object, mask_secrets=False)
         token = _REGISTERING.set(_Registering(urn, bool(request.remote), plain, identity))
         try:
-            return super().RegisterResource(request)  # type: ignore[no-untyped-call]
+            response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         finally:
             _REGISTERING.reset(token)
+        if request.type != STACK_TYPE:
+            resource_id: str | None = None
+            if request.custom:
+                resource_id = response.id if response.id and response.id != WIRE_UNKNOWN else UNKNOWN
+            outputs = to_plain(response.object)
+            with self._lock:
+                self._answers[urn] = (resource_id, outputs if isinstance(outputs, dict) else {})
+        return response
+
+    def RegisterResourceOutputs(self, request: resource_pb2.RegisterResourceOutputsRequest) -> Any:
+        """Record what a component passed to ``register_outputs`` (plain, masked) as its outputs."""
+        outputs = to_plain(request.outputs)
+        with self._lock:
+            self._outputs[request.urn] = outputs if isinstance(outputs, dict) else {}
+        return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
     def _identity(self, urn: str, type_: str, name: str, parent: str | None, aliases: Sequence[str]) -> str:
         """The URN the resource's mocked outputs derive from (:func:`~gpu_components.plan.options.identity_of`),

@@ -71,6 +71,21 @@ class PlannedResource:
             `replaceOnChanges`, `ignoreChanges`, `deleteBeforeReplace`, `aliases`, `retainOnDelete`,
             `additionalSecretOutputs`, `customTimeouts`), each left out at its default
             (`gpu_components.plan.options`).
+        id: the physical id the mocks gave a custom resource (`"[unknown]"` where they left it unknown, as in a
+            preview of a new resource); None for a component.
+        outputs: the resource's state as the mocks returned it (inputs overlaid with computed outputs), plain and
+            masked like `inputs`; a component's is what it passed to `register_outputs` (else its inputs).
+        provider_reference: the provider reference the SDK sent, `<provider URN>::<provider id>`; `""` when it
+            sent none (a custom resource is then managed by the engine's default provider for its package).
+        remote: True for a remote component (a component a provider plugin constructs, such as pulumi-eks's
+            `Cluster`).
+        dependencies: every URN the resource depends on, through its inputs or `depends_on` (a component there
+            expanded into its resources, as the SDK sends it), sorted.
+        property_dependencies: input name -> the URNs its value depends on, sorted, for every input the SDK sent.
+        version: the provider package version the SDK asked for (`"7.51.0"`), `""` when none.
+        plugin_download_url: the provider plugin download URL the SDK asked for, `""` when none.
+
+    The last eight are what Pulumi's state holds (`gpu_components.plan.state`); the JSON plan leaves them out.
     """
 
     urn: str
@@ -80,16 +95,33 @@ class PlannedResource:
     inputs: Mapping[str, Any]
     custom: bool
     options: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    outputs: Mapping[str, Any] = field(default_factory=dict)
+    provider_reference: str = ""
+    remote: bool = False
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    version: str = ""
+    plugin_download_url: str = ""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What a program would create: its resources sorted by URN and its stack outputs (secrets masked)."""
+    """What a program would create: its resources sorted by URN and its stack outputs (secrets masked).
+
+    Attributes:
+        registration_order: the resources' URNs in the order the program registered them (parents before
+            children, each resource after what it depends on); empty for a plan made by hand.
+        config: the stack config the program ran with, flat (`{"aws:region": "us-west-2"}`, values as the engine
+            hands them to a program), each secret key's whole value `"[secret]"`.
+    """
 
     project: str
     stack: str
     resources: tuple[PlannedResource, ...]
     outputs: Mapping[str, Any]
+    registration_order: tuple[str, ...] = ()
+    config: Mapping[str, str] = field(default_factory=dict)
 
 
 class StackNotFoundError(FileNotFoundError):
@@ -389,11 +421,35 @@ def _run(
 
         loop.run_until_complete(run_pulumi_func(body))
         outputs = loop.run_until_complete(_plain_outputs(exports))
+        registrations = monitor.registrations
         resources = tuple(
-            PlannedResource(r.urn, r.type, r.name, r.parent, r.inputs, r.custom, r.options)
-            for r in sorted(monitor.registrations, key=lambda r: r.urn)
+            PlannedResource(
+                r.urn,
+                r.type,
+                r.name,
+                r.parent,
+                r.inputs,
+                r.custom,
+                r.options,
+                id=r.id,
+                outputs=r.outputs,
+                provider_reference=r.provider_reference,
+                remote=r.remote,
+                dependencies=r.dependencies,
+                property_dependencies=r.property_dependencies,
+                version=r.version,
+                plugin_download_url=r.plugin_download_url,
+            )
+            for r in sorted(registrations, key=lambda r: r.urn)
         )
-        return Plan(project=project, stack=stack, resources=resources, outputs=outputs)
+        return Plan(
+            project=project,
+            stack=stack,
+            resources=resources,
+            outputs=outputs,
+            registration_order=tuple(r.urn for r in registrations),
+            config={key: SECRET if key in secret_keys else value for key, value in config.items()},
+        )
     finally:
         _close(loop)
         monitor.close()
