@@ -419,11 +419,16 @@ def _shared_entries(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return shared
 
 
-def _untrusted(what: str, where: str) -> str:
+_MARK = f"mark it {SHARING_TRUST_KEY}: {SHARING_TRUSTED}"
+_MARK_ENTRY = f"list it in the ConfigMap's annotation {SHARING_TRUSTED_ENTRIES_KEY}"
+_DECLARE = "(gpu_components' pools: time_slicing.trusted or mps.trusted)"
+
+
+def _untrusted(what: str, where: str, mark: str = _MARK) -> str:
     return (
         f"{where}: {what} shares GPUs without memory isolation, so its workloads can read and disturb each "
-        f"other's GPU memory; keep it to workloads that trust each other and mark it {SHARING_TRUST_KEY}: "
-        f"{SHARING_TRUSTED}, or use MIG or whole GPUs [source: {SOURCE_SHARING}]"
+        f"other's GPU memory; keep it to workloads that trust each other and {mark} {_DECLARE}, or use MIG or "
+        f"whole GPUs [source: {SOURCE_SHARING}]"
     )
 
 
@@ -446,7 +451,7 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
         listed = _map(metadata.get("annotations")).get(SHARING_TRUSTED_ENTRIES_KEY)
         trusted = {name.strip() for name in listed.split(",")} if isinstance(listed, str) else set()
         return [
-            _untrusted(f"device plugin config {entry!r} ({mode})", f"data[{entry!r}]")
+            _untrusted(f"device plugin config {entry!r} ({mode})", f"data[{entry!r}]", _MARK_ENTRY)
             for entry, mode in _shared_entries(_map(props.get("data")))
             if entry not in trusted
         ]

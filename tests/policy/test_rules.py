@@ -376,7 +376,9 @@ def test_device_plugin_config_map_with_sharing_is_flagged_per_shared_entry() -> 
     props = {"metadata": {"name": "nvidia-device-plugin-configs"}, "data": device_plugin_config_map([shared_spec()])}
     (message,) = shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", props)
     assert message.startswith("data['shared']: device plugin config 'shared' (timeSlicing) shares GPUs without memory")
-    assert "gpu-components/sharing: trusted" in message
+    assert "list it in the ConfigMap's annotation gpu-components/sharing-trusted-entries (gpu_components' pools: " in (
+        message
+    )
 
 
 def test_config_map_marked_trusted_or_without_sharing_passes() -> None:
