@@ -17,6 +17,11 @@ a node pool (replaced, deleted or its nodes rolled); 0 when nothing changed.
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
 would), naming the stacks that failed.
+
+``plan --policy [PACK_DIR]`` also runs a policy pack on each stack's plan (:mod:`gpu_components.plan.policy`) and
+prints its ``Policies:`` section after the output: on stdout, or on stderr when stdout carries a ``json``, ``yaml`` or
+``mermaid`` document. A mandatory violation exits :data:`EXIT_POLICY_VIOLATION` (5), which outranks ``--exit-code``;
+a pack or ``--policy-config`` that cannot be used exits 1.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -36,18 +41,15 @@ from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
 from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
 from gpu_components.plan.mocks import DuplicateResourceError
-from gpu_components.plan.policy import (
-    PolicyConfig,
-    PolicyPack,
-    PolicyPackError,
-    PolicyReport,
-    load_policy_config,
-    run_policy_pack,
-)
-from gpu_components.plan.policy import to_text as policies_text
 from gpu_components.plan.project import ProgramError, load_project, pool_records, run_project
 from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import Plan, StackFileError
+
+if TYPE_CHECKING:
+    from gpu_components.plan.policy import PolicyConfig, PolicyPack, PolicyReport
+
+# gpu_components.plan.policy (pulumi-policy, jsonschema) is imported where --policy is used: a plain plan does not
+# pay for it at start-up.
 
 EXIT_CHANGES = 3
 """``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
@@ -314,6 +316,8 @@ def _policy_setup(
     checked before any stack is planned; a missing or malformed pack or config is a command error."""
     if policy_pack is None:
         return None, {}
+    from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config
+
     try:
         pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack))
         config = load_policy_config(policy_config) if policy_config is not None else {}
@@ -323,6 +327,8 @@ def _policy_setup(
 
 
 def _run_policies(result: Plan, pack: PolicyPack, config: Mapping[str, PolicyConfig]) -> PolicyReport:
+    from gpu_components.plan.policy import PolicyPackError, run_policy_pack
+
     try:
         return run_policy_pack(result, pack, config)
     except PolicyPackError as error:
@@ -332,7 +338,9 @@ def _run_policies(result: Plan, pack: PolicyPack, config: Mapping[str, PolicyCon
 def _print_policies(reports: Sequence[PolicyReport], to_stderr: bool) -> None:
     """The ``Policies:`` section of each stack after the output (after a blank line when on stdout)."""
     if reports:
-        click.echo(("" if to_stderr else "\n") + policies_text(reports), nl=False, err=to_stderr)
+        from gpu_components.plan.policy import to_text
+
+        click.echo(("" if to_stderr else "\n") + to_text(reports), nl=False, err=to_stderr)
 
 
 def _stop_if_mandatory(reports: Sequence[PolicyReport]) -> None:
