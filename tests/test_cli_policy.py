@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,7 @@ from tests.helpers import ROOT, example_plan
 from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, rule_verdicts
 
 pytestmark = pytest.mark.stack
+README = ROOT / "README.md"
 
 PROGRAM = """\
 import pulumi
@@ -451,6 +454,27 @@ def test_a_missing_policy_config_file_and_one_without_policy(team: Path, tmp_pat
     result = run("plan", "dev", "-C", str(team), "--policy-config", str(tmp_path / "none.json"))
     assert result.exit_code == 2
     assert "--policy-config needs --policy" in result.stderr
+
+
+def test_the_readmes_python_example_runs_a_pack_on_a_project(
+    team: Path, pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = re.search(r"^### Run the pack offline on a plan.*?\n(.*?)^##", README.read_text(), re.M | re.S)
+    assert section is not None
+    [snippet] = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    shutil.copytree(team, tmp_path / "infra")
+    shutil.copytree(pack, tmp_path / "policies" / "gpu")
+    (tmp_path / "policy.json").write_text(json.dumps({"stack-shape": "disabled"}))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_status:
+        exec(compile(snippet, "README.md", "exec"), {})
+    assert exit_status.value.code == EXIT_POLICY_VIOLATION
+    assert capsys.readouterr().out == (
+        "Policies:\n    ❌ engine-view@v1.2.3 (local: policies/gpu)\n"
+        f"        - [mandatory]  no-config-maps  (kubernetes:core/v1:ConfigMap: {CONFIG_MAP})\n"
+        "          No ConfigMaps.\n"
+        f"          provider={PROVIDER} providerContext=prod parent={STACK} protect=True label=none\n\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
