@@ -31,6 +31,7 @@ from gpu_components.plan.policy import (
 )
 from gpu_components.plan.project import run_project
 from gpu_components.plan.render import to_json
+from gpu_components.plan.runner import Plan, PlannedResource
 from gpu_components.policy import policies
 from tests.helpers import ROOT, example_plan
 from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, rule_verdicts
@@ -513,17 +514,16 @@ def test_reports_order_and_marks() -> None:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _document(plan: offline_policy.Plan) -> dict[str, object]:
+def _document(plan: Plan) -> dict[str, object]:
     """A plan as its JSON document (what tests/policy's rule checks read)."""
     document: dict[str, object] = json.loads(to_json(plan))
     return document
 
 
-def _plan_of(plan: offline_policy.Plan, document: dict[str, object]) -> offline_policy.Plan:
+def _plan_of(plan: Plan, document: dict[str, object]) -> Plan:
     """``plan`` with the inputs of ``document`` (an edited copy of its JSON)."""
     inputs = {item["urn"]: item["inputs"] for item in document["resources"]}  # type: ignore[attr-defined]
     resources = tuple(
-        offline_policy.PlannedResource(r.urn, r.type, r.name, r.parent, inputs[r.urn], r.custom, r.options)
-        for r in plan.resources
+        PlannedResource(r.urn, r.type, r.name, r.parent, inputs[r.urn], r.custom, r.options) for r in plan.resources
     )
-    return offline_policy.Plan(plan.project, plan.stack, resources, plan.outputs)
+    return Plan(plan.project, plan.stack, resources, plan.outputs)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -380,9 +381,13 @@ def _served(pack: PolicyPack) -> Iterator[tuple[analyzer_pb2_grpc.AnalyzerStub, 
             )
         except OSError as error:
             raise PolicyPackError(f"policy pack at {pack.label} cannot start: {error.strerror or error}") from None
+        assert process.stdout is not None
+        first_line: queue.Queue[bytes] = queue.Queue()
+        reader = threading.Thread(target=_read_stdout, args=(process.stdout, first_line), daemon=True)
+        reader.start()
         channel: grpc.Channel | None = None
         try:
-            port = _port(pack, process, stderr)
+            port = _port(pack, process, first_line, stderr)
             options = [
                 ("grpc.max_receive_message_length", _MAX_MESSAGE),
                 ("grpc.max_send_message_length", _MAX_MESSAGE),
@@ -399,19 +404,25 @@ def _served(pack: PolicyPack) -> Iterator[tuple[analyzer_pb2_grpc.AnalyzerStub, 
             if channel is not None:
                 channel.close()
             _stop(process)
+            reader.join(5)  # returns at the ended process's end of file
+            process.stdout.close()
 
 
-def _port(pack: PolicyPack, process: subprocess.Popen[bytes], stderr: IO[bytes]) -> int:
-    """The port the pack prints on its first line of stdout; stdout is drained afterwards so the pack never blocks."""
-    assert process.stdout is not None
-    stdout = process.stdout
-    lines: list[bytes] = []
-    reader = threading.Thread(target=lambda: lines.append(stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(PORT_TIMEOUT_S)
-    if not lines:
-        raise PolicyPackError(f"policy pack at {pack.label} printed no port within {PORT_TIMEOUT_S:g} s{_tail(stderr)}")
-    line = lines[0].decode(errors="replace").strip()
+def _read_stdout(stdout: IO[bytes], first_line: queue.Queue[bytes]) -> None:
+    """Hand on the pack's first line of stdout (its port), then read away the rest until the process ends, so a pack
+    that prints never blocks on a full pipe."""
+    first_line.put(stdout.readline())
+    stdout.read()
+
+
+def _port(pack: PolicyPack, process: subprocess.Popen[bytes], first_line: queue.Queue[bytes], stderr: IO[bytes]) -> int:
+    """The port the pack prints on its first line of stdout, waiting at most :data:`PORT_TIMEOUT_S`."""
+    try:
+        line = first_line.get(timeout=PORT_TIMEOUT_S).decode(errors="replace").strip()
+    except queue.Empty:
+        raise PolicyPackError(
+            f"policy pack at {pack.label} printed no port within {PORT_TIMEOUT_S:g} s{_tail(stderr)}"
+        ) from None
     if not line:
         status = process.wait()
         raise PolicyPackError(
@@ -419,7 +430,6 @@ def _port(pack: PolicyPack, process: subprocess.Popen[bytes], stderr: IO[bytes])
         )
     if not line.isdigit():
         raise PolicyPackError(f"policy pack at {pack.label} printed {line!r} instead of its port{_tail(stderr)}")
-    threading.Thread(target=lambda: [None for _ in stdout], daemon=True).start()
     return int(line)
 
 
@@ -432,8 +442,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
 
 
 def _tail(stderr: IO[bytes]) -> str:
