@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from google.protobuf import json_format
 
 from gpu_components.cli import EXIT_POLICY_VIOLATION, main
 from gpu_components.plan import policy as offline_policy
@@ -62,7 +63,7 @@ group = aws.eks.NodeGroup(
     opts=pulumi.ResourceOptions(parent=team),
 )
 shared = "version: v1\\nsharing:\\n  timeSlicing:\\n    resources:\\n    - name: nvidia.com/gpu\\n      replicas: 4\\n"
-provider = k8s.Provider("k8s", context="prod")
+provider = k8s.Provider("k8s", context="prod", kubeconfig=pulumi.Output.secret("apiVersion: v1"))
 k8s.core.v1.ConfigMap(
     "sharing",
     metadata={"name": "device-plugin-configs", "annotations": {"gpu-components/sharing-trusted-entries": "trusted"}},
@@ -121,6 +122,7 @@ def config_maps(args, report):
     if args.resource_type == "kubernetes:core/v1:ConfigMap":
         report(
             f"provider={args.provider.urn} providerContext={args.provider.props['context']} "
+            f"kubeconfig={args.provider.props['kubeconfig']} "
             f"parent={args.opts.parent} protect={args.opts.protect} label={args.get_config()['label']}"
         )
 
@@ -308,7 +310,8 @@ def test_a_custom_pack_sees_providers_parents_options_and_dependencies(team: Pat
         f"    ❌ engine-view@v1.2.3 (local: {pack})\n"
         f"        - [mandatory]  no-config-maps  (kubernetes:core/v1:ConfigMap: {CONFIG_MAP})\n"
         "          No ConfigMaps.\n"
-        f"          provider={PROVIDER} providerContext=prod parent={STACK} protect=True label=team\n"
+        f"          provider={PROVIDER} providerContext=prod kubeconfig=[secret] parent={STACK} protect=True "
+        "label=team\n"
         f"        - [advisory]  stack-shape  (kubernetes:core/v1:ConfigMap: {CONFIG_MAP})\n"
         "          The stack's shape.\n"
         "          sharing <- gpu-team-dev; depends on ['untainted']\n"
@@ -474,7 +477,8 @@ def test_the_readmes_python_example_runs_a_pack_on_a_project(
         "Policies:\n    ❌ engine-view@v1.2.3 (local: policies/gpu)\n"
         f"        - [mandatory]  no-config-maps  (kubernetes:core/v1:ConfigMap: {CONFIG_MAP})\n"
         "          No ConfigMaps.\n"
-        f"          provider={PROVIDER} providerContext=prod parent={STACK} protect=True label=none\n\n"
+        f"          provider={PROVIDER} providerContext=prod kubeconfig=[secret] parent={STACK} protect=True "
+        "label=none\n\n"
     )
 
 
@@ -488,6 +492,17 @@ def test_types_are_displayed_as_pulumi_displays_them() -> None:
     assert display_type("kubernetes:core/v1:ConfigMap") == "kubernetes:core/v1:ConfigMap"
     assert display_type("azure-native:containerservice:AgentPool") == "azure-native:containerservice:AgentPool"
     assert display_type("pulumi:pulumi:Stack") == "pulumi:pulumi:Stack"
+
+
+def test_unknowns_and_secrets_reach_the_pack_as_the_engine_marshals_them() -> None:
+    wire = json_format.MessageToDict(offline_policy._struct({"a": "[unknown]", "b": ["[secret]", {"c": 1}]}))
+    assert wire == {
+        "a": "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+        "b": [
+            {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "[secret]"},
+            {"c": 1.0},
+        ],
+    }
 
 
 def test_custom_timeouts_reach_the_pack_in_seconds() -> None:
