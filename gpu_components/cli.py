@@ -17,6 +17,11 @@ a node pool (replaced, deleted or its nodes rolled); 0 when nothing changed.
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
 would), naming the stacks that failed.
+
+``plan --policy [PACK_DIR]`` also runs a policy pack on each stack's plan (:mod:`gpu_components.plan.policy`) and
+prints its ``Policies:`` section after the output: on stdout, or on stderr when stdout carries a ``json``, ``yaml`` or
+``mermaid`` document. A mandatory violation exits :data:`EXIT_POLICY_VIOLATION` (5), which outranks ``--exit-code``;
+a pack or ``--policy-config`` that cannot be used exits 1.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -41,12 +46,24 @@ from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import Plan, StackFileError
 from gpu_components.plan.state import to_state_json
 
+if TYPE_CHECKING:
+    from gpu_components.plan.policy import PolicyConfig, PolicyPack, PolicyReport
+
+# gpu_components.plan.policy (pulumi-policy, jsonschema) is imported where --policy is used: a plain plan does not
+# pay for it at start-up.
+
 EXIT_CHANGES = 3
 """``--exit-code``: the plans differ, and no change drains a node pool (see :data:`EXIT_REPLACEMENT`)."""
 EXIT_REPLACEMENT = 4
 """``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input, a
 ``replaceOnChanges`` path or its provider), deleted, or its nodes recreated in place (a rolling change, or on EKS a
 changed launch template) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
+EXIT_POLICY_VIOLATION = 5
+"""``plan --policy``: the policy pack found a mandatory violation (``pulumi preview`` fails on it and ``pulumi up``
+refuses to run). 5 is the Pulumi CLI's own exit code for a policy violation (``ExitPolicyViolation`` in
+``pkg/cmd/pulumi/cmd/exit_codes.go``) and is none of ours (1 error, 2 usage, :data:`EXIT_CHANGES`,
+:data:`EXIT_REPLACEMENT`). It outranks ``--exit-code``'s 3 and 4, as a program that fails its policies is not
+deployed at all; an error (1) outranks it. Advisory violations are printed and change nothing."""
 
 FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "tree": (".txt", to_tree),
@@ -59,6 +76,8 @@ FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
 """``--format`` -> (file suffix for ``--out-dir``, renderer)."""
 _SINGLE_DOCUMENT = frozenset({"json", "mermaid", "state"})
 """Formats whose outputs cannot be concatenated: several stacks need ``--out-dir``."""
+_DOCUMENT_FORMATS = frozenset({"json", "yaml", "mermaid"})
+"""Formats whose stdout is a document for a program: ``--policy`` prints its verdicts on stderr beside them."""
 
 
 def _title(plan: Plan) -> str:
@@ -122,6 +141,24 @@ def main() -> None:
     default=None,
     help="Deprecated: the same as --cwd, which replaces it.",
 )
+@click.option(
+    "--policy",
+    "policy_pack",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[PACK_DIR]",
+    help="Also run a policy pack on each stack's plan, as pulumi preview --policy-pack does, and print its verdicts "
+    "after the output (on stderr when stdout carries a json, yaml or mermaid document): the library's own pack "
+    "without a value, or the Python pack in PACK_DIR (its PulumiPolicy.yaml). Exit 5 on a mandatory violation. "
+    "Give the value as --policy=PACK_DIR, or the option last, so a stack name is not read as PACK_DIR.",
+)
+@click.option(
+    "--policy-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --policy: the policy config JSON file, as pulumi preview --policy-pack-config takes it.",
+)
 def plan(
     stacks: tuple[str, ...],
     all_stacks: bool,
@@ -132,6 +169,8 @@ def plan(
     exit_code: bool,
     cwd: Path | None,
     root: Path | None,
+    policy_pack: str | None,
+    policy_config: Path | None,
 ) -> None:
     """Print what each STACK of the Pulumi Python project in --cwd would create, without cloud credentials.
 
@@ -151,14 +190,20 @@ def plan(
         raise click.UsageError("--diff with several stacks needs a directory of <stack>.json plans")
     if diagram is not None and diagram.suffix.lower() not in (".svg", ".png"):
         raise click.UsageError(f"--diagram {diagram}: the file name must end in .svg or .png")
+    if policy_config is not None and policy_pack is None:
+        raise click.UsageError("--policy-config needs --policy")
+    pack, pack_config = _policy_setup(policy_pack, policy_config)
     plans, failed = _plan_each(root, names)
+    reports = [_run_policies(result, pack, pack_config) for result in plans] if pack is not None else []
     if diagram is not None:
         for result in plans:
             _write_diagram(_diagram_path(diagram, result.stack, len(names)), result)
     if baseline is not None:
         diffs = [_diff(_baseline(baseline, result.stack), to_json(result)) for result in plans]
         click.echo("\n".join(to_text(result) for result in diffs), nl=False)
+        _print_policies(reports, to_stderr=False)
         _stop_if_failed(failed, len(names))
+        _stop_if_mandatory(reports)
         _exit_for(diffs, exit_code)
         return
     suffix, render = FORMATS[output_format]
@@ -170,7 +215,9 @@ def plan(
         click.echo("\n".join(f"# stack: {result.stack}\n{render(result)}" for result in plans), nl=False)
     else:
         click.echo("\n".join(render(result) for result in plans), nl=False)
+    _print_policies(reports, to_stderr=out_dir is None and output_format in _DOCUMENT_FORMATS)
     _stop_if_failed(failed, len(names))
+    _stop_if_mandatory(reports)
 
 
 @main.command(name="diff")
@@ -263,6 +310,45 @@ def _plan(root: Path, stack: str) -> Plan:
         ProgramError,
     ) as error:
         raise click.ClickException(f"{stack}: {error}") from None
+
+
+def _policy_setup(
+    policy_pack: str | None, policy_config: Path | None
+) -> tuple[PolicyPack | None, dict[str, PolicyConfig]]:
+    """The pack ``--policy`` names (the built-in one for an empty value) and the ``--policy-config`` file, read and
+    checked before any stack is planned; a missing or malformed pack or config is a command error."""
+    if policy_pack is None:
+        return None, {}
+    from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config
+
+    try:
+        pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack))
+        config = load_policy_config(policy_config) if policy_config is not None else {}
+    except PolicyPackError as error:
+        raise click.ClickException(str(error)) from None
+    return pack, config
+
+
+def _run_policies(result: Plan, pack: PolicyPack, config: Mapping[str, PolicyConfig]) -> PolicyReport:
+    from gpu_components.plan.policy import PolicyPackError, run_policy_pack
+
+    try:
+        return run_policy_pack(result, pack, config)
+    except PolicyPackError as error:
+        raise click.ClickException(f"{result.stack}: {error}") from None
+
+
+def _print_policies(reports: Sequence[PolicyReport], to_stderr: bool) -> None:
+    """The ``Policies:`` section of each stack after the output (after a blank line when on stdout)."""
+    if reports:
+        from gpu_components.plan.policy import to_text
+
+        click.echo(("" if to_stderr else "\n") + to_text(reports), nl=False, err=to_stderr)
+
+
+def _stop_if_mandatory(reports: Sequence[PolicyReport]) -> None:
+    if any(report.mandatory for report in reports):
+        raise click.exceptions.Exit(EXIT_POLICY_VIOLATION)
 
 
 def _reject_with_diff(out_dir: Path | None) -> None:

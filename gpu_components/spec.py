@@ -55,7 +55,19 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
 OPERAND_LABEL_PREFIX = "nvidia.com/gpu.deploy."
 """Prefix of the GPU Operator's per-node operand switches (``nvidia.com/gpu.deploy.device-plugin=false``)."""
-RESERVED_LABELS = frozenset({POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config"})
+SHARING_TRUST_KEY = "gpu-components/sharing"
+"""Node label (and ConfigMap label, annotation or launch template tag) that marks GPU sharing without memory isolation
+(time-slicing, MPS) as serving workloads that trust each other; the policy rule ``gpu-shared-pool-trust`` reads it.
+A pool gets it from ``time_slicing.trusted`` / ``mps.trusted`` (:func:`sharing_trust_labels`)."""
+SHARING_TRUSTED = "trusted"
+"""The value of :data:`SHARING_TRUST_KEY` that marks trust."""
+SHARING_TRUSTED_ENTRIES_KEY = "gpu-components/sharing-trusted-entries"
+"""Annotation of a device plugin config ConfigMap: the comma-separated names of its entries whose sharing is trusted
+(one ConfigMap holds the entries of several pools, some trusted and some not; a ConfigMap-wide
+:data:`SHARING_TRUST_KEY` label or annotation would mark them all)."""
+RESERVED_LABELS = frozenset(
+    {POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config", SHARING_TRUST_KEY}
+)
 """Node labels the library sets itself on every cloud; a user label may not set them, nor those it sets for a
 cloud's GPU Operator (:func:`reserved_labels`)."""
 RESERVED_LIBRARY_LABEL_PREFIXES = (OPERAND_LABEL_PREFIX,)
@@ -124,12 +136,16 @@ class TimeSlicingArgs(TypedDict):
 
     ``replicas``: at least 2. ``rename_by_default``: advertise ``<resource>.shared`` instead of the plain name;
     defaults to False. ``fail_requests_greater_than_one``: reject containers that ask for more than one replica;
-    defaults to False (the device plugin's default for time-slicing).
+    defaults to False (the device plugin's default for time-slicing). ``trusted``: the workloads sharing the GPUs
+    trust each other (they can read each other's GPU memory); marks the pool ``gpu-components/sharing: trusted``
+    for the policy rule ``gpu-shared-pool-trust``; defaults to False, so the rule flags the pool until someone
+    says so.
     """
 
     replicas: int
     rename_by_default: NotRequired[bool]
     fail_requests_greater_than_one: NotRequired[bool]
+    trusted: NotRequired[bool]
 
 
 @STRICT
@@ -137,9 +153,11 @@ class MpsArgs(TypedDict):
     """CUDA MPS: each GPU is split into ``replicas`` MPS clients sharing its memory (no fault isolation).
 
     ``replicas``: at least 2 and at most the GPU's MPS client limit (48 at compute capability >= 7.5, else 16).
+    ``trusted``: the MPS clients' workloads trust each other, as for :class:`TimeSlicingArgs`; defaults to False.
     """
 
     replicas: int
+    trusted: NotRequired[bool]
 
 
 @STRICT
@@ -237,6 +255,7 @@ class TimeSlicing:
     replicas: int
     rename_by_default: bool = False
     fail_requests_greater_than_one: bool = False
+    trusted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +263,7 @@ class Mps:
     """Validated MPS settings (see :class:`MpsArgs`)."""
 
     replicas: int
+    trusted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +412,16 @@ def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
         where = f"{path}[{key!r}]"
         problems += label_key_problems(key, where)
         problems += label_value_problems(value, where)
-        if key in reserved_labels():
+        if key == SHARING_TRUST_KEY:
+            problems.append(
+                Problem(
+                    where,
+                    key,
+                    "set by gpu_components itself on pools whose sharing is declared trusted",
+                    "time_slicing: {trusted: true} or mps: {trusted: true}",
+                )
+            )
+        elif key in reserved_labels():
             problems.append(Problem(where, key, "set by gpu_components itself", "any other label key"))
         elif key.startswith(RESERVED_LIBRARY_LABEL_PREFIXES):
             problems.append(
@@ -608,6 +637,15 @@ def _disk_size_problems(disk_size_gb: int, path: str) -> list[Problem]:
     ]
 
 
+def sharing_trust_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """``{SHARING_TRUST_KEY: SHARING_TRUSTED}`` for a pool whose time-slicing or MPS is declared ``trusted``, else
+    ``{}``: the node label every cloud's adapter puts on such a pool (EKS node group ``labels`` and Bottlerocket
+    ``settings.kubernetes.node-labels``, AKS ``nodeLabels``, GKE ``nodeConfig.labels``)."""
+    if spec.sharing is not None and spec.sharing.trusted:
+        return {SHARING_TRUST_KEY: SHARING_TRUSTED}
+    return {}
+
+
 def mps_client_limit(gpu: GpuModel) -> int:
     """Most MPS replicas one GPU takes: 48 at compute capability >= 7.5, else 16.
 
@@ -657,6 +695,7 @@ def _sharing(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Sh
             replicas,
             time_slicing.get("rename_by_default", False),
             time_slicing.get("fail_requests_greater_than_one", False),
+            time_slicing.get("trusted", False),
         )
         return sharing, problems
     if mps is not None:
@@ -673,7 +712,7 @@ def _sharing(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Sh
                     SOURCE_MPS_CLIENTS,
                 )
             )
-        return Mps(replicas), problems
+        return Mps(replicas, mps.get("trusted", False)), problems
     return None, problems
 
 

@@ -108,6 +108,14 @@ CASES: dict[str, Case] = {
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": "4"}}}),
         [("pool.time_slicing.replicas", "valid integer")],
     ),
+    "eks: time_slicing.trusted a string": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": 4, "trusted": "yes"}}}),
+        [("pool.time_slicing.trusted", "valid boolean")],
+    ),
+    "eks: the sharing trust mark as a user label": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "labels": {"gpu-components/sharing": "trusted"}}}),
+        [("pool.labels['gpu-components/sharing']", "valid: time_slicing: {trusted: true} or mps: {trusted: true}")],
+    ),
     "eks: MIG on L4": Case(eks({**EKS_ARGS, "pool": {**L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
     "eks: null pool field": Case(eks({**EKS_ARGS, "pool": {**L4, "labels": None}}), [("pool.labels", "dictionary")]),
     "eks: max_size 0": Case(eks({**EKS_ARGS, "pool": {**L4, "max_size": 0}}), [("pool.max_size", "at least one")]),
@@ -145,6 +153,10 @@ CASES: dict[str, Case] = {
     "aks: gpu_driver in AKS's spelling None": Case(
         aks({**AKS_ARGS, "gpu_driver": "None"}), [("gpu_driver", "this library spells it 'none'")]
     ),
+    "aks: mps.trusted a number": Case(
+        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "mps": {"replicas": 2, "trusted": 1}}}),
+        [("pool.mps.trusted", "valid boolean")],
+    ),
     "aks: unknown gpu_driver": Case(aks({**AKS_ARGS, "gpu_driver": "nvidia"}), [("gpu_driver", "'aks' or 'none'")]),
     "aks: misspelt cluster": Case(
         aks({**without(AKS_ARGS, "cluster_name"), "cluster": "c"}),
@@ -178,6 +190,10 @@ CASES: dict[str, Case] = {
         ],
     ),
     # GkeGpuNodePool
+    "gke: time_slicing.trusted null": Case(
+        gke({**GKE_ARGS, "pool": {**GKE_L4, "time_slicing": {"replicas": 2, "trusted": None}}}),
+        [("pool.time_slicing.trusted", "valid boolean")],
+    ),
     "gke: missing location": Case(gke(without(GKE_ARGS, "location")), [("location", "required field is missing")]),
     "gke: node_locations a string": Case(
         gke({**GKE_ARGS, "node_locations": "us-central1-a"}), [("node_locations", "a list")]

@@ -25,7 +25,7 @@ from typing import Any
 import tomli_w
 
 from gpu_components.errors import Problem
-from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing, sharing_trust_labels
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,8 +140,14 @@ def block_devices(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
 
 
 def user_data(spec: GpuNodePoolSpec) -> str:
-    """Bottlerocket TOML user data carrying the device plugin settings; EKS merges it with its own settings."""
-    return tomli_w.dumps(device_plugin_settings(spec))
+    """Bottlerocket TOML user data carrying the device plugin settings and, for a pool whose sharing is declared
+    trusted, the node label ``gpu-components/sharing: trusted`` (``settings.kubernetes.node-labels``, which the
+    policy rule reads from the launch template); EKS merges it with its own settings."""
+    document = device_plugin_settings(spec)
+    trust = sharing_trust_labels(spec)
+    if trust:
+        document["settings"]["kubernetes"] = {"node-labels": trust}
+    return tomli_w.dumps(document)
 
 
 def decode_user_data(value: object) -> tuple[str, object] | None:

@@ -61,7 +61,7 @@ from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
 from gpu_components.workloads import Toleration, tolerations
 
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
@@ -288,7 +288,9 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
     device plugin DaemonSet's, the GPU Operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`),
     or, on Bottlerocket under the GPU Operator, ``nvidia.com/gpu.deploy.operands=false`` (the host plugin serves
     the nodes and no operand runs there). Bottlerocket without the operator gets no NVIDIA labels. Pools whose nodes
-    advertise ``nvidia.com/gpu`` also get :data:`AUTOSCALER_GPU_LABEL` (:func:`autoscaler_gpu_label`)."""
+    advertise ``nvidia.com/gpu`` also get :data:`AUTOSCALER_GPU_LABEL` (:func:`autoscaler_gpu_label`), and pools whose
+    sharing is declared trusted ``gpu-components/sharing: trusted``
+    (:func:`~gpu_components.spec.sharing_trust_labels`)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if host == "daemonset":
@@ -298,6 +300,7 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
     elif gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))
     labels.update(autoscaler_gpu_label(spec))
+    labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
 
 

@@ -50,7 +50,7 @@ from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
 from gpu_components.workloads import Toleration, tolerations
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
@@ -276,7 +276,9 @@ def aks_taints(taints: Sequence[Taint]) -> list[str]:
 def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
     """Node labels of the pool: the user's, the pool label, the selection labels of what serves the pool (the
     device plugin DaemonSet's, or the GPU Operator's with the MIG manager off MIG pools, whose partitions AKS makes
-    from ``gpuInstanceProfile``) and, on spot pools, the spot label AKS keeps among the pool's labels."""
+    from ``gpuInstanceProfile``), on spot pools the spot label AKS keeps among the pool's labels, and on pools whose
+    sharing is declared trusted ``gpu-components/sharing: trusted``
+    (:func:`~gpu_components.spec.sharing_trust_labels`)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if device_plugin_host(spec, gpu_stack) == "gpu-operator":
@@ -285,6 +287,7 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str
         labels.update(device_plugin_node_labels(spec))
     if spec.spot:
         labels.update(SPOT_LABELS)
+    labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
 
 

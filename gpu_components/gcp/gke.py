@@ -99,6 +99,7 @@ from gpu_components.spec import (
     Mps,
     Taint,
     TimeSlicing,
+    sharing_trust_labels,
 )
 from gpu_components.workloads import Toleration, tolerations
 
@@ -461,13 +462,16 @@ def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
 
 
 def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
-    """Node labels the pool sets: the user's and the pool label. No device-plugin labels with GKE's own plugin
-    (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the operator's
-    (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off included)."""
+    """Node labels the pool sets: the user's, the pool label and, where its sharing is declared trusted,
+    ``gpu-components/sharing: trusted`` (:func:`~gpu_components.spec.sharing_trust_labels`). No device-plugin labels
+    with GKE's own plugin (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the
+    operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off
+    included)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if gpu_stack == "gpu-operator":
         labels.update(operator_node_labels(spec, "gcp"))
+    labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
 
 

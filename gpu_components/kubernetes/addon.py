@@ -12,11 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
 from gpu_components.catalog import Cloud
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
 from gpu_components.shape import args_problems
 from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
 
@@ -194,3 +197,17 @@ def served_pools(
         tuple(taints),
     )
     return served, mapping
+
+
+def config_map_metadata(
+    name: str, namespace: pulumi.Input[str], specs: Sequence[GpuNodePoolSpec]
+) -> k8s.meta.v1.ObjectMetaArgsDict:
+    """Metadata of a ConfigMap of device plugin configs (the device plugin's or the GPU Operator's): its name and
+    namespace and, when any served pool's sharing is declared trusted, the annotation naming those entries
+    (:func:`~gpu_components.nvidia.device_plugin.device_plugin_config_map_annotations`), so the policy rule
+    ``gpu-shared-pool-trust`` passes those entries and still flags the others."""
+    metadata: k8s.meta.v1.ObjectMetaArgsDict = {"name": name, "namespace": namespace}
+    annotations = device_plugin_config_map_annotations(specs)
+    if annotations:
+        metadata["annotations"] = annotations
+    return metadata

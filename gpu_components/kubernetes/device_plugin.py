@@ -8,7 +8,13 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_components.kubernetes.addon import GpuAddOnArgs, OwnedValue, owned_value_problems, served_pools
+from gpu_components.kubernetes.addon import (
+    GpuAddOnArgs,
+    OwnedValue,
+    config_map_metadata,
+    owned_value_problems,
+    served_pools,
+)
 from gpu_components.nvidia.device_plugin import (
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
@@ -81,7 +87,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         self.configs = device_plugin_config_map(specs)
         config_map = k8s.core.v1.ConfigMap(
             f"{name}-config",
-            metadata={"name": CONFIG_MAP_NAME, "namespace": namespace.metadata.name},
+            metadata=config_map_metadata(CONFIG_MAP_NAME, namespace.metadata.name, specs),
             data=self.configs,
             opts=child,
         )

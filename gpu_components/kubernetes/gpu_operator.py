@@ -12,7 +12,13 @@ from typing_extensions import NotRequired
 
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError
-from gpu_components.kubernetes.addon import GpuAddOnArgs, OwnedValue, owned_value_problems, served_pools
+from gpu_components.kubernetes.addon import (
+    GpuAddOnArgs,
+    OwnedValue,
+    config_map_metadata,
+    owned_value_problems,
+    served_pools,
+)
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
@@ -147,7 +153,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         )
         device_plugin_config = k8s.core.v1.ConfigMap(
             f"{name}-device-plugin-config",
-            metadata={"name": DEVICE_PLUGIN_CONFIG_MAP_NAME, "namespace": namespace.metadata.name},
+            metadata=config_map_metadata(DEVICE_PLUGIN_CONFIG_MAP_NAME, namespace.metadata.name, specs),
             data=self.device_plugin_configs,
             opts=child,
         )

@@ -22,6 +22,7 @@ from gpu_components.mig import mig_resource_name
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_PRESENT_LABEL,
+    SHARING_TRUSTED_ENTRIES_KEY,
     GpuNodePoolSpec,
     Mps,
     Taint,
@@ -152,6 +153,15 @@ def device_plugin_config_map(specs: Iterable[GpuNodePoolSpec]) -> dict[str, str]
     entries: dict[str, DevicePluginConfig] = {DEFAULT_CONFIG_NAME: default_device_plugin_config()}
     entries.update({spec.name: device_plugin_config(spec) for spec in specs})
     return {name: to_yaml(entries[name]) for name in sorted(entries)}
+
+
+def device_plugin_config_map_annotations(specs: Iterable[GpuNodePoolSpec]) -> dict[str, str]:
+    """Annotations of the ConfigMap of :func:`device_plugin_config_map`: the entries whose sharing is declared
+    trusted (``time_slicing.trusted`` / ``mps.trusted``), comma-separated in entry order under
+    :data:`~gpu_components.spec.SHARING_TRUSTED_ENTRIES_KEY` (``{"gpu-components/sharing-trusted-entries":
+    "a10g-shared,l4"}``), which the policy rule ``gpu-shared-pool-trust`` reads per entry; ``{}`` when none is."""
+    trusted = sorted(spec.name for spec in specs if spec.sharing is not None and spec.sharing.trusted)
+    return {SHARING_TRUSTED_ENTRIES_KEY: ",".join(trusted)} if trusted else {}
 
 
 def device_plugin_node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:

@@ -20,10 +20,13 @@ Decisions:
   sets an ``nvidia.com/gpu`` taint with another effect is flagged: it would conflict with the cloud's.
 - **Trust marking for shared GPUs.** Time-slicing and MPS give no memory isolation, so a shared pool is flagged
   unless it carries :data:`SHARING_TRUST_KEY` ``=`` :data:`SHARING_TRUSTED`: as a node label of a node pool whose
-  accelerators set a sharing strategy (a GKE pool's ``nodeConfig.labels``), as a label or annotation of the device
-  plugin's ConfigMap (it marks every entry), and as a tag of a node template whose settings share GPUs
+  accelerators set a sharing strategy (a GKE pool's ``nodeConfig.labels``); on a device plugin ConfigMap, per entry,
+  by the annotation :data:`SHARING_TRUSTED_ENTRIES_KEY` listing the trusted entries (one ConfigMap holds the entries
+  of several pools, some trusted and some not), or for every entry by a ConfigMap label or annotation
+  :data:`SHARING_TRUST_KEY`; and as a tag of a node template whose settings share GPUs
   (:attr:`~gpu_components.cloud_facts.NodeTemplate.sharing`: a Bottlerocket launch template) or a node label in
-  those settings.
+  those settings. The library's components set these marks from a pool's ``time_slicing.trusted`` /
+  ``mps.trusted`` (:func:`gpu_components.spec.sharing_trust_labels`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,19 @@ import yaml
 from gpu_components import catalog
 from gpu_components.catalog import InstanceType
 from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
-from gpu_components.spec import DEFAULT_GPU_TAINT, GPU_TAINT_KEY, SOURCE_SHARING, SOURCE_TAINTS, TaintEffect
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    GPU_TAINT_KEY,
+    SOURCE_SHARING,
+    SOURCE_TAINTS,
+    TaintEffect,
+)
+
+# The trust marks (label / annotation / tag key and value, the ConfigMap's per-entry annotation) are the pool model's,
+# which the components render; re-exported here, where the rule reads them.
+from gpu_components.spec import SHARING_TRUST_KEY as SHARING_TRUST_KEY
+from gpu_components.spec import SHARING_TRUSTED as SHARING_TRUSTED
+from gpu_components.spec import SHARING_TRUSTED_ENTRIES_KEY as SHARING_TRUSTED_ENTRIES_KEY
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, container_gpu_problems, is_gpu_resource
 
 SOURCE_HELM_VERSION = "https://helm.sh/docs/helm/helm_install/"
@@ -86,11 +101,6 @@ without requesting GPUs: the NVIDIA stack's own agents, which must run on every 
 NVIDIA_CHARTS = frozenset({"nvidia-device-plugin", "gpu-operator", "gpu-feature-discovery"})
 """Helm charts of the NVIDIA GPU stack."""
 _PINNED_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
-
-SHARING_TRUST_KEY = "gpu-components/sharing"
-"""Label / annotation / tag key that marks a shared GPU pool as serving workloads that trust each other."""
-SHARING_TRUSTED = "trusted"
-"""The value of :data:`SHARING_TRUST_KEY` that marks trust."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -409,19 +419,26 @@ def _shared_entries(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return shared
 
 
-def _untrusted(what: str, where: str) -> str:
+_MARK = f"mark it {SHARING_TRUST_KEY}: {SHARING_TRUSTED}"
+_MARK_ENTRY = f"list it in the ConfigMap's annotation {SHARING_TRUSTED_ENTRIES_KEY}"
+_DECLARE = "(gpu_components' pools: time_slicing.trusted or mps.trusted)"
+
+
+def _untrusted(what: str, where: str, mark: str = _MARK) -> str:
     return (
         f"{where}: {what} shares GPUs without memory isolation, so its workloads can read and disturb each "
-        f"other's GPU memory; keep it to workloads that trust each other and mark it {SHARING_TRUST_KEY}: "
-        f"{SHARING_TRUSTED}, or use MIG or whole GPUs [source: {SOURCE_SHARING}]"
+        f"other's GPU memory; keep it to workloads that trust each other and {mark} {_DECLARE}, or use MIG or "
+        f"whole GPUs [source: {SOURCE_SHARING}]"
     )
 
 
 def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     """A GPU pool shared by time-slicing or MPS must be marked as serving workloads that trust each other.
 
-    Covers the device plugin's ConfigMap (entries with ``sharing.timeSlicing`` / ``sharing.mps``; marked by a label
-    or annotation of the ConfigMap), and, from the clouds' facts, node pools whose accelerators set a sharing
+    Covers the device plugin's ConfigMap (entries with ``sharing.timeSlicing`` / ``sharing.mps``; an entry is marked
+    when the annotation :data:`SHARING_TRUSTED_ENTRIES_KEY` names it among its comma-separated entries, and every
+    entry is marked by a label or annotation :data:`SHARING_TRUST_KEY` ``=`` :data:`SHARING_TRUSTED` of the
+    ConfigMap), and, from the clouds' facts, node pools whose accelerators set a sharing
     strategy (GKE ``gpuSharingConfig`` ``TIME_SHARING`` / ``MPS``; marked by a node label in ``nodeConfig.labels``)
     and node templates whose settings share GPUs (Bottlerocket launch templates with ``device-sharing-strategy``
     ``time-slicing`` / ``mps`` in the user data; marked by a tag or a node label in
@@ -431,9 +448,12 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
         metadata = _map(props.get("metadata"))
         if _trusted(metadata.get("labels"), metadata.get("annotations")):
             return []
+        listed = _map(metadata.get("annotations")).get(SHARING_TRUSTED_ENTRIES_KEY)
+        trusted = {name.strip() for name in listed.split(",")} if isinstance(listed, str) else set()
         return [
-            _untrusted(f"device plugin config {entry!r} ({mode})", f"data[{entry!r}]")
+            _untrusted(f"device plugin config {entry!r} ({mode})", f"data[{entry!r}]", _MARK_ENTRY)
             for entry, mode in _shared_entries(_map(props.get("data")))
+            if entry not in trusted
         ]
     found = _node_pool_resource(resource_type)
     if found is not None and found[1].sharing_strategy:

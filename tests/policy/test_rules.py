@@ -18,7 +18,7 @@ from gpu_components.aws import bottlerocket
 from gpu_components.aws.eks import eks_taints
 from gpu_components.aws.facts import FACTS as EKS
 from gpu_components.aws.facts import NVIDIA_AMI_TYPES, TAINT_EFFECTS
-from gpu_components.nvidia.device_plugin import device_plugin_config_map
+from gpu_components.nvidia.device_plugin import device_plugin_config_map, device_plugin_config_map_annotations
 from gpu_components.policy import DEFAULT_ENFORCEMENT, policies, rules
 from gpu_components.policy.rules import (
     chart_version_violations,
@@ -27,7 +27,7 @@ from gpu_components.policy.rules import (
     toleration_without_gpu_violations,
     workload_gpu_quantity_violations,
 )
-from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec
+from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec, sharing_trust_labels
 
 GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
 GPU_TAINT_EKS = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -376,7 +376,9 @@ def test_device_plugin_config_map_with_sharing_is_flagged_per_shared_entry() -> 
     props = {"metadata": {"name": "nvidia-device-plugin-configs"}, "data": device_plugin_config_map([shared_spec()])}
     (message,) = shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", props)
     assert message.startswith("data['shared']: device plugin config 'shared' (timeSlicing) shares GPUs without memory")
-    assert "gpu-components/sharing: trusted" in message
+    assert "list it in the ConfigMap's annotation gpu-components/sharing-trusted-entries (gpu_components' pools: " in (
+        message
+    )
 
 
 def test_config_map_marked_trusted_or_without_sharing_passes() -> None:
@@ -388,6 +390,34 @@ def test_config_map_marked_trusted_or_without_sharing_passes() -> None:
         assert shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", {"metadata": metadata, "data": data}) == []
     exclusive = {"metadata": {}, "data": {"default": data["default"], "other": "not: [yaml", "app.conf": "a=b"}}
     assert shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", exclusive) == []
+
+
+def test_config_map_entries_are_marked_trusted_one_by_one() -> None:
+    trusted = GpuNodePoolSpec.from_args(
+        {"name": "trusted", "instance_type": "g5.2xlarge", "max_size": 2, "mps": {"replicas": 4, "trusted": True}},
+        "aws",
+    )
+    specs = [shared_spec(), trusted]
+    props = {
+        "metadata": {"name": "configs", "annotations": device_plugin_config_map_annotations(specs)},
+        "data": device_plugin_config_map(specs),
+    }
+    assert props["metadata"]["annotations"] == {"gpu-components/sharing-trusted-entries": "trusted"}
+    (message,) = shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", props)
+    assert message.startswith("data['shared']: device plugin config 'shared' (timeSlicing) shares GPUs")
+    both = {"metadata": {"annotations": {"gpu-components/sharing-trusted-entries": "trusted, shared"}}}
+    assert shared_gpu_trust_violations("kubernetes:core/v1:ConfigMap", {**props, **both}) == []
+
+
+def test_trusted_pools_carry_the_mark_the_rule_reads() -> None:
+    spec = GpuNodePoolSpec.from_args(
+        {"name": "l4", "instance_type": "g5.2xlarge", "max_size": 2, "time_slicing": {"replicas": 4, "trusted": True}},
+        "aws",
+    )
+    assert sharing_trust_labels(spec) == {"gpu-components/sharing": "trusted"}
+    assert sharing_trust_labels(shared_spec()) == {}
+    user_data = base64.b64encode(bottlerocket.user_data(spec).encode()).decode()
+    assert shared_gpu_trust_violations("aws:ec2/launchTemplate:LaunchTemplate", {"userData": user_data}) == []
 
 
 def test_hand_written_mps_config_map_is_flagged() -> None:
@@ -434,22 +464,52 @@ def test_bottlerocket_launch_template_with_sharing_is_flagged_unless_tagged_trus
 # ---------------------------------------------------------------------------------------------------------------
 
 
+RULES = {
+    "gpu-node-pool-taint": node_pool_taint_violations,
+    "gpu-workload-quantities": workload_gpu_quantity_violations,
+    "gpu-toleration-without-gpu": toleration_without_gpu_violations,
+    "nvidia-chart-version-pinned": chart_version_violations,
+    "gpu-shared-pool-trust": shared_gpu_trust_violations,
+}
+"""Policy name -> the rule function behind it, called directly (what the offline --policy run must agree with)."""
+
+EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
+    "aws-eks": [],
+    "aws-eks-operator": [],
+    "azure-aks": [],
+    "gcp-gke": [],
+}
+"""Example stack -> (policy name, resource URN) of every violation the rules find in its golden plan: none, now that
+every shared pool says its workloads trust each other (time_slicing.trusted)."""
+
+
+def rule_verdicts(plan: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(policy name, resource URN, message) of every violation the rule functions find in a JSON plan's inputs."""
+    return sorted(
+        (name, item["urn"], message)
+        for item in plan["resources"]
+        for name, rule in RULES.items()
+        for message in rule(item["type"], item["inputs"])
+    )
+
+
 @pytest.mark.stack
-def test_the_aws_eks_example_plan_breaks_only_the_advisory_sharing_rule() -> None:
+@pytest.mark.parametrize("stack", sorted(EXAMPLE_VIOLATIONS))
+def test_the_example_plans_break_no_rule(stack: str) -> None:
+    plan = json.loads((GOLDEN.parent / f"{stack}.json").read_text())
+    assert [(name, urn) for name, urn, _ in rule_verdicts(plan)] == EXAMPLE_VIOLATIONS[stack]
+
+
+@pytest.mark.stack
+def test_the_aws_eks_example_without_trust_breaks_only_the_advisory_sharing_rule() -> None:
     plan = json.loads(GOLDEN.read_text())
-    found: dict[str, list[str]] = {}
     for item in plan["resources"]:
-        for rule in (
-            node_pool_taint_violations,
-            workload_gpu_quantity_violations,
-            toleration_without_gpu_violations,
-            chart_version_violations,
-            shared_gpu_trust_violations,
-        ):
-            messages = rule(item["type"], item["inputs"])
-            if messages:
-                found.setdefault(f"{rule.__name__}:{item['name']}", []).extend(messages)
-    assert sorted(found) == ["shared_gpu_trust_violations:gpu-demo-gpu-device-plugin-config"]
+        item["inputs"].get("metadata", {}).pop("annotations", None)
+    config_map = (
+        "urn:pulumi:aws-eks::gpu-components::gpu-components:index:GpuCluster$gpu-components:index:NvidiaDevicePlugin"
+        "$kubernetes:core/v1:ConfigMap::gpu-demo-gpu-device-plugin-config"
+    )
+    assert [(name, urn) for name, urn, _ in rule_verdicts(plan)] == [("gpu-shared-pool-trust", config_map)]
 
 
 # ---------------------------------------------------------------------------------------------------------------

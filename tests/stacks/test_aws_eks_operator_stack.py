@@ -88,6 +88,7 @@ def test_mig_pool_runs_al2023_with_the_mig_manager_label(plan: Plan) -> None:
     shared = resource(plan, NODE_GROUP, "gpu-demo-gpu-a10g-shared-node-group").inputs
     assert shared["labels"] == {
         "gpu-components/pool": "a10g-shared",
+        "gpu-components/sharing": "trusted",  # time_slicing.trusted
         "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "nvidia.com/device-plugin.config": "a10g-shared",
         "workload": "inference",

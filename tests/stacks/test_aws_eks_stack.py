@@ -32,6 +32,7 @@ def test_gpu_pools_have_exact_node_group_inputs() -> None:
     }
     assert shared["labels"] == {
         "gpu-components/pool": "a10g-shared",
+        "gpu-components/sharing": "trusted",  # time_slicing.trusted
         "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "nvidia.com/device-plugin.config": "a10g-shared",
         "nvidia.com/gpu.present": "true",
