@@ -238,6 +238,7 @@ def test_a_node_group_entry() -> None:
     }
     labels = {
         "gpu-components/pool": "a10g-shared",
+        "gpu-components/sharing": "trusted",
         "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "nvidia.com/device-plugin.config": "a10g-shared",
         "nvidia.com/gpu.present": "true",

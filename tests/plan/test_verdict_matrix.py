@@ -56,7 +56,7 @@ STACK_CASES: list[tuple[str, str, Edit, str, int]] = [
     ("aws-eks", "instance type", pool("a10g-shared", instance_type="g5.4xlarge"), f"+- {eks('a10g-shared')}", 4),
     ("aws-eks", "desired size", pool("a10g-shared", desired_size=3), "", 0),
     ("aws-eks", "max size", pool("a10g-shared", max_size=9), f"~ {eks('a10g-shared')}", 3),
-    ("aws-eks", "time-slicing replicas", pool("a10g-shared", time_slicing={"replicas": 8}), "", 3),
+    ("aws-eks", "time-slicing replicas", pool("a10g-shared", time_slicing={"replicas": 8, "trusted": True}), "", 3),
     (
         "aws-eks-operator",
         "MIG profile (GPU Operator)",
