@@ -119,6 +119,12 @@ def main() -> None:
     default=None,
     help="Deprecated: the same as --cwd, which replaces it.",
 )
+@click.option(
+    "--preview",
+    is_flag=True,
+    help="Plan as pulumi preview shows a new stack: ids and computed outputs of new resources are [unknown], and "
+    "so is every input fed from them. Default: the state after pulumi up, every output known (what PR diffs compare).",
+)
 def plan(
     stacks: tuple[str, ...],
     all_stacks: bool,
@@ -129,11 +135,13 @@ def plan(
     exit_code: bool,
     cwd: Path | None,
     root: Path | None,
+    preview: bool,
 ) -> None:
     """Print what each STACK of the Pulumi Python project in --cwd would create, without cloud credentials.
 
-    The project's program (Pulumi.yaml main:) runs as pulumi preview runs it, with the stack's config
-    (<stackConfigDir>/Pulumi.STACK.yaml), under mocks. A stack that cannot be planned prints its error and hides no
+    The project's program (Pulumi.yaml main:) runs as pulumi runs it, with the stack's config
+    (<stackConfigDir>/Pulumi.STACK.yaml), under mocks: the plan is the state pulumi up leaves, or with --preview what
+    pulumi preview of a new stack shows. A stack that cannot be planned prints its error and hides no
     other stack: the others are still printed, written or diffed, and the command exits 1 at the end.
     """
     root = _project_directory(cwd, root)
@@ -148,7 +156,7 @@ def plan(
         raise click.UsageError("--diff with several stacks needs a directory of <stack>.json plans")
     if diagram is not None and diagram.suffix.lower() not in (".svg", ".png"):
         raise click.UsageError(f"--diagram {diagram}: the file name must end in .svg or .png")
-    plans, failed = _plan_each(root, names)
+    plans, failed = _plan_each(root, names, preview)
     if diagram is not None:
         for result in plans:
             _write_diagram(_diagram_path(diagram, result.stack, len(names)), result)
@@ -224,14 +232,14 @@ def available_stacks(root: Path) -> list[str]:
         raise click.ClickException(str(error)) from None
 
 
-def _plan_each(root: Path, names: Sequence[str]) -> tuple[list[Plan], list[str]]:
+def _plan_each(root: Path, names: Sequence[str], preview: bool) -> tuple[list[Plan], list[str]]:
     """Plan every stack in ``names``: (the plans made, the stacks that could not be planned). A stack's error is
     printed as it happens (``Error: <stack>: ...`` on stderr) and hides no other stack's plan or error."""
     plans: list[Plan] = []
     failed: list[str] = []
     for name in names:
         try:
-            plans.append(_plan(root, name))
+            plans.append(_plan(root, name, preview))
         except click.ClickException as error:
             error.show()
             failed.append(name)
@@ -248,9 +256,9 @@ def _stop_if_failed(failed: Sequence[str], count: int) -> None:
     raise click.exceptions.Exit(1)
 
 
-def _plan(root: Path, stack: str) -> Plan:
+def _plan(root: Path, stack: str, preview: bool) -> Plan:
     try:
-        return run_project(root, stack)
+        return run_project(root, stack, preview=preview)
     except (
         GpuSpecError,
         FileNotFoundError,

@@ -161,6 +161,9 @@ class MockResource:
     inputs: Mapping[str, Any]
     config: Mapping[str, str]
     mocks: MockState
+    autonamed: set[str] = field(default_factory=set, compare=False)
+    """The inputs :meth:`autoname` filled in: the provider names a resource before creating it, so a preview knows
+    them."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """The input `key`, or `default` when it is missing, empty or unknown."""
@@ -174,6 +177,7 @@ class MockResource:
         explicit = self.get(key)
         if isinstance(explicit, str):
             return explicit
+        self.autonamed.add(key)
         return f"{self.name}-{hex_of(self.urn, length)}"
 
     def child(self, type_: str, name: str, inputs: Mapping[str, Any] | None = None) -> MockResource:

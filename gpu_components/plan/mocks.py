@@ -48,6 +48,8 @@ from gpu_components.plan._pulumi_internals import (
     SIG_KEY,
     WIRE_UNKNOWN,
     MockMonitor,
+    input_parameters,
+    output_properties,
     provider_pb2,
     resource_pb2,
 )
@@ -102,7 +104,8 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
         value: a `struct_pb2.Struct`, `struct_pb2.Value`, `struct_pb2.ListValue` or an already plain value.
         mask_secrets: replace every secret with `SECRET` (default); when false, unwrap it.
 
-    Returns plain dicts/lists/str/int/float/bool/None where: unknowns (preview) become `UNKNOWN`;
+    Returns plain dicts/lists/str/int/float/bool/None where: unknowns (preview) become `UNKNOWN`, secret or not
+    (an unknown hides nothing);
     resource references become the referenced URN; assets and archives become
     `{"asset": <path|text|uri>}` / `{"archive": <path|uri|{name: ...}>}`; numbers with an integral value
     become `int` (the wire format only has doubles); `None` entries of maps are dropped.
@@ -141,14 +144,15 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
 def _plain_map(fields: Mapping[str, Any], mask_secrets: bool) -> Any:
     signature = _string_field(fields, SIG_KEY)
     if signature == SECRET_SIG:
-        return SECRET if mask_secrets else to_plain(fields.get("value"), mask_secrets=False)
+        value = to_plain(fields.get("value"), mask_secrets=False)
+        return SECRET if mask_secrets and value != UNKNOWN else value
     if signature == RESOURCE_SIG:
         return _string_field(fields, "urn")
     if signature == OUTPUT_VALUE_SIG:
-        if mask_secrets and to_plain(fields.get("secret")) is True:
-            return SECRET
         if "value" not in fields:
             return UNKNOWN
+        if mask_secrets and to_plain(fields.get("secret")) is True:
+            return SECRET
         return to_plain(fields["value"], mask_secrets=mask_secrets)
     if signature == ASSET_SIG:
         for key in ("path", "text", "uri"):
@@ -338,6 +342,11 @@ class PlanMocks(Mocks):
         config: flat stack config (`{"<namespace>:<key>": value}`, values as strings), from which each cloud's
             mocks read their provider's settings (region, location, project) and their defaults
             (``gpu_components.<cloud>.plan_mocks``).
+        preview: answer as the engine does in ``pulumi preview`` of a new stack (default False: as after
+            ``pulumi up``): a new custom resource's id is empty (unknown) and its computed outputs
+            (:func:`computed_outputs`, of the class :meth:`learn_resource_class` saw) are the wire unknown, and a
+            method called on a resource the run registered returns unknowns. Reads and local components are
+            answered as in up mode.
 
     `new_resource` returns `(id, state)` with state = the registered inputs overlaid with the computed
     outputs for the type (the providers' tables: resources, components and fallbacks by package); local
@@ -347,9 +356,11 @@ class PlanMocks(Mocks):
     Works with the stock `MockMonitor` (URNs then lack the parent chain) and best with `PlanMonitor`.
     """
 
-    def __init__(self, config: Mapping[str, str] | None = None) -> None:
+    def __init__(self, config: Mapping[str, str] | None = None, *, preview: bool = False) -> None:
         self.config: Mapping[str, str] = dict(config or {})
+        self.preview = preview
         self.registrations: list[MockResourceArgs] = []
+        self._classes: dict[str, type] = {}
         self.invokes: list[MockCallArgs] = []
         self._known: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -385,8 +396,31 @@ class PlanMocks(Mocks):
             return "", dict(args.inputs)
         resource_id, computed = fn(resource)
         if args.resource_id:
-            resource_id = args.resource_id
+            return args.resource_id, {**args.inputs, **computed}  # a read: the resource exists, in preview too
+        if self.preview:
+            return "", self._preview_state(args, computed, resource.autonamed)
         return resource_id, {**args.inputs, **computed}
+
+    def learn_resource_class(self, args: pulumi.ResourceTransformationArgs) -> None:
+        """A stack transformation (``pulumi.runtime.register_stack_transformation``) that remembers the SDK class of
+        each resource type the program registers, so that a preview knows which of its outputs are computed
+        (:func:`computed_outputs`). It changes nothing (returns None)."""
+        self._classes.setdefault(args.type_, type(args.resource))
+
+    def _preview_state(
+        self, args: MockResourceArgs, computed: Mapping[str, Any], autonamed: set[str]
+    ) -> dict[str, Any]:
+        """What the engine returns for a new resource in ``pulumi preview``: its inputs as registered (without what
+        the mock adds inside them), the inputs the program left out as the provider fills them in before creating
+        the resource (auto-names, the provider's defaults), and its computed outputs unknown
+        (:func:`computed_outputs`; without the resource's SDK class, every output the mock adds that is not an
+        input)."""
+        cls = self._classes.get(args.typ)
+        unknown = computed_outputs(cls) if cls is not None else frozenset(computed) - autonamed
+        state = {key: value for key, value in computed.items() if key not in unknown}
+        state.update(args.inputs)
+        state.update(dict.fromkeys(unknown - frozenset(args.inputs), WIRE_UNKNOWN))
+        return state
 
     def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         """Mock one invoke (or resource-method call); raise `MissingMockError` if it has no mock."""
@@ -408,6 +442,20 @@ class PlanMocks(Mocks):
                 raise MissingMockError("remote component", type_)
             return None
         return _custom_resource_fn(type_)
+
+
+@functools.cache
+def computed_outputs(cls: type) -> frozenset[str]:
+    """The computed outputs of a resource class, by Pulumi's names: its output properties (the ``@pulumi.getter``
+    properties of a provider SDK's generated class, as the SDK reads them to resolve a registration's outputs) that
+    are not inputs (parameters of its generated constructor), which a new resource has only once it is created, so
+    ``pulumi preview`` shows them unknown. A component written in Python declares none."""
+    inputs = input_parameters(cls)
+    return frozenset(
+        pulumi_name
+        for python_name, pulumi_name in output_properties(cls).items()
+        if python_name not in inputs and pulumi_name not in ("id", "urn")
+    )
 
 
 def _custom_resource_fn(type_: str) -> ResourceMock:
@@ -573,6 +621,10 @@ class PlanMonitor(MockMonitor):
         """Answer a resource-method call (e.g. `eks.Cluster.get_kubeconfig`) through `PlanMocks.call`."""
         args = to_plain(request.args, mask_secrets=False)
         result, failures = self.mocks.call(MockCallArgs(request.tok, args, request.provider))
+        if self.mocks.preview and args.get("__self__") in self.resources:
+            # A method of a resource this run creates: in preview the resource does not exist yet, so what the
+            # method returns from its state is unknown.
+            result = dict.fromkeys(result, WIRE_UNKNOWN)
         returned = struct_pb2.Struct()
         returned.update(cast(dict[str, Any], _jsonable(result)))
         response = provider_pb2.CallResponse(

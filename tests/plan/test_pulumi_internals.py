@@ -52,3 +52,18 @@ def test_settings_and_monitor_carry_the_attributes_the_runner_resets() -> None:
     assert isinstance(internals.MockMonitor.ResourceRegistration, type)
     assert {"Invoke", "RegisterResource", "ReadResource"} <= set(vars(internals.MockMonitor))
     assert issubclass(internals.Stack, pulumi.ComponentResource)
+
+
+def test_a_resource_class_declares_its_outputs_and_its_constructor_its_inputs() -> None:
+    import pulumi_kubernetes as k8s
+
+    outputs = internals.output_properties(k8s.apps.v1.Deployment)
+    assert {python: outputs[python] for python in ("api_version", "metadata", "spec", "status")} == {
+        "api_version": "apiVersion",
+        "metadata": "metadata",
+        "spec": "spec",
+        "status": "status",
+    }
+    assert {"api_version", "kind", "metadata", "spec"} <= internals.input_parameters(k8s.apps.v1.Deployment)
+    assert "status" not in internals.input_parameters(k8s.apps.v1.Deployment)
+    assert internals.input_parameters(pulumi.ComponentResource) == frozenset()
