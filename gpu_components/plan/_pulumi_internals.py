@@ -31,6 +31,9 @@ name here                         SDK name                   why the plan needs 
 ``output_properties``             ``_types.resource_py_to_`` a resource class's output properties (Python name ->
                                   ``pulumi_names``           Pulumi name), as the SDK reads them to resolve a
                                                              registration's outputs
+``output_types``                  ``_types.resource_types``  a resource class's output properties' types (Pulumi
+                                                             name -> type, ``Output`` and ``Optional`` unwrapped):
+                                                             the value the plan derives for a computed output
 ``input_parameters``              a generated class's        the inputs a provider SDK's resource class takes (its
                                   ``_internal_init``         generated constructor body, which every Pulumi provider
                                                              SDK's code generator writes): with
@@ -42,6 +45,7 @@ name here                         SDK name                   why the plan needs 
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from pulumi import _types
 from pulumi.runtime import rpc as _rpc
@@ -68,6 +72,12 @@ def output_properties(cls: type) -> dict[str, str]:
     return _types.resource_py_to_pulumi_names(cls)
 
 
+def output_types(cls: type) -> dict[str, Any]:
+    """The types of resource class ``cls``'s output properties: Pulumi name -> type (``Output[T]`` and
+    ``Optional[T]`` unwrapped to ``T``)."""
+    return _types.resource_types(cls)
+
+
 def input_parameters(cls: type) -> frozenset[str]:
     """The Python names of the inputs resource class ``cls`` takes: the parameters of its generated
     ``_internal_init`` (none for a class without one, such as a component written in Python)."""
@@ -89,6 +99,7 @@ __all__ = [
     "input_parameters",
     "massage",
     "output_properties",
+    "output_types",
     "provider_pb2",
     "resource_pb2",
     "run_pulumi_func",
