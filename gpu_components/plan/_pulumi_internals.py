@@ -54,7 +54,15 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import provider_pb2, resource_pb2
 from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
-CHECKED_ON: dict[str, tuple[str, ...]] = {"pulumi": ("3.272.0",)}
+CHECKED_ON: dict[str, tuple[str, ...]] = {
+    "pulumi": ("3.272.0",),
+    # The provider SDKs whose generated classes `input_parameters` and `output_types` read.
+    "pulumi-kubernetes": ("4.34.2",),
+    "pulumi-aws": ("7.51.1",),
+    "pulumi-eks": ("4.4.0",),
+    "pulumi-azure-native": ("3.29.0",),
+    "pulumi-gcp": ("10.2.0",),
+}
 """Distribution -> the versions the plan and its tests were run on with these APIs."""
 
 serialize_properties = _rpc.serialize_properties
