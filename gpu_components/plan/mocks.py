@@ -35,7 +35,7 @@ import contextvars
 import functools
 import threading
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 import pulumi
@@ -364,8 +364,9 @@ class PlanMocks(Mocks):
 
     def learn_resource_class(self, args: pulumi.ResourceTransformationArgs) -> None:
         """A stack transformation (``pulumi.runtime.register_stack_transformation``) that remembers the SDK class of
-        each resource type the program registers, so that a preview knows which of its outputs are computed
-        (:func:`computed_outputs`). It changes nothing (returns None)."""
+        each resource type the program registers, so that the mocks know which of its outputs are computed
+        (:func:`computed_outputs`: unknown in a preview) and their types (:func:`derived_outputs`). It changes
+        nothing (returns None)."""
         self._classes.setdefault(args.type_, type(args.resource))
 
     def _preview_state(
@@ -424,29 +425,31 @@ def computed_outputs(cls: type) -> frozenset[str]:
     )
 
 
-@functools.cache
 def derived_outputs(cls: type) -> dict[str, Any]:
     """The value after ``pulumi up`` of each computed output of resource class ``cls`` (:func:`computed_outputs`)
     that no mock gives, from its type in the SDK class: ``""``, ``0``, ``False``, ``[]`` or ``{}`` for a string,
-    number, boolean, list or map; an object, enum or resource is left out (None to the program). Only values that
-    other resources or invokes read are mocked (the providers' tables); these are what nothing here depends on."""
+    number, boolean, list or map; an object, enum, literal or resource is left out (None to the program). Only
+    values that other resources or invokes read are mocked (the providers' tables); these are what nothing here
+    depends on. Each call makes new lists and maps."""
+    return {name: empty() for name, empty in _empty_values(cls)}
+
+
+@functools.cache
+def _empty_values(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """(output, the type's empty value maker) for each computed output of ``cls`` whose type has one."""
     types = output_types(cls)
-    derived: dict[str, Any] = {}
-    for name in computed_outputs(cls):
-        value = _empty_value(types.get(name))
-        if value is not None:
-            derived[name] = value
-    return derived
+    found = ((name, _empty_value(types.get(name))) for name in sorted(computed_outputs(cls)))
+    return tuple((name, empty) for name, empty in found if empty is not None)
 
 
-def _empty_value(type_: Any) -> Any:
+def _empty_value(type_: Any) -> Callable[[], Any] | None:
     if type_ in (str, int, float, bool):
-        return type_()
+        return cast(Callable[[], Any], type_)
     origin = typing.get_origin(type_)
     if origin in (list, tuple, collections.abc.Sequence):
-        return []
+        return list
     if origin in (dict, collections.abc.Mapping):
-        return {}
+        return dict
     return None
 
 
