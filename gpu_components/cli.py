@@ -159,6 +159,12 @@ def main() -> None:
     default=None,
     help="With --policy: the policy config JSON file, as pulumi preview --policy-pack-config takes it.",
 )
+@click.option(
+    "--preview",
+    is_flag=True,
+    help="Plan as pulumi preview shows a new stack: ids and computed outputs of new resources are [unknown], and "
+    "so is every input fed from them. Default: the state after pulumi up, every output known (what PR diffs compare).",
+)
 def plan(
     stacks: tuple[str, ...],
     all_stacks: bool,
@@ -171,11 +177,13 @@ def plan(
     root: Path | None,
     policy_pack: str | None,
     policy_config: Path | None,
+    preview: bool,
 ) -> None:
     """Print what each STACK of the Pulumi Python project in --cwd would create, without cloud credentials.
 
-    The project's program (Pulumi.yaml main:) runs as pulumi preview runs it, with the stack's config
-    (<stackConfigDir>/Pulumi.STACK.yaml), under mocks. A stack that cannot be planned prints its error and hides no
+    The project's program (Pulumi.yaml main:) runs as pulumi runs it, with the stack's config
+    (<stackConfigDir>/Pulumi.STACK.yaml), under mocks: the plan is the state pulumi up leaves, or with --preview what
+    pulumi preview of a new stack shows. A stack that cannot be planned prints its error and hides no
     other stack: the others are still printed, written or diffed, and the command exits 1 at the end.
     """
     root = _project_directory(cwd, root)
@@ -193,7 +201,7 @@ def plan(
     if policy_config is not None and policy_pack is None:
         raise click.UsageError("--policy-config needs --policy")
     pack, pack_config = _policy_setup(policy_pack, policy_config)
-    plans, failed = _plan_each(root, names)
+    plans, failed = _plan_each(root, names, preview)
     reports = [_run_policies(result, pack, pack_config) for result in plans] if pack is not None else []
     if diagram is not None:
         for result in plans:
@@ -274,14 +282,14 @@ def available_stacks(root: Path) -> list[str]:
         raise click.ClickException(str(error)) from None
 
 
-def _plan_each(root: Path, names: Sequence[str]) -> tuple[list[Plan], list[str]]:
+def _plan_each(root: Path, names: Sequence[str], preview: bool) -> tuple[list[Plan], list[str]]:
     """Plan every stack in ``names``: (the plans made, the stacks that could not be planned). A stack's error is
     printed as it happens (``Error: <stack>: ...`` on stderr) and hides no other stack's plan or error."""
     plans: list[Plan] = []
     failed: list[str] = []
     for name in names:
         try:
-            plans.append(_plan(root, name))
+            plans.append(_plan(root, name, preview))
         except click.ClickException as error:
             error.show()
             failed.append(name)
@@ -298,9 +306,9 @@ def _stop_if_failed(failed: Sequence[str], count: int) -> None:
     raise click.exceptions.Exit(1)
 
 
-def _plan(root: Path, stack: str) -> Plan:
+def _plan(root: Path, stack: str, preview: bool) -> Plan:
     try:
-        return run_project(root, stack)
+        return run_project(root, stack, preview=preview)
     except (
         GpuSpecError,
         FileNotFoundError,

@@ -54,8 +54,8 @@ def planned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     the CLI's own planning.
     """
 
-    def planned(root: Path, stack: str) -> Plan:
-        assert root == ROOT, root
+    def planned(root: Path, stack: str, preview: bool) -> Plan:
+        assert (root, preview) == (ROOT, False), (root, preview)
         return example_plan(stack)
 
     monkeypatch.setattr(cli, "_plan", planned)
@@ -271,7 +271,7 @@ NAMESPACE = PlannedResource(
 @pytest.fixture
 def small_plans(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stack plans to one Namespace, without running the program (the renderers have their own tests)."""
-    monkeypatch.setattr(cli, "_plan", lambda root, stack: Plan("p", stack, (NAMESPACE,), {}))
+    monkeypatch.setattr(cli, "_plan", lambda root, stack, preview: Plan("p", stack, (NAMESPACE,), {}))
 
 
 @pytest.mark.usefixtures("small_plans")
@@ -389,7 +389,7 @@ def test_plan_all_plans_every_stack_past_invalid_ones(tmp_path: Path) -> None:
 def some_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stacks named bad-* cannot be planned; every other stack plans to one Namespace."""
 
-    def planned(root: Path, stack: str) -> Plan:
+    def planned(root: Path, stack: str, preview: bool) -> Plan:
         if stack.startswith("bad"):
             raise click.ClickException(f"{stack}: 1 invalid GPU setting:\n  - pools[0].spot: wrong (got 'yes')")
         return Plan("p", stack, (NAMESPACE,), {})

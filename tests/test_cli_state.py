@@ -26,7 +26,7 @@ NAMESPACE = PlannedResource(
 )
 
 
-def small_plan(root: Path, stack: str) -> Plan:
+def small_plan(root: Path, stack: str, preview: bool = False) -> Plan:
     return Plan("p", stack, (NAMESPACE,), {}, registration_order=(NAMESPACE.urn,))
 
 

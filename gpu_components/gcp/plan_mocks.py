@@ -1,143 +1,56 @@
-"""The plan's mocks of the Google Cloud provider (pulumi-gcp), without its SDK: realistic, deterministic outputs
-of the resources and invokes a GPU node-pool program uses on GKE.
+"""The plan's mocks of the Google Cloud provider (pulumi-gcp), without its SDK.
 
 Registered through the GKE facts record (:attr:`~gpu_components.cloud_facts.CloudFacts.plan_mocks`) and answered by
-:class:`~gpu_components.plan.mocks.PlanMocks`. Resources live in the stack's ``gcp:project`` and ``gcp:region``
-(defaults :data:`DEFAULT_GCP_PROJECT`, :data:`DEFAULT_GCP_REGION`) unless they name their own; auto-named
-resources get 7 hex characters, as the provider's.
+:class:`~gpu_components.plan.mocks.PlanMocks`, which derives every other output from the resource's SDK class. What
+is here: each resource's identity (:func:`_gcp_resource`: its id, ``projects/<project>/...``, and self link, in the
+stack's ``gcp:project`` and ``gcp:region``, defaults :data:`DEFAULT_GCP_PROJECT` and :data:`DEFAULT_GCP_REGION`;
+auto-names 7 hex characters, as the provider's), and what other resources read: a cluster's endpoint and CA
+certificate (a kubeconfig is made from them; also for an existing cluster, ``getCluster``) and a service account's
+email (node pools and IAM members name it).
 
-Sources for the shapes: the output properties declared by the pulumi-gcp 10 Python SDK; the GKE and IAM API
-references for name and self-link formats
+Sources for the formats: the GKE and IAM API references
 (https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters,
 https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_components.plan.mock_kit import (
-    MockInvoke,
-    MockResource,
-    Outputs,
-    ProviderMocks,
-    certificate_b64,
-    digits_of,
-    hex_of,
-    last_segment,
-    secret,
-)
+from gpu_components.plan.mock_kit import MockInvoke, MockResource, Outputs, ProviderMocks, certificate_b64, hex_of
 
-__all__ = ["DEFAULT_GCP_PROJECT", "DEFAULT_GCP_REGION", "DEFAULT_GKE_VERSION", "MOCKS"]
+__all__ = ["DEFAULT_GCP_PROJECT", "DEFAULT_GCP_REGION", "MOCKS"]
 
 DEFAULT_GCP_PROJECT = "gpu-components-plan"
 """Project used when neither the resource nor `gcp:project` gives one."""
 DEFAULT_GCP_REGION = "us-central1"
 """Region used when neither the resource nor `gcp:region` gives one."""
-DEFAULT_GKE_VERSION = "1.31.6-gke.1020000"
-"""Kubernetes version a GKE cluster or node pool reports when the program sets none."""
+
+_IDS = {
+    "gcp:container/cluster:Cluster": "projects/{project}/locations/{location}/clusters/{name}",
+    "gcp:container/nodePool:NodePool": "projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}",
+}
+"""Resource ids that are not ``projects/<project>/<kind>s/<name>``."""
 
 
-def _project(config: Mapping[str, str]) -> str:
-    """The stack's GCP project."""
-    return config.get("gcp:project") or DEFAULT_GCP_PROJECT
+def _project(given: Any, config: Mapping[str, str]) -> str:
+    """The project a resource or invoke names, else the stack's."""
+    return str(given or config.get("gcp:project") or DEFAULT_GCP_PROJECT)
 
 
-def _region(config: Mapping[str, str]) -> str:
-    """The stack's GCP region."""
-    return config.get("gcp:region") or DEFAULT_GCP_REGION
-
-
-# --------------------------------------------------------------------------------------------------
-# Resources
-
-
-def _ipv4(seed: str) -> str:
-    octets = bytes.fromhex(hex_of(seed, 6))
-    return f"34.{octets[0]}.{octets[1]}.{max(octets[2], 1)}"
-
-
-def _gcp_location(r: MockResource) -> str:
-    return str(r.get("location", r.get("region", _region(r.config))))
-
-
-def _gke_cluster_state(name: str, location: str, project: str, seed: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    version = inputs.get("minMasterVersion") or DEFAULT_GKE_VERSION
-    master_auth = dict(inputs.get("masterAuth") or {})
-    return {
-        "name": name,
-        "location": location,
-        "project": project,
-        "endpoint": _ipv4(seed),
-        "masterAuth": {
-            "clientCertificateConfig": {"issueClientCertificate": False},
-            **master_auth,
-            "clusterCaCertificate": certificate_b64(seed),
-            "clientCertificate": "",
-            "clientKey": "",
-        },
-        "masterVersion": version,
-        "nodeVersion": inputs.get("nodeVersion") or version,
-        "selfLink": f"https://container.googleapis.com/v1/projects/{project}/locations/{location}/clusters/{name}",
-        "servicesIpv4Cidr": "34.118.224.0/20",
-        "labelFingerprint": hex_of(seed + "labels", 8),
-        "effectiveLabels": dict(inputs.get("resourceLabels") or {}),
-        "pulumiLabels": dict(inputs.get("resourceLabels") or {}),
-        "operation": "",
-    }
-
-
-def _gcp_container_cluster(r: MockResource) -> Outputs:
-    name = r.autoname("name")
-    location = _gcp_location(r)
-    project = str(r.get("project", _project(r.config)))
-    state = _gke_cluster_state(name, location, project, r.urn, r.inputs)
-    r.mocks.remember("gke", f"{location}/{name}", {**r.inputs, **state})
-    return f"projects/{project}/locations/{location}/clusters/{name}", state
-
-
-def _gcp_container_node_pool(r: MockResource) -> Outputs:
-    cluster = last_segment(str(r.get("cluster", "cluster")))
-    name = r.autoname("name")
-    location = _gcp_location(r)
-    project = str(r.get("project", _project(r.config)))
-    group = f"gke-{cluster}-{name}-{hex_of(r.urn, 8)}"
-    zone = f"{location}-a" if location.count("-") == 1 else location
-    base = f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{zone}"
-    return f"projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}", {
-        "name": name,
-        "location": location,
-        "project": project,
-        "version": r.get("version", DEFAULT_GKE_VERSION),
-        "instanceGroupUrls": [f"{base}/instanceGroupManagers/{group}-grp"],
-        "managedInstanceGroupUrls": [f"{base}/instanceGroups/{group}-grp"],
-        "operation": "",
-    }
-
-
-def _gcp_service_account(r: MockResource) -> Outputs:
-    project = str(r.get("project", _project(r.config)))
-    account_id = str(r.get("accountId", r.name))
-    email = f"{account_id}@{project}.iam.gserviceaccount.com"
-    name = f"projects/{project}/serviceAccounts/{email}"
-    return name, {
-        "accountId": account_id,
-        "email": email,
-        "member": f"serviceAccount:{email}",
-        "name": name,
-        "project": project,
-        "uniqueId": "1" + digits_of(r.urn, 20),
-    }
-
-
-def _gcp_generic(r: MockResource) -> Outputs:
-    """Any other GCP resource: an id, a name and a self link in the configured project."""
-    project = str(r.get("project", _project(r.config)))
-    name = r.autoname("name")
+def _gcp_resource(r: MockResource) -> Outputs:
+    """Any pulumi-gcp resource: its id, its name (given or auto-named) and project, and its self link
+    ``https://www.googleapis.com/<module>/v1/<id>``."""
+    project, name = _project(r.get("project"), r.config), r.autoname("name")
+    location = str(r.get("location", r.config.get("gcp:region") or DEFAULT_GCP_REGION))
     kind = r.type.rsplit(":", 1)[-1]
+    collection = re.sub(r"^[A-Z]+?(?=[A-Z]?[a-z]|$)", lambda m: m.group().lower(), kind) + "s"  # IAMMember: iamMembers
+    template = _IDS.get(r.type, "projects/{project}/" + collection + "/{name}")
+    cluster = str(r.get("cluster", "cluster")).rsplit("/", 1)[-1]
+    resource_id = template.format(project=project, location=location, name=name, cluster=cluster)
     module = r.type.split(":")[1].split("/")[0]
-    resource_id = f"projects/{project}/{kind[0].lower() + kind[1:]}s/{name}"
     return resource_id, {
         "name": name,
         "project": project,
@@ -145,94 +58,50 @@ def _gcp_generic(r: MockResource) -> Outputs:
     }
 
 
-# --------------------------------------------------------------------------------------------------
-# Invokes
+def _ipv4(seed: str) -> str:
+    octets = bytes.fromhex(hex_of(seed, 6))
+    return f"34.{octets[0]}.{octets[1]}.{max(octets[2], 1)}"
 
 
-def _gcp_get_cluster(i: MockInvoke) -> dict[str, Any]:
+def _cluster_auth(seed: str) -> dict[str, Any]:
+    """A cluster's endpoint (a public IPv4 address) and its CA certificate, derived from ``seed``."""
+    return {"endpoint": _ipv4(seed), "masterAuth": {"clusterCaCertificate": certificate_b64(seed)}}
+
+
+def _cluster(r: MockResource) -> Outputs:
+    """Its identity, endpoint and CA certificate, which a kubeconfig for it is made from."""
+    resource_id, outputs = _gcp_resource(r)
+    return resource_id, {**outputs, **_cluster_auth(r.urn)}
+
+
+def _service_account(r: MockResource) -> Outputs:
+    """``projects/<project>/serviceAccounts/<email>``, its email and its IAM member, which node pools and role
+    bindings name."""
+    project = _project(r.get("project"), r.config)
+    email = f"{r.get('accountId', r.name)}@{project}.iam.gserviceaccount.com"
+    name = f"projects/{project}/serviceAccounts/{email}"
+    return name, {"email": email, "member": f"serviceAccount:{email}", "name": name, "project": project}
+
+
+def _get_cluster(i: MockInvoke) -> dict[str, Any]:
+    """``gcp.container.get_cluster`` (an existing cluster): its endpoint and CA certificate, from its location and
+    name."""
     name = str(i.args.get("name", "cluster"))
-    location = str(i.args.get("location") or _region(i.config))
-    project = str(i.args.get("project") or _project(i.config))
-    known = i.mocks.recall("gke", f"{location}/{name}")
-    if known is None:
-        known = _gke_cluster_state(name, location, project, f"gke-cluster/{location}/{name}", {})
+    location = str(i.args.get("location") or i.config.get("gcp:region") or DEFAULT_GCP_REGION)
+    auth = _cluster_auth(f"gke-cluster/{location}/{name}")
     return {
-        **{key: value for key, value in known.items() if key != "masterAuth"},
-        "id": f"projects/{project}/locations/{location}/clusters/{name}",
-        "masterAuths": [known["masterAuth"]],
-        "nodePools": [],
+        "id": f"projects/{_project(i.args.get('project'), i.config)}/locations/{location}/clusters/{name}",
+        "name": name,
+        "location": location,
+        "endpoint": auth["endpoint"],
+        "masterAuths": [auth["masterAuth"]],
     }
-
-
-def _gcp_get_client_config(i: MockInvoke) -> dict[str, Any]:
-    return {
-        "id": f"projects/{_project(i.config)}/regions/{_region(i.config)}/zones/{_region(i.config)}-a",
-        "accessToken": secret("ya29.plan-mock-token"),
-        "project": _project(i.config),
-        "region": _region(i.config),
-        "zone": f"{_region(i.config)}-a",
-        "defaultLabels": {},
-    }
-
-
-def _gcp_get_engine_versions(i: MockInvoke) -> dict[str, Any]:
-    versions = [DEFAULT_GKE_VERSION, "1.30.10-gke.1070000", "1.29.14-gke.1018000"]
-    channels = {
-        "RAPID": "1.32.2-gke.1182001",
-        "REGULAR": DEFAULT_GKE_VERSION,
-        "STABLE": "1.30.10-gke.1070000",
-    }
-    return {
-        "id": str(i.args.get("location") or _region(i.config)),
-        "defaultClusterVersion": DEFAULT_GKE_VERSION,
-        "latestMasterVersion": DEFAULT_GKE_VERSION,
-        "latestNodeVersion": DEFAULT_GKE_VERSION,
-        "validMasterVersions": versions,
-        "validNodeVersions": versions,
-        "releaseChannelDefaultVersion": channels,
-        "releaseChannelLatestVersion": channels,
-        "releaseChannelUpgradeTargetVersion": channels,
-    }
-
-
-def _gcp_get_zones(i: MockInvoke) -> dict[str, Any]:
-    region = str(i.args.get("region") or _region(i.config))
-    return {
-        "id": f"projects/{_project(i.config)}/regions/{region}",
-        "names": [f"{region}-{letter}" for letter in "abcf"],
-        "project": _project(i.config),
-        "region": region,
-    }
-
-
-def _gcp_get_project(i: MockInvoke) -> dict[str, Any]:
-    project = str(i.args.get("projectId") or _project(i.config))
-    return {
-        "id": f"projects/{project}",
-        "projectId": project,
-        "name": project,
-        "number": "1" + digits_of(project, 11),
-    }
-
-
-# --------------------------------------------------------------------------------------------------
-# The table
 
 
 MOCKS = ProviderMocks(
-    resources={
-        "gcp:container/cluster:Cluster": _gcp_container_cluster,
-        "gcp:container/nodePool:NodePool": _gcp_container_node_pool,
-        "gcp:serviceaccount/account:Account": _gcp_service_account,
-    },
-    invokes={
-        "gcp:container/getCluster:getCluster": _gcp_get_cluster,
-        "gcp:container/getEngineVersions:getEngineVersions": _gcp_get_engine_versions,
-        "gcp:compute/getZones:getZones": _gcp_get_zones,
-        "gcp:organizations/getClientConfig:getClientConfig": _gcp_get_client_config,
-        "gcp:organizations/getProject:getProject": _gcp_get_project,
-    },
-    fallbacks={"gcp": _gcp_generic},
+    resources={"gcp:container/cluster:Cluster": _cluster, "gcp:serviceaccount/account:Account": _service_account},
+    invokes={"gcp:container/getCluster:getCluster": _get_cluster},
+    fallbacks={"gcp": _gcp_resource},
 )
-"""pulumi-gcp resources and invokes as the plan mocks them; any other resource gets an id, a name and a self link
-in the stack's project."""
+"""pulumi-gcp resources (every one: :func:`_gcp_resource`; clusters with their endpoint and CA, service accounts with
+their email) and the existing-cluster lookup."""

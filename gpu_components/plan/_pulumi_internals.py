@@ -7,37 +7,62 @@ release that moves one fails that named test instead of a plan. Public APIs (``p
 ``Mocks``, ``MockResourceArgs``, ``MockCallArgs``, ``register_stack_transformation``, ``pulumi.get_stack``) are not
 listed.
 
-=============================  =========================  ==========================================================
-name here                      SDK name                   why the plan needs it
-=============================  =========================  ==========================================================
-``Stack``                      ``runtime.stack.Stack``    the root resource ``set_mocks`` creates; its ``outputs``
-                                                          are the program's exports
-``run_pulumi_func``            ``runtime.stack``          runs the program and waits for every pending output
-``massage``                    ``runtime.stack``          turns exports into the values ``pulumi up`` records
-``serialize_properties``       ``runtime.rpc``            the wire form of the exports (secrets kept marked)
-``WIRE_UNKNOWN``               ``runtime.rpc.UNKNOWN``    the wire value of an unknown output
-``SIG_KEY``, ``*_SIG``         ``runtime.rpc._special_*`` the wire markers of secrets, resource references, output
-                                                          values, assets and archives (Pulumi's property-value spec)
-``settings``                   ``runtime.settings``       ``ROOT`` and ``SETTINGS`` (``outputs``, ``lock``,
-                                                          ``package_refs``, ``base_providers_by_ref``): a fresh root
-                                                          and per-run state, which ``set_mocks`` leaves alone;
-                                                          ``get_root_resource`` and ``get_monitor``
-``MockMonitor``                ``runtime.mocks``          the monitor the plan extends to record registrations
-                                                          (``resources``, ``ResourceRegistration``)
-``provider_pb2``,              ``runtime.proto``          the messages of the monitor calls the plan overrides
+================================  =========================  =======================================================
+name here                         SDK name                   why the plan needs it
+================================  =========================  =======================================================
+``Stack``                         ``runtime.stack.Stack``    the root resource ``set_mocks`` creates; its
+                                                             ``outputs`` are the program's exports
+``run_pulumi_func``               ``runtime.stack``          runs the program and waits for every pending output
+``massage``                       ``runtime.stack``          turns exports into the values ``pulumi up`` records
+``serialize_properties``          ``runtime.rpc``            the wire form of the exports (secrets kept marked)
+``WIRE_UNKNOWN``                  ``runtime.rpc.UNKNOWN``    the wire value of an unknown output: what a preview's
+                                                             computed outputs are
+``SIG_KEY``, ``*_SIG``            ``runtime.rpc._special_*`` the wire markers of secrets, resource references,
+                                                             output values, assets and archives (Pulumi's
+                                                             property-value spec)
+``settings``                      ``runtime.settings``       ``ROOT`` and ``SETTINGS`` (``outputs``, ``lock``,
+                                                             ``package_refs``, ``base_providers_by_ref``): a fresh
+                                                             root and per-run state, which ``set_mocks`` leaves
+                                                             alone; ``get_root_resource`` and ``get_monitor``
+``MockMonitor``                   ``runtime.mocks``          the monitor the plan extends to record registrations
+                                                             (``resources``, ``ResourceRegistration``)
+``provider_pb2``,                 ``runtime.proto``          the messages of the monitor calls the plan overrides
 ``resource_pb2``
-=============================  =========================  ==========================================================
+``output_properties``             ``_types.resource_py_to_`` a resource class's output properties (Python name ->
+                                  ``pulumi_names``           Pulumi name), as the SDK reads them to resolve a
+                                                             registration's outputs
+``output_types``                  ``_types.resource_types``  a resource class's output properties' types (Pulumi
+                                                             name -> type, ``Output`` and ``Optional`` unwrapped):
+                                                             the value the plan derives for a computed output
+``input_parameters``              a generated class's        the inputs a provider SDK's resource class takes (its
+                                  ``_internal_init``         generated constructor body, which every Pulumi provider
+                                                             SDK's code generator writes): with
+                                                             ``output_properties``, which outputs are computed, so
+                                                             unknown in a preview
+================================  =========================  =======================================================
 """
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
+from pulumi import _types
 from pulumi.runtime import rpc as _rpc
 from pulumi.runtime import settings
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import provider_pb2, resource_pb2
 from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
-CHECKED_ON: dict[str, tuple[str, ...]] = {"pulumi": ("3.272.0",)}
+CHECKED_ON: dict[str, tuple[str, ...]] = {
+    "pulumi": ("3.272.0",),
+    # The provider SDKs whose generated classes `input_parameters` and `output_types` read.
+    "pulumi-kubernetes": ("4.34.2",),
+    "pulumi-aws": ("7.51.1",),
+    "pulumi-eks": ("4.4.0",),
+    "pulumi-azure-native": ("3.29.0",),
+    "pulumi-gcp": ("10.2.0",),
+}
 """Distribution -> the versions the plan and its tests were run on with these APIs."""
 
 serialize_properties = _rpc.serialize_properties
@@ -48,6 +73,25 @@ RESOURCE_SIG: str = _rpc._special_resource_sig
 OUTPUT_VALUE_SIG: str = _rpc._special_output_value_sig
 ASSET_SIG: str = _rpc._special_asset_sig
 ARCHIVE_SIG: str = _rpc._special_archive_sig
+
+
+def output_properties(cls: type) -> dict[str, str]:
+    """The output properties of resource class ``cls``: Python name -> Pulumi name (``id`` and ``urn`` included)."""
+    return _types.resource_py_to_pulumi_names(cls)
+
+
+def output_types(cls: type) -> dict[str, Any]:
+    """The types of resource class ``cls``'s output properties: Pulumi name -> type (``Output[T]`` and
+    ``Optional[T]`` unwrapped to ``T``)."""
+    return _types.resource_types(cls)
+
+
+def input_parameters(cls: type) -> frozenset[str]:
+    """The Python names of the inputs resource class ``cls`` takes: the parameters of its generated
+    ``_internal_init`` (none for a class without one, such as a component written in Python)."""
+    init = getattr(cls, "_internal_init", None)
+    return frozenset(inspect.signature(init).parameters) if init is not None else frozenset()
+
 
 __all__ = [
     "ARCHIVE_SIG",
@@ -60,7 +104,10 @@ __all__ = [
     "WIRE_UNKNOWN",
     "MockMonitor",
     "Stack",
+    "input_parameters",
     "massage",
+    "output_properties",
+    "output_types",
     "provider_pb2",
     "resource_pb2",
     "run_pulumi_func",

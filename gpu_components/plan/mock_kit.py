@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from gpu_components.plan._pulumi_internals import RESOURCE_SIG, SECRET_SIG, SIG_KEY, MockMonitor, settings
+from gpu_components.plan._pulumi_internals import RESOURCE_SIG, SIG_KEY, MockMonitor, settings
 
 __all__ = [
     "PLAN_TIMESTAMP",
@@ -37,13 +37,9 @@ __all__ = [
     "ResourceMock",
     "certificate_b64",
     "child_urn",
-    "digits_of",
-    "existing_reference",
     "hex_of",
-    "last_segment",
     "reference",
     "registered",
-    "secret",
     "synthetic",
     "uuid_of",
 ]
@@ -86,11 +82,6 @@ def hex_of(seed: str, length: int) -> str:
     return _digest(seed)[:length]
 
 
-def digits_of(seed: str, length: int) -> str:
-    """The first ``length`` decimal digits of the SHA-256 of ``seed``, read as a number."""
-    return str(int(_digest(seed), 16))[:length]
-
-
 def uuid_of(seed: str) -> str:
     """A version-4-shaped UUID from the SHA-256 of ``seed``."""
     d = _digest(seed)
@@ -103,11 +94,6 @@ def certificate_b64(seed: str) -> str:
     lines = [body[i : i + 64] for i in range(0, len(body), 64)]
     pem = "-----BEGIN CERTIFICATE-----\n" + "\n".join(lines) + "\n-----END CERTIFICATE-----\n"
     return base64.b64encode(pem.encode()).decode()
-
-
-def secret(value: Any) -> dict[str, Any]:
-    """Wrap a value so the SDK sees it as a secret output."""
-    return {SIG_KEY: SECRET_SIG, "value": value}
 
 
 def reference(urn: str, resource_id: str | None) -> dict[str, Any]:
@@ -126,11 +112,6 @@ def child_urn(parent_urn: str, type_: str, name: str) -> str:
         type_ = f"{qualified}${type_}"
     prefix = "::".join(parts[:2]) if len(parts) > 3 else "urn:pulumi:stack::project"
     return f"{prefix}::{type_}::{name}"
-
-
-def last_segment(value: str) -> str:
-    """The last ``/``-separated segment of a path or URL (trailing slashes ignored)."""
-    return value.rstrip("/").rsplit("/", 1)[-1]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -161,6 +142,9 @@ class MockResource:
     inputs: Mapping[str, Any]
     config: Mapping[str, str]
     mocks: MockState
+    autonamed: set[str] = field(default_factory=set, compare=False)
+    """The inputs :meth:`autoname` filled in: the provider names a resource before creating it, so a preview knows
+    them."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """The input `key`, or `default` when it is missing, empty or unknown."""
@@ -174,6 +158,7 @@ class MockResource:
         explicit = self.get(key)
         if isinstance(explicit, str):
             return explicit
+        self.autonamed.add(key)
         return f"{self.name}-{hex_of(self.urn, length)}"
 
     def child(self, type_: str, name: str, inputs: Mapping[str, Any] | None = None) -> MockResource:
@@ -228,12 +213,6 @@ def synthetic(r: MockResource, fn: ResourceMock) -> tuple[str, str, dict[str, An
     if isinstance(monitor, MockMonitor):
         monitor.resources[r.urn] = MockMonitor.ResourceRegistration(r.urn, resource_id, state)
     return r.urn, resource_id, state
-
-
-def existing_reference(urn: str) -> dict[str, Any]:
-    """A reference to a resource the program passed to a remote component, with its id where it is known."""
-    found = registered(urn)
-    return reference(urn, found.id if found is not None else None)
 
 
 # --------------------------------------------------------------------------------------------------

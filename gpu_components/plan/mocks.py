@@ -6,38 +6,42 @@ into `apply` callbacks that create more resources. `PlanMonitor` is the mock res
 records every registration (custom resources, component resources and remote components) with its
 parent and its inputs as the engine sees them, and gives resources engine-style URNs.
 
-The mocks of each cloud's providers live in its package (``gpu_components.<cloud>.plan_mocks``, no cloud SDK), a
+Which outputs a resource has, and their types, come from its class in the provider's SDK (learned from each
+registration, :meth:`PlanMocks.learn_resource_class`): its computed outputs (outputs that are not inputs,
+:func:`computed_outputs`) are unknown in a preview, and after ``pulumi up`` each gets a value of its type
+(:func:`derived_outputs`) unless a mock gives one. Mocks give only identities and the values other resources or
+invokes read: each cloud's live in its package (``gpu_components.<cloud>.plan_mocks``, no cloud SDK), a
 :class:`~gpu_components.plan.mock_kit.ProviderMocks` table of mocks by resource type, remote component type, invoke
-token and provider package, which the cloud's facts record registers
-(:attr:`~gpu_components.cloud_facts.CloudFacts.plan_mocks`). This module holds the machinery, Kubernetes' and
-Pulumi's own resources (pulumi-kubernetes 4: objects, Helm releases and charts, YAML and kustomize components;
-stack references), and looks a registration up in every table.
+token and provider package (the package's fallback gives any resource of it its id and identity: ARN, ARM id, self
+link), which the cloud's facts record registers (:attr:`~gpu_components.cloud_facts.CloudFacts.plan_mocks`). This
+module holds the machinery and pulumi-kubernetes's objects and Helm releases, and looks a registration up in every
+table.
 
 Every value is a function of the resource's URN, its inputs, the stack config or the invoke's arguments: no
 randomness, no clock (:mod:`gpu_components.plan.mock_kit`). Physical names that the providers would auto-generate
 are `<logical name>-<hex>` with the hex taken from a SHA-256 of the URN (7 characters for cloud resources, 8 for
 Kubernetes objects, matching the lengths the providers use).
 
-Invokes without a mock raise `MissingMockError` naming the token, so a missing mock is found rather
-than silently returning an empty result. Resource types without a specific mock get generic outputs
-(an id and, where the provider's table has a fallback for its package, what identifies it there, such as an ARN,
-ARM id or self link); remote components without a mock raise, because their outputs cannot be guessed.
+Invokes without a mock raise `MissingMockError` naming the token, so a missing mock is found rather than silently
+returning an empty result; so does a remote component without a mock whose SDK class is not known (under the SDK's
+own mock monitor).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections.abc
 import contextvars
 import functools
 import threading
-from collections.abc import Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 import pulumi
 from google.protobuf import struct_pb2  # type: ignore[import-untyped]
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs, Mocks
 
-from gpu_components import _yaml
 from gpu_components.cloud_facts import all_cloud_facts
 from gpu_components.plan._pulumi_internals import (
     ARCHIVE_SIG,
@@ -48,6 +52,9 @@ from gpu_components.plan._pulumi_internals import (
     SIG_KEY,
     WIRE_UNKNOWN,
     MockMonitor,
+    input_parameters,
+    output_properties,
+    output_types,
     provider_pb2,
     resource_pb2,
 )
@@ -62,7 +69,6 @@ from gpu_components.plan.mock_kit import (
     ProviderMocks,
     ResourceMock,
     hex_of,
-    last_segment,
     uuid_of,
 )
 from gpu_components.plan.options import identity_of, recorded_options, urn_of
@@ -102,7 +108,8 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
         value: a `struct_pb2.Struct`, `struct_pb2.Value`, `struct_pb2.ListValue` or an already plain value.
         mask_secrets: replace every secret with `SECRET` (default); when false, unwrap it.
 
-    Returns plain dicts/lists/str/int/float/bool/None where: unknowns (preview) become `UNKNOWN`;
+    Returns plain dicts/lists/str/int/float/bool/None where: unknowns (preview) become `UNKNOWN`, secret or not
+    (an unknown hides nothing);
     resource references become the referenced URN; assets and archives become
     `{"asset": <path|text|uri>}` / `{"archive": <path|uri|{name: ...}>}`; numbers with an integral value
     become `int` (the wire format only has doubles); `None` entries of maps are dropped.
@@ -141,14 +148,15 @@ def to_plain(value: Any, *, mask_secrets: bool = True) -> Any:
 def _plain_map(fields: Mapping[str, Any], mask_secrets: bool) -> Any:
     signature = _string_field(fields, SIG_KEY)
     if signature == SECRET_SIG:
-        return SECRET if mask_secrets else to_plain(fields.get("value"), mask_secrets=False)
+        value = to_plain(fields.get("value"), mask_secrets=False)
+        return SECRET if mask_secrets and value != UNKNOWN else value
     if signature == RESOURCE_SIG:
         return _string_field(fields, "urn")
     if signature == OUTPUT_VALUE_SIG:
-        if mask_secrets and to_plain(fields.get("secret")) is True:
-            return SECRET
         if "value" not in fields:
             return UNKNOWN
+        if mask_secrets and to_plain(fields.get("secret")) is True:
+            return SECRET
         return to_plain(fields["value"], mask_secrets=mask_secrets)
     if signature == ASSET_SIG:
         for key in ("path", "text", "uri"):
@@ -236,68 +244,21 @@ def _kubernetes_object(r: MockResource) -> Outputs:
 
 
 def _helm_release(r: MockResource) -> Outputs:
+    """A Helm v3 release: ``<namespace>/<name>``, its name given or auto-named with 8 hex characters."""
     name = r.autoname("name", length=8)
     namespace = r.get("namespace", "default")
-    chart = last_segment(str(r.get("chart", name)))
-    version = r.get("version", "")
-    return f"{namespace}/{name}", {
-        "name": name,
-        "namespace": namespace,
-        "status": {
-            "name": name,
-            "namespace": namespace,
-            "chart": chart,
-            "version": version,
-            "appVersion": version,
-            "revision": 1,
-            "status": "deployed",
-        },
-    }
+    return f"{namespace}/{name}", {"name": name, "namespace": namespace}
 
 
-def _kubernetes_rendered_component(r: MockResource) -> Outputs:
-    """Helm v4 Chart, YAML v2 ConfigGroup/ConfigFile, Kustomize v2: the provider renders their children.
-
-    Offline there is no Helm or kustomize, so their `resources` output is empty.
-    """
-    return "", {"resources": []}
-
-
-def _stack_reference(r: MockResource) -> Outputs:
-    """Another stack's outputs cannot be known offline: a reference reads as a stack without outputs."""
-    return str(r.get("name", r.name)), {"outputs": {}, "secretOutputNames": []}
-
-
-# --------------------------------------------------------------------------------------------------
-# Kubernetes' and Pulumi's own, and the tables of every cloud
-
-
-def _any_generic(r: MockResource) -> Outputs:
-    """A custom resource of any other package: an id derived from its URN, no computed outputs."""
+def _any_resource(r: MockResource) -> Outputs:
+    """A custom resource of a package without mocks: an id derived from its URN."""
     return f"{r.name}-{hex_of(r.urn, 7)}", {}
 
 
-def _kubernetes_yaml_decode(i: MockInvoke) -> dict[str, Any]:
-    """Decode the YAML text the way the provider does: one object per non-empty document."""
-    documents = _yaml.load_all(str(i.args.get("text", "")))
-    return {"result": [document for document in documents if document]}
-
-
 _OWN = ProviderMocks(
-    resources={
-        "kubernetes:helm.sh/v3:Release": _helm_release,
-        "pulumi:pulumi:StackReference": _stack_reference,
-    },
-    components={
-        "kubernetes:helm.sh/v4:Chart": _kubernetes_rendered_component,
-        "kubernetes:yaml/v2:ConfigGroup": _kubernetes_rendered_component,
-        "kubernetes:yaml/v2:ConfigFile": _kubernetes_rendered_component,
-        "kubernetes:kustomize/v2:Directory": _kubernetes_rendered_component,
-    },
-    invokes={"kubernetes:yaml:decode": _kubernetes_yaml_decode},
-    fallbacks={"kubernetes": _kubernetes_object},
+    resources={"kubernetes:helm.sh/v3:Release": _helm_release}, fallbacks={"kubernetes": _kubernetes_object}
 )
-"""pulumi-kubernetes and Pulumi's own resources, components and invokes."""
+"""pulumi-kubernetes's resources: objects (metadata filled in as the API server does) and Helm releases."""
 
 
 @functools.cache
@@ -338,6 +299,11 @@ class PlanMocks(Mocks):
         config: flat stack config (`{"<namespace>:<key>": value}`, values as strings), from which each cloud's
             mocks read their provider's settings (region, location, project) and their defaults
             (``gpu_components.<cloud>.plan_mocks``).
+        preview: answer as the engine does in ``pulumi preview`` of a new stack (default False: as after
+            ``pulumi up``): a new custom resource's id is empty (unknown) and its computed outputs
+            (:func:`computed_outputs`, of the class :meth:`learn_resource_class` saw) are the wire unknown, and a
+            method called on a resource the run registered returns unknowns. Reads and local components are
+            answered as in up mode.
 
     `new_resource` returns `(id, state)` with state = the registered inputs overlaid with the computed
     outputs for the type (the providers' tables: resources, components and fallbacks by package); local
@@ -347,9 +313,11 @@ class PlanMocks(Mocks):
     Works with the stock `MockMonitor` (URNs then lack the parent chain) and best with `PlanMonitor`.
     """
 
-    def __init__(self, config: Mapping[str, str] | None = None) -> None:
+    def __init__(self, config: Mapping[str, str] | None = None, *, preview: bool = False) -> None:
         self.config: Mapping[str, str] = dict(config or {})
+        self.preview = preview
         self.registrations: list[MockResourceArgs] = []
+        self._classes: dict[str, type] = {}
         self.invokes: list[MockCallArgs] = []
         self._known: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -380,13 +348,41 @@ class PlanMocks(Mocks):
         name = identity.split("::", 3)[3] if identity != urn else args.name
         resource = MockResource(identity, args.typ, name, plain, self.config, self)
         # Reads (`Resource.get`) arrive with an id and no `custom` flag; only custom resources are read.
-        fn = self._resource_fn(args.typ, bool(args.custom) or bool(args.resource_id), remote)
+        custom = bool(args.custom) or bool(args.resource_id)
+        cls = self._classes.get(args.typ)
+        fn = self._resource_fn(args.typ, custom, remote, cls is not None)
         if fn is None:
             return "", dict(args.inputs)
         resource_id, computed = fn(resource)
+        derived = derived_outputs(cls) if cls is not None else {}
         if args.resource_id:
-            resource_id = args.resource_id
-        return resource_id, {**args.inputs, **computed}
+            # A read: the resource exists, in preview too.
+            return args.resource_id, {**derived, **args.inputs, **computed}
+        if self.preview:
+            return "", self._preview_state(args, computed, resource.autonamed)
+        return resource_id, {**derived, **args.inputs, **computed}
+
+    def learn_resource_class(self, args: pulumi.ResourceTransformationArgs) -> None:
+        """A stack transformation (``pulumi.runtime.register_stack_transformation``) that remembers the SDK class of
+        each resource type the program registers, so that the mocks know which of its outputs are computed
+        (:func:`computed_outputs`: unknown in a preview) and their types (:func:`derived_outputs`). It changes
+        nothing (returns None)."""
+        self._classes.setdefault(args.type_, type(args.resource))
+
+    def _preview_state(
+        self, args: MockResourceArgs, computed: Mapping[str, Any], autonamed: set[str]
+    ) -> dict[str, Any]:
+        """What the engine returns for a new resource in ``pulumi preview``: its inputs as registered (without what
+        the mock adds inside them), the inputs the program left out as the provider fills them in before creating
+        the resource (auto-names, the provider's defaults), and its computed outputs unknown
+        (:func:`computed_outputs`; without the resource's SDK class, every output the mock adds that is not an
+        input)."""
+        cls = self._classes.get(args.typ)
+        unknown = computed_outputs(cls) if cls is not None else frozenset(computed) - autonamed
+        state = {key: value for key, value in computed.items() if key not in unknown}
+        state.update(args.inputs)
+        state.update(dict.fromkeys(unknown - frozenset(args.inputs), WIRE_UNKNOWN))
+        return state
 
     def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         """Mock one invoke (or resource-method call); raise `MissingMockError` if it has no mock."""
@@ -399,15 +395,62 @@ class PlanMocks(Mocks):
         return fn(MockInvoke(args.token, plain if isinstance(plain, dict) else {}, self.config, self)), []
 
     @staticmethod
-    def _resource_fn(type_: str, custom: bool, remote: bool) -> ResourceMock | None:
+    def _resource_fn(type_: str, custom: bool, remote: bool, known_class: bool) -> ResourceMock | None:
+        """The mock of a registration: a remote component's, a custom resource's (:func:`_custom_resource_fn`), or
+        None for a local component. A remote component without a mock gets the outputs derived from its SDK class
+        (:func:`derived_outputs`), and raises `MissingMockError` where that class is not known."""
         components = _tables().components
         if type_ in components:
             return components[type_]
         if not custom:
-            if remote:
+            if not remote:
+                return None
+            if not known_class:
                 raise MissingMockError("remote component", type_)
-            return None
+            return lambda r: ("", {})
         return _custom_resource_fn(type_)
+
+
+@functools.cache
+def computed_outputs(cls: type) -> frozenset[str]:
+    """The computed outputs of a resource class, by Pulumi's names: its output properties (the ``@pulumi.getter``
+    properties of a provider SDK's generated class, as the SDK reads them to resolve a registration's outputs) that
+    are not inputs (parameters of its generated constructor), which a new resource has only once it is created, so
+    ``pulumi preview`` shows them unknown. A component written in Python declares none."""
+    inputs = input_parameters(cls)
+    return frozenset(
+        pulumi_name
+        for python_name, pulumi_name in output_properties(cls).items()
+        if python_name not in inputs and pulumi_name not in ("id", "urn") and not python_name.startswith("_")
+    )
+
+
+def derived_outputs(cls: type) -> dict[str, Any]:
+    """The value after ``pulumi up`` of each computed output of resource class ``cls`` (:func:`computed_outputs`)
+    that no mock gives, from its type in the SDK class: ``""``, ``0``, ``False``, ``[]`` or ``{}`` for a string,
+    number, boolean, list or map; an object, enum, literal or resource is left out (None to the program). Only
+    values that other resources or invokes read are mocked (the providers' tables); these are what nothing here
+    depends on. Each call makes new lists and maps."""
+    return {name: empty() for name, empty in _empty_values(cls)}
+
+
+@functools.cache
+def _empty_values(cls: type) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """(output, the type's empty value maker) for each computed output of ``cls`` whose type has one."""
+    types = output_types(cls)
+    found = ((name, _empty_value(types.get(name))) for name in sorted(computed_outputs(cls)))
+    return tuple((name, empty) for name, empty in found if empty is not None)
+
+
+def _empty_value(type_: Any) -> Callable[[], Any] | None:
+    if type_ in (str, int, float, bool):
+        return cast(Callable[[], Any], type_)
+    origin = typing.get_origin(type_)
+    if origin in (list, tuple, collections.abc.Sequence):
+        return list
+    if origin in (dict, collections.abc.Mapping):
+        return dict
+    return None
 
 
 def _custom_resource_fn(type_: str) -> ResourceMock:
@@ -417,7 +460,7 @@ def _custom_resource_fn(type_: str) -> ResourceMock:
     tables = _tables()
     if type_ in tables.resources:
         return tables.resources[type_]
-    return tables.fallbacks.get(type_.split(":", 1)[0], _any_generic)
+    return tables.fallbacks.get(type_.split(":", 1)[0], _any_resource)
 
 
 def planned_id(resource_type: str, urn: str, inputs: Mapping[str, Any]) -> str:
@@ -629,6 +672,10 @@ class PlanMonitor(MockMonitor):
         """Answer a resource-method call (e.g. `eks.Cluster.get_kubeconfig`) through `PlanMocks.call`."""
         args = to_plain(request.args, mask_secrets=False)
         result, failures = self.mocks.call(MockCallArgs(request.tok, args, request.provider))
+        if self.mocks.preview and args.get("__self__") in self.resources:
+            # A method of a resource this run creates: in preview the resource does not exist yet, so what the
+            # method returns from its state is unknown.
+            result = dict.fromkeys(result, WIRE_UNKNOWN)
         returned = struct_pb2.Struct()
         returned.update(cast(dict[str, Any], _jsonable(result)))
         response = provider_pb2.CallResponse(

@@ -212,13 +212,14 @@ def _main(project_file: Path, directory: Path, main: object) -> Path:
     return target
 
 
-def run_project(project: Project | Path | str, stack: str, *, preview: bool = True) -> ProjectPlan:
+def run_project(project: Project | Path | str, stack: str, *, preview: bool = False) -> ProjectPlan:
     """Plan one stack of a Pulumi Python project: its program, with the stack's config, under the plan's mocks.
 
     Args:
         project: a `Project` (`load_project`), or the directory holding its `Pulumi.yaml`.
         stack: the stack name; its config is `<stackConfigDir>/Pulumi.<stack>.yaml` (`runner.load_stack`).
-        preview: run as `pulumi preview` (True, the default) or as `pulumi up` (`runner.run_program`).
+        preview: False (the default): the state after `pulumi up` of a new stack, every output known; True: the
+            `pulumi preview` of a new stack, computed outputs unknown (`runner.run_program`).
 
     Returns:
         The `ProjectPlan`: what `run_program` returns, with the capacity records of the program's node-pool

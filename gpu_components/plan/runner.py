@@ -338,7 +338,7 @@ def run_program(
     project: str,
     stack: str,
     config: Mapping[str, Any],
-    preview: bool = True,
+    preview: bool = False,
 ) -> Plan:
     """Run `program` under `PlanMocks` and return what it registered.
 
@@ -348,8 +348,13 @@ def run_program(
         project: the project name (`Pulumi.yaml` `name:`), used for URNs and unqualified config keys.
         stack: the stack name, used for URNs.
         config: the stack's `config:` block (see `load_stack` and `flatten_config`).
-        preview: run as `pulumi preview` (True, the default) or as `pulumi up` (False); the mocks return
-            known outputs either way, so `apply` callbacks run and their resources are recorded.
+        preview: False (the default): the state after `pulumi up` of a new stack, every output known, which is
+            what golden plans and PR diffs compare. True: `pulumi preview` of a new stack, as the engine shows
+            it: each new custom resource's id and computed outputs (the outputs its SDK class declares that are
+            not inputs) are unknown, so inputs fed from them read `"[unknown]"` and `apply` callbacks on them do
+            not run; component resources and reads (`Resource.get`) are not affected. Both modes register the
+            same resources with the same options (a program that creates resources inside an `apply` on a
+            computed output would not: the example's components create none).
 
     Returns:
         The `Plan`: resources sorted by URN (the stack resource itself excluded), stack outputs as
@@ -388,7 +393,7 @@ def _run(
     """The body of one run, on a fresh thread and context: configure, run, collect, clean up."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    mocks = PlanMocks(config)
+    mocks = PlanMocks(config, preview=preview)
     monitor = PlanMonitor(mocks)
     try:
         settings.ROOT.set(None)
@@ -412,6 +417,7 @@ def _run(
         if not isinstance(root, Stack):
             raise RuntimeError("set_mocks did not create the root stack resource")
         pulumi.runtime.register_stack_transformation(drop_sdk_type_aliases)
+        pulumi.runtime.register_stack_transformation(mocks.learn_resource_class)
         exports: dict[str, Any] = {}
 
         def body() -> None:

@@ -15,7 +15,7 @@ from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeGpuNodePool
 from gpu_components.gcp import cluster as gke_cluster
-from gpu_components.plan import Plan
+from gpu_components.plan import UNKNOWN, Plan
 from gpu_components.spec import DEFAULT_GPU_TAINT
 from tests.helpers import BOTH_MODES, inputs_by_name, names, plan_and, plan_of, resource
 
@@ -70,7 +70,8 @@ def test_exclusive_pool_registers_exact_node_pool_inputs(preview: bool) -> None:
             "taints": [TAINT],
             "spot": False,
             "oauthScopes": SCOPES,
-            "serviceAccount": "demo-gpu-node-sa@proj.iam.gserviceaccount.com",
+            # The email of the service account the component creates: a computed output, unknown in preview.
+            "serviceAccount": UNKNOWN if preview else "demo-gpu-node-sa@proj.iam.gserviceaccount.com",
         },
     }
 
@@ -142,20 +143,14 @@ def test_component_creates_a_minimal_node_service_account(preview: bool) -> None
         pulumi.export("email", create(pool_args()).service_account_email)
 
     plan = plan_of(program, preview, CONFIG)
-    assert plan.outputs["email"] == "demo-gpu-node-sa@proj.iam.gserviceaccount.com"
+    email = UNKNOWN if preview else "demo-gpu-node-sa@proj.iam.gserviceaccount.com"  # computed: unknown in preview
+    assert plan.outputs["email"] == email
     assert inputs_by_name(plan, ACCOUNT)["demo-gpu-node-sa"]["accountId"] == "demo-gpu-node-sa"
     members = inputs_by_name(plan, IAM_MEMBER)
+    member = UNKNOWN if preview else f"serviceAccount:{email}"
     assert {name: (m["role"], m["member"], m["project"]) for name, m in members.items()} == {
-        "demo-gpu-node-sa-node": (
-            "roles/container.defaultNodeServiceAccount",
-            "serviceAccount:demo-gpu-node-sa@proj.iam.gserviceaccount.com",
-            "proj",
-        ),
-        "demo-gpu-node-sa-registry": (
-            "roles/artifactregistry.reader",
-            "serviceAccount:demo-gpu-node-sa@proj.iam.gserviceaccount.com",
-            "proj",
-        ),
+        "demo-gpu-node-sa-node": ("roles/container.defaultNodeServiceAccount", member, "proj"),
+        "demo-gpu-node-sa-registry": ("roles/artifactregistry.reader", member, "proj"),
     }
 
 
@@ -309,8 +304,11 @@ def test_example_cluster_is_standard_with_workload_identity(preview: bool) -> No
     assert cluster["workloadIdentityConfig"] == {"workloadPool": "proj.svc.id.goog"}
     system = resource(plan, NODE_POOL, "demo-system").inputs
     assert system["nodeConfig"]["machineType"] == "e2-standard-4"
-    assert system["nodeConfig"]["serviceAccount"] == "demo-nodes@proj.iam.gserviceaccount.com"
+    assert system["nodeConfig"]["serviceAccount"] == (UNKNOWN if preview else "demo-nodes@proj.iam.gserviceaccount.com")
     assert system["autoscaling"] == {"totalMinNodeCount": 1, "totalMaxNodeCount": 3}
+    if preview:  # the endpoint is computed: the kubeconfig made from it is unknown
+        assert [plan.outputs[key] for key in ("kubeconfig", "endpoint")] == [UNKNOWN] * 2
+        return
     kubeconfig = json.loads(plan.outputs["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"] == f"https://{plan.outputs['endpoint']}"
     assert kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"] == plan.outputs["ca"]

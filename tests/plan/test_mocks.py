@@ -21,8 +21,13 @@ from google.protobuf import struct_pb2
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
+from gpu_components.aws.plan_mocks import launch_template_id
+from gpu_components.azure.plan_mocks import AZURE_SUBSCRIPTION_ID as SUBSCRIPTION
 from gpu_components.plan import SECRET, UNKNOWN, MissingMockError, Plan, PlanMocks, PlanMonitor, run_program
-from gpu_components.plan.mocks import to_plain
+from gpu_components.plan.mock_kit import PLAN_TIMESTAMP, certificate_b64, uuid_of
+from gpu_components.plan.mocks import computed_outputs, derived_outputs, to_plain
+
+SCALING = {"desired_size": 1, "max_size": 1, "min_size": 0}
 
 
 def new(mocks: PlanMocks, typ: str, name: str, inputs: dict[str, Any], custom: bool = True) -> tuple[Any, Any]:
@@ -44,13 +49,14 @@ def ambient_urn(typ: str, name: str) -> str:
     return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{typ}::{name}"
 
 
-def test_iam_role_gets_an_auto_name_and_arn_from_its_urn() -> None:
+def test_iam_role_gets_an_auto_name_and_a_global_arn_from_its_urn() -> None:
     role_id, state = new(PlanMocks(), "aws:iam/role:Role", "nodes", {"assumeRolePolicy": "{}"})
 
     suffix = hex_of(ambient_urn("aws:iam/role:Role", "nodes"), 7)
-    assert role_id == f"nodes-{suffix}"
-    assert state["arn"] == f"arn:aws:iam::123456789012:role/nodes-{suffix}"
-    assert state["assumeRolePolicy"] == "{}"
+    assert (role_id, state) == (
+        f"nodes-{suffix}",
+        {"assumeRolePolicy": "{}", "name": f"nodes-{suffix}", "arn": f"arn:aws:iam::123456789012:role/nodes-{suffix}"},
+    )
 
 
 def test_iam_role_keeps_an_explicit_name_and_path() -> None:
@@ -68,54 +74,71 @@ def test_outputs_are_deterministic() -> None:
     assert first == second
 
 
-def test_eks_cluster_has_endpoint_certificate_and_oidc_issuer_in_the_configured_region() -> None:
-    _, state = new(PlanMocks({"aws:region": "eu-central-1"}), "aws:eks/cluster:Cluster", "gpu", {"version": "1.30"})
-
-    assert state["arn"].startswith("arn:aws:eks:eu-central-1:123456789012:cluster/gpu-")
-    assert state["endpoint"].endswith(".gr7.eu-central-1.eks.amazonaws.com")
-    assert base64.b64decode(state["certificateAuthority"]["data"]).startswith(b"-----BEGIN CERTIFICATE-----")
-    assert state["identities"][0]["oidcs"][0]["issuer"].startswith("https://oidc.eks.eu-central-1.amazonaws.com/id/")
-    assert (state["version"], state["status"]) == ("1.30", "ACTIVE")
-
-
-def test_node_group_reports_status_and_autoscaling_group() -> None:
+def test_node_group_names_its_auto_scaling_group() -> None:
     node_group_id, state = new(PlanMocks(), "aws:eks/nodeGroup:NodeGroup", "a100", {"clusterName": "gpu"})
 
-    assert node_group_id == f"gpu:{state['nodeGroupName']}"
-    assert state["status"] == "ACTIVE"
-    assert state["resources"][0]["autoscalingGroups"][0]["name"].startswith(f"eks-{state['nodeGroupName']}-")
-    assert state["arn"].startswith(f"arn:aws:eks:us-west-2:123456789012:nodegroup/gpu/{state['nodeGroupName']}/")
+    urn = ambient_urn("aws:eks/nodeGroup:NodeGroup", "a100")
+    name, suffix = f"a100-{hex_of(urn, 7)}", uuid_of(urn)
+    assert (node_group_id, state) == (
+        f"gpu:{name}",
+        {
+            "clusterName": "gpu",
+            "nodeGroupName": name,
+            "arn": f"arn:aws:eks:us-west-2:123456789012:nodegroup/gpu/{name}/{suffix}",
+            "resources": [{"autoscalingGroups": [{"name": f"eks-{name}-{suffix}"}]}],
+        },
+    )
 
 
-def test_launch_template_has_an_ec2_id_and_a_version() -> None:
-    template_id, state = new(PlanMocks(), "aws:ec2/launchTemplate:LaunchTemplate", "lt", {})
+def test_launch_template_has_an_ec2_id_and_version_one() -> None:
+    template_id, state = new(PlanMocks({"aws:region": "eu-west-1"}), "aws:ec2/launchTemplate:LaunchTemplate", "lt", {})
 
-    assert template_id.startswith("lt-") and len(template_id) == 20
-    assert state["latestVersion"] == 1
-
-
-@pytest.mark.parametrize(("typ", "prefix"), [("aws:ec2/vpc:Vpc", "vpc-"), ("aws:ec2/subnet:Subnet", "subnet-")])
-def test_network_resources_have_ec2_ids(typ: str, prefix: str) -> None:
-    resource_id, state = new(PlanMocks(), typ, "net", {"cidrBlock": "10.0.0.0/16"})
-
-    assert resource_id.startswith(prefix)
-    assert state["ownerId"] == "123456789012"
+    lt_id = f"lt-{hex_of(ambient_urn('aws:ec2/launchTemplate:LaunchTemplate', 'lt'), 17)}"
+    assert template_id == lt_id == launch_template_id(ambient_urn("aws:ec2/launchTemplate:LaunchTemplate", "lt"))
+    assert state == {
+        "arn": f"arn:aws:ec2:eu-west-1:123456789012:launch-template/{lt_id}",
+        "latestVersion": 1,
+        "defaultVersion": 1,
+    }
 
 
-def test_unlisted_aws_resource_gets_an_arn_in_its_service() -> None:
-    _, state = new(PlanMocks(), "aws:sqs/queue:Queue", "q", {})
+@pytest.mark.parametrize(
+    ("typ", "name", "expected_id", "arn_resource"),
+    [
+        ("aws:ec2/vpc:Vpc", "net", "vpc-{hex17}", "vpc/vpc-{hex17}"),
+        ("aws:sqs/queue:Queue", "q", "q-{hex7}", "queue/q-{hex7}"),
+        ("aws:autoscaling/tag:Tag", "t", "t-{hex7}", "tag/t-{hex7}"),
+    ],
+)
+def test_any_aws_resource_gets_its_id_and_an_arn_in_its_service(
+    typ: str, name: str, expected_id: str, arn_resource: str
+) -> None:
+    resource_id, state = new(PlanMocks(), typ, name, {})
 
-    assert state["arn"].startswith("arn:aws:sqs:us-west-2:123456789012:queue/q-")
+    urn = ambient_urn(typ, name)
+    values = {"hex17": hex_of(urn, 17), "hex7": hex_of(urn, 7)}
+    service = typ.split(":")[1].split("/")[0]
+    assert resource_id == expected_id.format(**values)
+    assert state == {"arn": f"arn:aws:{service}:us-west-2:123456789012:{arn_resource.format(**values)}"}
 
 
 def test_kubernetes_object_is_auto_named_with_eight_hex_characters_in_default_namespace() -> None:
     object_id, state = new(PlanMocks(), "kubernetes:core/v1:ConfigMap", "cfg", {"data": {"a": "b"}})
 
-    name = f"cfg-{hex_of(ambient_urn('kubernetes:core/v1:ConfigMap', 'cfg'), 8)}"
-    assert state["metadata"]["name"] == name
-    assert state["metadata"]["namespace"] == "default"
+    urn = ambient_urn("kubernetes:core/v1:ConfigMap", "cfg")
+    name = f"cfg-{hex_of(urn, 8)}"
     assert object_id == f"default/{name}"
-    assert state["data"] == {"a": "b"}
+    assert state == {
+        "data": {"a": "b"},
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": uuid_of(urn),
+            "resourceVersion": "1",
+            "generation": 1,
+            "creationTimestamp": PLAN_TIMESTAMP,
+        },
+    }
 
 
 @pytest.mark.parametrize(
@@ -127,29 +150,24 @@ def test_kubernetes_object_is_auto_named_with_eight_hex_characters_in_default_na
     ],
 )
 def test_cluster_scoped_kubernetes_objects_have_no_namespace(typ: str) -> None:
-    _, state = new(PlanMocks(), typ, "x", {"metadata": {"name": "x"}})
+    object_id, state = new(PlanMocks(), typ, "x", {"metadata": {"name": "x"}})
 
-    assert "namespace" not in state["metadata"]
-    assert state["metadata"]["name"] == "x"
-
-
-def test_helm_release_reports_deployed_status() -> None:
-    _, state = new(
-        PlanMocks(),
-        "kubernetes:helm.sh/v3:Release",
-        "device-plugin",
-        {"chart": "nvidia-device-plugin", "version": "0.17.0", "namespace": "nvidia", "name": "nvdp"},
+    assert (object_id, sorted(state["metadata"])) == (
+        "x",
+        ["creationTimestamp", "generation", "name", "resourceVersion", "uid"],
     )
 
-    assert state["status"] == {
-        "appVersion": "0.17.0",
-        "chart": "nvidia-device-plugin",
-        "name": "nvdp",
-        "namespace": "nvidia",
-        "revision": 1,
-        "status": "deployed",
-        "version": "0.17.0",
-    }
+
+def test_helm_release_is_auto_named_in_its_namespace() -> None:
+    release_id, state = new(
+        PlanMocks(), "kubernetes:helm.sh/v3:Release", "dp", {"chart": "nvidia-device-plugin", "namespace": "nvidia"}
+    )
+
+    name = f"dp-{hex_of(ambient_urn('kubernetes:helm.sh/v3:Release', 'dp'), 8)}"
+    assert (release_id, state) == (
+        f"nvidia/{name}",
+        {"chart": "nvidia-device-plugin", "namespace": "nvidia", "name": name},
+    )
 
 
 def test_local_component_gets_its_inputs_back() -> None:
@@ -157,12 +175,66 @@ def test_local_component_gets_its_inputs_back() -> None:
 
 
 def test_gcp_service_account_email_is_in_the_configured_project() -> None:
-    _, state = new(
+    account_id, state = new(
         PlanMocks({"gcp:project": "ml-prod"}), "gcp:serviceaccount/account:Account", "sa", {"accountId": "gpu-nodes"}
     )
 
-    assert state["email"] == "gpu-nodes@ml-prod.iam.gserviceaccount.com"
-    assert state["member"] == "serviceAccount:gpu-nodes@ml-prod.iam.gserviceaccount.com"
+    email = "gpu-nodes@ml-prod.iam.gserviceaccount.com"
+    assert (account_id, state) == (
+        f"projects/ml-prod/serviceAccounts/{email}",
+        {
+            "accountId": "gpu-nodes",
+            "email": email,
+            "member": f"serviceAccount:{email}",
+            "name": f"projects/ml-prod/serviceAccounts/{email}",
+            "project": "ml-prod",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("typ", "inputs", "expected_id"),
+    [
+        (
+            "gcp:container/nodePool:NodePool",
+            {"cluster": "projects/p/locations/us-east1/clusters/gke", "location": "us-east1", "project": "p"},
+            "projects/p/locations/us-east1/clusters/gke/nodePools/{name}",
+        ),
+        ("gcp:projects/iAMMember:IAMMember", {"project": "p"}, "projects/p/iamMembers/{name}"),
+    ],
+)
+def test_any_gcp_resource_gets_its_id_name_and_self_link(typ: str, inputs: dict[str, Any], expected_id: str) -> None:
+    resource_id, state = new(PlanMocks(), typ, "x", inputs)
+
+    name = f"x-{hex_of(ambient_urn(typ, 'x'), 7)}"
+    module = typ.split(":")[1].split("/")[0]
+    assert resource_id == expected_id.format(name=name)
+    assert state == {
+        **inputs,
+        "name": name,
+        "project": "p",
+        "selfLink": f"https://www.googleapis.com/{module}/v1/{resource_id}",
+    }
+
+
+def test_azure_resources_get_arm_ids_names_and_the_stack_location() -> None:
+    mocks = PlanMocks({"azure-native:location": "westeurope"})
+    group_id, group = new(mocks, "azure-native:resources:ResourceGroup", "rg", {})
+    pool_id, pool = new(
+        mocks, "azure-native:containerservice:AgentPool", "a100", {"resourceGroupName": "rg", "resourceName": "aks"}
+    )
+
+    group_name = f"rg-{hex_of(ambient_urn('azure-native:resources:ResourceGroup', 'rg'), 8)}"
+    assert (group_id, group) == (
+        f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{group_name}",
+        {"resourceGroupName": group_name, "name": group_name, "location": "westeurope"},
+    )
+    pool_name = f"a100-{hex_of(ambient_urn('azure-native:containerservice:AgentPool', 'a100'), 8)}"
+    assert pool_id == (
+        f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks/"
+        f"agentPools/{pool_name}"
+    )
+    assert pool == {"resourceGroupName": "rg", "resourceName": "aks", "agentPoolName": pool_name, "name": pool_name}
 
 
 def test_new_resource_records_every_registration() -> None:
@@ -176,85 +248,91 @@ def test_new_resource_records_every_registration() -> None:
     ]
 
 
-def test_get_region_follows_the_stack_config() -> None:
-    assert invoke(PlanMocks(), "aws:index/getRegion:getRegion", {})["name"] == "us-west-2"
-    assert invoke(PlanMocks({"aws:region": "eu-west-1"}), "aws:index/getRegion:getRegion", {})["region"] == "eu-west-1"
-
-
-def test_caller_identity_and_partition() -> None:
-    mocks = PlanMocks()
-
-    assert invoke(mocks, "aws:index/getCallerIdentity:getCallerIdentity", {})["accountId"] == "123456789012"
-    assert invoke(mocks, "aws:index/getPartition:getPartition", {})["partition"] == "aws"
-
-
-def test_policy_document_is_built_from_the_statements() -> None:
-    result = invoke(
-        PlanMocks(),
-        "aws:iam/getPolicyDocument:getPolicyDocument",
-        {
-            "statements": [
-                {
-                    "sid": "AssumeFromPods",
-                    "actions": ["sts:AssumeRoleWithWebIdentity"],
-                    "principals": [{"type": "Federated", "identifiers": ["arn:aws:iam::123456789012:oidc-provider/x"]}],
-                    "conditions": [
-                        {"test": "StringEquals", "variable": "x:sub", "values": ["system:serviceaccount:a:b"]}
-                    ],
-                },
-                {"effect": "Deny", "actions": ["ec2:TerminateInstances", "ec2:StopInstances"], "resources": ["*"]},
-            ]
-        },
-    )
-
-    assert json.loads(result["json"]) == {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "AssumeFromPods",
-                "Effect": "Allow",
-                "Action": "sts:AssumeRoleWithWebIdentity",
-                "Principal": {"Federated": "arn:aws:iam::123456789012:oidc-provider/x"},
-                "Condition": {"StringEquals": {"x:sub": "system:serviceaccount:a:b"}},
-            },
-            {"Effect": "Deny", "Action": ["ec2:TerminateInstances", "ec2:StopInstances"], "Resource": "*"},
-        ],
-    }
-    assert json.loads(result["minifiedJson"]) == json.loads(result["json"])
-
-
-def test_ssm_eks_ami_parameter_answers_with_an_ami_id() -> None:
-    result = invoke(
-        PlanMocks(),
-        "aws:ssm/getParameter:getParameter",
-        {"name": "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"},
-    )
-
-    assert result["value"].startswith("ami-") and len(result["value"]) == 21
-
-
-def test_subnets_are_deterministic_per_filter() -> None:
+def test_default_vpc_and_its_subnets_are_derived_from_the_arguments() -> None:
     args = {"filters": [{"name": "vpc-id", "values": ["vpc-1"]}]}
+    seed = "aws:ec2/getSubnets:getSubnets" + json.dumps(args, sort_keys=True)
 
-    first = invoke(PlanMocks(), "aws:ec2/getSubnets:getSubnets", args)["ids"]
-    other = invoke(PlanMocks(), "aws:ec2/getSubnets:getSubnets", {"filters": [{"name": "vpc-id", "values": ["vpc-2"]}]})
+    assert invoke(PlanMocks(), "aws:ec2/getSubnets:getSubnets", args) == {
+        "id": "us-west-2",
+        "ids": [f"subnet-{hex_of(seed + str(n), 17)}" for n in range(3)],
+    }
+    vpc_id = f"vpc-{hex_of('aws:ec2/getVpc:getVpc' + json.dumps({'default': True}), 17)}"
+    assert invoke(PlanMocks(), "aws:ec2/getVpc:getVpc", {"default": True}) == {
+        "id": vpc_id,
+        "arn": f"arn:aws:ec2:us-west-2:123456789012:vpc/{vpc_id}",
+    }
 
-    assert first == invoke(PlanMocks(), "aws:ec2/getSubnets:getSubnets", args)["ids"]
-    assert len(first) == 3 and first != other["ids"]
+
+def test_an_existing_eks_cluster_has_an_endpoint_and_ca_from_its_name() -> None:
+    result = invoke(PlanMocks({"aws:region": "eu-west-1"}), "aws:eks/getCluster:getCluster", {"name": "prod"})
+
+    endpoint_id = hex_of("eks-cluster/prod" + "endpoint", 32).upper()
+    assert result == {
+        "id": "prod",
+        "name": "prod",
+        "arn": "arn:aws:eks:eu-west-1:123456789012:cluster/prod",
+        "endpoint": f"https://{endpoint_id}.gr7.eu-west-1.eks.amazonaws.com",
+        "certificateAuthorities": [{"data": certificate_b64("eks-cluster/prod")}],
+        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.eu-west-1.amazonaws.com/id/{endpoint_id}"}]}],
+    }
 
 
-def test_yaml_decode_returns_the_documents() -> None:
-    text = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu\n---\n---\napiVersion: v1\nkind: ConfigMap\n"
+def test_an_existing_gke_cluster_has_an_endpoint_and_ca_from_its_location_and_name() -> None:
+    result = invoke(PlanMocks(), "gcp:container/getCluster:getCluster", {"name": "prod", "location": "us-east4"})
 
-    result = invoke(PlanMocks(), "kubernetes:yaml:decode", {"text": text})
-
-    assert [document["kind"] for document in result["result"]] == ["Namespace", "ConfigMap"]
+    assert result == {
+        "id": "projects/gpu-components-plan/locations/us-east4/clusters/prod",
+        "name": "prod",
+        "location": "us-east4",
+        "endpoint": "34.65.58.89",
+        "masterAuths": [{"clusterCaCertificate": certificate_b64("gke-cluster/us-east4/prod")}],
+    }
 
 
 def test_unknown_invoke_raises_naming_the_token() -> None:
     with pytest.raises(MissingMockError, match="'aws:ec2/getInstance:getInstance'") as raised:
         PlanMocks().call(MockCallArgs(token="aws:ec2/getInstance:getInstance", args={}, provider=""))
     assert raised.value.token == "aws:ec2/getInstance:getInstance"
+
+
+def test_preview_gives_a_new_resource_no_id_and_unknown_computed_outputs_without_its_class() -> None:
+    # Without the SDK class (the stock monitor runs no stack transformation), the computed outputs are those the mock
+    # adds that are not inputs; the auto-name is known, as the provider names a resource before creating it.
+    role_id, state = new(PlanMocks(preview=True), "aws:iam/role:Role", "r", {"path": "/x/"})
+
+    name = f"r-{hex_of(ambient_urn('aws:iam/role:Role', 'r'), 7)}"
+    assert (role_id, state) == ("", {"name": name, "path": "/x/", "arn": rpc.UNKNOWN})
+
+
+def test_computed_outputs_are_the_sdk_classs_outputs_that_are_not_inputs() -> None:
+    assert computed_outputs(aws.iam.Role) == {"arn", "createDate", "tagsAll", "uniqueId"}
+    assert computed_outputs(aws.eks.NodeGroup) == {"arn", "resources", "status", "tagsAll"}
+    assert computed_outputs(k8s.apps.v1.Deployment) == {"status"}
+    assert computed_outputs(pulumi.ComponentResource) == frozenset()
+
+
+def test_outputs_nothing_reads_are_derived_from_their_types() -> None:
+    def program() -> None:
+        group = aws.eks.NodeGroup(
+            "g", cluster_name="gpu", node_role_arn="arn", subnet_ids=["s"], scaling_config=SCALING
+        )
+        pulumi.export("status", group.status)  # a string nothing here reads
+        pulumi.export("tagsAll", group.tags_all)  # a map
+        pulumi.export("asg", group.resources[0].autoscaling_groups[0].name)  # mocked: the autoscaler's tags read it
+
+    outputs = run(program).outputs
+
+    urn = "urn:pulumi:dev::proj::aws:eks/nodeGroup:NodeGroup::g"
+    assert outputs == {"status": "", "tagsAll": {}, "asg": f"eks-g-{hex_of(urn, 7)}-{uuid_of(urn)}"}
+    assert derived_outputs(aws.eks.NodeGroup) == {"arn": "", "resources": [], "status": "", "tagsAll": {}}
+
+
+def test_a_remote_component_without_a_mock_gets_outputs_from_its_class() -> None:
+    def program() -> None:
+        chart = k8s.helm.v4.Chart("gpu-operator", chart="gpu-operator", repository_opts={"repo": "https://x"})
+        pulumi.export("resources", chart.resources)
+
+    assert run(program).outputs == {"resources": []}
 
 
 def test_to_plain_masks_secrets_and_marks_unknowns_and_references() -> None:
@@ -298,14 +376,14 @@ def test_aks_credentials_decode_to_a_kubeconfig_for_the_cluster() -> None:
         )
         pulumi.export("kubeconfig", credentials.kubeconfigs[0].value)
         pulumi.export("fqdn", cluster.fqdn)
-        pulumi.export("oidcIssuer", cluster.oidc_issuer_profile.issuer_url)
 
     plan = run(program)
 
     kubeconfig = yaml.safe_load(base64.b64decode(plan.outputs["kubeconfig"]))
     assert kubeconfig["clusters"][0]["cluster"]["server"] == f"https://{plan.outputs['fqdn']}:443"
-    assert plan.outputs["fqdn"].startswith("gpu-") and plan.outputs["fqdn"].endswith(".hcp.westeurope.azmk8s.io")
-    assert plan.outputs["oidcIssuer"].startswith("https://westeurope.oic.prod-aks.azure.com/")
+    group = f"rg-{hex_of('urn:pulumi:dev::proj::azure-native:resources:ResourceGroup::rg', 8)}"
+    name = f"aks-{hex_of('urn:pulumi:dev::proj::azure-native:containerservice:ManagedCluster::aks', 8)}"
+    assert plan.outputs["fqdn"] == f"gpu-{hex_of(f'{group}/{name}', 8)}.hcp.westeurope.azmk8s.io"
     assert {r.type for r in plan.resources} >= {"azure-native:containerservice:AgentPool"}
 
 
@@ -321,15 +399,15 @@ def test_gke_cluster_endpoint_and_ca_are_usable_for_a_kubeconfig() -> None:
         )
         pulumi.export("endpoint", cluster.endpoint)
         pulumi.export("ca", cluster.master_auth.cluster_ca_certificate)
-        pulumi.export("token", gcp.organizations.get_client_config_output().access_token)
 
     plan = run(program, {"gcp:project": "ml-prod"})
 
     pool = next(r for r in plan.resources if r.name == "a100")
     assert pool.inputs["nodeConfig"]["serviceAccount"] == "gpu-nodes@ml-prod.iam.gserviceaccount.com"
-    assert plan.outputs["endpoint"].count(".") == 3
-    assert base64.b64decode(plan.outputs["ca"]).startswith(b"-----BEGIN CERTIFICATE-----")
-    assert plan.outputs["token"] == SECRET
+    urn = "urn:pulumi:dev::proj::gcp:container/cluster:Cluster::gke"
+    octets = bytes.fromhex(hex_of(urn, 6))
+    assert plan.outputs == {"endpoint": f"34.{octets[0]}.{octets[1]}.{max(octets[2], 1)}", "ca": certificate_b64(urn)}
+    assert base64.b64decode(plan.outputs["ca"]).startswith(b"-----BEGIN CERTIFICATE-----\n")
 
 
 @pytest.fixture

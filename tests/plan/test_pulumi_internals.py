@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pulumi
 
@@ -40,8 +40,18 @@ def test_wire_markers_are_the_schemas_signatures() -> None:
     assert schema_entry("Unknown property values")["const"] == internals.WIRE_UNKNOWN
 
 
-def test_the_installed_pulumi_is_a_checked_version() -> None:
-    assert importlib.metadata.version("pulumi") in internals.CHECKED_ON["pulumi"]
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def test_the_installed_pulumi_and_provider_sdks_are_checked_versions() -> None:
+    # A cloud's SDK that is not installed (an environment with one cloud's extra) is not used by the plan.
+    installed = {name: _version(name) for name in internals.CHECKED_ON if _version(name) is not None}
+    assert "pulumi" in installed
+    assert {name: version for name, version in installed.items() if version not in internals.CHECKED_ON[name]} == {}
 
 
 def test_settings_and_monitor_carry_the_attributes_the_runner_resets() -> None:
@@ -52,3 +62,20 @@ def test_settings_and_monitor_carry_the_attributes_the_runner_resets() -> None:
     assert isinstance(internals.MockMonitor.ResourceRegistration, type)
     assert {"Invoke", "RegisterResource", "ReadResource"} <= set(vars(internals.MockMonitor))
     assert issubclass(internals.Stack, pulumi.ComponentResource)
+
+
+def test_a_resource_class_declares_its_outputs_and_its_constructor_its_inputs() -> None:
+    import pulumi_kubernetes as k8s
+
+    outputs = internals.output_properties(k8s.apps.v1.Deployment)
+    assert {python: outputs[python] for python in ("api_version", "metadata", "spec", "status")} == {
+        "api_version": "apiVersion",
+        "metadata": "metadata",
+        "spec": "spec",
+        "status": "status",
+    }
+    assert {"api_version", "kind", "metadata", "spec"} <= internals.input_parameters(k8s.apps.v1.Deployment)
+    assert "status" not in internals.input_parameters(k8s.apps.v1.Deployment)
+    assert internals.input_parameters(pulumi.ComponentResource) == frozenset()
+    types = internals.output_types(k8s.apps.v1.Deployment)
+    assert (types["apiVersion"], types["status"]) == (Literal["apps/v1"], k8s.apps.v1.outputs.DeploymentStatus)

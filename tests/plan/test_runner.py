@@ -17,6 +17,7 @@ from pulumi.runtime import settings
 
 from gpu_components.plan import (
     SECRET,
+    UNKNOWN,
     DuplicateResourceError,
     MissingMockError,
     Plan,
@@ -57,7 +58,7 @@ def pool_program() -> None:
     pulumi.export("roleArn", pool.role.arn)
 
 
-def run(program: Any, config: dict[str, Any] | None = None, *, preview: bool = True) -> Plan:
+def run(program: Any, config: dict[str, Any] | None = None, *, preview: bool = False) -> Plan:
     return run_program(program, project=PROJECT, stack=STACK, config=config or {}, preview=preview)
 
 
@@ -65,9 +66,8 @@ def by_name(plan: Plan) -> dict[str, PlannedResource]:
     return {resource.name: resource for resource in plan.resources}
 
 
-@pytest.mark.parametrize("preview", [True, False])
-def test_component_and_its_children_are_recorded_with_parents(preview: bool) -> None:
-    resources = by_name(run(pool_program, preview=preview))
+def test_component_and_its_children_are_recorded_with_parents() -> None:
+    resources = by_name(run(pool_program))
 
     assert set(resources) == {"gpu", "gpu-role", "gpu-profile"}
     component = resources["gpu"]
@@ -77,13 +77,69 @@ def test_component_and_its_children_are_recorded_with_parents(preview: bool) -> 
     assert resources["gpu-role"].urn == "urn:pulumi:dev::proj::test:index:Pool$aws:iam/role:Role::gpu-role"
 
 
-@pytest.mark.parametrize("preview", [True, False])
-def test_resource_created_inside_apply_is_recorded(preview: bool) -> None:
-    profile = by_name(run(pool_program, preview=preview))["gpu-profile"]
+def test_resource_created_inside_apply_is_recorded() -> None:
+    profile = by_name(run(pool_program))["gpu-profile"]
 
     assert profile.type == "aws:iam/instanceProfile:InstanceProfile"
     assert profile.parent == "urn:pulumi:dev::proj::test:index:Pool::gpu"
     assert profile.inputs == {"role": f"gpu-role-{_role_suffix()}"}
+
+
+def test_preview_leaves_a_new_resources_id_and_computed_outputs_unknown_and_runs_no_apply_on_them() -> None:
+    plan = run(pool_program, preview=True)
+
+    # The role's ARN is computed (an output of aws.iam.Role that is not an input): unknown, so the instance profile
+    # that the apply on it would create is not created, as in `pulumi preview` of a new stack.
+    assert sorted(by_name(plan)) == ["gpu", "gpu-role"]
+    assert plan.outputs == {"roleArn": UNKNOWN}
+
+
+def test_preview_keeps_inputs_and_auto_names_known_and_leaves_components_alone() -> None:
+    def program() -> None:
+        role = aws.iam.Role("r", assume_role_policy=ASSUME_EC2, path="/gpu/")
+        group = pulumi.ComponentResource("test:index:Group", "g")
+        group.register_outputs({"fixed": "value"})
+        pulumi.export("name", role.name)  # an input the provider fills in (auto-name): known before creation
+        pulumi.export("path", role.path)  # an input given
+        pulumi.export("id", role.id)
+        pulumi.export("uniqueId", role.unique_id)
+        pulumi.export("tagsAll", role.tags_all)
+        pulumi.export("group", group.urn)
+
+    plan = run(program, preview=True)
+
+    assert plan.outputs == {
+        "name": f"r-{hashlib.sha256(b'urn:pulumi:dev::proj::aws:iam/role:Role::r').hexdigest()[:7]}",
+        "path": "/gpu/",
+        "id": UNKNOWN,
+        "uniqueId": UNKNOWN,
+        "tagsAll": UNKNOWN,
+        "group": "urn:pulumi:dev::proj::test:index:Group::g",
+    }
+
+
+def test_a_secret_that_is_unknown_reads_unknown() -> None:
+    def program() -> None:
+        role = aws.iam.Role("r", assume_role_policy=ASSUME_EC2)
+        k8s.Provider("k", kubeconfig=pulumi.Output.secret(role.arn))
+        pulumi.export("secretArn", pulumi.Output.secret(role.arn))
+
+    plan = run(program, preview=True)
+
+    assert by_name(plan)["k"].inputs == {"kubeconfig": UNKNOWN}
+    assert plan.outputs == {"secretArn": UNKNOWN}
+    assert by_name(run(program))["k"].inputs == {"kubeconfig": SECRET}
+
+
+def test_preview_reads_an_existing_resource_with_known_outputs() -> None:
+    def program() -> None:
+        role = aws.iam.Role.get("existing", "gpu-nodes")
+        pulumi.export("arn", role.arn)
+        pulumi.export("uniqueId", role.unique_id)
+
+    # The ARN is the role's identity; its unique id, which nothing here reads, is derived from its type (a string).
+    expected = {"arn": "arn:aws:iam::123456789012:role/gpu-nodes", "uniqueId": ""}
+    assert run(program, preview=True).outputs == run(program).outputs == expected
 
 
 def _role_suffix() -> str:
@@ -163,6 +219,7 @@ def test_exception_in_apply_propagates_unchanged() -> None:
     with pytest.raises(KeyError) as raised:
         run(program)
     assert raised.value is error
+    run(program, preview=True)  # the ARN is unknown in preview: the apply does not run
 
 
 def test_unknown_invoke_raises_an_error_naming_the_token() -> None:
@@ -232,9 +289,8 @@ def eks_program() -> None:
     pulumi.export("kubeconfig", cluster.get_kubeconfig(profile_name="gpu"))
 
 
-@pytest.mark.parametrize("preview", [True, False])
-def test_pulumi_eks_cluster_outputs_are_usable(preview: bool) -> None:
-    plan = run(eks_program, {"aws:region": "us-east-1"}, preview=preview)
+def test_pulumi_eks_cluster_outputs_are_usable() -> None:
+    plan = run(eks_program, {"aws:region": "us-east-1"})
     resources = by_name(plan)
 
     cluster = resources["gpu"]
@@ -250,6 +306,17 @@ def test_pulumi_eks_cluster_outputs_are_usable(preview: bool) -> None:
         json.loads(resources["gpu-k8s"].inputs["kubeconfig"])["clusters"][0]["cluster"]["server"]
         == (plan.outputs["endpoint"])
     )
+
+
+def test_pulumi_eks_cluster_outputs_are_unknown_in_preview() -> None:
+    plan = run(eks_program, {"aws:region": "us-east-1"}, preview=True)
+    resources = by_name(plan)
+
+    # Every output of the remote component is computed: the kubeconfig-fed provider reads unknown, the ConfigMap made
+    # in an apply on the OIDC provider's ARN is not created, and the get_kubeconfig call waits for the cluster.
+    assert sorted(resources) == ["gpu", "gpu-k8s"]
+    assert resources["gpu-k8s"].inputs == {"kubeconfig": UNKNOWN}
+    assert plan.outputs == {"clusterName": UNKNOWN, "endpoint": UNKNOWN, "kubeconfig": UNKNOWN}
 
 
 def test_remote_component_children_are_not_in_the_plan() -> None:

@@ -263,12 +263,9 @@ def test_a_node_group_entry() -> None:
         "arn": "arn:aws:eks:us-west-2:123456789012:nodegroup/gpu-demo/gpu-demo-gpu-a10g-shared-node-group-9049f43/"
         "9049f435-9dcf-4b57-ac9c-ecfabd916c68",
         "nodeGroupName": "gpu-demo-gpu-a10g-shared-node-group-9049f43",
-        "region": "us-west-2",
-        "releaseVersion": "1.31.0-20250101",
-        "resources": [{"autoscalingGroups": [{"name": asg}], "remoteAccessSecurityGroupId": ""}],
-        "status": "ACTIVE",
+        "resources": [{"autoscalingGroups": [{"name": asg}]}],
+        "status": "",
         "tagsAll": {},
-        "version": "1.31",
     }
 
 
