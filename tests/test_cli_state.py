@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,20 +11,12 @@ from click.testing import CliRunner
 
 from gpu_components import cli
 from gpu_components.cli import main
-from gpu_components.plan import Plan, PlannedResource
+from gpu_components.plan import Plan
 from gpu_components.plan.state import to_state_json
 from tests.helpers import ROOT
+from tests.test_cli import NAMESPACE as PLAIN_NAMESPACE
 
-NAMESPACE = PlannedResource(
-    "urn:pulumi:s::p::kubernetes:core/v1:Namespace::ns",
-    "kubernetes:core/v1:Namespace",
-    "ns",
-    None,
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu"}},
-    True,
-    id="gpu",
-    version="4.34.2",
-)
+NAMESPACE = dataclasses.replace(PLAIN_NAMESPACE, id="gpu", version="4.34.2")
 
 
 def small_plan(root: Path, stack: str, preview: bool = False) -> Plan:

@@ -9,20 +9,13 @@ from typing import Any
 from gpu_components.plan.diff import diff, to_text
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.property_path import render
+from tests.plan.test_diff import record
 
 PROVIDER_URN = "urn:pulumi:dev::p::pulumi:providers:kubernetes::k8s"
 
 
 def resource(type_: str, name: str, inputs: dict[str, Any], provider: bool = False) -> dict[str, Any]:
-    return {
-        "urn": f"urn:pulumi:dev::p::{type_}::{name}",
-        "type": type_,
-        "name": name,
-        "parent": None,
-        "custom": True,
-        "inputs": inputs,
-        "options": {"provider": PROVIDER_URN} if provider else {},
-    }
+    return record(type_, name, inputs, {"provider": PROVIDER_URN} if provider else {})
 
 
 def plan(*resources: dict[str, Any], mutable_config_maps: bool = False) -> dict[str, Any]:
