@@ -20,7 +20,7 @@ NAMESPACE = dataclasses.replace(PLAIN_NAMESPACE, id="gpu", version="4.34.2")
 
 
 def small_plan(root: Path, stack: str, preview: bool = False) -> Plan:
-    return Plan("p", stack, (NAMESPACE,), {}, registration_order=(NAMESPACE.urn,))
+    return Plan("p", stack, (NAMESPACE,), {})
 
 
 @pytest.fixture(autouse=True)

@@ -110,8 +110,6 @@ class Plan:
     """What a program would create: its resources sorted by URN and its stack outputs (secrets masked).
 
     Attributes:
-        registration_order: the resources' URNs in the order the program registered them (parents before
-            children, each resource after what it depends on); empty for a plan made by hand.
         config: the stack config the program ran with, flat (`{"aws:region": "us-west-2"}`, values as the engine
             hands them to a program), each secret key's whole value `"[secret]"`.
     """
@@ -120,7 +118,6 @@ class Plan:
     stack: str
     resources: tuple[PlannedResource, ...]
     outputs: Mapping[str, Any]
-    registration_order: tuple[str, ...] = ()
     config: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -453,7 +450,6 @@ def _run(
             stack=stack,
             resources=resources,
             outputs=outputs,
-            registration_order=tuple(r.urn for r in registrations),
             config={key: SECRET if key in secret_keys else value for key, value in config.items()},
         )
     finally:

@@ -21,15 +21,15 @@ the resources it depends on and after its provider):
   ``default_providers.go``; ``SetProviderVersion``, ``SetProviderURL``, ``registry.go``); its outputs the same
   without ``__internal`` (``Registry.Create``); its id what the plan's mocks give every provider resource
   (:func:`~gpu_components.plan.mocks.planned_id`);
-- every registered resource in registration order: ``urn``, ``custom``, ``id`` (custom resources), ``type``,
-  ``inputs``, ``outputs``, ``parent`` (the stack's URN for a top-level resource), ``protect``, ``dependencies``,
-  ``provider`` (``<provider URN>::<provider id>``, the explicit one as the SDK sent it or the default one's),
-  ``propertyDependencies``, ``additionalSecretOutputs``, ``aliases``, ``customTimeouts`` (seconds, as the engine
-  parses the durations given: ``generateTimeoutInSeconds``, ``source_eval.go``), each left out at its default, as
-  Go's ``omitempty`` leaves it out (``ResourceV3``). An explicit provider's inputs gain ``version`` and
-  ``__internal`` as a default provider's do; its outputs are its inputs without ``__internal``. A remote component
-  (pulumi-eks's ``Cluster``) has no ``provider``: its state is registered by its provider's own program; the
-  resources that program would create are not in the plan, so not here either.
+- every registered resource after its parent, provider and dependencies, ties by URN (:func:`_ordered`): ``urn``,
+  ``custom``, ``id`` (custom resources), ``type``, ``inputs``, ``outputs``, ``parent`` (the stack's URN for a top-level
+  resource), ``protect``, ``dependencies``, ``provider`` (``<provider URN>::<provider id>``, the explicit one as the SDK
+  sent it or the default one's), ``propertyDependencies``, ``additionalSecretOutputs``, ``aliases``, ``customTimeouts``
+  (seconds, as the engine parses the durations given: ``generateTimeoutInSeconds``, ``source_eval.go``), each left out
+  at its default, as Go's ``omitempty`` leaves it out (``ResourceV3``). An explicit provider's inputs gain ``version``
+  and ``__internal`` as a default provider's do; its outputs are its inputs without ``__internal``. A remote component
+  (pulumi-eks's ``Cluster``) has no ``provider``: its state is registered by its provider's own program; the resources
+  that program would create are not in the plan, so not here either.
 
 Values: inputs and outputs are the plan's (resource references as the referenced URN). A secret is written in the
 schema's "decrypted secret" form, ``{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
@@ -54,6 +54,7 @@ one names a resource the document lacks.
 
 from __future__ import annotations
 
+import graphlib
 import hashlib
 import importlib.metadata
 import json
@@ -110,8 +111,7 @@ def to_state(plan: Plan) -> dict[str, Any]:
     """The plan as a Pulumi deployment, version 3 (see the module docstring for every field and its source).
 
     Args:
-        plan: a plan from :func:`~gpu_components.plan.runner.run_program` (or ``run_project``); a plan without a
-            registration order (made by hand) lists its resources in URN order.
+        plan: a plan from :func:`~gpu_components.plan.runner.run_program` (or ``run_project``), or made by hand.
 
     Returns:
         ``{"version": 3, "deployment": {"manifest": {"time", "magic", "version"}, "resources": [...]}}``, plain JSON
@@ -131,13 +131,30 @@ def to_state(plan: Plan) -> dict[str, Any]:
     return {"version": DEPLOYMENT_VERSION, "deployment": {"manifest": manifest, "resources": resources}}
 
 
+def _ordered(resources: Sequence[PlannedResource]) -> list[PlannedResource]:
+    """The resources in an order the engine's reader accepts, the same on every run: each after its parent, its
+    provider and what it depends on (the rule Pulumi's reader checks), ties broken by URN. (The order a program
+    registers resources in depends on when its outputs resolve, so it differs from run to run.)"""
+    by_urn = {resource.urn: resource for resource in resources}
+    graph = graphlib.TopologicalSorter[str]()
+    for resource in resources:
+        provider = resource.provider_reference.rpartition("::")[0]
+        before = {resource.parent, provider, *resource.dependencies}
+        before.update(urn for urns in resource.property_dependencies.values() for urn in urns)
+        graph.add(resource.urn, *sorted(urn for urn in before if urn in by_urn and urn != resource.urn))
+    graph.prepare()
+    ordered: list[PlannedResource] = []
+    while graph.is_active():
+        ready = sorted(graph.get_ready())
+        ordered.extend(by_urn[urn] for urn in ready)
+        graph.done(*ready)
+    return ordered
+
+
 def _resources(plan: Plan, stack_urn: str) -> Iterator[dict[str, Any]]:
-    """Every resource after the stack, each default provider before its first user."""
-    by_urn = {resource.urn: resource for resource in plan.resources}
-    order = plan.registration_order or tuple(sorted(by_urn))
+    """Every resource after the stack (:func:`_ordered`), each default provider before its first user."""
     defaults: dict[tuple[str, str, str], str] = {}
-    for urn in order:
-        resource = by_urn[urn]
+    for resource in _ordered(plan.resources):
         reference = resource.provider_reference
         remote = resource.remote and not resource.custom
         if not reference and (_managed(resource) or remote):

@@ -4,6 +4,7 @@ the rules of Pulumi's reader (``tests/plan/pulumi_state.py``), with exact values
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import importlib.metadata
 import json
@@ -185,12 +186,12 @@ def test_default_providers_come_before_their_first_resource() -> None:
     resources = to_state(example_plan("aws-eks"))["deployment"]["resources"]
     assert [(r["type"], r["urn"].rsplit("::", 1)[1]) for r in resources[:5]] == [
         ("pulumi:pulumi:Stack", "gpu-components-aws-eks"),
-        ("pulumi:providers:eks", "default_4_4_0"),
-        ("eks:index:Cluster", "gpu-demo"),
         ("pulumi:providers:aws", "default_7_51_1"),
         ("aws:iam/role:Role", "gpu-demo-node-role"),
+        ("pulumi:providers:eks", "default_4_4_0"),
+        ("eks:index:Cluster", "gpu-demo"),
     ]
-    assert resources[3] == {
+    assert resources[1] == {
         "urn": AWS_PROVIDER,
         "custom": True,
         "id": "c586e029-65c7-49e9-ab87-b9138a1721a9",
@@ -198,7 +199,7 @@ def test_default_providers_come_before_their_first_resource() -> None:
         "inputs": {"__internal": {}, "region": "us-west-2", "version": "7.51.1"},
         "outputs": {"region": "us-west-2", "version": "7.51.1"},
     }
-    cluster = resources[2]
+    cluster = resources[4]
     assert "provider" not in cluster and "id" not in cluster  # a remote component: its provider's program owns it
     assert cluster["custom"] is False
     assert cluster["outputs"]["oidcIssuer"] == "oidc.eks.us-west-2.amazonaws.com/id/DC01346C3E8976DA9638A95E6B0A8D99"
@@ -354,7 +355,7 @@ def test_unknowns_are_the_schemas_unknown_value() -> None:
         id=UNKNOWN,
         outputs={"bucket": "b", "arn": UNKNOWN, "tags": [UNKNOWN]},
     )
-    document = to_state(Plan("p", "s", (bucket,), {"arn": UNKNOWN}, registration_order=(urn,)))
+    document = to_state(Plan("p", "s", (bucket,), {"arn": UNKNOWN}))
     assert schema_errors(document) == []
     stack, provider, exported = document["deployment"]["resources"]
     assert stack["outputs"] == {"arn": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"}
@@ -373,7 +374,6 @@ def test_a_secret_config_value_is_a_secret_default_provider_input() -> None:
         "s",
         (bucket,),
         {},
-        registration_order=(urn,),
         config={"gcp:project": "demo", "gcp:credentials": SECRET, "aws:region": "us-east-1"},
     )
     provider = to_state(plan)["deployment"]["resources"][1]
@@ -447,9 +447,27 @@ def test_a_timeout_go_cannot_parse_is_refused(duration: str) -> None:
         timeout_seconds(duration, "urn:x")
 
 
-def test_a_plan_without_a_registration_order_lists_its_resources_by_urn() -> None:
+def test_resources_without_dependencies_between_them_are_listed_by_urn() -> None:
     def component(name: str) -> PlannedResource:
         return PlannedResource(f"urn:pulumi:s::p::x:index:C::{name}", "x:index:C", name, None, {}, False)
 
     document = to_state(Plan("p", "s", (component("b"), component("a")), {}))
     assert [r["urn"].rsplit("::", 1)[1] for r in document["deployment"]["resources"]] == ["p-s", "a", "b"]
+
+
+@pytest.mark.stack
+def test_the_same_plan_gives_the_same_bytes_whatever_order_its_resources_were_registered_in() -> None:
+    """The order a program registers resources in changes with when its outputs resolve; the export must not."""
+    plan = example_plan("aws-eks")
+    shuffled = dataclasses.replace(plan, resources=tuple(reversed(plan.resources)))
+
+    assert to_state_json(shuffled) == to_state_json(plan)
+    seen: set[str] = set()
+    for resource in to_state(plan)["deployment"]["resources"]:
+        before = {
+            resource.get("parent"),
+            resource.get("provider", "").rpartition("::")[0],
+            *resource.get("dependencies", ()),
+        }
+        assert before - {None, ""} <= seen, resource["urn"]
+        seen.add(resource["urn"])
