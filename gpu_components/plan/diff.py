@@ -69,6 +69,15 @@ DRAINS_REPLACED = "the node pool is replaced: its nodes are drained and recreate
 DRAINS_DELETED = "the node pool is deleted: its nodes are drained"
 PROVIDER = "(provider)"
 """The path of a change of a resource's provider in :attr:`ResourceChange.changes`."""
+PROVIDER_SETTINGS = "(provider settings)"
+"""The path prefix of a change of the settings of a resource's (explicit) provider, e.g. ``(provider settings)
+region``, in :attr:`ResourceChange.changes`."""
+DRAINS_PROVIDER_SETTINGS = (
+    "its provider's settings changed: the provider decides whether that replaces every resource it manages"
+    " (DiffConfig), which cannot be asked offline"
+)
+
+_PROVIDER_PREFIX = "pulumi:providers:"
 
 _TEMPLATES: Mapping[str, NodeTemplate] = MappingProxyType(
     {
@@ -223,6 +232,11 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         if resource["type"] in template_types and any(c.path != PROVIDER for c in changes):
             # The id the plan's mocks gave it: from its alias where it has one, as the cloud keeps it on a rename.
             rolled.add((resource["type"], planned_id(resource["type"], identities[urn], _inputs(resource))))
+    settings = {
+        urn: tuple(InputChange(f"{PROVIDER_SETTINGS} {c.path}", c.old, c.new) for c in changes if c.path != PROVIDER)
+        for urn, changes in compared.items()
+        if new_resources[urn]["type"].startswith(_PROVIDER_PREFIX)
+    }
     changed: list[ResourceChange] = []
     renamed: list[ResourceChange] = []
     for urn, changes in compared.items():
@@ -230,9 +244,13 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         if was.get("parent") != now.get("parent") and matches[urn] == urn:
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
         replace = any(c.replaces for c in changes)
+        if not replace:
+            changes = (*changes, *settings.get(str((_options(now) or {}).get("provider")), ()))
         drains: str | None = None
         if replace and now["type"] in pools:
             drains = DRAINS_REPLACED
+        elif any(c.path.startswith(PROVIDER_SETTINGS) for c in changes) and now["type"] in pools:
+            drains = DRAINS_PROVIDER_SETTINGS
         elif not replace:
             drains = next((rolls_nodes(now["type"], parse(c.path)) for c in changes if c.rolls), None)
             template = _TEMPLATES.get(now["type"])

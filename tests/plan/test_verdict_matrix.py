@@ -126,10 +126,15 @@ COMPONENTS: dict[str, tuple[str, dict[str, Any], str, str, str]] = {
 
 
 def component_program(
-    cloud: str, name: str, *, alias: str | None = None, provider: str | None = None
+    cloud: str,
+    name: str,
+    *,
+    alias: str | None = None,
+    provider: str | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Callable[[], None]:
     """The cloud's node-pool component named ``name`` (an alias to ``alias``), on an explicit cloud provider named
-    ``provider`` or the default one."""
+    ``provider`` (with ``settings``) or the default one."""
     component, spec, package, _, _ = COMPONENTS[cloud]
 
     def program() -> None:
@@ -137,7 +142,7 @@ def component_program(
         if alias is not None:
             options["aliases"] = [pulumi.Alias(name=alias)]
         if provider is not None:
-            options["providers"] = [pulumi.ProviderResource(package, provider, {}, None)]
+            options["providers"] = [pulumi.ProviderResource(package, provider, settings or {}, None)]
         cls = getattr(importlib.import_module(f"gpu_components.{cloud}"), component)
         cls(name, {"pool": spec, **WIRING[cloud]}, pulumi.ResourceOptions(**options))
 
@@ -203,3 +208,23 @@ def test_a_changed_or_removed_cloud_provider_replaces_the_node_pool(tmp_path: Pa
     for text in (moved, removed):
         assert any(line.startswith(f"+- {type_} gpu-{suffix}") for line in text.splitlines())
     assert (moved_status, removed_status) == (4, 4)
+
+
+@pytest.mark.parametrize("cloud", sorted(COMPONENTS))
+def test_changed_settings_of_a_node_pools_provider_may_replace_it(tmp_path: Path, cloud: str) -> None:
+    """The engine asks the provider (DiffConfig) whether new settings replace what it manages; offline the diff cannot
+    ask, so a node pool under a provider whose settings changed is flagged as drained, never shown as safe."""
+    _, _, package, type_, suffix = COMPONENTS[cloud]
+    old = program_plan(component_program(cloud, "gpu", provider="p", settings={"region": "west"}))
+    text, status = verdict(
+        tmp_path, old, program_plan(component_program(cloud, "gpu", provider="p", settings={"region": "east"}))
+    )
+
+    lines = text.splitlines()
+    pool_line = lines.index(
+        f"~ {type_} gpu-{suffix}  [drains nodes: its provider's settings changed: the provider decides whether that"
+        " replaces every resource it manages (DiffConfig), which cannot be asked offline]"
+    )
+    assert lines[pool_line + 1] == '    (provider settings) region: "west" -> "east"'
+    assert f"~ pulumi:providers:{package} p" in lines
+    assert status == 4
