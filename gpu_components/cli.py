@@ -324,14 +324,15 @@ def _policy_setup(
     policy_pack: str | None, policy_config: Path | None
 ) -> tuple[PolicyPack | None, dict[str, PolicyConfig]]:
     """The pack ``--policy`` names (the built-in one for an empty value) and the ``--policy-config`` file, read and
-    checked before any stack is planned; a missing or malformed pack or config is a command error."""
+    checked before any stack is planned; a missing or malformed pack or config is a command error. A leading ``~``
+    or ``~user`` in either is expanded as a shell would: the shell leaves ``--policy=~/pack`` as it is."""
     if policy_pack is None:
         return None, {}
     from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config
 
     try:
-        pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack))
-        config = load_policy_config(policy_config) if policy_config is not None else {}
+        pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack).expanduser())
+        config = load_policy_config(policy_config.expanduser()) if policy_config is not None else {}
     except PolicyPackError as error:
         raise click.ClickException(str(error)) from None
     return pack, config
