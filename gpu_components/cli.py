@@ -187,6 +187,7 @@ def plan(
     other stack: the others are still printed, written or diffed, and the command exits 1 at the end.
     """
     root = _project_directory(cwd, root)
+    _check_policy_took_no_stack(policy_pack, stacks, all_stacks)
     names = _stack_names(root, stacks, all_stacks)
     if baseline is not None:
         _reject_with_diff(out_dir)
@@ -257,6 +258,16 @@ def _project_directory(cwd: Path | None, root: Path | None) -> Path:
     if cwd is not None and root is not None and cwd.resolve() != root.resolve():
         raise click.UsageError("--root is the deprecated name of --cwd: give one of them")
     return cwd or root or Path(".")
+
+
+def _check_policy_took_no_stack(policy_pack: str | None, stacks: Sequence[str], all_stacks: bool) -> None:
+    """``--policy`` takes an optional value: in ``plan --policy aws-eks`` it took the stack name as PACK_DIR and left
+    no stack. Say so, rather than only that no stack was given."""
+    if policy_pack and not stacks and not all_stacks:
+        raise click.UsageError(
+            f"--policy took {policy_pack!r} as its PACK_DIR, and no stack name is left; for the library's own pack "
+            f"put --policy last (plan {policy_pack} --policy), for a pack directory write --policy=PACK_DIR"
+        )
 
 
 def _stack_names(root: Path, stacks: Sequence[str], all_stacks: bool) -> list[str]:

@@ -369,6 +369,17 @@ def test_a_tilde_in_the_pack_dir_and_the_config_file_is_expanded_as_a_shell_woul
     )
 
 
+def test_a_stack_name_taken_as_the_pack_dir_is_named(team: Path) -> None:
+    result = run("plan", "-C", str(team), "--policy", "dev")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        "Error: --policy took 'dev' as its PACK_DIR, and no stack name is left; for the library's own pack put "
+        "--policy last (plan dev --policy), for a pack directory write --policy=PACK_DIR\n"
+    )
+    assert "give at least one stack name" not in result.stderr
+    assert run("plan", "-C", str(team), "--policy").stderr.endswith("Error: give at least one stack name, or --all\n")
+
+
 def test_a_pack_dir_without_pulumi_policy_yaml(team: Path, tmp_path: Path) -> None:
     result = run("plan", "dev", "-C", str(team), f"--policy={tmp_path}")
     assert result.stderr == f"Error: no policy pack at {tmp_path} ({tmp_path / 'PulumiPolicy.yaml'} is missing)\n"
