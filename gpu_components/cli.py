@@ -254,9 +254,12 @@ def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> N
 
 
 def _project_directory(cwd: Path | None, root: Path | None) -> Path:
-    """The project directory: ``--cwd``, or the deprecated ``--root`` (the same option), else the current one."""
+    """The project directory: ``--cwd``, or the deprecated ``--root`` (the same option, with a one-line notice on
+    stderr), else the current one."""
     if cwd is not None and root is not None and cwd.resolve() != root.resolve():
         raise click.UsageError("--root is the deprecated name of --cwd: give one of them")
+    if root is not None:
+        click.echo("--root is deprecated: use --cwd (-C)", err=True)
     return cwd or root or Path(".")
 
 
