@@ -49,7 +49,7 @@ def plan(tmp_path: Path, config: str, stack: str = "t-typos") -> Result:
     (tmp_path / "stacks").mkdir(exist_ok=True)
     copy_example_project(tmp_path)
     (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(f"config:\n  aws:region: us-west-2\n{config}")
-    return CliRunner().invoke(main, ["plan", stack, "--root", str(tmp_path)])
+    return CliRunner().invoke(main, ["plan", stack, "--cwd", str(tmp_path)])
 
 
 def problems(result: Result) -> list[str]:
