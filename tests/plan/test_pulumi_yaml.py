@@ -200,8 +200,8 @@ def test_spot_yes_is_a_config_error_as_under_pulumi_up(tmp_path: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.output == (
         "Error: t: 2 invalid GPU settings:\n"
-        "  - pools[0].spot: input should be a valid boolean (got 'yes')\n"
-        "  - pools[0].gpu_taint: input should be a valid boolean (got 'on')\n"
+        "  - pools[0].spot: input should be a valid boolean (got 'yes'); valid: true, false\n"
+        "  - pools[0].gpu_taint: input should be a valid boolean (got 'on'); valid: true, false\n"
     )
 
 
