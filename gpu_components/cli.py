@@ -187,6 +187,7 @@ def plan(
     other stack: the others are still printed, written or diffed, and the command exits 1 at the end.
     """
     root = _project_directory(cwd, root)
+    _check_policy_took_no_stack(policy_pack, stacks, all_stacks)
     names = _stack_names(root, stacks, all_stacks)
     if baseline is not None:
         _reject_with_diff(out_dir)
@@ -253,10 +254,23 @@ def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> N
 
 
 def _project_directory(cwd: Path | None, root: Path | None) -> Path:
-    """The project directory: ``--cwd``, or the deprecated ``--root`` (the same option), else the current one."""
+    """The project directory: ``--cwd``, or the deprecated ``--root`` (the same option, with a one-line notice on
+    stderr), else the current one."""
     if cwd is not None and root is not None and cwd.resolve() != root.resolve():
         raise click.UsageError("--root is the deprecated name of --cwd: give one of them")
+    if root is not None:
+        click.echo("--root is deprecated: use --cwd (-C)", err=True)
     return cwd or root or Path(".")
+
+
+def _check_policy_took_no_stack(policy_pack: str | None, stacks: Sequence[str], all_stacks: bool) -> None:
+    """``--policy`` takes an optional value: in ``plan --policy aws-eks`` it took the stack name as PACK_DIR and left
+    no stack. Say so, rather than only that no stack was given."""
+    if policy_pack and not stacks and not all_stacks:
+        raise click.UsageError(
+            f"--policy took {policy_pack!r} as its PACK_DIR, and no stack name is left; for the library's own pack "
+            f"put --policy last (plan {policy_pack} --policy), for a pack directory write --policy=PACK_DIR"
+        )
 
 
 def _stack_names(root: Path, stacks: Sequence[str], all_stacks: bool) -> list[str]:
@@ -324,14 +338,15 @@ def _policy_setup(
     policy_pack: str | None, policy_config: Path | None
 ) -> tuple[PolicyPack | None, dict[str, PolicyConfig]]:
     """The pack ``--policy`` names (the built-in one for an empty value) and the ``--policy-config`` file, read and
-    checked before any stack is planned; a missing or malformed pack or config is a command error."""
+    checked before any stack is planned; a missing or malformed pack or config is a command error. A leading ``~``
+    or ``~user`` in either is expanded as a shell would: the shell leaves ``--policy=~/pack`` as it is."""
     if policy_pack is None:
         return None, {}
     from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config
 
     try:
-        pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack))
-        config = load_policy_config(policy_config) if policy_config is not None else {}
+        pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack).expanduser())
+        config = load_policy_config(policy_config.expanduser()) if policy_config is not None else {}
     except PolicyPackError as error:
         raise click.ClickException(str(error)) from None
     return pack, config

@@ -3,7 +3,8 @@
 Input dictionaries (stack config, component args) are described by ``TypedDict`` classes decorated with
 :data:`STRICT`. :func:`shape_problems` validates a value against such a class and turns each pydantic error into
 a :class:`~gpu_components.errors.Problem` with the field path, the given value and, for an unknown key, the keys
-that are allowed there. Strict mode: ``2.0`` is not an integer, ``"4"`` is not a number, ``true`` is not ``1``.
+that are allowed there; for a value of the wrong type, the valid values where they are a short list (a boolean
+field's ``true, false``). Strict mode: ``2.0`` is not an integer, ``"4"`` is not a number, ``true`` is not ``1``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,12 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
     message = str(item["msg"])
     if expected is not None:
         return Problem(path, item["input"], "not one of the allowed values", str(expected))
-    return Problem(path, item["input"], message[:1].lower() + message[1:])
+    return Problem(path, item["input"], message[:1].lower() + message[1:], _VALID_OF_TYPE.get(item["type"]))
+
+
+_VALID_OF_TYPE: Mapping[str, str] = {"bool_type": "true, false", "bool_parsing": "true, false"}
+"""pydantic's error type of a value not of a field's type -> the valid values, for types that have a short list
+(``bool``: YAML's ``true``/``false``; strict mode takes no ``"true"``, ``yes``, ``1`` or null)."""
 
 
 def _join(prefix: str, loc: tuple[int | str, ...]) -> str:

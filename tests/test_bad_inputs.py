@@ -8,19 +8,33 @@ key part of each message.
 
 from __future__ import annotations
 
+import sys
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pytest
+from typing_extensions import NotRequired, Required, is_typeddict
 
 from gpu_components import GpuCluster
 from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.aws.cluster import EksClusterConfig
+from gpu_components.aws.eks import EksGpuNodeGroupArgs
 from gpu_components.azure import AksGpuNodePool
+from gpu_components.azure.aks import AksGpuNodePoolArgs
+from gpu_components.azure.cluster import AksClusterConfig
+from gpu_components.cluster import ClusterPoolArgs, GpuClusterArgs
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.gcp.cluster import GkeClusterConfig
+from gpu_components.gcp.gke import GkeGpuNodePoolArgs
 from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
+from gpu_components.kubernetes.device_plugin import NvidiaDevicePluginArgs
+from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperatorArgs
+from gpu_components.shape import args_problems, shape_problems
+from gpu_components.spec import GpuNodePoolArgs
 from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import WIRING, plan_of, pool_components
 
@@ -110,7 +124,7 @@ CASES: dict[str, Case] = {
     ),
     "eks: time_slicing.trusted a string": Case(
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": 4, "trusted": "yes"}}}),
-        [("pool.time_slicing.trusted", "valid boolean")],
+        [("pool.time_slicing.trusted", "valid boolean; valid: true, false")],
     ),
     "eks: the sharing trust mark as a user label": Case(
         eks({**EKS_ARGS, "pool": {**L4, "labels": {"gpu-components/sharing": "trusted"}}}),
@@ -155,7 +169,7 @@ CASES: dict[str, Case] = {
     ),
     "aks: mps.trusted a number": Case(
         aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "mps": {"replicas": 2, "trusted": 1}}}),
-        [("pool.mps.trusted", "valid boolean")],
+        [("pool.mps.trusted", "valid boolean; valid: true, false")],
     ),
     "aks: unknown gpu_driver": Case(aks({**AKS_ARGS, "gpu_driver": "nvidia"}), [("gpu_driver", "'aks' or 'none'")]),
     "aks: misspelt cluster": Case(
@@ -167,7 +181,8 @@ CASES: dict[str, Case] = {
         aks({**AKS_ARGS, "gpu_stack": "gpu_operator"}), [("gpu_stack", "'gpu-operator'")]
     ),
     "aks: spot as a string": Case(
-        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "spot": "yes"}}), [("pool.spot", "valid boolean")]
+        aks({**AKS_ARGS, "pool": {**AKS_ARGS["pool"], "spot": "yes"}}),
+        [("pool.spot", "valid boolean; valid: true, false")],
     ),
     "aks: gpu_driver none under the device plugin": Case(
         aks({**AKS_ARGS, "gpu_driver": "none"}), [("gpu_driver", "stops AKS installing the NVIDIA driver")]
@@ -192,7 +207,7 @@ CASES: dict[str, Case] = {
     # GkeGpuNodePool
     "gke: time_slicing.trusted null": Case(
         gke({**GKE_ARGS, "pool": {**GKE_L4, "time_slicing": {"replicas": 2, "trusted": None}}}),
-        [("pool.time_slicing.trusted", "valid boolean")],
+        [("pool.time_slicing.trusted", "valid boolean; valid: true, false")],
     ),
     "gke: missing location": Case(gke(without(GKE_ARGS, "location")), [("location", "required field is missing")]),
     "gke: node_locations a string": Case(
@@ -264,7 +279,7 @@ CASES: dict[str, Case] = {
     # NvidiaGpuOperator
     "operator: operator_driver a string": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), operator_driver="yes"),
-        [("operator_driver", "valid boolean")],
+        [("operator_driver", "valid boolean; valid: true, false")],
     ),
     "operator: helm_values driver.enabled": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"driver": {"enabled": True}}),
@@ -335,7 +350,7 @@ CASES: dict[str, Case] = {
         cluster({**CLUSTER_ARGS, "pools": [{**L4, "max_size": 0}, {**L4, "name": "b", "spot": 1}], "gpu_stak": 1}),
         [
             ("gpu_stak", "did you mean 'gpu_stack'?"),
-            ("pools[1].spot", "valid boolean"),
+            ("pools[1].spot", "valid boolean; valid: true, false"),
             ("pools[0].max_size", "at least one node"),
         ],
     ),
@@ -407,3 +422,98 @@ def test_bad_input_is_a_clean_input_error_and_registers_nothing(case: Case) -> N
         assert part in f"{message}; valid: {valid}", (path, message, valid)
     assert error.errors == [{"property_path": problem.path, "reason": problem.reason} for problem in error.problems]
     assert not [r.name for r in plan.resources if r.name.startswith("bad")], "the bad component registered"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Every boolean field, in a stack file's pools and cluster config or in a component's args, names its valid values
+# ---------------------------------------------------------------------------------------------------------------
+
+INPUT_SHAPES: tuple[type, ...] = (
+    GpuNodePoolArgs,
+    ClusterPoolArgs,
+    GpuClusterArgs,
+    EksClusterConfig,
+    AksClusterConfig,
+    GkeClusterConfig,
+    EksGpuNodeGroupArgs,
+    AksGpuNodePoolArgs,
+    GkeGpuNodePoolArgs,
+    NvidiaGpuOperatorArgs,
+    NvidiaDevicePluginArgs,
+)
+"""The input TypedDicts: a stack file's pools and cluster config, and the components' args."""
+
+
+def boolean_fields(shape: type, prefix: str = "") -> list[tuple[type, str, str]]:
+    """(the TypedDict holding it, its key, its dotted path) of every ``bool`` field in ``shape`` and the TypedDicts
+    (and lists of them) inside it; fields typed ``pulumi.Input`` are not read."""
+    found: list[tuple[type, str, str]] = []
+    for key, hint in shape.__annotations__.items():
+        text = hint.__forward_arg__ if isinstance(hint, typing.ForwardRef) else hint
+        if isinstance(text, str) and ("pulumi.Input[" in text or "pulumi.Output[" in text):
+            continue
+        annotation = (
+            eval(text, vars(sys.modules[hint.__forward_module__ or shape.__module__]))  # as get_type_hints does
+            if isinstance(hint, typing.ForwardRef)
+            else hint
+        )
+        while typing.get_origin(annotation) in (list, NotRequired, Required):
+            annotation = typing.get_args(annotation)[0]
+        if annotation is bool:
+            found.append((shape, key, f"{prefix}{key}"))
+        elif is_typeddict(annotation):
+            found += boolean_fields(annotation, f"{prefix}{key}.")
+    return found
+
+
+BOOLEAN_FIELDS = sorted(
+    {(shape.__name__, key): (shape, key) for root in INPUT_SHAPES for shape, key, _ in boolean_fields(root)}.items()
+)
+
+
+def test_the_boolean_fields_are_found() -> None:
+    assert {(name, key) for (name, key), _ in BOOLEAN_FIELDS} >= {
+        ("GpuNodePoolArgs", "spot"),
+        ("GpuNodePoolArgs", "gpu_taint"),
+        ("TimeSlicingArgs", "trusted"),
+        ("TimeSlicingArgs", "rename_by_default"),
+        ("TimeSlicingArgs", "fail_requests_greater_than_one"),
+        ("MpsArgs", "trusted"),
+        ("EksClusterConfig", "existing"),
+        ("AksClusterConfig", "existing"),
+        ("GkeClusterConfig", "existing"),
+        ("GkeClusterConfig", "deletion_protection"),
+        ("NvidiaGpuOperatorArgs", "operator_driver"),
+        ("NvidiaGpuOperatorArgs", "dcgm_exporter"),
+        ("NvidiaGpuOperatorArgs", "service_monitor"),
+    }
+
+
+STRICT_FIELDS = [field for field in BOOLEAN_FIELDS if hasattr(field[1][0], "__pydantic_config__")]
+"""Those in a STRICT TypedDict (a pool, its sharing, a cluster config, the cluster's add-on settings): what a stack
+file's shape check reads (``shape_problems``)."""
+ARGS_FIELDS = [field for field in BOOLEAN_FIELDS if not hasattr(field[1][0], "__pydantic_config__")]
+"""Those of a component's own args (``args_problems``)."""
+
+
+@pytest.mark.parametrize(
+    ("shape", "key"), [field for _, field in STRICT_FIELDS], ids=[f"{name}.{key}" for (name, key), _ in STRICT_FIELDS]
+)
+@pytest.mark.parametrize("value", ["true", "yes", 1, None])
+def test_a_boolean_field_given_a_non_boolean_names_true_and_false(shape: type, key: str, value: object) -> None:
+    # YAML `null` is no boolean either.
+    problems = [problem for problem in shape_problems(shape, {key: value}) if problem.path == key]
+    assert [str(problem) for problem in problems] == [
+        f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("shape", "key"), [field for _, field in ARGS_FIELDS], ids=[f"{name}.{key}" for (name, key), _ in ARGS_FIELDS]
+)
+@pytest.mark.parametrize("value", ["true", "yes", 1])
+def test_a_boolean_arg_given_a_non_boolean_names_true_and_false(shape: type, key: str, value: object) -> None:
+    problems = [problem for problem in args_problems(shape, {key: value}) if problem.path == key]
+    assert [str(problem) for problem in problems] == [
+        f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
+    ]

@@ -41,7 +41,7 @@ def plan_file(path: Path, instance_type: str = "g5.2xlarge", max_size: int = 6, 
 def eks_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """aws-eks as `plan --format json --out-dir` writes it, planned by the CLI itself (once per module)."""
     out = tmp_path_factory.mktemp("plans")
-    result = run("plan", "aws-eks", "--format", "json", "--out-dir", str(out), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--format", "json", "--out-dir", str(out), "--cwd", str(ROOT))
     assert result.exit_code == 0, result.output
     return out / "aws-eks.json"
 
@@ -66,19 +66,19 @@ def test_available_stacks_are_the_config_files() -> None:
 
 
 def test_plan_needs_a_stack_or_all() -> None:
-    result = run("plan", "--root", str(ROOT))
+    result = run("plan", "--cwd", str(ROOT))
     assert result.exit_code == 2
     assert "give at least one stack name, or --all" in result.output
 
 
 def test_json_of_several_stacks_needs_an_output_directory() -> None:
-    result = run("plan", "--all", "--format", "json", "--root", str(ROOT))
+    result = run("plan", "--all", "--format", "json", "--cwd", str(ROOT))
     assert result.exit_code == 2
     assert "--format json with several stacks needs --out-dir" in result.output
 
 
 def test_exit_code_needs_diff() -> None:
-    assert run("plan", "aws-eks", "--exit-code", "--root", str(ROOT)).exit_code == 2
+    assert run("plan", "aws-eks", "--exit-code", "--cwd", str(ROOT)).exit_code == 2
 
 
 def test_out_dir_json_is_the_in_process_plan(eks_json: Path) -> None:
@@ -87,7 +87,7 @@ def test_out_dir_json_is_the_in_process_plan(eks_json: Path) -> None:
 
 @pytest.mark.usefixtures("planned_once")
 def test_capacity_format_prints_the_report() -> None:
-    result = run("plan", "aws-eks", "--format", "capacity", "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--format", "capacity", "--cwd", str(ROOT))
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == "## GPU capacity: aws-eks"
     assert result.output.splitlines()[-1] == "At maximum size: 8 GPU nodes, 22 GPUs (16 x A100-40GB, 6 x A10G)."
@@ -96,11 +96,11 @@ def test_capacity_format_prints_the_report() -> None:
 @pytest.mark.usefixtures("planned_once")
 def test_yaml_and_mermaid_formats(tmp_path: Path) -> None:
     diagram = tmp_path / "eks.svg"
-    result = run("plan", "aws-eks", "--format", "yaml", "--diagram", str(diagram), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--format", "yaml", "--diagram", str(diagram), "--cwd", str(ROOT))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("---\n# kubernetes:core/v1:Namespace gpu-demo-gpu-device-plugin-namespace\n")
     assert diagram.read_text().startswith('<svg xmlns="http://www.w3.org/2000/svg"')
-    mermaid = run("plan", "aws-eks", "--format", "mermaid", "--root", str(ROOT))
+    mermaid = run("plan", "aws-eks", "--format", "mermaid", "--cwd", str(ROOT))
     assert mermaid.output.splitlines()[:2] == [
         "flowchart LR",
         '    cluster["aws-eks: cluster gpu-demo<br>2 GPU pool(s)"]',
@@ -108,14 +108,14 @@ def test_yaml_and_mermaid_formats(tmp_path: Path) -> None:
 
 
 def test_diagram_needs_svg_or_png(tmp_path: Path) -> None:
-    result = run("plan", "aws-eks", "--diagram", str(tmp_path / "x.gif"), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diagram", str(tmp_path / "x.gif"), "--cwd", str(ROOT))
     assert result.exit_code == 2
     assert "must end in .svg or .png" in result.output
 
 
 @pytest.mark.usefixtures("planned_once")
 def test_plan_diff_against_itself_has_no_changes(eks_json: Path) -> None:
-    result = run("plan", "aws-eks", "--diff", str(eks_json), "--exit-code", "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diff", str(eks_json), "--exit-code", "--cwd", str(ROOT))
     assert (result.exit_code, result.output) == (0, "Plan diff of aws-eks:\nno changes\n")
 
 
@@ -127,7 +127,7 @@ def test_plan_diff_flags_an_instance_type_change(eks_json: Path, tmp_path: Path)
             resource["inputs"]["instanceTypes"] = ["g5.xlarge"]
     baseline = tmp_path / "base.json"
     baseline.write_text(json.dumps(document))
-    result = run("plan", "aws-eks", "--diff", str(baseline), "--exit-code", "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diff", str(baseline), "--exit-code", "--cwd", str(ROOT))
     assert result.exit_code == EXIT_REPLACEMENT
     assert result.output == (
         "Plan diff of aws-eks:\n"
@@ -208,7 +208,7 @@ def test_diff_rejects_a_file_that_is_not_a_plan(tmp_path: Path) -> None:
 
 
 def test_diff_of_several_stacks_needs_a_baseline_directory(tmp_path: Path) -> None:
-    result = run("plan", "--all", "--diff", str(plan_file(tmp_path / "one.json")), "--root", str(ROOT))
+    result = run("plan", "--all", "--diff", str(plan_file(tmp_path / "one.json")), "--cwd", str(ROOT))
     assert result.exit_code == 2
     assert "--diff with several stacks needs a directory of <stack>.json plans" in result.output
 
@@ -239,7 +239,7 @@ def project_root(
 )
 def test_plan_reports_a_malformed_stack_file_without_a_traceback(tmp_path: Path, stack_text: str, message: str) -> None:
     root = project_root(tmp_path, stack_text)
-    result = run("plan", "bad", "--root", str(root))
+    result = run("plan", "bad", "--cwd", str(root))
     assert result.exit_code == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.output == f"Error: bad: {root / message}\n"
@@ -247,7 +247,7 @@ def test_plan_reports_a_malformed_stack_file_without_a_traceback(tmp_path: Path,
 
 def test_plan_all_reports_a_malformed_project_file(tmp_path: Path) -> None:
     root = project_root(tmp_path, "config: {}\n", project_text="name: [p\n")
-    result = run("plan", "--all", "--root", str(root))
+    result = run("plan", "--all", "--cwd", str(root))
     assert result.exit_code == 1
     assert result.output == (
         f"Error: {root / 'Pulumi.yaml'}: not valid YAML: while parsing a flow sequence (line 1, column 7): "
@@ -277,7 +277,7 @@ def small_plans(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("small_plans")
 def test_diagram_creates_missing_directories(tmp_path: Path) -> None:
     diagram = tmp_path / "new" / "dir" / "eks.svg"
-    result = run("plan", "aws-eks", "--diagram", str(diagram), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diagram", str(diagram), "--cwd", str(ROOT))
     assert result.exit_code == 0, result.output
     assert diagram.read_text().startswith('<svg xmlns="http://www.w3.org/2000/svg"')
 
@@ -285,7 +285,7 @@ def test_diagram_creates_missing_directories(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("small_plans")
 def test_diagram_under_a_file_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("")
-    result = run("plan", "aws-eks", "--diagram", str(tmp_path / "afile" / "x.svg"), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diagram", str(tmp_path / "afile" / "x.svg"), "--cwd", str(ROOT))
     assert result.exit_code == 1
     assert result.output == (
         f"Error: --diagram: cannot create the directory {tmp_path / 'afile'} for x.svg: "
@@ -295,7 +295,7 @@ def test_diagram_under_a_file_is_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("small_plans")
 def test_plan_diff_notes_a_stack_missing_from_the_baseline_directory(tmp_path: Path) -> None:
-    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--cwd", str(ROOT))
     assert result.exit_code == EXIT_CHANGES
     assert result.stderr == (
         f"Note: {tmp_path / 'aws-eks.json'} does not exist: aws-eks is diffed as a new stack (every resource "
@@ -306,8 +306,8 @@ def test_plan_diff_notes_a_stack_missing_from_the_baseline_directory(tmp_path: P
 
 @pytest.mark.usefixtures("small_plans")
 def test_plan_diff_with_a_baseline_in_the_directory_has_no_note(tmp_path: Path) -> None:
-    assert run("plan", "aws-eks", "--format", "json", "--out-dir", str(tmp_path), "--root", str(ROOT)).exit_code == 0
-    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    assert run("plan", "aws-eks", "--format", "json", "--out-dir", str(tmp_path), "--cwd", str(ROOT)).exit_code == 0
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), "--exit-code", "--cwd", str(ROOT))
     assert (result.exit_code, result.stderr, result.stdout) == (0, "", "Plan diff of aws-eks:\nno changes\n")
 
 
@@ -320,7 +320,7 @@ def test_plan_diff_with_a_baseline_in_the_directory_has_no_note(tmp_path: Path) 
     ],
 )
 def test_plan_diff_rejects_format_and_out_dir(tmp_path: Path, options: list[str], given: str) -> None:
-    result = run("plan", "aws-eks", "--diff", str(tmp_path), *options, "--root", str(ROOT))
+    result = run("plan", "aws-eks", "--diff", str(tmp_path), *options, "--cwd", str(ROOT))
     assert result.exit_code == 2
     assert (
         f"Error: --diff prints the diff instead of the plan, so {given} would be ignored; "
@@ -330,13 +330,13 @@ def test_plan_diff_rejects_format_and_out_dir(tmp_path: Path, options: list[str]
 
 @pytest.mark.usefixtures("small_plans")
 def test_yaml_of_several_stacks_names_each_stack() -> None:
-    single = run("plan", "aws-eks", "--format", "yaml", "--root", str(ROOT))
+    single = run("plan", "aws-eks", "--format", "yaml", "--cwd", str(ROOT))
     assert single.exit_code == 0, single.output
     assert (
         single.output
         == "---\n# kubernetes:core/v1:Namespace ns\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu\n"
     )
-    several = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--root", str(ROOT))
+    several = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--cwd", str(ROOT))
     assert several.exit_code == 0, several.output
     assert several.output == f"# stack: aws-eks\n{single.output}\n# stack: gcp-gke\n{single.output}"
     assert (
@@ -347,7 +347,7 @@ def test_yaml_of_several_stacks_names_each_stack() -> None:
 
 @pytest.mark.usefixtures("small_plans")
 def test_yaml_of_several_stacks_in_an_out_dir_has_no_stack_line(tmp_path: Path) -> None:
-    result = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--out-dir", str(tmp_path), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "gcp-gke", "--format", "yaml", "--out-dir", str(tmp_path), "--cwd", str(ROOT))
     assert result.exit_code == 0, result.output
     assert (tmp_path / "aws-eks.yaml").read_text().startswith("---\n# kubernetes:core/v1:Namespace ns\n")
     assert (tmp_path / "gcp-gke.yaml").read_text() == (tmp_path / "aws-eks.yaml").read_text()
@@ -367,7 +367,7 @@ def test_plan_all_plans_every_stack_past_invalid_ones(tmp_path: Path) -> None:
     (tmp_path / "stacks" / "Pulumi.bad-yaml.yaml").write_text("config:\n  a: b: c\n")
     out = tmp_path / "plans"
 
-    result = run("plan", "--all", "--format", "json", "--out-dir", str(out), "--root", str(tmp_path))
+    result = run("plan", "--all", "--format", "json", "--out-dir", str(out), "--cwd", str(tmp_path))
 
     assert result.exit_code == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
@@ -402,8 +402,8 @@ BAD_A = "Error: bad-a: 1 invalid GPU setting:\n  - pools[0].spot: wrong (got 'ye
 
 @pytest.mark.usefixtures("some_fail")
 def test_plan_of_named_stacks_prints_every_error_and_every_valid_plan() -> None:
-    result = run("plan", "bad-a", "aws-eks", "bad-b", "gcp-gke", "--format", "yaml", "--root", str(ROOT))
-    single = run("plan", "aws-eks", "--format", "yaml", "--root", str(ROOT)).stdout
+    result = run("plan", "bad-a", "aws-eks", "bad-b", "gcp-gke", "--format", "yaml", "--cwd", str(ROOT))
+    single = run("plan", "aws-eks", "--format", "yaml", "--cwd", str(ROOT)).stdout
 
     assert result.exit_code == 1
     assert result.stdout == f"# stack: aws-eks\n{single}\n# stack: gcp-gke\n{single}"
@@ -414,13 +414,13 @@ def test_plan_of_named_stacks_prints_every_error_and_every_valid_plan() -> None:
 
 @pytest.mark.usefixtures("some_fail")
 def test_one_failing_stack_prints_its_error_alone() -> None:
-    result = run("plan", "bad-a", "--root", str(ROOT))
+    result = run("plan", "bad-a", "--cwd", str(ROOT))
     assert (result.exit_code, result.stdout, result.stderr) == (1, "", BAD_A)
 
 
 @pytest.mark.usefixtures("some_fail")
 def test_plan_diff_of_several_stacks_diffs_the_valid_ones_and_exits_1_over_exit_code(tmp_path: Path) -> None:
-    result = run("plan", "aws-eks", "bad-a", "--diff", str(tmp_path), "--exit-code", "--root", str(ROOT))
+    result = run("plan", "aws-eks", "bad-a", "--diff", str(tmp_path), "--exit-code", "--cwd", str(ROOT))
     # aws-eks changed (no baseline: every resource created), which alone would exit 3; a stack not planned is an
     # error, and the diff no verdict.
     assert result.exit_code == 1
@@ -431,6 +431,6 @@ def test_plan_diff_of_several_stacks_diffs_the_valid_ones_and_exits_1_over_exit_
 
 @pytest.mark.usefixtures("some_fail")
 def test_diagrams_of_several_stacks_keep_their_stack_names_when_one_fails(tmp_path: Path) -> None:
-    result = run("plan", "aws-eks", "bad-a", "--diagram", str(tmp_path / "d.svg"), "--root", str(ROOT))
+    result = run("plan", "aws-eks", "bad-a", "--diagram", str(tmp_path / "d.svg"), "--cwd", str(ROOT))
     assert result.exit_code == 1
     assert sorted(path.name for path in tmp_path.iterdir()) == ["d-aws-eks.svg"]

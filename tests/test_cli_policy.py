@@ -348,6 +348,38 @@ def test_a_pack_dir_that_does_not_exist(team: Path, tmp_path: Path) -> None:
     assert result.stderr == f"Error: no policy pack at {tmp_path / 'none'}: not a directory\n"
 
 
+def test_a_tilde_in_the_pack_dir_and_the_config_file_is_expanded_as_a_shell_would(
+    team: Path, pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bash leaves `--policy=~/x` as it is (no expansion after `=`): the README's own example writes it so.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "policy.json").write_text(json.dumps({"stack-shape": "disabled"}))
+    result = run("plan", "dev", "-C", str(team), "--policy=~/engine-view", "--policy-config=~/policy.json")
+    assert result.exit_code == EXIT_POLICY_VIOLATION, result.output
+    assert f"    ❌ engine-view@v1.2.3 (local: {pack})\n" in result.stdout
+    missing = run("plan", "dev", "-C", str(team), "--policy=~/none")
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        f"Error: no policy pack at {tmp_path / 'none'}: not a directory\n",
+    )
+    missing = run("plan", "dev", "-C", str(team), "--policy", "--policy-config=~/none.json")
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        f"Error: policy config {tmp_path / 'none.json'}: cannot read it: No such file or directory\n",
+    )
+
+
+def test_a_stack_name_taken_as_the_pack_dir_is_named(team: Path) -> None:
+    result = run("plan", "-C", str(team), "--policy", "dev")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        "Error: --policy took 'dev' as its PACK_DIR, and no stack name is left; for the library's own pack put "
+        "--policy last (plan dev --policy), for a pack directory write --policy=PACK_DIR\n"
+    )
+    assert "give at least one stack name" not in result.stderr
+    assert run("plan", "-C", str(team), "--policy").stderr.endswith("Error: give at least one stack name, or --all\n")
+
+
 def test_a_pack_dir_without_pulumi_policy_yaml(team: Path, tmp_path: Path) -> None:
     result = run("plan", "dev", "-C", str(team), f"--policy={tmp_path}")
     assert result.stderr == f"Error: no policy pack at {tmp_path} ({tmp_path / 'PulumiPolicy.yaml'} is missing)\n"

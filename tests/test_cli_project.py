@@ -243,6 +243,8 @@ def test_all_plans_the_projects_stacks_each_with_its_own_config(team: Path) -> N
 def test_root_is_the_deprecated_name_of_cwd(team: Path) -> None:
     result = run("plan", "dev", "--format", "capacity", "--root", str(team))
     assert (result.exit_code, result.stdout) == (0, CAPACITY_DEV)
+    assert result.stderr == "--root is deprecated: use --cwd (-C)\n"
+    assert run("plan", "dev", "--format", "capacity", "--cwd", str(team)).stderr == ""
     assert run("plan", "dev", "--root", str(team), "--cwd", str(team)).exit_code == 0
     conflict = run("plan", "dev", "--root", str(ROOT), "--cwd", str(team))
     assert conflict.exit_code == 2

@@ -96,7 +96,7 @@ def test_unknown_cloud_and_gpu_stack_are_rejected() -> None:
 def test_module_entry_point_runs_the_plan() -> None:
     # A fresh interpreter, as a user runs it; azure-aks is the example stack that imports the fewest SDKs.
     done = subprocess.run(
-        [sys.executable, "-m", "gpu_components", "plan", "azure-aks", "--format", "json", "--root", str(ROOT)],
+        [sys.executable, "-m", "gpu_components", "plan", "azure-aks", "--format", "json", "--cwd", str(ROOT)],
         capture_output=True,
         text=True,
         check=False,

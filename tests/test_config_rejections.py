@@ -30,7 +30,7 @@ def plan_stack(tmp_path: Path, base: str, change: dict[str, Any]) -> Any:
         else:
             stack["config"][key] = value
     (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
-    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--root", str(tmp_path)])
+    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--cwd", str(tmp_path)])
 
 
 def test_device_plugin_settings_from_stack_config_reach_the_release(tmp_path: Path) -> None:

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from gpu_components.cli import main
 from gpu_components.plan import Plan
 from tests.helpers import ROOT, names, plan_of, resource
 
@@ -88,3 +90,44 @@ def test_the_unit_test_snippet_passes_under_pytest(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+# ------------------------------------------------------------------------------------- the command lines it shows
+
+
+def readme_commands() -> list[tuple[int, list[str]]]:
+    """(line number, arguments after `gpu-components`) of every `gpu-components` command in README's shell blocks
+    (a `$ ` prompt and a trailing `# comment` left out)."""
+    found: list[tuple[int, list[str]]] = []
+    language: str | None = None
+    for number, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1):
+        if line.startswith("```"):
+            language = None if language is not None else (line[3:].strip() or "plain")
+            continue
+        words = shlex.split(line.removeprefix("$ "), comments=True) if language in ("sh", "plain") else []
+        if words and words[0] in ("gpu-components", ".venv/bin/gpu-components"):
+            found.append((number, words[1:]))
+    return found
+
+
+def test_the_quick_start_says_how_to_run_the_command_make_installed() -> None:
+    quick_start = (ROOT / "README.md").read_text().split("\n## Quick start\n")[1].split("\n## ")[0]
+    for way in ("source .venv/bin/activate", "`.venv/bin/gpu-components`", "`uv run gpu-components`"):
+        assert way in quick_start
+    # make install's script is where the README says it is, and runs.
+    script = Path(sys.executable).parent / "gpu-components"
+    done = subprocess.run([str(script), "plan", "--help"], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("Usage: gpu-components plan [OPTIONS] [STACKS]...")
+
+
+def test_every_readme_command_names_a_command_and_options_it_has() -> None:
+    commands = readme_commands()
+    assert len(commands) >= 15, commands
+    for number, words in commands:
+        command = main.commands.get(words[0])
+        assert command is not None, f"README.md:{number}: no command {words[0]!r}"
+        options = {name for parameter in command.params for name in parameter.opts if name.startswith("-")}
+        for word in words[1:]:
+            if word.startswith("-"):
+                assert word.split("=")[0] in options, f"README.md:{number}: {words[0]} has no option {word}"

@@ -34,7 +34,7 @@ shaped but breaks two rules (its name is not a DNS label, MIG1g is AKS's spellin
 
 POOL_PROBLEMS = [
     "pools[0].max_size: input should be a valid integer (got '2')",
-    "pools[0].spot: input should be a valid boolean (got 'yes')",
+    "pools[0].spot: input should be a valid boolean (got 'yes'); valid: true, false",
     "pools[0].taints[0].effect: not one of the allowed values (got 'NO_SCHEDULE'); "
     "valid: 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'",
     "pools[1].name: pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels "
@@ -49,7 +49,7 @@ def plan(tmp_path: Path, config: str, stack: str = "t-typos") -> Result:
     (tmp_path / "stacks").mkdir(exist_ok=True)
     copy_example_project(tmp_path)
     (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(f"config:\n  aws:region: us-west-2\n{config}")
-    return CliRunner().invoke(main, ["plan", stack, "--root", str(tmp_path)])
+    return CliRunner().invoke(main, ["plan", stack, "--cwd", str(tmp_path)])
 
 
 def problems(result: Result) -> list[str]:

@@ -14,7 +14,13 @@
   documents are values files, not manifests: they have no ``apiVersion``/``kind``.
 
 Each document starts with ``# <type> <logical name>``. Secrets read ``"[secret]"`` and preview-time unknowns
-``"[unknown]"``, as in every plan.
+``"[unknown]"``, as in every plan, with one exception that keeps each document of the shape Kubernetes (or Helm)
+expects: a field that Kubernetes types as a map (:data:`MAP_FIELDS`: a Secret's ``stringData``, ``data``, a
+ConfigMap's ``binaryData``, ``metadata.labels`` and ``annotations``) or a release's Helm values, masked whole (a
+secret ``Output`` of a whole map, or a map unknown in a preview), is written as an empty map ``{}``, and a header
+comment names the field and its mask (``# stringData: [secret] in the plan (its keys and values are not shown); {}
+stands in``). A map whose keys are known and whose values are masked is written as it is (``password: '[secret]'``),
+which is already a map of strings.
 """
 
 from __future__ import annotations
@@ -25,15 +31,27 @@ from typing import Any, Literal
 
 import yaml
 
+from gpu_components.plan.mocks import SECRET, UNKNOWN
 from gpu_components.plan.runner import Plan, PlannedResource
 
-__all__ = ["HELM_TYPES", "KubernetesDocument", "kubernetes_documents", "to_kubernetes_yaml"]
+__all__ = ["HELM_TYPES", "MAP_FIELDS", "KubernetesDocument", "kubernetes_documents", "to_kubernetes_yaml"]
 
 HELM_TYPES = frozenset({"kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart"})
 """Resource types whose ``values`` input is a Helm chart's values."""
 _FIRST_KINDS = ("Namespace", "CustomResourceDefinition")
 """Kinds applied before everything else, in this order."""
 _LEADING_KEYS = ("apiVersion", "kind", "metadata")
+MAP_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("data",),
+    ("stringData",),
+    ("binaryData",),
+    ("metadata", "labels"),
+    ("metadata", "annotations"),
+)
+"""Paths in a manifest that Kubernetes types as a map of strings (``object`` with ``additionalProperties: string`` in
+the Kubernetes OpenAPI schema: Secret ``data``/``stringData``, ConfigMap ``data``/``binaryData``, ObjectMeta
+``labels``/``annotations``): masked whole, each is written as ``{}`` with a header comment."""
+_MASKS = (SECRET, UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,11 @@ def _manifest(resource: PlannedResource) -> KubernetesDocument:
         metadata["name"] = resource.name
         comments.append("metadata.name: the logical name; Pulumi appends a random suffix when it creates the object")
     inputs["metadata"] = metadata
+    for path in MAP_FIELDS:
+        parent = inputs if len(path) == 1 else inputs.get(path[0])
+        if isinstance(parent, dict) and parent.get(path[-1]) in _MASKS:
+            comments.append(_masked_map(".".join(path), parent[path[-1]]))
+            parent[path[-1]] = {}
     body = {key: _sorted(inputs[key]) for key in _LEADING_KEYS if key in inputs}
     body.update({key: _sorted(inputs[key]) for key in sorted(inputs) if key not in _LEADING_KEYS})
     return KubernetesDocument("manifest", resource, body, tuple(comments))
@@ -90,8 +113,17 @@ def _helm_values(resource: PlannedResource) -> KubernetesDocument:
     if repository:
         chart += f" from {repository}"
     release = f"release {inputs.get('name', resource.name)} in namespace {inputs.get('namespace', 'default')}"
-    comments = (f"{resource.type} {resource.name}", f"Helm values: {chart}, {release}")
-    return KubernetesDocument("helm-values", resource, _sorted(inputs.get("values") or {}), comments)
+    comments = [f"{resource.type} {resource.name}", f"Helm values: {chart}, {release}"]
+    values = inputs.get("values") or {}
+    if values in _MASKS:
+        comments.append(_masked_map("values", values))
+        values = {}
+    return KubernetesDocument("helm-values", resource, _sorted(values), tuple(comments))
+
+
+def _masked_map(field: str, mask: str) -> str:
+    """The header comment of a map masked whole, written as ``{}``."""
+    return f"{field}: {mask} in the plan (its keys and values are not shown); {{}} stands in"
 
 
 def _manifest_order(document: KubernetesDocument) -> tuple[int, str, str, str]:

@@ -156,14 +156,15 @@ class PolicyPack:
         return cls(None, sys.executable)
 
     @classmethod
-    def load(cls, directory: Path) -> PolicyPack:
-        """Read the pack in ``directory`` as the engine does (``workspace.LoadPolicyPack``).
+    def load(cls, directory: str | os.PathLike[str]) -> PolicyPack:
+        """Read the pack in ``directory`` (a ``str`` or path-like) as the engine does (``workspace.LoadPolicyPack``).
 
         Raises:
             PolicyPackError: ``directory`` is not a directory, or has no ``PulumiPolicy.yaml`` or ``__main__.py``;
                 the file is not valid YAML, has no ``runtime`` or one other than ``python``; its ``virtualenv``
                 does not exist.
         """
+        directory = Path(directory)
         if not directory.is_dir():
             raise PolicyPackError(f"no policy pack at {directory}: not a directory")
         file = directory / "PulumiPolicy.yaml"
@@ -227,15 +228,17 @@ class PolicyConfig:
     properties: Mapping[str, Any] = field(default_factory=dict)
 
 
-def load_policy_config(path: Path) -> dict[str, PolicyConfig]:
+def load_policy_config(path: str | os.PathLike[str]) -> dict[str, PolicyConfig]:
     """A policy config file as the engine reads ``--policy-pack-config`` (``parsePolicyPackConfig``): a JSON object,
     policy name (or ``all``) -> an enforcement level, or an object with an optional ``enforcementLevel`` and the
-    policy's properties. Entries with neither are dropped; an empty file is no config.
+    policy's properties. Entries with neither are dropped; an empty file is no config. ``path`` is a ``str`` or
+    path-like.
 
     Raises:
         PolicyConfigError: the file cannot be read, is not JSON or not shaped so; an enforcement level that is not
             one of :data:`ENFORCEMENT_LEVELS`; ``environments`` (Pulumi ESC environments cannot be opened offline).
     """
+    path = Path(path)
     try:
         text = path.read_text()
     except OSError as error:
@@ -317,7 +320,7 @@ class PolicyReport:
 
 
 def run_policy_pack(
-    plan: Plan, pack: PolicyPack | None = None, config: Mapping[str, PolicyConfig] | None = None
+    plan: Plan, pack: PolicyPack | None = None, config: Mapping[str, PolicyConfig | str] | None = None
 ) -> PolicyReport:
     """Run ``pack`` (default: the library's own) on ``plan`` as ``pulumi preview --policy-pack`` would run it on the
     program's registrations (see the module docstring), and return its verdicts.
@@ -325,12 +328,18 @@ def run_policy_pack(
     Args:
         plan: a plan (``run_project(...)``, ``run_program(...)``).
         pack: :meth:`PolicyPack.load` of a pack directory, or :meth:`PolicyPack.builtin` (the default).
-        config: policy config (:func:`load_policy_config`), applied over the pack's defaults.
+        config: policy config (:func:`load_policy_config`), applied over the pack's defaults: policy name (or
+            ``all``) -> a :class:`PolicyConfig`, or an enforcement level alone (one of :data:`ENFORCEMENT_LEVELS`),
+            as the config file writes it.
 
     Raises:
+        TypeError: ``plan`` is not a :class:`~gpu_components.plan.runner.Plan`, ``pack`` not a :class:`PolicyPack`,
+            ``config`` not a mapping of policy name -> :class:`PolicyConfig` or enforcement level.
         PolicyPackError: the pack cannot be started or fails (its stderr tail in the message).
-        PolicyConfigError: ``config`` names a policy the pack lacks or gives properties its schema refuses.
+        PolicyConfigError: ``config`` names a policy the pack lacks or gives properties its schema refuses, or an
+            enforcement level that is not one of :data:`ENFORCEMENT_LEVELS`.
     """
+    given = _checked_arguments(plan, pack, config)
     pack = pack or PolicyPack.builtin()
     with _served(pack) as (stub, stderr):
         try:
@@ -344,12 +353,12 @@ def run_policy_pack(
             )
             if info.supportsConfig:
                 request = proto.ConfigureAnalyzerRequest()
-                for name, policy_config in _reconciled(info, config or {}).items():
+                for name, policy_config in _reconciled(info, given).items():
                     entry = request.policyConfig[name]
                     entry.enforcementLevel = _LEVEL_VALUES[policy_config.enforcement_level or "advisory"]
                     entry.properties.update(dict(policy_config.properties))
                 stub.Configure(request, timeout=RPC_TIMEOUT_S)
-            elif config:
+            elif given:
                 raise PolicyConfigError(f"policy pack {info.name!r} at {pack.label} does not support config")
             violations = _analyze(stub, plan)
         except grpc.RpcError as error:
@@ -453,6 +462,44 @@ def _tail(stderr: IO[bytes]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- config
+
+
+def _checked_arguments(plan: object, pack: object, config: object) -> dict[str, PolicyConfig]:
+    """:func:`run_policy_pack`'s arguments checked before a pack is started: a ``TypeError`` naming the argument and
+    what it takes; ``config`` with each enforcement level given alone made a :class:`PolicyConfig`."""
+    if not isinstance(plan, Plan):
+        raise TypeError(
+            f"run_policy_pack: plan must be a Plan (run_project(...) or run_program(...)), got {type(plan).__name__}"
+        )
+    if pack is not None and not isinstance(pack, PolicyPack):
+        raise TypeError(
+            "run_policy_pack: pack must be a PolicyPack (PolicyPack.load(directory) or PolicyPack.builtin()) or None, "
+            f"got {type(pack).__name__}"
+        )
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            "run_policy_pack: config must be a mapping of policy name -> PolicyConfig or enforcement level "
+            f"(load_policy_config(path)), got {type(config).__name__}"
+        )
+    result: dict[str, PolicyConfig] = {}
+    for name, value in config.items():
+        if isinstance(value, PolicyConfig):
+            result[name] = value
+        elif isinstance(value, str):
+            if value not in ENFORCEMENT_LEVELS:
+                raise PolicyConfigError(
+                    f"policy config {name!r}: {value!r} is not an enforcement level; "
+                    f"valid: {', '.join(ENFORCEMENT_LEVELS)}"
+                )
+            result[name] = PolicyConfig(value)
+        else:
+            raise TypeError(
+                f"run_policy_pack: config[{name!r}] must be a PolicyConfig or an enforcement level "
+                f"({', '.join(ENFORCEMENT_LEVELS)}), got {value!r} ({type(value).__name__})"
+            )
+    return result
 
 
 def _reconciled(info: proto.AnalyzerInfo, given: Mapping[str, PolicyConfig]) -> dict[str, PolicyConfig]:

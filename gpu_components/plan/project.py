@@ -41,6 +41,7 @@ from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.runner import (
     Plan,
     StackFileError,
+    _check_preview,
     _load_project,
     _read_mapping,
     _shown,
@@ -145,7 +146,7 @@ class ProgramError(Exception):
         super().__init__(message)
 
 
-def load_project(directory: Path | str) -> Project:
+def load_project(directory: str | os.PathLike[str]) -> Project:
     """Read `<directory>/Pulumi.yaml` as the Pulumi CLI reads it for `pulumi -C <directory> preview`.
 
     Raises:
@@ -212,11 +213,11 @@ def _main(project_file: Path, directory: Path, main: object) -> Path:
     return target
 
 
-def run_project(project: Project | Path | str, stack: str, *, preview: bool = False) -> ProjectPlan:
+def run_project(project: Project | str | os.PathLike[str], stack: str, *, preview: bool = False) -> ProjectPlan:
     """Plan one stack of a Pulumi Python project: its program, with the stack's config, under the plan's mocks.
 
     Args:
-        project: a `Project` (`load_project`), or the directory holding its `Pulumi.yaml`.
+        project: a `Project` (`load_project`), or the directory holding its `Pulumi.yaml` (a `str` or path-like).
         stack: the stack name; its config is `<stackConfigDir>/Pulumi.<stack>.yaml` (`runner.load_stack`).
         preview: False (the default): the state after `pulumi up` of a new stack, every output known; True: the
             `pulumi preview` of a new stack, computed outputs unknown (`runner.run_program`).
@@ -230,7 +231,9 @@ def run_project(project: Project | Path | str, stack: str, *, preview: bool = Fa
             a missing or malformed stack file (`runner.StackNotFoundError`, `StackFileError`).
         GpuSpecError, MissingExtraError, DuplicateResourceError: raised by the program, unchanged.
         ProgramError: the program raised anything else (or called `sys.exit`); the original is its `error`.
+        TypeError: `preview` is not a bool.
     """
+    _check_preview("run_project", preview)
     if not isinstance(project, Project):
         project = load_project(project)
     name, config = load_stack(project.directory, stack)

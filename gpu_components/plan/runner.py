@@ -23,6 +23,7 @@ import contextvars
 import json
 import logging
 import math
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -143,22 +144,22 @@ class StackFileError(ValueError):
         super().__init__(f"{path}: {problem}")
 
 
-def stack_config_dir(root: Path) -> Path:
+def stack_config_dir(root: str | os.PathLike[str]) -> Path:
     """The directory holding the project's stack config files: `<root>/<stackConfigDir>` (default `root`).
 
     Raises:
         FileNotFoundError: `Pulumi.yaml` is missing.
         StackFileError: `Pulumi.yaml` is not valid YAML or not a valid project file.
     """
-    return _load_project(root)[1]
+    return _load_project(Path(root))[1]
 
 
-def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
+def load_stack(root: str | os.PathLike[str], stack: str) -> tuple[str, dict[str, Any]]:
     """Read a project's name and one stack's config the way the Pulumi CLI does.
 
     Args:
-        root: the project directory, holding `Pulumi.yaml` (`name:`, optional `stackConfigDir:` and
-            project-level `config:` defaults).
+        root: the project directory (a `str` or path-like), holding `Pulumi.yaml` (`name:`, optional
+            `stackConfigDir:` and project-level `config:` defaults).
         stack: the stack name; its config is `<root>/<stackConfigDir>/Pulumi.<stack>.yaml`.
 
     Returns:
@@ -175,7 +176,7 @@ def load_stack(root: Path, stack: str) -> tuple[str, dict[str, Any]]:
             is not a mapping, has no project `name`, or has a `config:` that is not a mapping with string keys or
             holds an infinite or NaN number.
     """
-    project, stack_dir, declarations = _load_project(root)
+    project, stack_dir, declarations = _load_project(Path(root))
     stack_file = stack_dir / f"Pulumi.{stack}.yaml"
     if not stack_file.is_file():
         available = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in stack_dir.glob("Pulumi.*.yaml"))
@@ -329,6 +330,16 @@ def _config_value(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _check_preview(function: str, preview: object) -> None:
+    """Raise `TypeError` naming `function`'s `preview` argument unless it is a bool (a string such as `"false"`
+    would otherwise read as true)."""
+    if not isinstance(preview, bool):
+        raise TypeError(
+            f"{function}: preview must be a bool (True: pulumi preview of a new stack; False: the state after pulumi "
+            f"up), got {preview!r} ({type(preview).__name__})"
+        )
+
+
 def run_program(
     program: Callable[[], None],
     *,
@@ -358,9 +369,11 @@ def run_program(
         exported by the time the program returns, secrets masked as `"[secret]"`.
 
     Raises:
+        TypeError: `preview` is not a bool.
         Whatever the program (or an `apply` callback in it) raises, unchanged; `MissingMockError` for an
         invoke or remote component without a mock.
     """
+    _check_preview("run_program", preview)
     flat, secret_keys = flatten_config(project, config)
     outcome: list[Plan] = []
     failure: list[BaseException] = []

@@ -124,3 +124,76 @@ def test_helm_values_are_the_release_values(stack_plan: Plan) -> None:
     assert [d.resource.urn for d in values] == sorted(releases)
     for document in values:
         assert document.body == releases[document.resource.urn].inputs["values"]
+
+
+MASKED = Plan(
+    project="p",
+    stack="s",
+    resources=(
+        resource(
+            "kubernetes:core/v1:Secret",
+            "whole",
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "whole"}, "stringData": "[secret]"},
+        ),
+        resource(
+            "kubernetes:core/v1:Secret",
+            "keys",
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "keys"}, "stringData": {"token": "[secret]"}},
+        ),
+        resource(
+            "kubernetes:core/v1:ConfigMap",
+            "cm",
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "cm", "labels": "[unknown]"},
+                "data": "[unknown]",
+            },
+        ),
+        resource("kubernetes:helm.sh/v3:Release", "rel", {"chart": "c", "name": "rel", "values": "[secret]"}),
+    ),
+    outputs={},
+)
+
+
+def test_a_map_masked_whole_is_an_empty_map_with_a_comment_so_the_document_keeps_its_shape() -> None:
+    text = to_kubernetes_yaml(MASKED)
+    assert text == (
+        "---\n"
+        "# kubernetes:core/v1:ConfigMap cm\n"
+        "# data: [unknown] in the plan (its keys and values are not shown); {} stands in\n"
+        "# metadata.labels: [unknown] in the plan (its keys and values are not shown); {} stands in\n"
+        "apiVersion: v1\n"
+        "kind: ConfigMap\n"
+        "metadata:\n"
+        "  labels: {}\n"
+        "  name: cm\n"
+        "data: {}\n"
+        "---\n"
+        "# kubernetes:core/v1:Secret keys\n"
+        "apiVersion: v1\n"
+        "kind: Secret\n"
+        "metadata:\n"
+        "  name: keys\n"
+        "stringData:\n"
+        "  token: '[secret]'\n"
+        "---\n"
+        "# kubernetes:core/v1:Secret whole\n"
+        "# stringData: [secret] in the plan (its keys and values are not shown); {} stands in\n"
+        "apiVersion: v1\n"
+        "kind: Secret\n"
+        "metadata:\n"
+        "  name: whole\n"
+        "stringData: {}\n"
+        "---\n"
+        "# kubernetes:helm.sh/v3:Release rel\n"
+        "# Helm values: chart c (latest), release rel in namespace default\n"
+        "# values: [secret] in the plan (its keys and values are not shown); {} stands in\n"
+        "{}\n"
+    )
+    manifests = [document for document in yaml.safe_load_all(text) if "kind" in document]
+    for document in manifests:
+        kubernetes_validate.validate(document, EKS_KUBERNETES_VERSIONS[0], strict=True)
+    # The plan itself is not changed: it still reads the mask.
+    assert MASKED.resources[0].inputs["stringData"] == "[secret]"
+    assert MASKED.resources[2].inputs["metadata"] == {"name": "cm", "labels": "[unknown]"}

@@ -191,7 +191,7 @@ def plan_pool(tmp_path: Path, pool: str) -> Any:
         "config:\n  aws:region: us-west-2\n  gpu-components:cloud: aws\n  gpu-components:cluster:\n    name: c\n"
         f"  gpu-components:pools:\n    - name: a10g\n      instance_type: g5.2xlarge\n{pool}"
     )
-    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--root", str(tmp_path)])
+    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--cwd", str(tmp_path)])
 
 
 def test_spot_yes_is_a_config_error_as_under_pulumi_up(tmp_path: Path) -> None:
@@ -200,8 +200,8 @@ def test_spot_yes_is_a_config_error_as_under_pulumi_up(tmp_path: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.output == (
         "Error: t: 2 invalid GPU settings:\n"
-        "  - pools[0].spot: input should be a valid boolean (got 'yes')\n"
-        "  - pools[0].gpu_taint: input should be a valid boolean (got 'on')\n"
+        "  - pools[0].spot: input should be a valid boolean (got 'yes'); valid: true, false\n"
+        "  - pools[0].gpu_taint: input should be a valid boolean (got 'on'); valid: true, false\n"
     )
 
 

@@ -78,7 +78,7 @@ def test_outputs_mask_the_kubeconfig_and_summarise_pools() -> None:
 
 
 def test_cli_json_is_the_in_process_plan_and_complete() -> None:
-    result = CliRunner().invoke(main, ["plan", "aws-eks", "--format", "json", "--root", str(ROOT)])
+    result = CliRunner().invoke(main, ["plan", "aws-eks", "--format", "json", "--cwd", str(ROOT)])
     assert result.exit_code == 0, result.output
     assert result.output == to_json(plan())
     document = json.loads(result.output)
@@ -95,7 +95,7 @@ def test_cli_reports_invalid_config_without_traceback(tmp_path: Path) -> None:
     stack["config"]["gpu-components:pools"][0]["time_slicing"]["replicas"] = 1
     stack["config"]["gpu-components:pools"][1]["mig"]["profile"] = "1g.10gbb"
     (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(yaml.safe_dump(stack))
-    result = CliRunner().invoke(main, ["plan", "bad", "--root", str(tmp_path)])
+    result = CliRunner().invoke(main, ["plan", "bad", "--cwd", str(tmp_path)])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert "pools[0].time_slicing.replicas: the device plugin requires at least 2 replicas (got 1)" in result.output
@@ -103,6 +103,6 @@ def test_cli_reports_invalid_config_without_traceback(tmp_path: Path) -> None:
 
 
 def test_cli_names_the_available_stacks_for_an_unknown_one() -> None:
-    result = CliRunner().invoke(main, ["plan", "nope", "--root", str(ROOT)])
+    result = CliRunner().invoke(main, ["plan", "nope", "--cwd", str(ROOT)])
     assert result.exit_code == 1
     assert "aws-eks" in result.output
