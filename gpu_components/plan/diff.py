@@ -237,6 +237,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         for urn, changes in compared.items()
         if new_resources[urn]["type"].startswith(_PROVIDER_PREFIX)
     }
+    defaults = _default_provider_settings(before.get("config"), after.get("config"))
     changed: list[ResourceChange] = []
     renamed: list[ResourceChange] = []
     for urn, changes in compared.items():
@@ -245,7 +246,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
         replace = any(c.replaces for c in changes)
         if not replace:
-            changes = (*changes, *settings.get(str((_options(now) or {}).get("provider")), ()))
+            changes = (*changes, *_provider_settings(now, settings, defaults))
         drains: str | None = None
         if replace and now["type"] in pools:
             drains = DRAINS_REPLACED
@@ -317,6 +318,39 @@ def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> Re
         retained=retained,
         protected=options.get("protect") is True,
     )
+
+
+def _default_provider_settings(old: object, new: object) -> dict[str, tuple[InputChange, ...]]:
+    """Package -> the changes of its default provider's settings: the stack config keys of that namespace
+    (``aws:region``), from the plans' ``config``; empty where either plan has none (a plan written before it)."""
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return {}
+    found: dict[str, list[InputChange]] = {}
+    for key in sorted(set(old) | set(new)):
+        if old.get(key, ABSENT) != new.get(key, ABSENT):
+            package, _, setting = str(key).partition(":")
+            found.setdefault(package, []).append(
+                InputChange(f"{PROVIDER_SETTINGS} {setting}", old.get(key, ABSENT), new.get(key, ABSENT))
+            )
+    return {package: tuple(changes) for package, changes in found.items()}
+
+
+def _provider_settings(
+    resource: Mapping[str, Any],
+    explicit: Mapping[str, tuple[InputChange, ...]],
+    defaults: Mapping[str, tuple[InputChange, ...]],
+) -> tuple[InputChange, ...]:
+    """The changed settings of the provider that manages ``resource``: its explicit provider's inputs, or, for a
+    custom resource on its package's default provider, the stack config of that package."""
+    options = _options(resource)
+    if options is None:
+        return ()
+    provider = options.get("provider")
+    if provider is not None:
+        return explicit.get(str(provider), ())
+    if resource.get("custom") is not True or resource["type"].startswith(_PROVIDER_PREFIX):
+        return ()
+    return defaults.get(resource["type"].split(":", 1)[0], ())
 
 
 def _provider_deletes_first(was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]) -> bool:

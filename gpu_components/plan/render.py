@@ -27,13 +27,16 @@ _KUBERNETES_REDUNDANT = frozenset({"apiVersion", "kind"})
 def to_json(plan: Plan) -> str:
     """The plan as a JSON document, keys sorted, two-space indent, trailing newline.
 
-    Shape: `{"project": str, "stack": str, "resources": [{"urn", "type", "name", "parent", "custom",
-    "inputs", "options"}, ...] (sorted by URN), "outputs": {...}}`; `options` holds the resource options the engine
-    received, each left out at its default (`{}` when all are: `gpu_components.plan.options`).
+    Shape: `{"project": str, "stack": str, "config": {...}, "resources": [{"urn", "type", "name", "parent",
+    "custom", "inputs", "options"}, ...] (sorted by URN), "outputs": {...}}`; `config` is the stack config the program
+    ran with, flat (`{"aws:region": "us-west-2"}`), each secret `"[secret]"`: the settings of the default providers,
+    which the diff compares; `options` holds the resource options the engine received, each left out at its default
+    (`{}` when all are: `gpu_components.plan.options`).
     """
     document = {
         "project": plan.project,
         "stack": plan.stack,
+        "config": dict(plan.config),
         "resources": [
             {
                 "urn": resource.urn,

@@ -49,6 +49,9 @@ def plan_of_program() -> Plan:
 
 EXPECTED_JSON = """\
 {
+  "config": {
+    "proj:token": "[secret]"
+  },
   "outputs": {
     "roleArn": "arn:aws:iam::123456789012:role/a100-nodes",
     "token": "[secret]"

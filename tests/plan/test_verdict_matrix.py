@@ -43,6 +43,20 @@ def gke(pool_name: str) -> str:
     return f"{NODE_POOL} gpu-demo-gpu-{pool_name}-node-pool"
 
 
+def config(key: str, value: str) -> Edit:
+    """An edit that sets one stack config key (a default provider's setting)."""
+
+    def edit(stack_config: dict[str, Any]) -> None:
+        stack_config[key] = value
+
+    return edit
+
+
+PROVIDER_SETTINGS_DRAIN = (
+    "  [drains nodes: its provider's settings changed: the provider decides whether that replaces every resource it"
+    " manages (DiffConfig), which cannot be asked offline]"
+)
+
 STACK_CASES: list[tuple[str, str, Edit, str, int]] = [
     # stack, what changes, edit, the node-pool resource's line in the diff ("" when it is not in it), exit status
     ("aws-eks", "spot -> on-demand", pool("a10g-shared", spot=False), f"+- {eks('a10g-shared')}", 4),
@@ -227,4 +241,33 @@ def test_changed_settings_of_a_node_pools_provider_may_replace_it(tmp_path: Path
     )
     assert lines[pool_line + 1] == '    (provider settings) region: "west" -> "east"'
     assert f"~ pulumi:providers:{package} p" in lines
+    assert status == 4
+
+
+@pytest.mark.stack
+def test_a_default_providers_changed_region_drains_every_node_group_it_manages(tmp_path: Path) -> None:
+    """``aws:region`` in the stack config is the default AWS provider's setting: the diff lists it on every resource
+    that provider manages and flags the node groups (it read "no changes", exit 0, before the plan kept its config)."""
+    text, status = verdict(tmp_path, *stack_plans("aws-eks", config("aws:region", "us-east-1")))
+
+    lines = text.splitlines()
+    node_groups = [line for line in lines if line.startswith(f"~ {NODE_GROUP} ")]
+    assert node_groups == [
+        f"~ {eks('a100-mig')}{PROVIDER_SETTINGS_DRAIN}",
+        f"~ {eks('a10g-shared')}{PROVIDER_SETTINGS_DRAIN}",
+        f"~ {NODE_GROUP} gpu-demo-system{PROVIDER_SETTINGS_DRAIN}",
+    ]
+    assert lines[lines.index(node_groups[0]) + 1] == '    (provider settings) region: "us-west-2" -> "us-east-1"'
+    assert lines[-1].endswith("3 node pool(s) drained")
+    assert status == 4
+
+
+@pytest.mark.stack
+def test_a_default_providers_changed_location_drains_every_aks_agent_pool(tmp_path: Path) -> None:
+    text, status = verdict(tmp_path, *stack_plans("azure-aks", config("azure-native:location", "westus2")))
+
+    assert [line for line in text.splitlines() if line.startswith(f"~ {AGENT_POOL} ")] == [
+        f"~ {aks('a100mig')}{PROVIDER_SETTINGS_DRAIN}",
+        f"~ {aks('t4spot')}{PROVIDER_SETTINGS_DRAIN}",
+    ]
     assert status == 4
