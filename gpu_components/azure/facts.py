@@ -117,9 +117,24 @@ def _plan_mocks() -> ProviderMocks:
     return MOCKS
 
 
+SOURCE_ARM_IDENTITY = (
+    "https://learn.microsoft.com/azure/azure-resource-manager/management/move-region (a resource's region cannot "
+    "change: it is recreated in the new one); https://learn.microsoft.com/rest/api/aks/managed-clusters/"
+    "create-or-update (resourceGroupName and resourceName are the resource's URL)"
+)
+"""Why an ARM resource's location, resource group and name replace it: they are its identity."""
+
+OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {
+        "azure-native:resources:ResourceGroup": ForceNewTable(("location", "resourceGroupName"), SOURCE_ARM_IDENTITY),
+    }
+)
+"""The force-new inputs of the other resources the example AKS cluster creates (its resource group)."""
+
 FACTS = CloudFacts(
     cloud="azure",
     service="AKS",
+    force_new=OTHER_FORCE_NEW,
     pool_name=PoolNameRule(
         re.compile(r"^[a-z][a-z0-9]*$"),
         12,
@@ -166,6 +181,7 @@ FACTS = CloudFacts(
             taint_text=True,
             api_versions=True,
             pools="agentPoolProfiles",
+            force_new=ForceNewTable(("location", "resourceGroupName", "resourceName"), SOURCE_ARM_IDENTITY),
         ),
     ),
     plan_mocks=_plan_mocks,

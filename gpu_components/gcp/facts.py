@@ -145,6 +145,9 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
         "gcp:serviceaccount/account:Account": ForceNewTable(
             ("accountId", "project"), f"{_TERRAFORM_GOOGLE}resourcemanager/resource_google_service_account.go"
         ),
+        "gcp:container/cluster:Cluster": ForceNewTable(
+            ("name", "location", "project"), f"{_TERRAFORM_GOOGLE}container/resource_container_cluster.go"
+        ),
         "gcp:projects/iAMMember:IAMMember": ForceNewTable(
             ("member", "role", "project", "condition"),
             "https://github.com/hashicorp/terraform-provider-google/blob/"
@@ -154,7 +157,7 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 )
 """The force-new inputs (``ForceNew`` in the upstream Terraform schemas that pulumi-gcp bridges) of the other
 resources the GKE components create: the node service account's id, and each of its project IAM members' member,
-role, project and condition."""
+role, project and condition; and of the example cluster: its name, location and project."""
 
 FACTS = CloudFacts(
     cloud="gcp",

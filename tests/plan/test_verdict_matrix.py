@@ -271,3 +271,38 @@ def test_a_default_providers_changed_location_drains_every_aks_agent_pool(tmp_pa
         f"~ {aks('t4spot')}{PROVIDER_SETTINGS_DRAIN}",
     ]
     assert status == 4
+
+
+def cluster(**settings: Any) -> Edit:
+    """An edit that changes the example cluster's settings in the stack config."""
+
+    def edit(stack_config: dict[str, Any]) -> None:
+        stack_config["gpu-components:cluster"].update(settings)
+
+    return edit
+
+
+@pytest.mark.stack
+def test_moving_the_example_aks_cluster_replaces_it_and_its_resource_group(tmp_path: Path) -> None:
+    text, status = verdict(tmp_path, *stack_plans("azure-aks", cluster(location="westus2")))
+
+    assert [line for line in text.splitlines() if not line.startswith(" ")][1:] == [
+        "+- azure-native:containerservice:ManagedCluster gpudemo",
+        "+- azure-native:resources:ResourceGroup gpudemo-rg",
+        "0 to create, 0 to update, 2 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained",
+    ]
+    assert '    location: "eastus" -> "westus2"  [forces replacement]' in text.splitlines()
+    assert status == 4
+
+
+@pytest.mark.stack
+def test_moving_the_example_gke_cluster_replaces_it_and_every_node_pool(tmp_path: Path) -> None:
+    text, status = verdict(tmp_path, *stack_plans("gcp-gke", cluster(location="us-central1-b")))
+
+    assert [line for line in text.splitlines() if line.startswith("+- ")] == [
+        "+- gcp:container/cluster:Cluster gpu-demo",
+        f"+- {gke('a100-mig')}{DBR}",
+        f"+- {gke('l4-shared')}{DBR}",
+        f"+- {NODE_POOL} gpu-demo-system",
+    ]
+    assert status == 4
