@@ -323,6 +323,14 @@ class NodePoolResource:
     rolls: NodeRolls | None = None
     component: ComponentOptions | None = None
 
+    def node_labels(self, inputs: Mapping[str, object]) -> Mapping[str, object]:
+        """The node labels a resource of this type gives its pool, read from its ``inputs`` (plain, camelCase) at
+        :attr:`labels`; empty where the record has no labels path or the inputs hold no labels map there."""
+        value: object = inputs if self.labels else None
+        for key in self.labels.split("."):
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value if isinstance(value, Mapping) else {}
+
     def matches(self, resource_type: str) -> bool:
         """Whether ``resource_type`` is this resource (in any API-version module, where the provider has them)."""
         if resource_type == self.type_token:

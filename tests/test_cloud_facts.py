@@ -212,3 +212,14 @@ def _tokens(path: Path) -> list[tokenize.TokenInfo]:
 def _cloud_literal(token: tokenize.TokenInfo) -> bool:
     """A plain string literal whose value is a cloud's name (``"aws"``, ``'gcp'``)."""
     return token.type == tokenize.STRING and token.string[1:-1] in CLOUDS and token.string[0] == token.string[-1]
+
+
+def test_a_node_pool_record_reads_its_node_labels_where_the_cloud_keeps_them() -> None:
+    (node_group,) = facts_for("aws").node_pools
+    node_pool = facts_for("gcp").node_pools[0]
+    cluster = facts_for("azure").node_pools[1]
+
+    assert node_group.node_labels({"labels": {"a": "1"}}) == {"a": "1"}
+    assert node_pool.node_labels({"nodeConfig": {"labels": {"b": "2"}}}) == {"b": "2"}
+    assert node_pool.node_labels({"nodeConfig": "[unknown]"}) == {}
+    assert cluster.labels == "" and cluster.node_labels({"labels": {"c": "3"}}) == {}

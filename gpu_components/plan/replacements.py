@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from gpu_components.cloud_facts import ForceNewTable, NodeRolls, all_cloud_facts
+from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, all_cloud_facts
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 
@@ -73,15 +73,10 @@ ROLLS: Mapping[str, NodeRolls] = MappingProxyType(
 )
 """Node-pool resource type -> the inputs the cloud changes by recreating every node, from every cloud's facts."""
 
-_LABELS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        resource.type_token: tuple(resource.labels.split("."))
-        for facts in all_cloud_facts()
-        for resource in facts.node_pools
-        if resource.labels
-    }
+_LABELLED: Mapping[str, NodePoolResource] = MappingProxyType(
+    {resource.type_token: resource for facts in all_cloud_facts() for resource in facts.node_pools if resource.labels}
 )
-"""Node-pool resource type -> where its node labels sit, from every cloud's facts."""
+"""Node-pool resource type -> its record, for the types whose node labels the facts locate."""
 
 OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
     {type_: table for facts in all_cloud_facts() for type_, table in facts.force_new.items()}
@@ -154,15 +149,11 @@ def repartitions_gpus(
     value, so the GPU Operator's MIG Manager repartitions every node's GPUs, which needs them free of workloads
     (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes.
     """
-    path = _LABELS.get(resource_type)
-    if path is None:
+    resource = _LABELLED.get(resource_type)
+    if resource is None:
         return None
-    old, new = _label(old_inputs, path), _label(new_inputs, path)
+    old, new = (
+        resource.node_labels(old_inputs).get(MIG_CONFIG_LABEL),
+        resource.node_labels(new_inputs).get(MIG_CONFIG_LABEL),
+    )
     return MIG_RECONFIGURE_DRAINS if new is not None and new != old else None
-
-
-def _label(inputs: Mapping[str, object], path: tuple[str, ...]) -> object:
-    value: object = inputs
-    for key in path:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    return value.get(MIG_CONFIG_LABEL) if isinstance(value, Mapping) else None

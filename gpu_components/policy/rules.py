@@ -458,7 +458,7 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
     found = _node_pool_resource(resource_type)
     if found is not None and found[1].sharing_strategy:
         facts, resource = found
-        if _trusted(_path(props, resource.labels)):
+        if _trusted(resource.node_labels(props)):
             return []
         messages: list[str] = []
         config = resource.sharing_strategy.rpartition(".")[0]
