@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
+from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
@@ -77,7 +78,6 @@ DRAINS_PROVIDER_SETTINGS = (
     " (DiffConfig), which cannot be asked offline"
 )
 
-_PROVIDER_PREFIX = "pulumi:providers:"
 
 _TEMPLATES: Mapping[str, NodeTemplate] = MappingProxyType(
     {
@@ -235,7 +235,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     settings = {
         urn: tuple(InputChange(f"{PROVIDER_SETTINGS} {c.path}", c.old, c.new) for c in changes if c.path != PROVIDER)
         for urn, changes in compared.items()
-        if new_resources[urn]["type"].startswith(_PROVIDER_PREFIX)
+        if new_resources[urn]["type"].startswith(PROVIDER_TYPE_PREFIX)
     }
     defaults = _default_provider_settings(before.get("config"), after.get("config"))
     changed: list[ResourceChange] = []
@@ -348,7 +348,7 @@ def _provider_settings(
     provider = options.get("provider")
     if provider is not None:
         return explicit.get(str(provider), ())
-    if resource.get("custom") is not True or resource["type"].startswith(_PROVIDER_PREFIX):
+    if resource.get("custom") is not True or resource["type"].startswith(PROVIDER_TYPE_PREFIX):
         return ()
     return defaults.get(resource["type"].split(":", 1)[0], ())
 

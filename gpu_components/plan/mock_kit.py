@@ -25,6 +25,7 @@ from gpu_components.plan._pulumi_internals import RESOURCE_SIG, SIG_KEY, MockMon
 
 __all__ = [
     "PLAN_TIMESTAMP",
+    "PROVIDER_TYPE_PREFIX",
     "STACK_TYPE",
     "UNKNOWN",
     "InvokeMock",
@@ -50,6 +51,8 @@ PLAN_TIMESTAMP = "2025-01-01T00:00:00Z"
 """The fixed creation time of every mocked resource (outputs must not depend on the clock)."""
 STACK_TYPE = "pulumi:pulumi:Stack"
 """Type of the stack resource, which the engine leaves out of its children's URNs."""
+PROVIDER_TYPE_PREFIX = "pulumi:providers:"
+"""How the type of a provider resource starts (``pulumi:providers:<package>``)."""
 
 
 class MissingMockError(LookupError):

@@ -60,6 +60,7 @@ from gpu_components.plan._pulumi_internals import (
 )
 from gpu_components.plan.mock_kit import (
     PLAN_TIMESTAMP,
+    PROVIDER_TYPE_PREFIX,
     STACK_TYPE,
     UNKNOWN,
     MissingMockError,
@@ -455,7 +456,7 @@ def _empty_value(type_: Any) -> Callable[[], Any] | None:
 
 def _custom_resource_fn(type_: str) -> ResourceMock:
     """The mock of a custom resource type: a provider's own, a specific one, or its package's fallback."""
-    if type_.startswith("pulumi:providers:"):
+    if type_.startswith(PROVIDER_TYPE_PREFIX):
         return lambda r: (uuid_of(r.urn), {})
     tables = _tables()
     if type_ in tables.resources:

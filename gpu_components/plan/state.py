@@ -64,7 +64,7 @@ import struct
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from gpu_components.plan.mock_kit import PLAN_TIMESTAMP, STACK_TYPE, UNKNOWN
+from gpu_components.plan.mock_kit import PLAN_TIMESTAMP, PROVIDER_TYPE_PREFIX, STACK_TYPE, UNKNOWN
 from gpu_components.plan.mocks import SECRET, planned_id
 from gpu_components.plan.options import urn_of
 from gpu_components.plan.runner import Plan, PlannedResource
@@ -93,7 +93,6 @@ FLOAT_SIG = "8ad145fe-0d11-4827-bfd7-1abcbf086f5c"
 UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 """What state holds for an unknown value or id (``computedValuePlaceholder``, ``providers.UnknownID``)."""
 
-_PROVIDER_PREFIX = "pulumi:providers:"
 _INTERNAL = "__internal"
 _NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 """The bytes a name may hold, first or later (``nameFirstCharRegexpPattern``, ``nameRestCharRegexpPattern``)."""
@@ -169,12 +168,12 @@ def _resources(plan: Plan, stack_urn: str) -> Iterator[dict[str, Any]]:
 
 def _managed(resource: PlannedResource) -> bool:
     """A custom resource that a provider manages (not a provider resource itself)."""
-    return resource.custom and not resource.type.startswith(_PROVIDER_PREFIX)
+    return resource.custom and not resource.type.startswith(PROVIDER_TYPE_PREFIX)
 
 
 def _default_provider(plan: Plan, package: str, version: str, url: str) -> dict[str, Any]:
     """The default provider the engine registers for ``package`` at ``version`` (and download ``url``)."""
-    type_ = f"{_PROVIDER_PREFIX}{package}"
+    type_ = f"{PROVIDER_TYPE_PREFIX}{package}"
     urn = urn_of("", type_, default_provider_name(version, url), plan.stack, plan.project)
     config = {key.split(":", 1)[1]: value for key, value in plan.config.items() if key.split(":", 1)[0] == package}
     inputs = _provider_inputs(config, version, url)
@@ -241,7 +240,7 @@ def _qname(text: str) -> str:
 def _resource(resource: PlannedResource, stack_urn: str, provider: str | None) -> dict[str, Any]:
     """One registered resource as ``ResourceV3``, fields in its order, each left out at its default."""
     options = resource.options
-    provider_type = resource.type.startswith(_PROVIDER_PREFIX)
+    provider_type = resource.type.startswith(PROVIDER_TYPE_PREFIX)
     inputs: Mapping[str, Any] = resource.inputs
     outputs: Mapping[str, Any] = resource.outputs
     if provider_type:
