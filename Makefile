@@ -9,9 +9,9 @@ UV_VERSION ?= 0.13.9
 STACK ?= aws-eks
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
-SOURCES := gpu_components tests stacks policy benchmarks
+SOURCES := gpu_components tests stacks policy benchmarks __main__.py
 
-.PHONY: install plan test check-fast lint golden golden-diff bench bench-install clean
+.PHONY: install plan test check-fast lint golden golden-diff schema bench bench-install clean
 
 .tools/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
@@ -47,6 +47,11 @@ golden: install
 golden-diff: install
 	rm -rf .plans && $(BIN)/gpu-components plan $(STACKS) --format json --out-dir .plans
 	$(BIN)/gpu-components diff tests/stacks/golden .plans --exit-code
+
+# Rewrite schema.json, the package schema Pulumi's analyzer infers from the components (what `pulumi package add`
+# reads); tests/test_package_schema.py fails when the committed file drifts from it.
+schema: install
+	$(BIN)/python -m gpu_components.package > schema.json
 
 # Offline-plan timing and scaling (see README, Performance). BENCH_ARGS=--quick for a short run.
 bench: install

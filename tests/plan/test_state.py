@@ -35,6 +35,7 @@ PULUMI_BLOBS = {
     "resources.json": "8a8a92e6127666382030b5db448de28c459ba0e9",
     "property-values.json": "fff2005d89450d184e28ad2fc6cfe021b7fa07cd",
     "project.json": "71846eef618fe494532a833b344ec901053843f8",
+    "pulumi.json": "3a3c2e0f3046cda0ad5c06a5c979b813f4d099e0",
 }
 """Git blob ids of the copies in ``tests/reference/pulumi/`` at :data:`PULUMI_COMMIT`."""
 

@@ -1,0 +1,214 @@
+"""The components as the Pulumi package ``gpu-components``, for TypeScript, Go, C#, Java and YAML programs.
+
+A consumer runs ``pulumi package add <this repository or a path to it>``: Pulumi reads ``PulumiPlugin.yaml`` at the
+repository root, starts this plugin (the root ``__main__.py`` calls :func:`main`), asks it for its schema and
+generates an SDK in the consumer's language. Each component the consumer creates is then constructed here, in this
+Python host, through the provider's ``Construct`` (Pulumi's source-based plugin packages: "Build a component",
+https://www.pulumi.com/docs/iac/guides/building-extending/components/build-a-component/).
+
+The schema is inferred from the components' type hints by Pulumi's own analyzer
+(``pulumi.provider.experimental.analyzer``): args ``TypedDict``\\ s, enums, per-attribute docstrings and the
+components' class-level output annotations. ``schema.json`` at the repository root is that schema, committed
+(``make schema`` rewrites it; a test fails when it drifts).
+
+What a consumer sees differs from a Python caller's only in spelling: property names are camelCase
+(``timeSlicing.failRequestsGreaterThanOne``), and every validation error names the property by that path. Values are
+checked before the component runs where the Python SDK would otherwise coerce them silently: a whole number for an
+integer property (numbers cross the wire as floats, and ``int()`` would round ``1.5``), a known value for an enum
+property, and no property the schema does not declare.
+"""
+
+import json
+import re
+import sys
+from collections.abc import Mapping
+from importlib.metadata import version as distribution_version
+from typing import Any
+
+import pulumi
+from pulumi.provider import ConstructResult
+from pulumi.provider import main as serve
+from pulumi.provider.experimental.analyzer import ComponentDefinition, PropertyDefinition, PropertyType
+from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.provider.server import ComponentInitError
+
+from gpu_components.aws.eks import EksGpuNodeGroup
+from gpu_components.azure.aks import AksGpuNodePool
+from gpu_components.cluster import GpuCluster
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.gke import GkeGpuNodePool
+from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
+from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
+from gpu_components.shape import unknown_field
+
+__all__ = ["COMPONENTS", "PACKAGE_NAME", "GpuComponentsProvider", "main", "package_schema", "package_version"]
+
+PACKAGE_NAME = "gpu-components"
+"""The Pulumi package name: resource tokens are ``gpu-components:index:<ClassName>``."""
+
+COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
+    GpuCluster,
+    EksGpuNodeGroup,
+    AksGpuNodePool,
+    GkeGpuNodePool,
+    NvidiaDevicePlugin,
+    NvidiaGpuOperator,
+)
+"""Every public component, in the order the schema lists them."""
+
+_SEGMENT = re.compile(r"([^.\[]+)|\[(\d+)\]")
+
+
+def package_version() -> str:
+    """The version of the installed ``gpu-components`` distribution: the package's version in its schema."""
+    return distribution_version(PACKAGE_NAME)
+
+
+class GpuComponentsProvider(ComponentProvider):
+    """Pulumi's component provider for :data:`COMPONENTS`, with the library's input checks and error paths.
+
+    Raises (from :meth:`construct`):
+        GpuSpecError: a :class:`pulumi.InputPropertiesError` with one entry per problem, its path in the consumer's
+            camelCase (``pools[0].timeSlicing.replicas``): what the engine shows a TypeScript or YAML caller, as it
+            shows a Python caller the same problems with snake_case paths.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(list(COMPONENTS), PACKAGE_NAME, version=package_version())
+
+    def construct(
+        self,
+        name: str,
+        resource_type: str,
+        inputs: pulumi.Inputs,
+        options: pulumi.ResourceOptions | None = None,
+    ) -> ConstructResult:
+        try:
+            return super().construct(name, resource_type, inputs, options)
+        except ComponentInitError as error:
+            if not isinstance(error.inner, GpuSpecError):
+                raise
+            component = self._component_defs[resource_type.rsplit(":", maxsplit=1)[-1]]
+            raise GpuSpecError(self._consumer_problem(component, p) for p in error.inner.problems) from None
+
+    def map_input_properties(
+        self,
+        inputs: pulumi.Inputs,
+        properties: dict[str, PropertyDefinition],
+        mapping: dict[str, str],
+        component_name: str,
+        property_path: str,
+    ) -> pulumi.Inputs:
+        """Check one object's raw values (every problem at once), then let Pulumi map its names to Python's."""
+        problems = self._raw_problems(inputs, properties, property_path)
+        if problems:
+            raise GpuSpecError(problems)
+        return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+
+    def _raw_problems(
+        self, inputs: pulumi.Inputs, properties: dict[str, PropertyDefinition], path: str
+    ) -> list[Problem]:
+        if not isinstance(inputs, Mapping):
+            return []
+
+        def where(key: str) -> str:
+            return f"{path}.{key}" if path else key
+
+        allowed = sorted(properties)
+        problems = [
+            Problem(where(key), value, unknown_field(key, allowed), ", ".join(allowed))
+            for key, value in inputs.items()
+            if key not in properties
+        ]
+        for key, prop in properties.items():
+            value = inputs.get(key)
+            if value is None or isinstance(value, pulumi.Output):
+                continue
+            problems += self._value_problems(prop, value, where(key))
+        return problems
+
+    def _value_problems(self, prop: PropertyDefinition, value: object, path: str) -> list[Problem]:
+        if prop.type == PropertyType.INTEGER and not _whole_number(value):
+            return [Problem(path, value, "must be a whole number")]
+        if prop.ref and (type_def := self.get_type_definition(prop)) is not None and type_def.enum:
+            values = [member.value for member in type_def.enum]
+            if value not in values:
+                return [Problem(path, value, "not one of the allowed values", _one_of(values))]
+        if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
+            # Items that are objects are checked when Pulumi maps each of them (this method runs again for them).
+            return [
+                problem
+                for index, item in enumerate(value)
+                if item is not None and not isinstance(item, pulumi.Output)
+                for problem in self._value_problems(prop.items, item, f"{path}[{index}]")
+            ]
+        return []
+
+    def _consumer_problem(self, component: ComponentDefinition, problem: Problem) -> Problem:
+        """``problem`` with its path spelt as the consumer wrote it: each object property in the schema's camelCase,
+        list indexes kept, and the keys of a map (labels, Helm values, tags) as given."""
+        properties: dict[str, PropertyDefinition] | None = component.inputs
+        reverse = {py: schema for schema, py in component.inputs_mapping.items()}
+        current: PropertyDefinition | None = None
+        parts: list[str] = []
+        rest = problem.path
+        while rest:
+            match = _SEGMENT.match(rest)
+            if match is None:
+                break
+            name, index = match.groups()
+            if index is not None:
+                parts.append(f"[{index}]")
+                current = current.items if current is not None else None
+            elif properties is None:
+                break  # inside a map or a value of any shape: the rest is keys the caller wrote
+            else:
+                schema_name = reverse.get(name, name)
+                parts.append(f".{schema_name}" if parts else schema_name)
+                current = properties.get(schema_name)
+            rest = rest[match.end() :].removeprefix(".")
+            properties, reverse = self._object_of(current)
+        if rest:
+            parts.append(rest if rest.startswith("[") or not parts else f".{rest}")
+        return Problem("".join(parts), problem.value, problem.message, problem.valid, problem.source)
+
+    def _object_of(
+        self, prop: PropertyDefinition | None
+    ) -> tuple[dict[str, PropertyDefinition] | None, dict[str, str]]:
+        """The properties (and Python name -> schema name) of the object type ``prop`` refers to; ``None`` for a
+        map, a list (its items come next), ``Any`` or a plain value."""
+        if prop is None or prop.ref is None:
+            return None, {}
+        type_def = self.get_type_definition(prop)
+        if type_def is None or type_def.enum:
+            return None, {}
+        return type_def.properties, {py: schema for schema, py in type_def.properties_mapping.items()}
+
+
+def _whole_number(value: object) -> bool:
+    return not isinstance(value, bool) and (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
+
+
+def _one_of(values: list[Any]) -> str:
+    """``'a', 'b' or 'c'``: how the Python path's shape checks list allowed values (pydantic's wording)."""
+    quoted = [repr(value) for value in values]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def package_schema() -> dict[str, Any]:
+    """The package schema Pulumi's analyzer infers for :data:`COMPONENTS` (what ``pulumi package add`` reads)."""
+    schema = GpuComponentsProvider().schema
+    assert schema is not None  # ComponentProvider always builds one
+    loaded: dict[str, Any] = json.loads(schema)
+    return loaded
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the plugin: serve :class:`GpuComponentsProvider` to the Pulumi engine (``args``: the plugin's command
+    line, by default ``sys.argv[1:]``: the engine address and flags the language host passes)."""
+    serve(GpuComponentsProvider(), sys.argv[1:] if args is None else args)
+
+
+if __name__ == "__main__":
+    json.dump(package_schema(), sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
