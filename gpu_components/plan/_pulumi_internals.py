@@ -34,6 +34,13 @@ name here                         SDK name                   why the plan needs 
 ``output_types``                  ``_types.resource_types``  a resource class's output properties' types (Pulumi
                                                              name -> type, ``Output`` and ``Optional`` unwrapped):
                                                              the value the plan derives for a computed output
+``construct_inputs``,             ``provider.server.``       what the SDK's provider server makes of the engine's
+``construct_options``             ``ProviderServicer.``      ``ConstructRequest`` (inputs deserialized with unknowns
+                                  ``_construct_inputs``,     kept, secret or dependent ones as outputs; the
+                                  ``_construct_options``     request's options as ``ResourceOptions``): the offline
+                                                             plan of a YAML program constructs components as the
+                                                             plugin would
+``alias_pb2``                     ``runtime.proto``          the alias message of a ``ConstructRequest``
 ``input_parameters``              a generated class's        the inputs a provider SDK's resource class takes (its
                                   ``_internal_init``         generated constructor body, which every Pulumi provider
                                                              SDK's code generator writes): with
@@ -48,10 +55,11 @@ import inspect
 from typing import Any
 
 from pulumi import _types
+from pulumi.provider.server import ProviderServicer as _ProviderServicer
 from pulumi.runtime import rpc as _rpc
 from pulumi.runtime import settings
 from pulumi.runtime.mocks import MockMonitor
-from pulumi.runtime.proto import provider_pb2, resource_pb2
+from pulumi.runtime.proto import alias_pb2, provider_pb2, resource_pb2
 from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
 CHECKED_ON: dict[str, tuple[str, ...]] = {
@@ -66,6 +74,8 @@ CHECKED_ON: dict[str, tuple[str, ...]] = {
 """Distribution -> the versions the plan and its tests were run on with these APIs."""
 
 serialize_properties = _rpc.serialize_properties
+construct_inputs = _ProviderServicer._construct_inputs
+construct_options = _ProviderServicer._construct_options
 WIRE_UNKNOWN: str = _rpc.UNKNOWN
 SIG_KEY: str = _rpc._special_sig_key
 SECRET_SIG: str = _rpc._special_secret_sig
@@ -104,6 +114,9 @@ __all__ = [
     "WIRE_UNKNOWN",
     "MockMonitor",
     "Stack",
+    "alias_pb2",
+    "construct_inputs",
+    "construct_options",
     "input_parameters",
     "massage",
     "output_properties",

@@ -1,7 +1,8 @@
-"""Plan any Pulumi Python project: load it as the Pulumi CLI does and run its program under the plan's mocks.
+"""Plan any Pulumi Python or YAML project: load it as the Pulumi CLI does and run its program under the plan's mocks.
 
 `load_project(directory)` reads `<directory>/Pulumi.yaml` (the directory `pulumi -C DIR` names): the project name,
-its `runtime` (Python only), the program that `main:` names and the stack config directory (`stackConfigDir`).
+its `runtime` (`python` or `yaml`), the program that `main:` names (a YAML program is `Pulumi.yaml` itself:
+`gpu_components.plan.yaml_program`) and the stack config directory (`stackConfigDir`).
 `run_project(project, stack)` runs that program as `pulumi preview` would, with the stack's config
 (`runner.load_stack`), under `runner.run_program`, and returns a `ProjectPlan`: the `Plan`, plus the capacity record
 of every node-pool component the program created (`pools`), so the capacity report and the diagrams need no
@@ -25,7 +26,7 @@ import runpy
 import sys
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,9 +49,11 @@ from gpu_components.plan.runner import (
     load_stack,
     run_program,
 )
+from gpu_components.plan.yaml_program import YAML_RUNTIME, read_yaml_program, yaml_program_body
 
 __all__ = [
     "PROGRAM_RUNTIME",
+    "RUNTIMES",
     "ProgramError",
     "Project",
     "ProjectPlan",
@@ -60,7 +63,10 @@ __all__ = [
 ]
 
 PROGRAM_RUNTIME = "python"
-"""The one `runtime` the plan runs (`runtime: python`, or `runtime: {name: python, options: ...}`)."""
+"""The runtime of a Python project (`runtime: python`, or `runtime: {name: python, options: ...}`)."""
+
+RUNTIMES = (PROGRAM_RUNTIME, YAML_RUNTIME)
+"""The runtimes the plan runs: Python programs, and Pulumi YAML programs (`gpu_components.plan.yaml_program`)."""
 
 _PASSED_THROUGH = (GpuSpecError, MissingExtraError, DuplicateResourceError)
 """What a program raises that keeps its own message: invalid GPU input, a cloud's missing extra, two resources with
@@ -73,19 +79,22 @@ virtualenv in the project)."""
 
 @dataclass(frozen=True)
 class Project:
-    """A Pulumi Python project as `Pulumi.yaml` describes it.
+    """A Pulumi Python or YAML project as `Pulumi.yaml` describes it.
 
     Attributes:
         name: the project name (`name:`): the URNs' project and the config namespace of keys without one.
         directory: the directory holding `Pulumi.yaml`, as given.
-        main: what `main:` names, under `directory`: a directory (its `__main__.py` runs) or a Python file.
+        main: what `main:` names, under `directory`: a directory (its `__main__.py` runs) or a Python file; for a
+            YAML project, `Pulumi.yaml` itself (its `resources:` are the program).
         stack_config_dir: where the stack config files `Pulumi.<stack>.yaml` are (`stackConfigDir:`).
+        runtime: `python` (`PROGRAM_RUNTIME`, the default) or `yaml` (`YAML_RUNTIME`).
     """
 
     name: str
     directory: Path
     main: Path
     stack_config_dir: Path
+    runtime: str = PROGRAM_RUNTIME
 
     @property
     def program_directory(self) -> Path:
@@ -152,24 +161,31 @@ def load_project(directory: str | os.PathLike[str]) -> Project:
     Raises:
         FileNotFoundError: `<directory>/Pulumi.yaml` is missing.
         StackFileError: `Pulumi.yaml` is not valid YAML or not a valid project file (no name, a bad
-            `stackConfigDir`), has no `runtime` or one that is not `python` (`runtime: nodejs`, `runtime: {name:
-            yaml}`), or its `main:` is not a relative path inside the project, does not exist, or is a directory
+            `stackConfigDir`), has no `runtime` or one that is neither `python` nor `yaml` (`runtime: nodejs`), a
+            Python project's `main:` is not a relative path inside the project, does not exist, or is a directory
             without `__main__.py`. The message names `Pulumi.yaml` and the problem.
+        YamlProgramError: (a `StackFileError`) a YAML program the offline plan cannot run
+            (`yaml_program.read_yaml_program`: a function such as `fn::invoke`, an unknown key or name, a cycle).
     """
     directory = Path(directory)
     name, stack_dir, _ = _load_project(directory)
     project_file = directory / "Pulumi.yaml"
     document = _read_mapping(project_file)
-    _check_runtime(project_file, document.get("runtime", None), "runtime" in document)
+    runtime = _check_runtime(project_file, document.get("runtime", None), "runtime" in document)
+    if runtime == YAML_RUNTIME:
+        read_yaml_program(project_file, name)
+        return Project(name, directory, project_file, stack_dir, YAML_RUNTIME)
     main = _main(project_file, directory, document.get("main"))
     return Project(name=name, directory=directory, main=main, stack_config_dir=stack_dir)
 
 
-def _check_runtime(project_file: Path, runtime: object, given: bool) -> None:
-    """`runtime:` names Python: a language name, or a mapping with one under `name` (Pulumi's project schema)."""
+def _check_runtime(project_file: Path, runtime: object, given: bool) -> str:
+    """The language `runtime:` names (one of `RUNTIMES`): a language name, or a mapping with one under `name`
+    (Pulumi's project schema)."""
     if not given:
         raise StackFileError(
-            project_file, f"runtime is missing: the project's language, which the plan needs to be {PROGRAM_RUNTIME}"
+            project_file,
+            f"runtime is missing: the project's language, which the plan needs to be {' or '.join(RUNTIMES)}",
         )
     language = runtime.get("name") if isinstance(runtime, dict) else runtime
     if not isinstance(language, str) or not language:
@@ -177,11 +193,13 @@ def _check_runtime(project_file: Path, runtime: object, given: bool) -> None:
             project_file,
             f"runtime must be a language name, or a mapping with the language under name (got {_shown(runtime)})",
         )
-    if language != PROGRAM_RUNTIME:
+    if language not in RUNTIMES:
         raise StackFileError(
             project_file,
-            f"runtime is {language}, not {PROGRAM_RUNTIME}: gpu-components plan runs Pulumi Python programs only",
+            f"runtime is {language}, not {' or '.join(RUNTIMES)}: gpu-components plan runs Pulumi Python and YAML "
+            "programs only",
         )
+    return language
 
 
 def _main(project_file: Path, directory: Path, main: object) -> Path:
@@ -214,7 +232,7 @@ def _main(project_file: Path, directory: Path, main: object) -> Path:
 
 
 def run_project(project: Project | str | os.PathLike[str], stack: str, *, preview: bool = False) -> ProjectPlan:
-    """Plan one stack of a Pulumi Python project: its program, with the stack's config, under the plan's mocks.
+    """Plan one stack of a Pulumi Python or YAML project: its program, with the stack's config, under the plan's mocks.
 
     Args:
         project: a `Project` (`load_project`), or the directory holding its `Pulumi.yaml` (a `str` or path-like).
@@ -229,7 +247,10 @@ def run_project(project: Project | str | os.PathLike[str], stack: str, *, previe
     Raises:
         FileNotFoundError, StackFileError: no project there, a project file the plan cannot run (`load_project`),
             a missing or malformed stack file (`runner.StackNotFoundError`, `StackFileError`).
-        GpuSpecError, MissingExtraError, DuplicateResourceError: raised by the program, unchanged.
+        GpuSpecError, MissingExtraError, DuplicateResourceError: raised by the program, unchanged (a component of a
+            YAML program reports its input errors with camelCase property paths, as `pulumi up` shows them).
+        YamlProgramError: a YAML program the offline plan cannot run, or a config value it lacks
+            (`yaml_program`).
         ProgramError: the program raised anything else (or called `sys.exit`); the original is its `error`.
         TypeError: `preview` is not a bool.
     """
@@ -244,15 +265,27 @@ def run_project(project: Project | str | os.PathLike[str], stack: str, *, previe
             components.append((args.name, args.resource))
 
     entry = str(project.main.resolve())  # before the run changes the working directory
+    passed: tuple[type[BaseException], ...] = _PASSED_THROUGH
+    if project.runtime == YAML_RUNTIME:
+        yaml_body = yaml_program_body(
+            read_yaml_program(project.main, name), config, stack=stack, directory=project.directory
+        )
+        passed += (StackFileError,)
 
-    def body() -> None:
-        pulumi.runtime.register_stack_transformation(collect)
-        runpy.run_path(entry, run_name="__main__")
+        def body() -> Awaitable[None] | None:
+            pulumi.runtime.register_stack_transformation(collect)
+            return yaml_body()
+    else:
+
+        def body() -> Awaitable[None] | None:
+            pulumi.runtime.register_stack_transformation(collect)
+            runpy.run_path(entry, run_name="__main__")
+            return None
 
     try:
         with _program_environment(project):
             plan = run_program(body, project=name, stack=stack, config=config, preview=preview)
-    except _PASSED_THROUGH:
+    except passed:
         raise
     except (Exception, SystemExit) as error:
         raise ProgramError(error, project) from error

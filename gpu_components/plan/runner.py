@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import json
 import logging
 import math
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -341,7 +342,7 @@ def _check_preview(function: str, preview: object) -> None:
 
 
 def run_program(
-    program: Callable[[], None],
+    program: Callable[[], Awaitable[None] | None],
     *,
     project: str,
     stack: str,
@@ -352,7 +353,9 @@ def run_program(
 
     Args:
         program: the Pulumi program; it must read config inside the call (`pulumi.Config()`), not at
-            import time, because config is set for this run only.
+            import time, because config is set for this run only. It may return an awaitable (a coroutine), which
+            is awaited on the run's event loop before the stack outputs are read, as the SDK's own entry point
+            (`run_pulumi_func`) awaits one.
         project: the project name (`Pulumi.yaml` `name:`), used for URNs and unqualified config keys.
         stack: the stack name, used for URNs.
         config: the stack's `config:` block (see `load_stack` and `flatten_config`).
@@ -393,7 +396,7 @@ def run_program(
 
 
 def _run(
-    program: Callable[[], None],
+    program: Callable[[], Awaitable[None] | None],
     project: str,
     stack: str,
     config: dict[str, str],
@@ -430,8 +433,10 @@ def _run(
         pulumi.runtime.register_stack_transformation(mocks.learn_resource_class)
         exports: dict[str, Any] = {}
 
-        def body() -> None:
-            program()
+        async def body() -> None:
+            result = program()
+            if inspect.isawaitable(result):
+                await result
             # What `pulumi up` registers as stack outputs: the exports made by the time the program returns.
             exports.update(root.outputs)
 
