@@ -281,13 +281,13 @@ def test_a_directory_without_pulumi_yaml(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("runtime", "language"), [("nodejs", "nodejs"), ("\n  name: yaml", "yaml"), ("go", "go")], ids=str
+    ("runtime", "language"), [("nodejs", "nodejs"), ("\n  name: dotnet", "dotnet"), ("go", "go")], ids=str
 )
-def test_a_runtime_other_than_python(tmp_path: Path, runtime: str, language: str) -> None:
+def test_a_runtime_other_than_python_or_yaml(tmp_path: Path, runtime: str, language: str) -> None:
     write(tmp_path, {"Pulumi.yaml": f"name: web\nruntime: {runtime}\n", "Pulumi.dev.yaml": "config: {}\n"})
     assert failed(tmp_path) == (
-        f"Error: {tmp_path / 'Pulumi.yaml'}: runtime is {language}, not python: gpu-components plan runs Pulumi "
-        "Python programs only"
+        f"Error: {tmp_path / 'Pulumi.yaml'}: runtime is {language}, not python or yaml: gpu-components plan runs "
+        "Pulumi Python and YAML programs only"
     )
 
 

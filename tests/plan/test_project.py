@@ -81,17 +81,17 @@ def test_a_directory_without_pulumi_yaml_is_no_project(tmp_path: Path) -> None:
         (
             "name: team\nruntime: nodejs\n",
             {},
-            "runtime is nodejs, not python: gpu-components plan runs Pulumi Python programs only",
+            "runtime is nodejs, not python or yaml: gpu-components plan runs Pulumi Python and YAML programs only",
         ),
         (
-            "name: team\nruntime:\n  name: yaml\n",
+            "name: team\nruntime:\n  name: go\n",
             {},
-            "runtime is yaml, not python: gpu-components plan runs Pulumi Python programs only",
+            "runtime is go, not python or yaml: gpu-components plan runs Pulumi Python and YAML programs only",
         ),
         (
             "name: team\n",
             {"__main__.py": ""},
-            "runtime is missing: the project's language, which the plan needs to be python",
+            "runtime is missing: the project's language, which the plan needs to be python or yaml",
         ),
         (
             "name: team\nruntime: [python]\n",
@@ -116,7 +116,7 @@ def test_a_directory_without_pulumi_yaml_is_no_project(tmp_path: Path) -> None:
     ],
     ids=[
         "nodejs",
-        "yaml-mapping",
+        "go-mapping",
         "no-runtime",
         "runtime-list",
         "main-missing",

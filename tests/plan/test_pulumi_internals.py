@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pulumi
 
@@ -79,3 +79,33 @@ def test_a_resource_class_declares_its_outputs_and_its_constructor_its_inputs() 
     assert internals.input_parameters(pulumi.ComponentResource) == frozenset()
     types = internals.output_types(k8s.apps.v1.Deployment)
     assert (types["apiVersion"], types["status"]) == (Literal["apps/v1"], k8s.apps.v1.outputs.DeploymentStatus)
+
+
+def test_the_provider_servers_construct_helpers_turn_a_request_into_inputs_and_options() -> None:
+    """What the YAML plan relies on: the inputs of a ``ConstructRequest`` arrive deserialized, numbers as floats, a
+    value without dependencies plain; its options become ``ResourceOptions`` (providers from ``<urn>::<id>``)."""
+    import asyncio
+
+    from google.protobuf import struct_pb2
+
+    request = internals.provider_pb2.ConstructRequest(
+        type="gpu-components:index:GpuCluster",
+        name="gpus",
+        protect=True,
+        dependencies=["urn:pulumi:dev::p::kubernetes:core/v1:Namespace::ns"],
+        aliases=[internals.alias_pb2.Alias(urn="urn:pulumi:dev::p::gpu-components:index:GpuCluster::old")],
+    )
+    inputs = struct_pb2.Struct()
+    inputs.update({"pools": [{"maxSize": 2}]})
+    request.inputs.CopyFrom(inputs)
+    loop = asyncio.new_event_loop()
+    try:
+        decoded = loop.run_until_complete(internals.construct_inputs(request.inputs, request.inputDependencies))
+    finally:
+        loop.close()
+    assert decoded == {"pools": [{"maxSize": 2.0}]}
+    assert isinstance(decoded["pools"][0]["maxSize"], float)
+    options = internals.construct_options(request)
+    assert options.protect is True
+    assert options.aliases == ["urn:pulumi:dev::p::gpu-components:index:GpuCluster::old"]
+    assert [type(dependency).__name__ for dependency in cast(list[Any], options.depends_on)] == ["DependencyResource"]

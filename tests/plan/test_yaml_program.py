@@ -1,0 +1,290 @@
+"""Tests for gpu_components.plan.yaml_program: a Pulumi YAML project planned offline.
+
+Projects are written into a temporary directory (`Pulumi.yaml` holds the program, `Pulumi.dev.yaml` the stack's
+config). These programs use only generic resources (a Kubernetes provider and objects); the components of the
+gpu-components package, constructed through its provider, are planned in `tests/stacks/test_yaml_eks_example.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gpu_components.cli import main
+from gpu_components.plan import Project, StackFileError, load_project, run_project
+from gpu_components.plan.render import to_tree
+from gpu_components.plan.yaml_program import YamlProgramError
+
+HEADER = "name: team\nruntime: yaml\n"
+
+CONFIG = """\
+config:
+  clusterName:
+    type: string
+  subnetIds:
+    type: array
+    items:
+      type: string
+  replicas:
+    type: integer
+    default: 2
+  kubeconfig:
+    type: string
+    secret: true
+"""
+
+STACK = """\
+config:
+  team:clusterName: prod
+  team:subnetIds: [subnet-a, subnet-b]
+  team:kubeconfig:
+    secure: v1:abc
+"""
+
+
+def write(tmp_path: Path, program: str, stack: str = STACK) -> Path:
+    (tmp_path / "Pulumi.yaml").write_text(HEADER + program)
+    (tmp_path / "Pulumi.dev.yaml").write_text(stack)
+    return tmp_path
+
+
+def test_a_yaml_project_loads_with_pulumi_yaml_as_its_program(tmp_path: Path) -> None:
+    write(tmp_path, CONFIG)
+    assert load_project(tmp_path) == Project(
+        name="team",
+        directory=tmp_path,
+        main=tmp_path / "Pulumi.yaml",
+        stack_config_dir=tmp_path,
+        runtime="yaml",
+    )
+
+
+def test_resources_are_registered_as_given_with_config_variables_and_references(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        CONFIG
+        + """\
+variables:
+  prefix: gpu-${clusterName}
+resources:
+  k8s:
+    type: pulumi:providers:kubernetes
+    name: prod-k8s
+    properties:
+      kubeconfig: ${kubeconfig}
+  ns:
+    type: kubernetes:core/v1:Namespace
+    properties:
+      metadata:
+        name: ${prefix}
+        labels:
+          subnet: ${subnetIds[1]}
+          replicas: "${replicas}"
+          literal: $${notInterpolated}
+    options:
+      provider: ${k8s}
+      protect: true
+      ignoreChanges: [metadata.labels]
+  quota:
+    type: kubernetes:core/v1:ResourceQuota
+    properties:
+      metadata:
+        namespace: ${prefix}
+    options:
+      provider: ${k8s}
+      dependsOn:
+        - ${ns}
+outputs:
+  namespace: ${prefix}
+  namespaceUrn: ${ns.urn}
+""",
+    )
+    plan = run_project(tmp_path, "dev")
+    assert to_tree(plan) == (
+        "pulumi:pulumi:Stack team-dev\n"
+        "+ kubernetes:core/v1:Namespace ns\n"
+        "    metadata.labels.literal: ${notInterpolated}\n"
+        "    metadata.labels.replicas: 2\n"
+        "    metadata.labels.subnet: subnet-b\n"
+        "    metadata.name: gpu-prod\n"
+        "    options:\n"
+        "        ignoreChanges[0]: metadata.labels\n"
+        "        protect: true\n"
+        "        provider: urn:pulumi:dev::team::pulumi:providers:kubernetes::prod-k8s\n"
+        "+ kubernetes:core/v1:ResourceQuota quota\n"
+        "    metadata.namespace: gpu-prod\n"
+        "    options:\n"
+        "        dependsOn[0]: urn:pulumi:dev::team::kubernetes:core/v1:Namespace::ns\n"
+        "        provider: urn:pulumi:dev::team::pulumi:providers:kubernetes::prod-k8s\n"
+        "+ pulumi:providers:kubernetes prod-k8s\n"
+        "    kubeconfig: [secret]\n"
+        "outputs:\n"
+        "    namespace: gpu-prod\n"
+        "    namespaceUrn: urn:pulumi:dev::team::kubernetes:core/v1:Namespace::ns\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("program", "where", "problem"),
+    [
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    properties:\n      metadata:\n"
+            "        name:\n          fn::invoke:\n            function: aws:index:getRegion\n",
+            "resources.ns.properties.metadata.name",
+            "fn::invoke is not supported by the offline plan of a YAML program (it runs no functions or invokes; "
+            "give the value itself, or from config)",
+        ),
+        (
+            "variables:\n  region:\n    Fn::Secret: us-west-2\n",
+            "variables.region",
+            "Fn::Secret is not supported by the offline plan of a YAML program (it runs no functions or invokes; "
+            "give the value itself, or from config)",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    properties:\n      metadata:\n"
+            "        name: ${clustrName}\n",
+            "resources.ns.properties.metadata.name",
+            "${clustrName}: 'clustrName' is not a config key, variable or resource of this program",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    properties:\n      metadata:\n"
+            "        name: ${pulumi.stak}\n",
+            "resources.ns.properties.metadata.name",
+            "${pulumi.stak}: valid: pulumi.stack, pulumi.project, pulumi.organization, pulumi.cwd, "
+            "pulumi.rootDirectory",
+        ),
+        (
+            "resource:\n  ns:\n    type: kubernetes:core/v1:Namespace\n",
+            "resource",
+            "unknown top-level key; valid: name, description, author, website, license, runtime, main, config, "
+            "stackConfigDir, backend, options, template, packages, plugins, variables, resources, outputs (Pulumi's "
+            "project schema and the Pulumi YAML program sections)",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    propertie:\n      a: 1\n",
+            "resources.ns.propertie",
+            "unknown resource key; valid: type, name, properties, options",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    options:\n      dependOn: []\n",
+            "resources.ns.options.dependOn",
+            "unknown resource option; valid: additionalSecretOutputs, aliases, customTimeouts, deleteBeforeReplace, "
+            "deletedWith, dependsOn, ignoreChanges, parent, pluginDownloadURL, protect, provider, providers, "
+            "replaceOnChanges, retainOnDelete, version",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    get:\n      id: default\n",
+            "resources.ns.get",
+            "reading an existing resource (get:) is not supported by the offline plan of a YAML program",
+        ),
+        (
+            "resources:\n  ns:\n    type: kubernetes:core/v1:Namespace\n    options:\n      import: default\n",
+            "resources.ns.options.import",
+            "importing an existing resource (import:) is not supported by the offline plan of a YAML program",
+        ),
+        (
+            "resources:\n  ns:\n    type: Namespace\n",
+            "resources.ns.type",
+            "must be a resource type token such as aws:s3:Bucket (got 'Namespace')",
+        ),
+        (
+            "variables:\n  a: ${b}\n  b: ${a}\n",
+            "a",
+            "refers to itself through a -> b -> a",
+        ),
+        (
+            "main: infra/\n",
+            "main",
+            "the offline plan reads a YAML program from Pulumi.yaml itself; a program in another file (main:) is "
+            "not supported",
+        ),
+    ],
+    ids=[
+        "fn-invoke",
+        "fn-secret",
+        "unknown-name",
+        "unknown-pulumi-key",
+        "unknown-top-level-key",
+        "unknown-resource-key",
+        "unknown-option",
+        "get",
+        "import",
+        "type-not-a-token",
+        "cycle",
+        "main",
+    ],
+)
+def test_what_the_reader_does_not_plan_is_an_error_naming_file_place_and_problem(
+    tmp_path: Path, program: str, where: str, problem: str
+) -> None:
+    write(tmp_path, CONFIG + program)
+    with pytest.raises(YamlProgramError) as raised:
+        load_project(tmp_path)
+    assert (raised.value.path, raised.value.where) == (tmp_path / "Pulumi.yaml", where)
+    assert str(raised.value) == f"{tmp_path / 'Pulumi.yaml'}: {where}: {problem}"
+    with pytest.raises(YamlProgramError) as again:
+        run_project(tmp_path, "dev")
+    assert str(again.value) == str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("stack", "where", "problem"),
+    [
+        (
+            "config:\n  team:subnetIds: [subnet-a]\n  team:kubeconfig: k\n",
+            "config.clusterName",
+            "the stack has no value for team:clusterName, and its declaration has no default (pulumi config set "
+            "clusterName)",
+        ),
+        (
+            "config:\n  team:clusterName: prod\n  team:subnetIds: subnet-a\n  team:kubeconfig: k\n",
+            "config.subnetIds",
+            "team:subnetIds must be of type array (got 'subnet-a')",
+        ),
+        (
+            "config:\n  team:clusterName: prod\n  team:subnetIds: [subnet-a, 3]\n  team:kubeconfig: k\n",
+            "config.subnetIds[1]",
+            "team:subnetIds[1] must be of type string (got 3)",
+        ),
+        (
+            "config:\n  team:clusterName: prod\n  team:subnetIds: [a]\n  team:kubeconfig: k\n  team:replicas: '2'\n",
+            "config.replicas",
+            "team:replicas must be of type integer (got '2')",
+        ),
+    ],
+    ids=["missing", "not-a-list", "item-not-a-string", "integer-as-string"],
+)
+def test_config_values_are_required_and_typed_as_declared(tmp_path: Path, stack: str, where: str, problem: str) -> None:
+    write(tmp_path, CONFIG, stack)
+    with pytest.raises(YamlProgramError) as raised:
+        run_project(tmp_path, "dev")
+    assert str(raised.value) == f"{tmp_path / 'Pulumi.yaml'}: {where}: {problem}"
+
+
+def test_reading_an_output_of_a_generic_resource_is_an_error(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        CONFIG
+        + "resources:\n  k8s:\n    type: pulumi:providers:kubernetes\n"
+        + "outputs:\n  cluster: ${k8s.cluster}\n",
+    )
+    with pytest.raises(YamlProgramError) as raised:
+        run_project(tmp_path, "dev")
+    assert str(raised.value) == (
+        f"{tmp_path / 'Pulumi.yaml'}: outputs.cluster: ${{k8s.cluster}}: the offline plan cannot read 'cluster' of a "
+        "pulumi:providers:kubernetes (it knows the state of gpu-components components, and every resource's id and "
+        "urn)"
+    )
+
+
+def test_a_yaml_program_error_is_a_stack_file_error_the_cli_prints_without_a_traceback(tmp_path: Path) -> None:
+    write(tmp_path, CONFIG + "variables:\n  region:\n    fn::invoke:\n      function: aws:index:getRegion\n")
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {tmp_path / 'Pulumi.yaml'}: variables.region: fn::invoke is not supported by the offline plan of a "
+        "YAML program (it runs no functions or invokes; give the value itself, or from config)\n"
+    )
+    assert issubclass(YamlProgramError, StackFileError)
