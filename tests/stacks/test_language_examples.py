@@ -17,7 +17,10 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from gpu_components import GpuSpecError
+from gpu_components.cli import main
 from gpu_components.plan import Plan, PlannedResource, run_project
 from tests.helpers import ROOT, example_plan
 
@@ -26,6 +29,16 @@ TS_EXAMPLE = ROOT / "examples" / "typescript-eks"
 PROJECT_SCHEMA = json.loads((ROOT / "tests" / "reference" / "pulumi" / "project.json").read_text())
 
 pytestmark = pytest.mark.stack
+
+WHOLE_NUMBERS_ARRIVE_AS_FLOATS = pytest.mark.xfail(
+    strict=True,
+    reason="GpuComponentsProvider (gpu_components/package.py) hands the components each integer property as the "
+    "float it crosses the wire as: pulumi 3.272's ComponentProvider.map_input_properties converts it with int() and "
+    "then overwrites that with the raw value, so `maxSize: 6` is refused ('input should be a valid integer (got "
+    "6.0)'). package.py must make a whole-number float of an INTEGER property an int; then remove this mark.",
+)
+"""Every plan of the YAML example through the Construct path fails today for this reason (strict: once package.py
+converts whole numbers, these tests pass and the mark must go)."""
 
 
 def yaml_pools() -> list[dict[str, Any]]:
@@ -44,13 +57,12 @@ def test_the_examples_pulumi_yaml_validates_and_adds_this_package(example: Path)
 
 
 def test_the_typescript_pools_are_the_yaml_examples_pools() -> None:
-    """The ``pools`` literal of ``index.ts`` is read as data (a TypeScript object literal without comments or
-    trailing commas is YAML flow syntax) and compared with the YAML example's pools."""
+    """The ``pools`` of the ``GpuCluster`` in ``index.ts``, read as data (a TypeScript object literal without
+    comments or trailing commas is YAML flow syntax), are the YAML example's pools."""
     source = (TS_EXAMPLE / "index.ts").read_text()
-    literal = re.search(r"^const pools[^=]*= (\[\n.*?\n\]);$", source, re.M | re.S)
+    literal = re.search(r"^        pools: (\[\n.*?\n        \]),$", source, re.M | re.S)
     assert literal is not None
     assert yaml.safe_load(literal.group(1)) == yaml_pools()
-    assert "pools,\n" in source
     assert 'import * as gpuComponents from "@pulumi/gpu-components";' in source
     package = json.loads((TS_EXAMPLE / "package.json").read_text())
     assert package["dependencies"]["@pulumi/gpu-components"] == "file:sdks/gpu-components"
@@ -67,3 +79,150 @@ def test_the_yaml_pools_are_the_aws_eks_stacks_pools_in_camel_case() -> None:
         return value
 
     assert camel(stack["config"]["gpu-components:pools"]) == yaml_pools()
+
+
+# ------------------------------------------------------------------------------ the YAML example, planned
+
+
+def aws_eks_wiring() -> dict[str, Any]:
+    """What the aws-eks stack's GPU node groups were given to attach to its cluster: one value each."""
+    groups = [
+        r
+        for r in example_plan("aws-eks").resources
+        if r.type == "aws:eks/nodeGroup:NodeGroup" and r.parent and "GpuCluster" in r.parent
+    ]
+    assert [r.name for r in groups] == ["gpu-demo-gpu-a100-mig-node-group", "gpu-demo-gpu-a10g-shared-node-group"]
+    wiring = {(r.inputs["clusterName"], tuple(r.inputs["subnetIds"]), r.inputs["nodeRoleArn"]) for r in groups}
+    assert len(wiring) == 1
+    [(cluster, subnets, role)] = wiring
+    return {"clusterName": cluster, "subnetIds": list(subnets), "nodeRoleArn": role}
+
+
+def yaml_example_as(tmp_path: Path, project: str, stack: str, config: Mapping[str, Any], text: str = "") -> Path:
+    """A copy of the YAML example in ``tmp_path``: its ``Pulumi.yaml`` with the project renamed ``project`` (and
+    ``text`` edits applied: old -> new pairs, ``\\0``-separated), and a stack file ``Pulumi.<stack>.yaml`` holding
+    ``config`` (and a secret kubeconfig)."""
+    program = (YAML_EXAMPLE / "Pulumi.yaml").read_text()
+    program = program.replace("name: gpu-components-yaml-eks\n", f"name: {project}\n")
+    for edit in filter(None, text.split("\0\0")):
+        old, new = edit.split("\0")
+        assert program.count(old) == 1, old
+        program = program.replace(old, new)
+    (tmp_path / "Pulumi.yaml").write_text(program)
+    values = {f"{project}:{key}": value for key, value in config.items()}
+    values[f"{project}:kubeconfig"] = {"secure": "v1:kubeconfig"}
+    (tmp_path / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": values}))
+    return tmp_path
+
+
+EKS_CLUSTER = (
+    "gpu-demo",
+    "gpu-demo-system",
+    "gpu-demo-node-role-cni",
+    "gpu-demo-node-role-ecr",
+    "gpu-demo-node-role-worker",
+)
+"""The resources of the aws-eks stack's EKS cluster, which its GpuCluster depends on."""
+
+
+def gpu_cluster_subtree(plan: Plan) -> dict[str, PlannedResource]:
+    """The GpuCluster and every resource under it, by URN."""
+    [root] = [r for r in plan.resources if r.type == "gpu-components:index:GpuCluster"]
+    parents = {r.urn: r.parent for r in plan.resources}
+
+    def under(urn: str | None) -> bool:
+        while urn is not None:
+            if urn == root.urn:
+                return True
+            urn = parents.get(urn)
+        return False
+
+    return {r.urn: r for r in plan.resources if under(r.urn)}
+
+
+@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
+def test_the_yaml_example_plans_the_aws_eks_stacks_gpu_resources(tmp_path: Path) -> None:
+    """The YAML example, planned offline through the package's Construct path, registers the aws-eks stack's
+    GpuCluster subtree: the same resources (type, name, parent), inputs and options.
+
+    Given the wiring the aws-eks stack's node groups received (cluster name, subnet ids, node role ARN) as its
+    config. URNs embed the project and stack names, and the plan's mocks derive ids (a launch template's, an Auto
+    Scaling group's name) from URNs; so the YAML example is planned in a copy whose only change is its project name,
+    that of the example project (``gpu-components``), and as stack ``aws-eks``: every URN, id, reference and provider
+    URN is then comparable byte for byte (its Kubernetes provider has the Python program's name, ``gpu-demo-k8s``).
+    One option differs, on the GpuCluster itself: the Python program creates the EKS cluster and depends on it
+    (``dependsOn``), the YAML example attaches to an existing one.
+    """
+    directory = yaml_example_as(tmp_path, "gpu-components", "aws-eks", aws_eks_wiring())
+    planned = gpu_cluster_subtree(run_project(directory, "aws-eks"))
+    expected = gpu_cluster_subtree(example_plan("aws-eks"))
+    assert sorted(planned) == sorted(expected)
+    assert len(planned) == 22
+    for urn, resource in expected.items():
+        options = dict(resource.options)
+        if resource.type == "gpu-components:index:GpuCluster":
+            assert sorted(options.pop("dependsOn")) == sorted(
+                r.urn for r in example_plan("aws-eks").resources if r.name in EKS_CLUSTER
+            )
+        got = planned[urn]
+        assert (got.type, got.name, got.parent, got.custom, got.inputs, got.options) == (
+            resource.type,
+            resource.name,
+            resource.parent,
+            resource.custom,
+            resource.inputs,
+            options,
+        ), urn
+
+
+@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
+def test_the_yaml_example_plans_as_committed_from_the_cli() -> None:
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(YAML_EXAMPLE), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    groups = {r["name"]: r["inputs"] for r in plan["resources"] if r["type"] == "aws:eks/nodeGroup:NodeGroup"}
+    assert sorted(groups) == ["gpu-demo-gpu-a100-mig-node-group", "gpu-demo-gpu-a10g-shared-node-group"]
+    stack = yaml.safe_load((YAML_EXAMPLE / "Pulumi.dev.yaml").read_text())["config"]
+    for inputs in groups.values():
+        assert (inputs["clusterName"], inputs["subnetIds"], inputs["nodeRoleArn"]) == (
+            stack["gpu-components-yaml-eks:clusterName"],
+            stack["gpu-components-yaml-eks:subnetIds"],
+            stack["gpu-components-yaml-eks:nodeRoleArn"],
+        )
+    assert (groups["gpu-demo-gpu-a10g-shared-node-group"]["scalingConfig"], plan["outputs"]) == (
+        {"desiredSize": 0, "maxSize": 6, "minSize": 0},
+        {"clusterName": "gpu-demo", "poolNames": ["a100-mig", "a10g-shared"]},
+    )
+
+
+BAD_VALUES = [
+    (
+        "profile: 1g.5gb\0profile: 7g.80gb",
+        ("pools[1].mig.profile", "7g.80gb", "not a MIG profile of A100-40GB"),
+        "1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb",
+    ),
+    ("replicas: 4\0replicas: 1.5", ("pools[0].timeSlicing.replicas", 1.5, "must be a whole number"), None),
+    (
+        "timeSlicing:\0timeSlicng:",
+        ("pools[0].timeSlicng", {"replicas": 4.0, "trusted": True}, "unknown field; did you mean 'timeSlicing'?"),
+        "aws, azure, cpuArchitecture, desiredSize, diskSizeGb, gcp, gpuCount, gpuModel, gpuTaint, instanceType, "
+        "labels, maxSize, mig, minSize, mps, name, spot, taints, timeSlicing",
+    ),
+]
+"""(edit of the example's Pulumi.yaml, (camelCase path, the value as it arrives in the plugin: numbers as floats,
+message), valid values)."""
+
+
+@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
+@pytest.mark.parametrize(("edit", "problem", "valid"), BAD_VALUES, ids=["mig-profile", "replicas", "unknown-field"])
+def test_a_bad_value_in_the_yaml_is_the_components_error_with_its_camel_case_path(
+    tmp_path: Path, edit: str, problem: tuple[str, Any, str], valid: str | None
+) -> None:
+    directory = yaml_example_as(tmp_path, "gpu-components-yaml-eks", "dev", aws_eks_wiring(), edit)
+    with pytest.raises(GpuSpecError) as raised:
+        run_project(directory, "dev")
+    [found] = raised.value.problems
+    assert ((found.path, found.value, found.message), found.valid) == (problem, valid)
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(directory)])
+    assert (result.exit_code, result.output) == (1, f"Error: dev: 1 invalid GPU setting:\n  - {found}\n")
+    assert "Traceback" not in result.output
