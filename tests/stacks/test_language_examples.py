@@ -226,3 +226,22 @@ def test_a_bad_value_in_the_yaml_is_the_components_error_with_its_camel_case_pat
     result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(directory)])
     assert (result.exit_code, result.output) == (1, f"Error: dev: 1 invalid GPU setting:\n  - {found}\n")
     assert "Traceback" not in result.output
+
+
+@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
+def test_the_yaml_options_of_a_component_reach_its_registration(tmp_path: Path) -> None:
+    """``protect``, ``dependsOn`` and ``aliases`` given in the YAML travel in the ConstructRequest and are the
+    options the component registers with (what the SDK's provider server makes of them)."""
+    edit = (
+        "      providers:\n        - ${k8s}\n\0      providers:\n        - ${k8s}\n      protect: true\n"
+        "      dependsOn:\n        - ${k8s}\n      aliases:\n        - urn:pulumi:dev::gpu-components-yaml-eks::"
+        "gpu-components:index:GpuCluster::gpus\n"
+    )
+    directory = yaml_example_as(tmp_path, "gpu-components-yaml-eks", "dev", aws_eks_wiring(), edit)
+    plan = run_project(directory, "dev")
+    [cluster] = [r for r in plan.resources if r.type == "gpu-components:index:GpuCluster"]
+    assert cluster.options == {
+        "aliases": ["urn:pulumi:dev::gpu-components-yaml-eks::gpu-components:index:GpuCluster::gpus"],
+        "dependsOn": ["urn:pulumi:dev::gpu-components-yaml-eks::pulumi:providers:kubernetes::gpu-demo-k8s"],
+        "protect": True,
+    }
