@@ -202,11 +202,12 @@ class GpuNodePoolArgs(TypedDict):
     """The cloud's instance type, VM size or machine type, e.g. ``g5.xlarge``, ``Standard_NC24ads_A100_v4``,
     ``a2-highgpu-1g``."""
     gpu_model: NotRequired[str]
-    """GPU model of an instance type the catalog does not list (or a GCP N1 machine type with attached GPUs), e.g.
-    ``L4``; then ``gpu_count`` and ``cpu_architecture`` are required too. Defaults to the catalog's."""
+    """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
+    ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
+    Defaults to the catalog's."""
     gpu_count: NotRequired[int]
-    """GPUs per node of an instance type the catalog does not list (>= 1); see ``gpu_model``. Defaults to the
-    catalog's."""
+    """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
+    ``gpu_model``. Defaults to the catalog's."""
     cpu_architecture: NotRequired[CpuArchitectureArg]
     """CPU architecture of an instance type the catalog does not list: ``x86_64`` or ``arm64``; see ``gpu_model``.
     Defaults to the catalog's."""
