@@ -364,3 +364,22 @@ def test_plain_turns_members_into_values_at_any_depth_and_keeps_other_objects() 
     result = plain(value)
     assert result == {"a": ["auto", ("NoExecute", output)], "b": {"c": "gcp"}, "d": 1}
     assert _enum_members(result) == [] and result["a"][1][1] is output
+
+
+def test_descriptions_state_the_defaults_the_code_uses() -> None:
+    from gpu_components.kubernetes import device_plugin, gpu_operator
+    from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART_VERSION
+    from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART_VERSION
+    from gpu_components.spec import DEFAULT_DISK_SIZE_GB, MAX_DISK_SIZE_GB, MIN_DISK_SIZE_GB
+
+    def described(props: dict[str, PropertyDefinition], key: str) -> str:
+        return props[key].description or ""
+
+    for props in (component("NvidiaDevicePlugin").inputs, schema_type("DevicePluginSettingsArgs").properties):
+        assert f"``{DEVICE_PLUGIN_CHART_VERSION}``" in described(props, "chartVersion")
+        assert f"``{device_plugin.DEFAULT_NAMESPACE}``" in described(props, "namespace")
+    for props in (component("NvidiaGpuOperator").inputs, schema_type("GpuOperatorSettingsArgs").properties):
+        assert f"``{GPU_OPERATOR_CHART_VERSION}``" in described(props, "chartVersion")
+        assert f"``{gpu_operator.DEFAULT_NAMESPACE}``" in described(props, "namespace")
+    disk = described(schema_type("GpuNodePoolArgs").properties, "diskSizeGb")
+    assert f"{MIN_DISK_SIZE_GB}..{MAX_DISK_SIZE_GB}" in disk and f"Defaults to {DEFAULT_DISK_SIZE_GB}," in disk
