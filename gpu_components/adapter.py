@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import pulumi
 
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
+from gpu_components.enums import GpuStackName
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -26,8 +27,10 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 if TYPE_CHECKING:
     from gpu_components.workloads import Toleration
 
-GpuStack = Literal["auto", "device-plugin", "gpu-operator"]
-"""Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
+GpuStack = GpuStackName
+"""A GPU stack's value, as the library's code is typed (the args' and schema's enum is
+:class:`gpu_components.enums.GpuStack`, exported as ``gpu_components.GpuStack``). Who advertises GPUs to
+Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
 DaemonSet where nothing else runs one; ``device-plugin``: the same, stated explicitly; ``gpu-operator``: the NVIDIA
 GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose node image
 does not run its own device plugin."""
@@ -37,6 +40,18 @@ DevicePluginHost = Literal["daemonset", "node-image", "cloud", "gpu-operator"]
 """Who advertises GPUs on a pool's nodes: the cluster's NVIDIA device plugin DaemonSet, the node image's own
 host plugin (Bottlerocket NVIDIA), the cloud's managed plugin (GKE), or the NVIDIA device plugin run by the GPU
 Operator. Exactly one per pool."""
+
+# The pool outputs' annotations on each node-pool component class: for a type checker the Python attributes' types,
+# for Pulumi's schema analyzer (which reads the class annotations at run time and takes no tuple, Literal or
+# postponed annotation) their schema types. The values are the same: a Taint serializes as its mapping.
+if TYPE_CHECKING:
+    PoolTaints: TypeAlias = tuple[Taint, ...]
+    PoolTolerations: TypeAlias = list[Toleration]
+    PoolDevicePluginHost: TypeAlias = DevicePluginHost
+else:
+    PoolTaints = list[Taint]
+    PoolTolerations = list[dict[str, str]]
+    PoolDevicePluginHost = str
 
 
 class GpuNodePool(Protocol):

@@ -6,8 +6,6 @@ needs: the validated pools, the cloud, every taint to tolerate (those the cloud 
 taint, included) and who advertises each pool's GPUs, so a pool whose GPUs someone else advertises is refused.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,11 @@ ADVERTISERS: Mapping[DevicePluginHost, str] = {
 
 class GpuAddOnArgs(TypedDict):
     """Inputs every GPU add-on component takes.
+
+    Each add-on's args (:class:`~gpu_components.kubernetes.NvidiaDevicePluginArgs`,
+    :class:`~gpu_components.kubernetes.NvidiaGpuOperatorArgs`) declares these fields itself, with its own defaults in
+    their descriptions, instead of inheriting them: Pulumi's schema analyzer reads a field's description only from
+    the class that declares it. A test keeps their types equal to these.
 
     Fields:
         pools: the node-pool components the add-on serves (EksGpuNodeGroup, AksGpuNodePool, GkeGpuNodePool), at
