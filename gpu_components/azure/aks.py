@@ -40,7 +40,7 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
+from gpu_components.adapter import DevicePluginHost, GpuStack, PoolView, pool_outputs, validated_pool
 from gpu_components.autoscaler import gpu_resource_note, owned_tag_problems
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.facts import AGENT_POOL_OPTIONS, DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
@@ -356,6 +356,25 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
     return gpu_resource_note(advertised_resources(spec))
 
 
+def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`AksGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), its labels (:func:`node_labels`), its taints with the one AKS adds to
+    spot pools (:func:`pool_taints`), the node selector (the pool label and :data:`AKS_GPU_NODE_LABEL`), and
+    ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    taints = pool_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},
+        autoscaler_note=aks_autoscaler_note(spec),
+        tolerations=tolerations(taints),
+        driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+    )
+
+
 class AksGpuNodePool(pulumi.ComponentResource):
     """An AKS user agent pool of NVIDIA GPU nodes for one validated pool.
 
@@ -392,19 +411,20 @@ class AksGpuNodePool(pulumi.ComponentResource):
         )
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
+        self.gpu_driver: GpuDriver = args.get("gpu_driver", DEFAULT_GPU_DRIVER)
+        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
         self.spec = spec
         self.gpu_stack = gpu_stack
-        self.gpu_driver: GpuDriver = args.get("gpu_driver", DEFAULT_GPU_DRIVER)
         self.gpu_instance_profile = gpu_instance_profile(spec)
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(spec, gpu_stack)
-        self.advertised_resources = advertised_resources(spec)
-        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
-        self.labels: dict[str, str] = inputs["node_labels"]
-        self.taints = pool_taints(spec)
-        self.tolerations: list[Toleration] = tolerations(self.taints)
-        self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
-        self.autoscaler_note = aks_autoscaler_note(spec)
+        self.device_plugin_host: DevicePluginHost = view.device_plugin_host
+        self.advertised_resources = view.advertised_resources
+        self.labels: dict[str, str] = view.labels
+        self.taints = view.taints
+        self.tolerations: list[Toleration] = view.tolerations
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],

@@ -77,7 +77,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
+from gpu_components.adapter import DevicePluginHost, GpuStack, PoolView, pool_outputs, validated_pool
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
@@ -581,6 +581,27 @@ def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> 
     return joined(unknown_to_gke, LATE_MIG_NOTE if spec.mig is not None else None, gpu_resource_note(advertised))
 
 
+def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What a :class:`GkeGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), the labels the pool sets (:func:`node_labels`), the taints its nodes
+    carry, GKE's own included (:func:`gke_effective_taints`), what each node advertises
+    (:func:`gke_advertised_resources`), the node selector (:func:`gke_node_selector`), the autoscaler note
+    (:func:`gke_autoscaler_note`) and ``driver_setting``: ``driver_version`` (``None``: the GPU stack's default,
+    :func:`default_driver_version`)."""
+    taints = gke_effective_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=gke_advertised_resources(spec, gpu_stack),
+        node_selector=gke_node_selector(spec, gpu_stack),
+        autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
+        tolerations=tolerations(taints),
+        driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+    )
+
+
 def service_account_id(name: str) -> str:
     """A service account id for a resource name: 6-30 characters, ``[a-z][-a-z0-9]*[a-z0-9]``; long names are
     shortened with a digest of the full name, so ids stay unique and stable."""
@@ -669,19 +690,20 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = args.get("gpu_stack", "auto")
         super().__init__(TOKEN, name, None, opts)
+        view = gke_pool_view(spec, driver_version, gpu_stack)
         self.spec = spec
         self.gpu_stack = gpu_stack
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(gpu_stack)
+        self.device_plugin_host: DevicePluginHost = view.device_plugin_host
         self.accelerator_type = accelerator_type_for(spec)
-        self.driver_version = default_driver_version(gpu_stack) if driver_version is None else driver_version
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
-        self.labels: dict[str, str] = inputs["node_config"]["labels"]
-        self.taints = gke_effective_taints(spec)
-        self.tolerations: list[Toleration] = tolerations(self.taints)
-        self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
-        self.node_selector = gke_node_selector(spec, gpu_stack)
-        self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
+        self.driver_version = view.driver_setting
+        self.labels: dict[str, str] = view.labels
+        self.taints = view.taints
+        self.tolerations: list[Toleration] = view.tolerations
+        self.advertised_resources = view.advertised_resources
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")
