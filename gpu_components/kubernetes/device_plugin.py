@@ -43,8 +43,9 @@ class NvidiaDevicePluginArgs(GpuAddOnArgs):
     """Inputs of :class:`NvidiaDevicePlugin`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`.
 
     ``pools``: node-pool components built for the device plugin (``device_plugin_host`` ``daemonset``: gpu_stack
-    ``auto`` or ``device-plugin``, not Bottlerocket NVIDIA, not GKE-managed). ``namespace`` defaults to
-    ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
+    ``auto`` or ``device-plugin``, not Bottlerocket NVIDIA, not GKE-managed), or descriptions of such pools
+    (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`, ``gpu_stack`` ``auto`` or ``device-plugin``).
+    ``namespace`` defaults to ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
     """
 
 

@@ -74,8 +74,11 @@ class NvidiaGpuOperatorArgs(GpuAddOnArgs):
         service_monitor: create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are
             installed. Defaults to False.
 
-    ``cloud`` also gives AKS and GKE the settings NVIDIA's guides give for them; the ``pools``' nodes need the labels
-    of :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`. ``namespace`` defaults to ``gpu-operator``;
+    ``pools``: node-pool components built with ``gpu_stack: gpu-operator`` (not Bottlerocket NVIDIA), or descriptions
+    of such pools (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs` with ``gpu_stack: gpu-operator``); a
+    description's driver setting sits in its cloud block (``pools[0].aws.ami_type``). Their cloud also gives AKS and
+    GKE the settings NVIDIA's guides give for them; the ``pools``' nodes need the labels of
+    :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`. ``namespace`` defaults to ``gpu-operator``;
     ``chart_version`` to the pinned, tested ``v26.7.0``.
     """
 
@@ -116,12 +119,11 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
         operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
-        setting = facts_for(cloud).driver.setting
         problems = [
             problem
-            for index, pool in enumerate(served.components)
+            for spec, (driver, path) in zip(specs, served.driver_settings, strict=True)
             for problem in driver_owner_problems(
-                cloud, getattr(pool, setting), operator_driver, "", f"pools[{index}].{setting}", "operator_driver"
+                cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture
             )
         ]
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
