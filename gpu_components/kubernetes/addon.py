@@ -38,8 +38,8 @@ from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolArgs, GpuNod
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
-    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack "
-    "gpu-operator)",
+    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built or described with "
+    "gpu_stack gpu-operator)",
     "node-image": "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)",
     "cloud": "the cloud's managed device plugin (GKE installs and runs it)",
 }
@@ -91,9 +91,7 @@ POOL_ENTRIES = f"{POOL_COMPONENTS}, or a pool description (AddOnPoolArgs: a clus
 class GpuAddOnArgs(TypedDict):
     """Inputs every GPU add-on component takes.
 
-    Fields:
-        pools: the pools the add-on serves, at least one, all of one cloud, with unique pool names; each the pool's
-            node-pool component or its plain description (:class:`AddOnPoolArgs`).
+    Fields (``pools``: see its own docstring):
         namespace: namespace to create and install into (a DNS-1123 label). Defaults to the add-on's own (see each
             component).
         chart_version: chart version. Defaults to the add-on's pinned, tested version.

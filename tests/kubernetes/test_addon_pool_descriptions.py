@@ -222,7 +222,9 @@ DESCRIPTION_KEYS = (
 A100_80GB_PROFILES = "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"
 SOURCE_MIG_PROFILES = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
 DAEMONSET = "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)"
-OPERATOR = "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack gpu-operator)"
+OPERATOR = (
+    "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built or described with gpu_stack gpu-operator)"
+)
 
 
 def advertised_by(who: str, instead: str) -> tuple[str, str]:
