@@ -77,6 +77,31 @@ class GpuNodePool(Protocol):
     has taken the pool: a second one is refused (two advertisers on one node)."""
 
 
+@dataclass
+class PoolView:
+    """What a node-pool component exposes (the :class:`GpuNodePool` attributes), computed from a validated pool, its
+    cloud options and the GPU stack without creating any resource: :attr:`CloudAdapter.describe_pool`.
+
+    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a plain pool
+    description (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`) serves the view, so the two never
+    disagree. Attributes: those of :class:`GpuNodePool`, and ``driver_setting``.
+    """
+
+    spec: GpuNodePoolSpec
+    device_plugin_host: DevicePluginHost
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    advertised_resources: dict[str, int]
+    node_selector: dict[str, str]
+    autoscaler_note: str | None
+    tolerations: list[Toleration]
+    driver_setting: str
+    """The pool's value of its cloud's driver setting (:attr:`~gpu_components.cloud_facts.DriverOwnership.setting`:
+    EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), the default filled in; what the GPU Operator's
+    driver-ownership rule reads."""
+    served_by: str | None = None
+
+
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
     """The outputs every node-pool component registers besides its cloud's own (camelCase; plain values): pool
     name, node labels, taints and the tolerations a workload needs for them, node selector, what each node
@@ -133,6 +158,8 @@ class CloudAdapter:
         device_plugin_host: who advertises GPUs on the pool's nodes under the GPU stack.
         create_pool: create the node-pool component ``name`` for a pool, its options, the cluster wiring and the
             GPU stack (which decides the pool's labels and cloud settings).
+        describe_pool: what the node-pool component of a validated pool, its options and the GPU stack exposes
+            (:class:`PoolView`), without creating anything; the component takes its plain attributes from it.
         config_problems: extra rules for the ``cluster`` config beyond its shape.
         provision: create or attach the example cluster from validated ``cluster`` config.
         wiring, facts: see below.
@@ -146,6 +173,7 @@ class CloudAdapter:
     create_pool: Callable[
         [str, GpuNodePoolArgs, Mapping[str, Any], Mapping[str, Any], GpuStack, pulumi.ResourceOptions], GpuNodePool
     ]
+    describe_pool: Callable[[GpuNodePoolSpec, Mapping[str, Any], GpuStack], PoolView]
     config_problems: Callable[[Mapping[str, Any]], list[Problem]]
     provision: Callable[[Mapping[str, Any]], ProvisionedCluster]
     wiring: type

@@ -48,6 +48,7 @@ from gpu_components.adapter import (
     PoolDevicePluginHost,
     PoolTaints,
     PoolTolerations,
+    PoolView,
     pool_outputs,
     validated_pool,
 )
@@ -359,6 +360,26 @@ def eks_autoscaler_note(spec: GpuNodePoolSpec, host: DevicePluginHost) -> str | 
     return joined(gpu_resource_note(advertised_resources(spec)), late_mig)
 
 
+def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`EksGpuNodeGroup` of the pool exposes, without creating it: ``ami_type`` (``None``: the
+    default, :func:`ami_type_for`) decides who advertises its GPUs (:func:`device_plugin_host`) and with the GPU
+    stack its labels (:func:`node_labels`); its taints are the spec's (EKS adds none); the node selector is the
+    pool label; ``driver_setting`` is the AMI type."""
+    chosen = ami_type_for(spec, ami_type)
+    host = device_plugin_host(chosen, gpu_stack)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=host,
+        labels=node_labels(spec, host, gpu_stack),
+        taints=spec.taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name},
+        autoscaler_note=eks_autoscaler_note(spec, host),
+        tolerations=tolerations(spec.taints),
+        driver_setting=chosen,
+    )
+
+
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
     pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
@@ -514,19 +535,20 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         )
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
+        view = eks_pool_view(spec, args.get("ami_type"), gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.gpu_stack: GpuStack = gpu_stack
-        self.ami_type: str = ami_type_for(spec, args.get("ami_type"))
+        self.ami_type: str = view.driver_setting
         self.pool_name = spec.name
-        self.device_plugin_host = device_plugin_host(self.ami_type, gpu_stack)
-        self.advertised_resources = advertised_resources(spec)
-        inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
-        self.labels = inputs["labels"]
-        self.taints = spec.taints
-        self.tolerations = tolerations(self.taints)
-        self.node_selector = {POOL_LABEL: spec.name}
-        self.autoscaler_note = eks_autoscaler_note(spec, self.device_plugin_host)
+        self.device_plugin_host = view.device_plugin_host
+        self.advertised_resources = view.advertised_resources
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         role_arn = args.get("node_role_arn")

@@ -44,6 +44,7 @@ from gpu_components.adapter import (
     PoolDevicePluginHost,
     PoolTaints,
     PoolTolerations,
+    PoolView,
     pool_outputs,
     validated_pool,
 )
@@ -360,6 +361,25 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
     return gpu_resource_note(advertised_resources(spec))
 
 
+def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`AksGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), its labels (:func:`node_labels`), its taints with the one AKS adds to
+    spot pools (:func:`pool_taints`), the node selector (the pool label and :data:`AKS_GPU_NODE_LABEL`), and
+    ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    taints = pool_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},
+        autoscaler_note=aks_autoscaler_note(spec),
+        tolerations=tolerations(taints),
+        driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+    )
+
+
 class AksGpuNodePool(pulumi.ComponentResource):
     """An AKS user agent pool of NVIDIA GPU nodes for one validated pool.
 
@@ -424,20 +444,21 @@ class AksGpuNodePool(pulumi.ComponentResource):
         )
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
+        self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
+        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.gpu_stack: GpuStack = gpu_stack
-        self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
         self.gpu_instance_profile: str | None = gpu_instance_profile(spec)
         self.pool_name = spec.name
-        self.device_plugin_host = device_plugin_host(spec, gpu_stack)
-        self.advertised_resources = advertised_resources(spec)
-        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
-        self.labels = inputs["node_labels"]
-        self.taints = pool_taints(spec)
-        self.tolerations = tolerations(self.taints)
-        self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
-        self.autoscaler_note = aks_autoscaler_note(spec)
+        self.device_plugin_host = view.device_plugin_host
+        self.advertised_resources = view.advertised_resources
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],

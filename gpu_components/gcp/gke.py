@@ -81,6 +81,7 @@ from gpu_components.adapter import (
     PoolDevicePluginHost,
     PoolTaints,
     PoolTolerations,
+    PoolView,
     pool_outputs,
     validated_pool,
 )
@@ -587,6 +588,27 @@ def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> 
     return joined(unknown_to_gke, LATE_MIG_NOTE if spec.mig is not None else None, gpu_resource_note(advertised))
 
 
+def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What a :class:`GkeGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), the labels the pool sets (:func:`node_labels`), the taints its nodes
+    carry, GKE's own included (:func:`gke_effective_taints`), what each node advertises
+    (:func:`gke_advertised_resources`), the node selector (:func:`gke_node_selector`), the autoscaler note
+    (:func:`gke_autoscaler_note`) and ``driver_setting``: ``driver_version`` (``None``: the GPU stack's default,
+    :func:`default_driver_version`)."""
+    taints = gke_effective_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=gke_advertised_resources(spec, gpu_stack),
+        node_selector=gke_node_selector(spec, gpu_stack),
+        autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
+        tolerations=tolerations(taints),
+        driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+    )
+
+
 def service_account_id(name: str) -> str:
     """A service account id for a resource name: 6-30 characters, ``[a-z][-a-z0-9]*[a-z0-9]``; long names are
     shortened with a digest of the full name, so ids stay unique and stable."""
@@ -703,20 +725,21 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__(TOKEN, name, None, opts)
+        view = gke_pool_view(spec, driver_version, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.gpu_stack: GpuStack = gpu_stack
         self.pool_name = spec.name
-        self.device_plugin_host = device_plugin_host(gpu_stack)
+        self.device_plugin_host = view.device_plugin_host
         self.accelerator_type: str = accelerator_type_for(spec)
-        self.driver_version: str = default_driver_version(gpu_stack) if driver_version is None else driver_version
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
-        self.labels = inputs["node_config"]["labels"]
-        self.taints = gke_effective_taints(spec)
-        self.tolerations = tolerations(self.taints)
-        self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
-        self.node_selector = gke_node_selector(spec, gpu_stack)
-        self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
+        self.driver_version: str = view.driver_setting
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.advertised_resources = view.advertised_resources
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

@@ -8,6 +8,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.kubernetes.addon import (
+    AddOnPools,
     OwnedValue,
     config_map_metadata,
     owned_value_problems,
@@ -43,11 +44,13 @@ class NvidiaDevicePluginArgs(TypedDict):
     """Inputs of :class:`NvidiaDevicePlugin` (the fields of every add-on,
     :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`)."""
 
-    pools: list[Any]
-    """The node-pool components the device plugin serves (``EksGpuNodeGroup``, ``AksGpuNodePool``): at least one,
-    all of one cloud, with unique pool names, each built for the device plugin (``device_plugin_host``
-    ``daemonset``: gpu_stack ``auto`` or ``device-plugin``, not Bottlerocket NVIDIA, not GKE-managed). A pool served
-    by its node image, its cloud or the GPU Operator is an error naming who advertises it."""
+    pools: AddOnPools
+    """The pools the device plugin serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
+    component built for the device plugin (``EksGpuNodeGroup``, ``AksGpuNodePool``; Python only) or a plain
+    description of one (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be
+    a pool whose GPUs the device plugin DaemonSet advertises (gpu_stack ``auto`` or ``device-plugin``, not
+    Bottlerocket NVIDIA, not GKE-managed): a pool served by its node image, its cloud or the GPU Operator is an error
+    naming who advertises it."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``, the one NVIDIA's
     install instructions use."""

@@ -11,6 +11,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.addon import (
+    AddOnPools,
     OwnedValue,
     config_map_metadata,
     owned_value_problems,
@@ -65,12 +66,13 @@ class NvidiaGpuOperatorArgs(TypedDict):
     :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and the operator's own). The served pools' cloud also gives
     AKS and GKE the settings NVIDIA's guides give for them."""
 
-    pools: list[Any]
-    """The node-pool components the operator serves (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``): at
-    least one, all of one cloud, with unique pool names, each built with gpu_stack ``gpu-operator`` (their nodes then
-    carry the labels of ``operator_node_labels``; Bottlerocket NVIDIA pools keep their host device plugin and are
-    refused). A pool served by its node image, its cloud or the device plugin add-on is an error naming who
-    advertises it."""
+    pools: AddOnPools
+    """The pools the operator serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
+    component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or a plain description of one
+    (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be built or described
+    with gpu_stack ``gpu-operator`` (its nodes then carry the labels of ``operator_node_labels``; Bottlerocket NVIDIA
+    pools keep their host device plugin and are refused). A pool served by its node image, its cloud or the device
+    plugin add-on is an error naming who advertises it."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label; labelled for privileged pods). Defaults to
     ``gpu-operator``, the one NVIDIA's install instructions use."""
@@ -133,12 +135,11 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
         operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
-        setting = facts_for(cloud).driver.setting
         problems = [
             problem
-            for index, pool in enumerate(served.components)
+            for spec, (driver, path) in zip(specs, served.driver_settings, strict=True)
             for problem in driver_owner_problems(
-                cloud, getattr(pool, setting), operator_driver, "", f"pools[{index}].{setting}", "operator_driver"
+                cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture
             )
         ]
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
