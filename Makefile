@@ -29,7 +29,7 @@ plan: install
 lint: install
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
-	$(BIN)/mypy gpu_components
+	$(BIN)/mypy gpu_components tests/typing_check.py
 
 test: lint
 	$(BIN)/pytest -n auto

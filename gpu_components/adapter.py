@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import pulumi
 
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
+from gpu_components.enums import GpuStackName
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -26,8 +27,10 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 if TYPE_CHECKING:
     from gpu_components.workloads import Toleration
 
-GpuStack = Literal["auto", "device-plugin", "gpu-operator"]
-"""Who advertises GPUs to Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
+GpuStack = GpuStackName
+"""A GPU stack's value, as the library's code is typed (the args' and schema's enum is
+:class:`gpu_components.enums.GpuStack`, exported as ``gpu_components.GpuStack``). Who advertises GPUs to
+Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device plugin
 DaemonSet where nothing else runs one; ``device-plugin``: the same, stated explicitly; ``gpu-operator``: the NVIDIA
 GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose node image
 does not run its own device plugin."""
@@ -37,6 +40,18 @@ DevicePluginHost = Literal["daemonset", "node-image", "cloud", "gpu-operator"]
 """Who advertises GPUs on a pool's nodes: the cluster's NVIDIA device plugin DaemonSet, the node image's own
 host plugin (Bottlerocket NVIDIA), the cloud's managed plugin (GKE), or the NVIDIA device plugin run by the GPU
 Operator. Exactly one per pool."""
+
+# The pool outputs' annotations on each node-pool component class: for a type checker the Python attributes' types,
+# for Pulumi's schema analyzer (which reads the class annotations at run time and takes no tuple, Literal or
+# postponed annotation) their schema types. The values are the same: a Taint serializes as its mapping.
+if TYPE_CHECKING:
+    PoolTaints: TypeAlias = tuple[Taint, ...]
+    PoolTolerations: TypeAlias = list[Toleration]
+    PoolDevicePluginHost: TypeAlias = DevicePluginHost
+else:
+    PoolTaints = list[Taint]
+    PoolTolerations = list[dict[str, str]]
+    PoolDevicePluginHost = str
 
 
 class GpuNodePool(Protocol):
@@ -60,6 +75,31 @@ class GpuNodePool(Protocol):
     served_by: str | None
     """The add-on component (``NvidiaDevicePlugin``/``NvidiaGpuOperator``) that advertises the pool's GPUs, once one
     has taken the pool: a second one is refused (two advertisers on one node)."""
+
+
+@dataclass
+class PoolView:
+    """What a node-pool component exposes (the :class:`GpuNodePool` attributes), computed from a validated pool, its
+    cloud options and the GPU stack without creating any resource: :attr:`CloudAdapter.describe_pool`.
+
+    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a plain pool
+    description (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`) serves the view, so the two never
+    disagree. Attributes: those of :class:`GpuNodePool`, and ``driver_setting``.
+    """
+
+    spec: GpuNodePoolSpec
+    device_plugin_host: DevicePluginHost
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    advertised_resources: dict[str, int]
+    node_selector: dict[str, str]
+    autoscaler_note: str | None
+    tolerations: list[Toleration]
+    driver_setting: str
+    """The pool's value of its cloud's driver setting (:attr:`~gpu_components.cloud_facts.DriverOwnership.setting`:
+    EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), the default filled in; what the GPU Operator's
+    driver-ownership rule reads."""
+    served_by: str | None = None
 
 
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
@@ -118,6 +158,8 @@ class CloudAdapter:
         device_plugin_host: who advertises GPUs on the pool's nodes under the GPU stack.
         create_pool: create the node-pool component ``name`` for a pool, its options, the cluster wiring and the
             GPU stack (which decides the pool's labels and cloud settings).
+        describe_pool: what the node-pool component of a validated pool, its options and the GPU stack exposes
+            (:class:`PoolView`), without creating anything; the component takes its plain attributes from it.
         config_problems: extra rules for the ``cluster`` config beyond its shape.
         provision: create or attach the example cluster from validated ``cluster`` config.
         wiring, facts: see below.
@@ -131,6 +173,7 @@ class CloudAdapter:
     create_pool: Callable[
         [str, GpuNodePoolArgs, Mapping[str, Any], Mapping[str, Any], GpuStack, pulumi.ResourceOptions], GpuNodePool
     ]
+    describe_pool: Callable[[GpuNodePoolSpec, Mapping[str, Any], GpuStack], PoolView]
     config_problems: Callable[[Mapping[str, Any]], list[Problem]]
     provision: Callable[[Mapping[str, Any]], ProvisionedCluster]
     wiring: type

@@ -13,8 +13,6 @@ operator (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, nam
 together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_problems`).
 """
 
-from __future__ import annotations
-
 import importlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,10 +21,12 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool, GpuStack
+from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool
+from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
-from gpu_components.catalog import Cloud
+from gpu_components.catalog import Cloud as CloudName
+from gpu_components.enums import CloudArg, CpuArchitectureArg, GpuStack, GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.kubernetes.addon import namespace_problems, owned_value_problems
@@ -41,8 +41,16 @@ from gpu_components.nvidia.gpu_operator import (
     driver_owner_problems,
     gpu_operator_problems,
 )
-from gpu_components.shape import STRICT, args_problems, required_keys, shape_problems
-from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
+from gpu_components.shape import STRICT, args_problems, plain, required_keys, shape_problems
+from gpu_components.spec import (
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    MigArgs,
+    MpsArgs,
+    TaintArgs,
+    TimeSlicingArgs,
+    parse_pools,
+)
 
 __all__ = [
     "ADAPTERS",
@@ -83,73 +91,120 @@ supported clouds."""
 
 
 @STRICT
-class ClusterPoolArgs(GpuNodePoolArgs):
-    """A pool of a :class:`GpuCluster`: the cloud-neutral pool plus an optional block for its cloud
-    (``aws``: :class:`~gpu_components.aws.options.EksPoolOptionsArgs`)."""
+class ClusterPoolArgs(TypedDict):
+    """A pool of a :class:`GpuCluster`: the cloud-neutral pool (:class:`~gpu_components.spec.GpuNodePoolArgs`, whose
+    fields it declares itself, since Pulumi's schema analyzer reads a field's description only from the class that
+    declares it; a test keeps the two alike) and an optional block for its cloud."""
 
+    name: str
+    """Pool name: also a Kubernetes label value and object name (a DNS-1123 label of at most 50 characters) and the
+    cloud's node pool name (each cloud's rule, e.g. AKS: 1-12 lowercase letters or digits, starting with a letter)."""
+    instance_type: str
+    """The cloud's instance type, VM size or machine type, e.g. ``g5.xlarge``, ``Standard_NC24ads_A100_v4``,
+    ``a2-highgpu-1g``."""
+    gpu_model: NotRequired[str]
+    """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
+    ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
+    Defaults to the catalog's."""
+    gpu_count: NotRequired[int]
+    """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
+    ``gpu_model``. Defaults to the catalog's."""
+    cpu_architecture: NotRequired[CpuArchitectureArg]
+    """CPU architecture of an instance type the catalog does not list: ``x86_64`` or ``arm64``; see ``gpu_model``.
+    Defaults to the catalog's."""
+    min_size: NotRequired[int]
+    """Fewest nodes (>= 0). Defaults to 0."""
+    max_size: int
+    """Most nodes (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool may have)."""
+    desired_size: NotRequired[int]
+    """Nodes at creation, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler owns the count.
+    Defaults to ``min_size``."""
+    spot: NotRequired[bool]
+    """Spot (preemptible) capacity. Defaults to false."""
+    labels: NotRequired[dict[str, str]]
+    """Extra node labels (Kubernetes label keys and values; not the library's own, nor under ``kubernetes.io/`` or
+    ``k8s.io/``). Defaults to none."""
+    gpu_taint: NotRequired[bool]
+    """Put the default taint ``nvidia.com/gpu=present:NoSchedule`` on the pool. Defaults to true. Turning it off
+    lets any pod land on GPU nodes; do so only when another taint keeps other work away."""
+    taints: NotRequired[list[TaintArgs]]
+    """Extra node taints. Defaults to none."""
+    time_slicing: NotRequired[TimeSlicingArgs]
+    """GPU sharing by time-slicing, without memory isolation (not with ``mps``). Defaults to exclusive GPUs."""
+    mps: NotRequired[MpsArgs]
+    """GPU sharing by CUDA MPS, without memory isolation (not with ``time_slicing`` or ``mig``). Defaults to exclusive
+    GPUs."""
+    mig: NotRequired[MigArgs]
+    """MIG partitioning of the pool's GPUs (not with ``mps``). Defaults to no MIG."""
+    disk_size_gb: NotRequired[int]
+    """Each node's disk in GiB, 20..2048: the root disk (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE
+    ``node_config.disk_size_gb``), or on Bottlerocket the data volume that holds container images. Defaults to 100,
+    big enough for CUDA images (``DEFAULT_DISK_SIZE_GB``)."""
     aws: NotRequired[EksPoolOptionsArgs]
+    """EKS-only settings of the pool (only on ``aws``): ``ami_type``, ``node_group_args``."""
     azure: NotRequired[AksPoolOptionsArgs]
+    """AKS-only settings of the pool (only on ``azure``): ``gpu_driver``, ``agent_pool_args``."""
     gcp: NotRequired[GkePoolOptionsArgs]
+    """GKE-only settings of the pool (only on ``gcp``): ``driver_version``, ``node_pool_args``."""
 
 
 @STRICT
 class DevicePluginSettingsArgs(TypedDict):
-    """Optional settings of the device plugin add-on: namespace, chart version, raw Helm values."""
+    """Optional settings of the device plugin add-on (:class:`~gpu_components.kubernetes.NvidiaDevicePlugin`)."""
 
     namespace: NotRequired[str]
+    """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``."""
     chart_version: NotRequired[str]
+    """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
+    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity`` and ``tolerations``
+    are the library's and refused."""
 
 
 @STRICT
 class GpuOperatorSettingsArgs(TypedDict):
     """Optional settings of the GPU Operator add-on (``gpu_stack: gpu-operator``); see
-    :class:`~gpu_components.kubernetes.gpu_operator.NvidiaGpuOperatorArgs`.
-
-    Fields:
-        operator_driver: the operator installs the NVIDIA driver and toolkit. Defaults to False on EKS and AKS
-            (EKS NVIDIA AMIs and AKS's default images ship both) and True on GKE (NVIDIA's GKE guide turns GKE's
-            installation off under the operator). Must agree with every served pool's own driver setting (EKS
-            ``ami_type``: false; AKS ``gpu_driver``: ``none`` needs true, ``aks`` false; GKE ``driver_version``:
-            ``INSTALLATION_DISABLED`` with true).
-        dcgm_exporter: run NVIDIA's DCGM exporter. Defaults to True.
-        service_monitor: a ServiceMonitor for the exporter (needs the Prometheus Operator). Defaults to False.
-        namespace: defaults to ``gpu-operator``.
-        chart_version: defaults to the pinned ``v26.7.0``.
-        helm_values: raw chart values merged over the rendered ones. Defaults to none.
-    """
+    :class:`~gpu_components.kubernetes.gpu_operator.NvidiaGpuOperatorArgs`."""
 
     operator_driver: NotRequired[bool]
+    """The operator installs the NVIDIA driver and toolkit. Defaults to false on EKS and AKS (EKS NVIDIA AMIs and
+    AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off under the
+    operator). Must agree with every served pool's own driver setting (EKS ``ami_type``: false; AKS ``gpu_driver``:
+    ``none`` needs true, ``aks`` false; GKE ``driver_version``: ``INSTALLATION_DISABLED`` with true)."""
     dcgm_exporter: NotRequired[bool]
+    """Run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to true."""
     service_monitor: NotRequired[bool]
+    """A ServiceMonitor for the exporter (needs the Prometheus Operator and ``dcgm_exporter``). Defaults to false."""
     namespace: NotRequired[str]
+    """Namespace to create and install into (a DNS-1123 label). Defaults to ``gpu-operator``."""
     chart_version: NotRequired[str]
+    """Version of NVIDIA's ``gpu-operator`` chart. Defaults to the pinned, tested ``v26.7.0``."""
     helm_values: NotRequired[dict[str, Any]]
+    """Raw chart values merged over the rendered ones. Defaults to none. Not ``driver.enabled``, ``toolkit.enabled``,
+    ``mig.strategy`` and the other values the library decides."""
 
 
 class GpuClusterArgs(TypedDict):
-    """Inputs of :class:`GpuCluster`.
+    """Inputs of :class:`GpuCluster`."""
 
-    Fields:
-        cloud: ``aws``.
-        pools: the GPU pools (:class:`ClusterPoolArgs`): at least one, names unique.
-        aws: EKS wiring (:class:`~gpu_components.aws.options.EksWiringArgs`), required when ``cloud`` is ``aws``.
-        gpu_stack: see :data:`GpuStack`. Defaults to ``auto``.
-        device_plugin: settings of the device plugin add-on. Defaults to the pinned chart in its own namespace.
-            Rejected under ``gpu_stack: gpu-operator``, which runs no device plugin add-on.
-        gpu_operator: settings of the GPU Operator add-on (:class:`GpuOperatorSettingsArgs`), only with
-            ``gpu_stack: gpu-operator``. Defaults to the pinned chart, the node image's or cloud's driver, the DCGM
-            exporter without a ServiceMonitor.
-    """
-
-    cloud: Cloud
+    cloud: CloudArg
+    """The cluster's cloud: ``aws``, ``azure`` or ``gcp``."""
     pools: list[ClusterPoolArgs]
+    """The GPU pools: at least one, names unique."""
     aws: NotRequired[EksWiringArgs]
+    """EKS wiring: how the pools attach to the cluster. Required when ``cloud`` is ``aws``, refused otherwise."""
     azure: NotRequired[AksWiringArgs]
+    """AKS wiring: how the pools attach to the cluster. Required when ``cloud`` is ``azure``, refused otherwise."""
     gcp: NotRequired[GkeWiringArgs]
-    gpu_stack: NotRequired[GpuStack]
+    """GKE wiring: how the pools attach to the cluster. Required when ``cloud`` is ``gcp``, refused otherwise."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """Who advertises GPUs to Kubernetes: ``auto``, ``device-plugin`` or ``gpu-operator``. Defaults to ``auto``."""
     device_plugin: NotRequired[DevicePluginSettingsArgs]
+    """Settings of the device plugin add-on. Defaults to the pinned chart in its own namespace. Refused under
+    ``gpu_stack: gpu-operator``, which runs no device plugin add-on."""
     gpu_operator: NotRequired[GpuOperatorSettingsArgs]
+    """Settings of the GPU Operator add-on, only with ``gpu_stack: gpu-operator``. Defaults to the pinned chart, the
+    node image's or cloud's driver, the DCGM exporter without a ServiceMonitor."""
 
 
 def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
@@ -202,7 +257,7 @@ def validate_cluster(
     Args:
         cloud: the cluster's cloud.
         pools: the pools (:class:`ClusterPoolArgs`).
-        gpu_stack: see :data:`GpuStack`.
+        gpu_stack: see :class:`GpuStack`.
         path: prefix of every problem's path (``""`` for component args).
         gpu_operator: the GPU Operator settings (:class:`GpuOperatorSettingsArgs`), only with ``gpu-operator``.
         device_plugin: the device plugin settings, which ``gpu-operator`` has no use for.
@@ -211,6 +266,8 @@ def validate_cluster(
         GpuSpecError: unsupported cloud or GPU stack, invalid pools or settings, violations of the cloud adapter's
             rules, two driver owners or none for a pool served by the GPU Operator.
     """
+    cloud, pools, gpu_stack = value_of(cloud), plain(pools), value_of(gpu_stack)
+    gpu_operator, device_plugin = plain(gpu_operator), plain(device_plugin)
     prefix = f"{path}." if path else ""
     adapter = adapter_for(cloud, f"{prefix}cloud")
     problems: list[Problem] = []
@@ -376,15 +433,21 @@ class GpuCluster(pulumi.ComponentResource):
     (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Providers
     (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and ``kubernetes``.
 
-    Attributes: ``specs`` (validated pools, in order), ``pools`` (pool name -> node-pool component),
-    ``device_plugin`` and ``gpu_operator`` (each ``None`` when not created).
+    Outputs: ``pool_names`` (plain, known at preview). Other attributes: ``specs`` (validated pools, in order),
+    ``pools`` (pool name -> node-pool component), ``device_plugin`` and ``gpu_operator`` (each ``None`` when not
+    created).
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
             registered.
     """
 
+    pool_names: list[str]
+    """The names of the cluster's GPU pools, sorted; each is a node-pool component's ``pool_name``, named
+    ``<name>-<pool name>``."""
+
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         problems = args_problems(GpuClusterArgs, args, validated_elsewhere=_VALIDATED_BY_THE_CLUSTER_RULES)
         specs: tuple[GpuNodePoolSpec, ...] = ()
         if isinstance(args, Mapping) and "cloud" in args and "pools" in args:
@@ -401,12 +464,12 @@ class GpuCluster(pulumi.ComponentResource):
                 problems += error.problems
         if problems:
             raise GpuSpecError(problems)
-        cloud = args["cloud"]
-        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        cloud: CloudName = value_of(args["cloud"])
+        gpu_stack: GpuStackName = value_of(args.get("gpu_stack", "auto"))
         adapter = ADAPTERS[cloud]
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
-        self.specs = specs
+        self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.pools: dict[str, GpuNodePool] = {}
         host = "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
         for pool in args["pools"]:
@@ -428,4 +491,5 @@ class GpuCluster(pulumi.ComponentResource):
         elif served:
             plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "pools": served}
             self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)
-        self.register_outputs({"pools": sorted(self.pools)})
+        self.pool_names = sorted(self.pools)
+        self.register_outputs({"poolNames": self.pool_names})

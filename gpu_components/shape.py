@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import difflib
 import functools
-import sys
 import typing
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar, cast
 
 import pulumi
 from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
@@ -22,8 +22,29 @@ from typing_extensions import NotRequired, Required, is_typeddict
 
 from gpu_components.errors import Problem
 
+_T = TypeVar("_T")
+
 STRICT = with_config(ConfigDict(extra="forbid", strict=True))
 """Decorator for input ``TypedDict`` classes: unknown keys are errors and no type is coerced."""
+
+
+def plain(value: _T) -> _T:
+    """``value`` with every enum member in it replaced by the member's value, in dicts, lists and tuples at any depth
+    (new containers; every other object, Pulumi Outputs and components included, kept as it is).
+
+    Each component calls it on its args first, so a caller's enum members (``GpuStack.GPU_OPERATOR``, or what the
+    multi-language provider makes of a schema enum) behave exactly as their strings and never reach a resource
+    input, a rendered config, a label or the plan.
+    """
+    if isinstance(value, Enum):
+        return cast(_T, value.value)
+    if isinstance(value, dict):
+        return cast(_T, {key: plain(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return cast(_T, [plain(item) for item in value])
+    if isinstance(value, tuple):
+        return cast(_T, tuple(plain(item) for item in value))
+    return value
 
 
 @functools.cache
@@ -105,12 +126,10 @@ def field_names(shape: type) -> list[str]:
 
 
 def required_keys(shape: type) -> list[str]:
-    """The keys a ``TypedDict`` requires, sorted. Annotations are read as written (postponed strings included)
-    and not resolved, so fields typed with Pulumi ``Input`` aliases work."""
+    """The keys a ``TypedDict`` requires, sorted (those not marked ``NotRequired``)."""
 
     def optional(hint: Any) -> bool:
-        text = hint.__forward_arg__ if isinstance(hint, typing.ForwardRef) else hint
-        return (isinstance(text, str) and text.startswith("NotRequired[")) or typing.get_origin(hint) is NotRequired
+        return typing.get_origin(hint) is NotRequired
 
     return sorted(key for key, hint in shape.__annotations__.items() if not optional(hint))
 
@@ -124,46 +143,43 @@ def unknown_field(key: str, allowed: Sequence[str]) -> str:
 _STRICT_CONFIG = ConfigDict(strict=True)
 
 
-_INPUT_KINDS: tuple[tuple[str, type | tuple[type, ...], str], ...] = (
-    ("pulumi.Input[str]", str, "a string or a Pulumi Output"),
-    ("pulumi.Input[Sequence[", (list, tuple), "a list or a Pulumi Output"),
-    ("pulumi.Input[Mapping[", Mapping, "a mapping or a Pulumi Output"),
-)
-"""How a wiring field is written (annotation text, under NotRequired) -> the plain types it takes besides an Output,
-and how to say so."""
+def _pulumi_input_type(annotation: object) -> object | None:
+    """``T`` of a ``pulumi.Input[T]`` annotation (``Union[T, Awaitable[T], Output[T]]``), else ``None``."""
+    members: tuple[object, ...] = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Union else ()
+    if not any(typing.get_origin(member) is Awaitable for member in members):
+        return None
+    return members[0]
 
 
-def _input_problems(hint: object, value: object, path: str) -> list[Problem]:
-    """A wiring field's value: any Output (or awaitable) passes; a plain value must be of the field's plain type."""
+def _input_problems(plain_type: object, value: object, path: str) -> list[Problem]:
+    """A wiring field's value (``pulumi.Input[plain_type]``): any Output (or awaitable) passes; a plain value must be of
+    the plain type (a string; a list of strings or Outputs; a mapping)."""
     if isinstance(value, pulumi.Output | Awaitable):
         return []
-    text = hint.__forward_arg__ if isinstance(hint, typing.ForwardRef) else str(hint)
-    text = text.removeprefix("NotRequired[")
-    for written, types, expected in _INPUT_KINDS:
-        if text.startswith(written) and (not isinstance(value, types) or (types is not str and isinstance(value, str))):
-            return [Problem(path, value, f"must be {expected}")]
-    if text.startswith("pulumi.Input[Sequence[pulumi.Input[str]]]") and isinstance(value, list | tuple):
-        return [
-            Problem(f"{path}[{index}]", item, "must be a string or a Pulumi Output")
-            for index, item in enumerate(value)
-            if not isinstance(item, str | pulumi.Output | Awaitable)
-        ]
+    origin = typing.get_origin(plain_type)
+    if plain_type is str and not isinstance(value, str):
+        return [Problem(path, value, "must be a string or a Pulumi Output")]
+    if origin in (Sequence, list):
+        if not isinstance(value, list | tuple):
+            return [Problem(path, value, "must be a list or a Pulumi Output")]
+        if _pulumi_input_type(typing.get_args(plain_type)[0]) is str:
+            return [
+                Problem(f"{path}[{index}]", item, "must be a string or a Pulumi Output")
+                for index, item in enumerate(value)
+                if not isinstance(item, str | pulumi.Output | Awaitable)
+            ]
+    if origin in (Mapping, dict) and not isinstance(value, Mapping):
+        return [Problem(path, value, "must be a mapping or a Pulumi Output")]
     return []
 
 
 @functools.cache
-def _field_adapter(shape: type, key: str) -> tuple[Any, TypeAdapter[Any]] | None:
-    """The annotation of field ``key`` of ``shape`` and a strict pydantic adapter for it; ``None`` for a Pulumi
-    input (wiring) field, whose value may be an ``Output``."""
-    hint = shape.__annotations__[key]
-    annotation: Any = hint
-    if isinstance(hint, typing.ForwardRef):
-        text = hint.__forward_arg__
-        if "pulumi.Input[" in text or "pulumi.Output[" in text:
-            return None
-        module = sys.modules[hint.__forward_module__ or shape.__module__]
-        annotation = eval(text, vars(module))  # a TypedDict's own annotation, evaluated as typing.get_type_hints does
-    annotation = _unwrap(annotation)
+def _field_adapter(shape: type, key: str) -> tuple[Any, TypeAdapter[Any] | None]:
+    """The annotation of field ``key`` of ``shape`` (``NotRequired`` removed) and a strict pydantic adapter for it;
+    no adapter for a Pulumi input (wiring) field, whose value may be an ``Output``."""
+    annotation = _unwrap(shape.__annotations__[key])
+    if _pulumi_input_type(annotation) is not None:
+        return annotation, None
     config = None if is_typeddict(annotation) else _STRICT_CONFIG  # a TypedDict carries its own (STRICT) config
     return annotation, TypeAdapter(annotation, config=config)
 
@@ -216,11 +232,11 @@ def args_problems(
             continue
         if key in validated_elsewhere:
             continue
-        field = _field_adapter(shape, key)
-        if field is None:
-            problems += _input_problems(shape.__annotations__[key], value, where(key))
+        annotation, adapter = _field_adapter(shape, key)
+        if adapter is None:
+            problems += _input_problems(_pulumi_input_type(annotation), value, where(key))
         else:
-            problems += _value_problems(*field, value, where(key), (spellings or {}).get(key, {}))
+            problems += _value_problems(annotation, adapter, value, where(key), (spellings or {}).get(key, {}))
     return problems
 
 

@@ -9,27 +9,42 @@ Terms are Kubernetes' and NVIDIA's (``NoSchedule``, MIG profile ``1g.10gb``, MIG
 the clouds' own spellings live only in the cloud adapters.
 """
 
-from __future__ import annotations
-
 import difflib
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
 from gpu_components.cloud_facts import CLOUDS, all_cloud_facts, facts_for
+from gpu_components.enums import (
+    CpuArchitectureArg,
+    MigStrategyArg,
+    MigStrategyName,
+    TaintEffectArg,
+    TaintEffectName,
+    value_of,
+)
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
-from gpu_components.shape import STRICT, shape_problems
+from gpu_components.shape import STRICT, plain, shape_problems
 
-TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
-MigStrategy = Literal["single", "mixed"]
+TaintEffect = TaintEffectName
+"""A taint effect's value, as the library's code is typed (the schema's enum:
+:class:`gpu_components.enums.TaintEffect`)."""
+MigStrategy = MigStrategyName
+"""A MIG strategy's value, as the library's code is typed (the schema's enum:
+:class:`gpu_components.enums.MigStrategy`)."""
+
+if TYPE_CHECKING:
+    _TaintEffectField = TaintEffect
+else:  # what Pulumi's analyzer reads of a Taint output: the schema's enum (the value is always a plain string)
+    from gpu_components.enums import TaintEffect as _TaintEffectField
 
 SOURCE_LABELS = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
 SOURCE_TAINTS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
@@ -122,97 +137,108 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 
 @STRICT
 class TaintArgs(TypedDict):
-    """A node taint. ``key``: qualified name; ``value``: label value, may be omitted; ``effect``: Kubernetes
-    spelling (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``)."""
+    """A node taint, in Kubernetes spelling."""
 
     key: str
+    """The taint's key, a qualified name (``[DNS subdomain prefix/]name``), e.g. ``dedicated``."""
     value: NotRequired[str]
-    effect: TaintEffect
+    """The taint's value, a label value (at most 63 characters); may be omitted."""
+    effect: TaintEffectArg
+    """What the taint does to pods that do not tolerate it: ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``."""
 
 
 @STRICT
 class TimeSlicingArgs(TypedDict):
-    """CUDA time-slicing: each GPU (or MIG device) is advertised ``replicas`` times; no memory isolation.
-
-    ``replicas``: at least 2. ``rename_by_default``: advertise ``<resource>.shared`` instead of the plain name;
-    defaults to False. ``fail_requests_greater_than_one``: reject containers that ask for more than one replica;
-    defaults to False (the device plugin's default for time-slicing). ``trusted``: the workloads sharing the GPUs
-    trust each other (they can read each other's GPU memory); marks the pool ``gpu-components/sharing: trusted``
-    for the policy rule ``gpu-shared-pool-trust``; defaults to False, so the rule flags the pool until someone
-    says so.
-    """
+    """CUDA time-slicing: each GPU (or MIG device) is advertised ``replicas`` times; no memory isolation."""
 
     replicas: int
+    """How many times each GPU (or MIG device) is advertised: at least 2 (the device plugin's minimum)."""
     rename_by_default: NotRequired[bool]
+    """Advertise ``<resource>.shared`` instead of the plain resource name. Defaults to false."""
     fail_requests_greater_than_one: NotRequired[bool]
+    """Reject containers that ask for more than one replica. Defaults to false (the device plugin's default for
+    time-slicing)."""
     trusted: NotRequired[bool]
+    """The workloads sharing the GPUs trust each other (they can read each other's GPU memory): marks the pool
+    ``gpu-components/sharing: trusted`` for the policy rule ``gpu-shared-pool-trust``. Defaults to false, so the
+    rule flags the pool until someone says so."""
 
 
 @STRICT
 class MpsArgs(TypedDict):
-    """CUDA MPS: each GPU is split into ``replicas`` MPS clients sharing its memory (no fault isolation).
-
-    ``replicas``: at least 2 and at most the GPU's MPS client limit (48 at compute capability >= 7.5, else 16).
-    ``trusted``: the MPS clients' workloads trust each other, as for :class:`TimeSlicingArgs`; defaults to False.
-    """
+    """CUDA MPS: each GPU is split into ``replicas`` MPS clients sharing its memory (no fault isolation)."""
 
     replicas: int
+    """MPS clients per GPU: at least 2 and at most the GPU's MPS client limit (48 at compute capability >= 7.5, else
+    16; the device plugin's MPS control daemon)."""
     trusted: NotRequired[bool]
+    """The MPS clients' workloads trust each other, as for time-slicing (``TimeSlicingArgs.trusted``). Defaults to
+    false."""
 
 
 @STRICT
 class MigArgs(TypedDict):
-    """Multi-Instance GPU partitioning: give ``profile`` (a uniform layout, e.g. ``1g.10gb``, filling each GPU
-    with the profile's maximum number of instances) or ``layout`` (MIG profile to instance count per GPU, e.g.
-    ``{"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}``), not both. ``strategy``: ``single`` (all MIG devices of a node
-    alike, advertised as ``nvidia.com/gpu``) or ``mixed`` (advertised as ``nvidia.com/mig-<profile>``);
-    defaults to ``single``."""
+    """Multi-Instance GPU partitioning of every GPU of the pool: ``profile`` or ``layout``, not both."""
 
     profile: NotRequired[str]
+    """A uniform layout: one MIG profile (e.g. ``1g.10gb``), each GPU filled with the profile's maximum number of
+    instances. Must be a profile of the pool's GPU (NVIDIA MIG user guide, supported profiles)."""
     layout: NotRequired[dict[str, int]]
-    strategy: NotRequired[MigStrategy]
+    """A mixed layout: MIG profile -> instance count per GPU, e.g. ``{"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}``;
+    the instances must fit one GPU, and several profiles need the ``mixed`` strategy."""
+    strategy: NotRequired[MigStrategyArg]
+    """How the MIG devices are advertised: ``single`` (all MIG devices of a node alike, as ``nvidia.com/gpu``) or
+    ``mixed`` (as ``nvidia.com/mig-<profile>``). Defaults to ``single``."""
 
 
 @STRICT
 class GpuNodePoolArgs(TypedDict):
-    """A GPU node pool, as callers and stack config describe it.
-
-    Fields (defaults in brackets):
-        name: pool name; also a Kubernetes label value and the cloud's node pool name (rules per cloud:
-            :attr:`~gpu_components.cloud_facts.CloudFacts.pool_name`).
-        instance_type: the cloud's instance / VM size / machine type, e.g. ``g5.xlarge``.
-        gpu_model, gpu_count, cpu_architecture: only for instance types the catalog does not know (or GCP N1
-            machine types with attached GPUs); all three are then required. [from the catalog]
-        min_size: fewest nodes [0]. max_size: most nodes (required). desired_size: nodes at creation [min_size].
-        spot: spot / preemptible capacity [False].
-        labels: extra node labels [{}].
-        gpu_taint: put the default taint ``nvidia.com/gpu=present:NoSchedule`` on the pool [True]. Turning it
-            off lets any pod land on GPU nodes; do so only when another taint keeps other work away.
-        taints: extra node taints [[]].
-        time_slicing, mps: GPU sharing without memory isolation (at most one of them) [exclusive GPUs].
-        mig: MIG partitioning (not with ``mps``) [no MIG].
-        disk_size_gb: each node's disk in GiB, :data:`MIN_DISK_SIZE_GB`..:data:`MAX_DISK_SIZE_GB`: the root disk
-            (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE ``node_config.disk_size_gb``), or on Bottlerocket the
-            data volume that holds container images [:data:`DEFAULT_DISK_SIZE_GB`, 100, big enough for CUDA
-            images].
-    """
+    """A GPU node pool, as callers and stack config describe it."""
 
     name: str
+    """Pool name: also a Kubernetes label value and object name (a DNS-1123 label of at most 50 characters) and the
+    cloud's node pool name (each cloud's rule, e.g. AKS: 1-12 lowercase letters or digits, starting with a letter)."""
     instance_type: str
+    """The cloud's instance type, VM size or machine type, e.g. ``g5.xlarge``, ``Standard_NC24ads_A100_v4``,
+    ``a2-highgpu-1g``."""
     gpu_model: NotRequired[str]
+    """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
+    ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
+    Defaults to the catalog's."""
     gpu_count: NotRequired[int]
-    cpu_architecture: NotRequired[CpuArchitecture]
+    """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
+    ``gpu_model``. Defaults to the catalog's."""
+    cpu_architecture: NotRequired[CpuArchitectureArg]
+    """CPU architecture of an instance type the catalog does not list: ``x86_64`` or ``arm64``; see ``gpu_model``.
+    Defaults to the catalog's."""
     min_size: NotRequired[int]
+    """Fewest nodes (>= 0). Defaults to 0."""
     max_size: int
+    """Most nodes (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool may have)."""
     desired_size: NotRequired[int]
+    """Nodes at creation, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler owns the count.
+    Defaults to ``min_size``."""
     spot: NotRequired[bool]
+    """Spot (preemptible) capacity. Defaults to false."""
     labels: NotRequired[dict[str, str]]
+    """Extra node labels (Kubernetes label keys and values; not the library's own, nor under ``kubernetes.io/`` or
+    ``k8s.io/``). Defaults to none."""
     gpu_taint: NotRequired[bool]
+    """Put the default taint ``nvidia.com/gpu=present:NoSchedule`` on the pool. Defaults to true. Turning it off
+    lets any pod land on GPU nodes; do so only when another taint keeps other work away."""
     taints: NotRequired[list[TaintArgs]]
+    """Extra node taints. Defaults to none."""
     time_slicing: NotRequired[TimeSlicingArgs]
+    """GPU sharing by time-slicing, without memory isolation (not with ``mps``). Defaults to exclusive GPUs."""
     mps: NotRequired[MpsArgs]
+    """GPU sharing by CUDA MPS, without memory isolation (not with ``time_slicing`` or ``mig``). Defaults to exclusive
+    GPUs."""
     mig: NotRequired[MigArgs]
+    """MIG partitioning of the pool's GPUs (not with ``mps``). Defaults to no MIG."""
     disk_size_gb: NotRequired[int]
+    """Each node's disk in GiB, 20..2048: the root disk (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE
+    ``node_config.disk_size_gb``), or on Bottlerocket the data volume that holds container images. Defaults to 100,
+    big enough for CUDA images (``DEFAULT_DISK_SIZE_GB``)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -220,18 +246,25 @@ class GpuNodePoolArgs(TypedDict):
 # ---------------------------------------------------------------------------------------------------------------
 
 
+_TAINT_FIELDS = ("key", "value", "effect")
+
+
 @dataclass(frozen=True, slots=True)
-class Taint:
-    """A validated node taint in Kubernetes spelling; ``value`` is ``""`` when the taint has none."""
+class Taint(Mapping[str, str]):
+    """A validated node taint in Kubernetes spelling. Read-only, it is also the mapping ``{"key", "value",
+    "effect"}`` (:meth:`to_args`), the form Pulumi serializes it in (a node-pool component's ``taints`` output)."""
 
     key: str
+    """The taint's key, e.g. ``nvidia.com/gpu``."""
     value: str
-    effect: TaintEffect
+    """The taint's value; ``""`` when the taint has none."""
+    effect: _TaintEffectField
+    """``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``."""
 
     @classmethod
-    def from_args(cls, args: TaintArgs) -> Taint:
+    def from_args(cls, args: TaintArgs) -> "Taint":
         """The taint of a :class:`TaintArgs` (a missing ``value`` becomes ``""``); checked by the pool rules."""
-        return cls(args["key"], args.get("value", ""), args["effect"])
+        return cls(args["key"], args.get("value", ""), value_of(args["effect"]))
 
     def to_args(self) -> TaintArgs:
         """This taint as :class:`TaintArgs`, the shape component args take."""
@@ -242,6 +275,17 @@ class Taint:
         """The taint as ``kubectl taint`` writes it: ``key=value:Effect``, or ``key:Effect`` without a value
         (``nvidia.com/gpu=present:NoSchedule``). Source: :data:`SOURCE_TAINTS`."""
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+    def __getitem__(self, name: str) -> str:
+        if name not in _TAINT_FIELDS:
+            raise KeyError(name)
+        return str(getattr(self, name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_TAINT_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_TAINT_FIELDS)
 
 
 DEFAULT_GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)
@@ -318,7 +362,7 @@ class GpuNodePoolSpec:
     mig: Mig | None = None
 
     @classmethod
-    def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> GpuNodePoolSpec:
+    def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
         """Validate ``args`` for ``cloud`` and return the spec.
 
         Args:
@@ -332,6 +376,7 @@ class GpuNodePoolSpec:
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
                 profiles or layouts the GPU does not have, a node disk size out of range.
         """
+        args, cloud = plain(args), value_of(cloud)
         if cloud not in CLOUDS:
             raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(CLOUDS))])
         problems = shape_problems(GpuNodePoolArgs, args, path)
@@ -721,7 +766,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     if given is None:
         return None, []
     where = _join(path, "mig")
-    strategy: MigStrategy = given.get("strategy", "single")
+    strategy: MigStrategy = value_of(given.get("strategy", "single"))
     problems: list[Problem] = []
     has_profile, has_layout = "profile" in given, "layout" in given
     if has_profile == has_layout:

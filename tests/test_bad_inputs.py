@@ -232,7 +232,9 @@ CASES: dict[str, Case] = {
     "plugin: null pools": Case(plugin(lambda: None), [("pools", "must not be null")]),
     "plugin: pools a mapping": Case(plugin(lambda: {"l4": L4}), [("pools", "a list of node-pool components")]),
     "plugin: empty pools": Case(plugin(lambda: []), [("pools", "at least one pool")]),
-    "plugin: a pool dict": Case(plugin(lambda: [L4]), [("pools[0]", "pass the node-pool component built from it")]),
+    "plugin: a pool dict without its cloud": Case(
+        plugin(lambda: [L4]), [("pools[0].cloud", "a pool description names its cloud")]
+    ),
     "plugin: a null pool": Case(plugin(lambda: [None]), [("pools[0]", "not a node-pool component")]),
     "plugin: a pool name": Case(plugin(lambda: ["l4"]), [("pools[0]", "not a node-pool component")]),
     "plugin: Bottlerocket pool": Case(

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpu_components.cli import main
 from gpu_components.plan import Plan
@@ -38,8 +39,10 @@ def test_the_section_has_a_snippet_per_cloud_the_cluster_and_a_unit_test() -> No
         (False, True, False),
         (False, False, True),
         (False, False, False),
+        (False, False, False),
     ]
     assert "GpuCluster(" in PROGRAMS[3] and "gpu_pod_settings(" in PROGRAMS[3]
+    assert "NvidiaGpuOperator(" in PROGRAMS[4]
 
 
 def test_the_eks_snippet_serves_only_the_al2023_pool_with_the_device_plugin() -> None:
@@ -66,6 +69,18 @@ def test_the_gke_snippet_deploys_no_nvidia_add_on() -> None:
     plan = run(PROGRAMS[2])
     assert names(plan, "gcp:container/nodePool:NodePool") == ["l4-node-pool"]
     assert not [r for r in plan.resources if r.type.startswith("kubernetes:")]
+
+
+def test_the_descriptions_snippet_serves_both_pools_and_creates_none() -> None:
+    plan = run(PROGRAMS[4])
+    assert not [r for r in plan.resources if r.type.startswith("gcp:")]
+    plugin = resource(plan, "kubernetes:core/v1:ConfigMap", "gpu-operator-device-plugin-config").inputs
+    assert sorted(plugin["data"]) == ["a100", "default", "l4"]
+    mig = resource(plan, "kubernetes:core/v1:ConfigMap", "gpu-operator-mig-config").inputs
+    assert list(yaml.safe_load(mig["data"]["config.yaml"])["mig-configs"]) == ["all-disabled", "all-1g.5gb"]
+    assert names(plan, "kubernetes:core/v1:ResourceQuota") == ["gpu-operator-resource-quota"]
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpu-operator-release").inputs["values"]
+    assert (values["driver"]["enabled"], values["mig"]["strategy"]) == (True, "single")
 
 
 def test_the_cluster_snippet_lands_the_deployment_on_the_l4_pool() -> None:

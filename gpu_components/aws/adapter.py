@@ -7,13 +7,14 @@ from typing import Any, cast
 
 import pulumi
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
 from gpu_components.aws import cluster
 from gpu_components.aws.eks import (
     EksGpuNodeGroup,
     EksGpuNodeGroupArgs,
     ami_type_for,
     device_plugin_host,
+    eks_pool_view,
     eks_problems,
     node_group_args_problems,
 )
@@ -34,6 +35,10 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
     return device_plugin_host(ami_type_for(spec, options.get("ami_type")), gpu_stack)
 
 
+def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    return eks_pool_view(spec, options.get("ami_type"), gpu_stack)
+
+
 def _create_pool(
     name: str,
     pool: GpuNodePoolArgs,
@@ -52,6 +57,7 @@ ADAPTER = CloudAdapter(
     problems=_problems,
     device_plugin_host=_host,
     create_pool=_create_pool,
+    describe_pool=_describe,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=EksWiringArgs,

@@ -33,8 +33,6 @@ EKS spellings live in this package and nowhere else: AMI types and taint effects
   the size goes on Bottlerocket's data volume in the template (:func:`~gpu_components.aws.bottlerocket.block_devices`).
 """
 
-from __future__ import annotations
-
 import base64
 import json
 from collections.abc import Mapping, Sequence
@@ -44,7 +42,16 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
+from gpu_components.adapter import (
+    DevicePluginHost,
+    GpuStack,
+    PoolDevicePluginHost,
+    PoolTaints,
+    PoolTolerations,
+    PoolView,
+    pool_outputs,
+    validated_pool,
+)
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined, owned_tag_problems
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
@@ -57,12 +64,14 @@ from gpu_components.aws.facts import (
     SOURCE_AMI_TYPES,
     TAINT_EFFECTS,
 )
+from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
+from gpu_components.shape import plain
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
-from gpu_components.workloads import Toleration, tolerations
+from gpu_components.workloads import tolerations
 
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
 SOURCE_AUTOSCALER = (
@@ -123,40 +132,38 @@ NODE_GROUP_ARGS = ProviderArgs("pulumi_aws.eks.NodeGroup", aws.eks.NodeGroupArgs
 
 
 class EksGpuNodeGroupArgs(TypedDict):
-    """Inputs of :class:`EksGpuNodeGroup`.
-
-    Fields:
-        pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``aws``.
-        cluster_name: name of the EKS cluster.
-        subnet_ids: subnets for the nodes (private subnets of the cluster's VPC).
-        node_role_arn: IAM role of the nodes. Defaults to a new role with the EKS worker, ECR pull and CNI
-            policies.
-        ami_type: an NVIDIA EKS AMI type matching the instance's CPU architecture. Defaults to
-            ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device
-            plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet (or,
-            under the GPU Operator, every operand) is then kept off the pool.
-        tags: AWS tags for the node group. Defaults to none. Keys under
-            ``k8s.io/cluster-autoscaler/node-template/`` are refused: the library sets them (the autoscaler reads
-            node group tags too, and they would override the template).
-        node_group_args: other ``pulumi_aws.eks.NodeGroup`` arguments, in the SDK's snake_case names (e.g.
-            ``update_config``, ``node_group_name``, ``release_version``), merged under the library's. Defaults to
-            none. A key the library sets (:data:`NODE_GROUP_OWNED_ARGS`) or that ``NodeGroup`` does not take is an
-            error naming the key; so is ``remote_access`` on a Bottlerocket pool, whose launch template EKS does
-            not combine with it (:data:`SOURCE_CREATE_NODEGROUP`).
-        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
-            ``gpu-operator`` an AL2023 pool gets the operator's node labels (device plugin config, MIG config) and
-            may use MIG through the operator's MIG manager; the operator itself is
-            :class:`~gpu_components.kubernetes.NvidiaGpuOperator`, with ``operator_driver`` false.
-    """
+    """Inputs of :class:`EksGpuNodeGroup`."""
 
     pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``aws``."""
     cluster_name: pulumi.Input[str]
+    """Name of the EKS cluster."""
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Subnets for the nodes (private subnets of the cluster's VPC)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
+    """IAM role of the nodes. Defaults to a new role with the EKS worker, ECR pull and CNI policies
+    (``NODE_ROLE_POLICIES``)."""
     ami_type: NotRequired[str]
+    """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
+    ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``). Defaults to
+    ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device plugin on the
+    host, configured through Bottlerocket settings, and the device plugin DaemonSet (or, under the GPU Operator, every
+    operand) is then kept off the pool."""
     tags: NotRequired[Mapping[str, str]]
+    """AWS tags for the node group. Defaults to none. Keys under ``k8s.io/cluster-autoscaler/node-template/`` are
+    refused: the library sets them (the autoscaler reads node group tags too, and they would override the
+    template)."""
     node_group_args: NotRequired[dict[str, Any]]
-    gpu_stack: NotRequired[GpuStack]
+    """Other ``pulumi_aws.eks.NodeGroup`` arguments, in the SDK's snake_case names (e.g. ``update_config``,
+    ``node_group_name``, ``release_version``), merged under the library's. Defaults to none. A key the library sets
+    (``NODE_GROUP_OWNED_ARGS``: ``ami_type``, ``capacity_type``, ``cluster_name``, ``disk_size``, ``instance_types``,
+    ``labels``, ``launch_template``, ``node_role_arn``, ``scaling_config``, ``subnet_ids``, ``tags``, ``taints``) or
+    that ``NodeGroup`` does not take is an error naming the key; so is ``remote_access`` on a Bottlerocket pool, whose
+    launch template EKS does not combine with it (EKS CreateNodegroup API)."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` an AL2023 pool gets the operator's node
+    labels (device plugin config, MIG config) and may use MIG through the operator's MIG manager; the operator itself
+    is ``NvidiaGpuOperator``, with ``operator_driver`` false."""
 
 
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
@@ -353,6 +360,26 @@ def eks_autoscaler_note(spec: GpuNodePoolSpec, host: DevicePluginHost) -> str | 
     return joined(gpu_resource_note(advertised_resources(spec)), late_mig)
 
 
+def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`EksGpuNodeGroup` of the pool exposes, without creating it: ``ami_type`` (``None``: the
+    default, :func:`ami_type_for`) decides who advertises its GPUs (:func:`device_plugin_host`) and with the GPU
+    stack its labels (:func:`node_labels`); its taints are the spec's (EKS adds none); the node selector is the
+    pool label; ``driver_setting`` is the AMI type."""
+    chosen = ami_type_for(spec, ami_type)
+    host = device_plugin_host(chosen, gpu_stack)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=host,
+        labels=node_labels(spec, host, gpu_stack),
+        taints=spec.taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name},
+        autoscaler_note=eks_autoscaler_note(spec, host),
+        tolerations=tolerations(spec.taints),
+        driver_setting=chosen,
+    )
+
+
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
     pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
@@ -446,10 +473,10 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     The node group ignores changes to ``scalingConfig.desiredSize`` so the Cluster Autoscaler owns it.
     Providers: ``aws``.
 
-    Attributes (plain values, known at preview): ``spec``, ``ami_type``, ``gpu_stack``, ``device_plugin_host``
-    (``daemonset``, ``gpu-operator`` or ``node-image``), ``labels``, ``taints``, ``advertised_resources``,
-    ``node_selector``, ``autoscaler_note`` (what the Cluster Autoscaler cannot model about the nodes, or ``None``:
-    :func:`eks_autoscaler_note`). Outputs: ``node_group``, ``node_role_arn``, ``autoscaling_group_name``.
+    Outputs: ``node_group_arn``, ``node_role_arn``, ``node_group_name``, ``autoscaling_group_name`` (known after
+    deployment), ``pool_name``, ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``,
+    ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``,
+    ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
@@ -457,36 +484,71 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
             in ``tags``, ``node_group_args`` keys that ``NodeGroup`` does not take or the library owns.
     """
 
-    node_group: aws.eks.NodeGroup
+    node_group_arn: pulumi.Output[str]
+    """ARN of the EKS managed node group."""
     node_role_arn: pulumi.Output[str]
+    """ARN of the nodes' IAM role: the one given, or the role the component created."""
+    node_group_name: pulumi.Output[str]
+    """Name of the EKS managed node group (Pulumi's auto-name of ``<name>-node-group`` unless ``node_group_args``
+    names it)."""
     autoscaling_group_name: pulumi.Output[str]
+    """Name of the Auto Scaling group EKS created for the node group (the Cluster Autoscaler's node-template tags are
+    on it)."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the pool's nodes get from the node group: the user's, ``gpu-components/pool``, the labels
+    that select the device plugin's or GPU Operator's config, the Cluster Autoscaler's
+    ``k8s.amazonaws.com/accelerator``, and ``gpu-components/sharing`` for trusted sharing."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling; ``value`` ``""`` when a taint has none), the default GPU
+    taint first when on."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes: ``key``, ``operator`` (``Equal`` with a
+    ``value``, ``Exists`` without one) and ``effect``, as a pod spec's ``tolerations`` takes them."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 4`` for one GPU
+    time-sliced 4 ways, ``nvidia.com/mig-1g.10gb: 7`` under the mixed MIG strategy)."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``node-image`` (Bottlerocket's host
+    device plugin)."""
+    autoscaler_note: str | None
+    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero despite the
+    node-template tags (nodes that advertise no ``nvidia.com/gpu``; MIG made by the GPU Operator's MIG manager), or
+    null."""
 
     def __init__(self, name: str, args: EksGpuNodeGroupArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         spec = collected(
             lambda: validated_pool(
                 EksGpuNodeGroupArgs,
                 args,
                 "aws",
                 lambda spec: eks_problems(
-                    spec, args.get("ami_type"), "pool", args.get("gpu_stack", "auto"), "ami_type"
+                    spec, args.get("ami_type"), "pool", value_of(args.get("gpu_stack", "auto")), "ami_type"
                 ),
             ),
             _own_args_problems(args),
         )
-        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
-        self.spec = spec
-        self.gpu_stack = gpu_stack
-        self.ami_type = ami_type_for(spec, args.get("ami_type"))
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(self.ami_type, gpu_stack)
-        self.advertised_resources = advertised_resources(spec)
-        inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
-        self.labels: dict[str, str] = inputs["labels"]
-        self.taints = spec.taints
-        self.tolerations: list[Toleration] = tolerations(self.taints)
-        self.node_selector = {POOL_LABEL: spec.name}
-        self.autoscaler_note = eks_autoscaler_note(spec, self.device_plugin_host)
+        view = eks_pool_view(spec, args.get("ami_type"), gpu_stack)
+        self.spec: GpuNodePoolSpec = spec
+        self.gpu_stack: GpuStack = gpu_stack
+        self.ami_type: str = view.driver_setting
+        self.pool_name = spec.name
+        self.device_plugin_host = view.device_plugin_host
+        self.advertised_resources = view.advertised_resources
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         role_arn = args.get("node_role_arn")
@@ -516,12 +578,14 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
             "tags": dict(args.get("tags", {})),
             **inputs,
         }
-        self.node_group = aws.eks.NodeGroup(
+        self.node_group: aws.eks.NodeGroup = aws.eks.NodeGroup(
             f"{name}-node-group",
             **NODE_GROUP_ARGS.merged(ours, args.get("node_group_args")),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends, **NODE_GROUP_OPTIONS.resource_options()),
         )
+        self.node_group_arn = self.node_group.arn
         self.node_role_arn = pulumi.Output.from_input(role_arn)
+        self.node_group_name = self.node_group.node_group_name
         self.autoscaling_group_name = self.node_group.resources.apply(autoscaling_group_name)
         for key, value in autoscaler_tags(spec, self.labels).items():
             aws.autoscaling.Tag(
@@ -532,9 +596,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
             )
         self.register_outputs(
             {
-                "nodeGroupArn": self.node_group.arn,
+                "nodeGroupArn": self.node_group_arn,
                 "nodeRoleArn": self.node_role_arn,
-                "nodeGroupName": self.node_group.node_group_name,
+                "nodeGroupName": self.node_group_name,
                 "autoscalingGroupName": self.autoscaling_group_name,
                 **pool_outputs(self),
             }

@@ -1,8 +1,6 @@
 """The EKS blocks of a :class:`~gpu_components.cluster.GpuCluster`: a pool's ``aws`` options and the cluster's
 ``aws`` wiring. Kept apart from the adapter so the composition can name them without importing the AWS SDKs."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,17 +12,25 @@ from gpu_components.shape import STRICT
 
 @STRICT
 class EksPoolOptionsArgs(TypedDict):
-    """EKS-only settings of a pool (block ``aws`` of a cluster pool). ``ami_type`` and ``node_group_args`` (the
-    escape hatch: other ``pulumi_aws.eks.NodeGroup`` arguments): see
+    """EKS-only settings of a pool (block ``aws`` of a cluster pool); see
     :class:`~gpu_components.aws.EksGpuNodeGroupArgs`."""
 
     ami_type: NotRequired[str]
+    """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_*_NVIDIA``, or
+    ``BOTTLEROCKET_*_NVIDIA``, whose host runs the device plugin). Defaults to ``AL2023_x86_64_NVIDIA`` /
+    ``AL2023_ARM_64_NVIDIA``."""
     node_group_args: NotRequired[dict[str, Any]]
+    """The escape hatch: other ``pulumi_aws.eks.NodeGroup`` arguments, in the SDK's snake_case names (e.g.
+    ``update_config``), merged under the library's. Defaults to none. A key the library sets or that ``NodeGroup``
+    does not take is an error naming the key."""
 
 
 class EksWiringArgs(TypedDict):
-    """How EKS pools attach to their cluster: cluster name, node subnets, and optionally a node role ARN."""
+    """How EKS pools attach to their cluster."""
 
     cluster_name: pulumi.Input[str]
+    """Name of the EKS cluster."""
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Subnets for the nodes (private subnets of the cluster's VPC)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
+    """IAM role of the nodes. Defaults to a new role per pool with the EKS worker, ECR pull and CNI policies."""

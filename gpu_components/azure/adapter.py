@@ -7,12 +7,13 @@ from typing import Any, cast
 
 import pulumi
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
 from gpu_components.azure import cluster
 from gpu_components.azure.aks import (
     AGENT_POOL_ARGS,
     AksGpuNodePool,
     AksGpuNodePoolArgs,
+    aks_pool_view,
     aks_problems,
     device_plugin_host,
 )
@@ -33,6 +34,10 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
     return device_plugin_host(spec, gpu_stack)
 
 
+def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    return aks_pool_view(spec, options.get("gpu_driver"), gpu_stack)
+
+
 def _create_pool(
     name: str,
     pool: GpuNodePoolArgs,
@@ -51,6 +56,7 @@ ADAPTER = CloudAdapter(
     problems=_problems,
     device_plugin_host=_host,
     create_pool=_create_pool,
+    describe_pool=_describe,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=AksWiringArgs,

@@ -31,8 +31,6 @@ package and nowhere else (what the plan and the policy pack read without the Azu
 - Node disk (``pool.disk_size_gb``): the agent pool's ``osDiskSizeGB``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -40,18 +38,29 @@ from typing import Any
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
+from gpu_components.adapter import (
+    DevicePluginHost,
+    GpuStack,
+    PoolDevicePluginHost,
+    PoolTaints,
+    PoolTolerations,
+    PoolView,
+    pool_outputs,
+    validated_pool,
+)
 from gpu_components.autoscaler import gpu_resource_note, owned_tag_problems
 from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.facts import AGENT_POOL_OPTIONS, DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile
+from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
+from gpu_components.shape import plain
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
-from gpu_components.workloads import Toleration, tolerations
+from gpu_components.workloads import tolerations
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
 SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"
@@ -139,33 +148,29 @@ when a pool is added (``az aks nodepool add --gpu-driver``) and existing nodes k
 
 
 class AksGpuNodePoolArgs(TypedDict):
-    """Inputs of :class:`AksGpuNodePool`.
-
-    Fields:
-        pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``azure``.
-        resource_group_name: resource group of the AKS cluster.
-        cluster_name: name of the AKS cluster.
-        gpu_driver: see :data:`~gpu_components.azure.options.GpuDriver`. Defaults to ``aks``. ``none`` is
-            rejected while the pool is served by the NVIDIA device plugin, which installs no driver; under the GPU
-            Operator it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition).
-        tags: Azure tags for the agent pool (AKS applies them to its scale set). Defaults to none; the library adds
-            the Cluster Autoscaler's resource tags (:func:`autoscaler_tags`), and keys under
-            ``k8s.io_cluster-autoscaler_node-template_`` are refused.
-        agent_pool_args: other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case
-            names (e.g. ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``),
-            merged under the library's. Defaults to none. A key the library sets (:data:`AGENT_POOL_OWNED_ARGS`) or
-            that ``AgentPool`` does not take is an error naming the key.
-        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto``. With
-            ``gpu-operator`` the pool gets the operator's node labels instead of the device plugin's.
-    """
+    """Inputs of :class:`AksGpuNodePool`."""
 
     pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``azure``."""
     resource_group_name: pulumi.Input[str]
+    """Resource group of the AKS cluster."""
     cluster_name: pulumi.Input[str]
-    gpu_driver: NotRequired[GpuDriver]
+    """Name of the AKS cluster."""
+    gpu_driver: NotRequired[GpuDriverArg]
+    """Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKS) or ``none``. Defaults to ``aks``. ``none``
+    is rejected while the pool is served by the NVIDIA device plugin, which installs no driver; under the GPU Operator
+    it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition)."""
     tags: NotRequired[Mapping[str, str]]
+    """Azure tags for the agent pool (AKS applies them to its scale set). Defaults to none; the library adds the
+    Cluster Autoscaler's resource tags, and keys under ``k8s.io_cluster-autoscaler_node-template_`` are refused."""
     agent_pool_args: NotRequired[dict[str, Any]]
-    gpu_stack: NotRequired[GpuStack]
+    """Other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case names (e.g.
+    ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``), merged under the
+    library's. Defaults to none. A key the library sets (``AGENT_POOL_OWNED_ARGS``) or that ``AgentPool`` does not
+    take is an error naming the key."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` the pool gets the operator's node labels
+    instead of the device plugin's."""
 
 
 def device_plugin_host(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
@@ -356,6 +361,25 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
     return gpu_resource_note(advertised_resources(spec))
 
 
+def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`AksGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), its labels (:func:`node_labels`), its taints with the one AKS adds to
+    spot pools (:func:`pool_taints`), the node selector (the pool label and :data:`AKS_GPU_NODE_LABEL`), and
+    ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    taints = pool_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},
+        autoscaler_note=aks_autoscaler_note(spec),
+        tolerations=tolerations(taints),
+        driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+    )
+
+
 class AksGpuNodePool(pulumi.ComponentResource):
     """An AKS user agent pool of NVIDIA GPU nodes for one validated pool.
 
@@ -364,60 +388,92 @@ class AksGpuNodePool(pulumi.ComponentResource):
     changes (:data:`REPLACE_ON_CHANGES`), and is deleted before its replacement is created, since the
     replacement has the same AKS name. Providers: ``azure-native``.
 
-    Attributes (plain values, known at preview): ``spec``, ``gpu_driver``, ``gpu_stack``, ``gpu_instance_profile``
-    (``None`` without MIG), ``device_plugin_host`` (``daemonset`` or ``gpu-operator``), ``labels``, ``taints``
-    (the spot taint included), ``advertised_resources``, ``node_selector`` (the pool label; AKS requires nothing
-    more), ``autoscaler_note`` (what the Cluster Autoscaler cannot model about the nodes, or ``None``:
-    :func:`aks_autoscaler_note`).
+    Outputs: ``agent_pool_id``, ``agent_pool_name`` (known after deployment), ``pool_name``, ``labels``, ``taints``,
+    ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note`` (plain
+    values, known at preview). Other attributes: ``spec``, ``gpu_driver``, ``gpu_stack``, ``gpu_instance_profile``
+    (``None`` without MIG), ``agent_pool`` (the ``AgentPool``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin, autoscaler tags
             in ``tags``, ``agent_pool_args`` keys that ``AgentPool`` does not take or the library owns.
     """
 
-    agent_pool: azure_native.containerservice.AgentPool
+    agent_pool_id: pulumi.Output[str]
+    """ARM resource id of the agent pool."""
+    agent_pool_name: pulumi.Output[str]
+    """Name of the agent pool in AKS: the pool's name."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the pool's nodes get from the agent pool (``nodeLabels``): the user's, ``gpu-components/pool``,
+    the labels that select the device plugin's or GPU Operator's config, AKS's spot label on spot pools, and
+    ``gpu-components/sharing`` for trusted sharing."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling; ``value`` ``""`` when a taint has none): the default GPU
+    taint first when on, and AKS's spot taint ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule`` on spot
+    pools."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes: ``key``, ``operator`` (``Equal`` with a
+    ``value``, ``Exists`` without one) and ``effect``, as a pod spec's ``tolerations`` takes them."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>`` and AKS's
+    ``kubernetes.azure.com/accelerator: nvidia``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 in
+    ``MIG1g`` under the single strategy)."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``) or
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``); AKS runs none itself."""
+    autoscaler_note: str | None
+    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero (nodes that
+    advertise no ``nvidia.com/gpu``), or null."""
 
     def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         spec = collected(
             lambda: validated_pool(
                 AksGpuNodePoolArgs,
                 args,
                 "azure",
                 lambda spec: aks_problems(
-                    spec, args.get("gpu_driver"), "pool", "gpu_driver", args.get("gpu_stack", "auto")
+                    spec, args.get("gpu_driver"), "pool", "gpu_driver", value_of(args.get("gpu_stack", "auto"))
                 ),
                 spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
             ),
             _own_args_problems(args),
         )
-        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
-        self.spec = spec
-        self.gpu_stack = gpu_stack
-        self.gpu_driver: GpuDriver = args.get("gpu_driver", DEFAULT_GPU_DRIVER)
-        self.gpu_instance_profile = gpu_instance_profile(spec)
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(spec, gpu_stack)
-        self.advertised_resources = advertised_resources(spec)
-        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
-        self.labels: dict[str, str] = inputs["node_labels"]
-        self.taints = pool_taints(spec)
-        self.tolerations: list[Toleration] = tolerations(self.taints)
-        self.node_selector = {POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE}
-        self.autoscaler_note = aks_autoscaler_note(spec)
+        self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
+        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
+        self.spec: GpuNodePoolSpec = spec
+        self.gpu_stack: GpuStack = gpu_stack
+        self.gpu_instance_profile: str | None = gpu_instance_profile(spec)
+        self.pool_name = spec.name
+        self.device_plugin_host = view.device_plugin_host
+        self.advertised_resources = view.advertised_resources
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],
             "tags": {**args.get("tags", {}), **autoscaler_tags(spec)},
             **inputs,
         }
-        self.agent_pool = azure_native.containerservice.AgentPool(
+        self.agent_pool: azure_native.containerservice.AgentPool = azure_native.containerservice.AgentPool(
             f"{name}-agent-pool",
             **AGENT_POOL_ARGS.merged(ours, args.get("agent_pool_args")),
             opts=pulumi.ResourceOptions(parent=self, **AGENT_POOL_OPTIONS.resource_options()),
         )
+        self.agent_pool_id = self.agent_pool.id
+        self.agent_pool_name = self.agent_pool.name
         self.register_outputs(
-            {"agentPoolId": self.agent_pool.id, "agentPoolName": self.agent_pool.name, **pool_outputs(self)}
+            {"agentPoolId": self.agent_pool_id, "agentPoolName": self.agent_pool_name, **pool_outputs(self)}
         )
 
 

@@ -7,11 +7,18 @@ from typing import Any, cast
 
 import pulumi
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, pool_component_args
+from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
 from gpu_components.gcp.facts import FACTS
-from gpu_components.gcp.gke import NODE_POOL_ARGS, GkeGpuNodePool, GkeGpuNodePoolArgs, device_plugin_host, gke_problems
+from gpu_components.gcp.gke import (
+    NODE_POOL_ARGS,
+    GkeGpuNodePool,
+    GkeGpuNodePoolArgs,
+    device_plugin_host,
+    gke_pool_view,
+    gke_problems,
+)
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
@@ -25,6 +32,10 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
     return device_plugin_host(gpu_stack)
+
+
+def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    return gke_pool_view(spec, options.get("driver_version"), gpu_stack)
 
 
 def _create_pool(
@@ -45,6 +56,7 @@ ADAPTER = CloudAdapter(
     problems=_problems,
     device_plugin_host=_host,
     create_pool=_create_pool,
+    describe_pool=_describe,
     config_problems=cluster.config_problems,
     provision=cluster.provision,
     wiring=GkeWiringArgs,

@@ -65,8 +65,6 @@ Facts and their sources:
 - Node disk (``pool.disk_size_gb``): ``node_config.disk_size_gb``.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
@@ -77,8 +75,18 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import DevicePluginHost, GpuStack, pool_outputs, validated_pool
+from gpu_components.adapter import (
+    DevicePluginHost,
+    GpuStack,
+    PoolDevicePluginHost,
+    PoolTaints,
+    PoolTolerations,
+    PoolView,
+    pool_outputs,
+    validated_pool,
+)
 from gpu_components.autoscaler import LATE_MIG_NOTE, gpu_resource_note, joined
+from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
@@ -90,6 +98,7 @@ from gpu_components.gcp.facts import (
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
+from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
     GPU_TAINT_KEY,
@@ -101,7 +110,7 @@ from gpu_components.spec import (
     TimeSlicing,
     sharing_trust_labels,
 )
-from gpu_components.workloads import Toleration, tolerations
+from gpu_components.workloads import tolerations
 
 SOURCE_DRIVER = (
     "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#gpudriverinstallationconfig"
@@ -187,37 +196,35 @@ N1_ATTACHED_GPUS: Mapping[str, tuple[int, ...]] = MappingProxyType({"T4": (1, 2,
 
 
 class GkeGpuNodePoolArgs(TypedDict):
-    """Inputs of :class:`GkeGpuNodePool`.
-
-    Fields:
-        pool: the GPU pool (:class:`~gpu_components.spec.GpuNodePoolArgs`), validated for ``gcp``.
-        cluster: name of the GKE Standard cluster.
-        location: the cluster's location (region or zone).
-        project: the cluster's project. Defaults to the provider's project.
-        node_locations: zones for the pool's nodes (zones that offer the GPU). Defaults to the cluster's.
-        service_account: email of the nodes' service account. Defaults to a new one with
-            :data:`NODE_SERVICE_ACCOUNT_ROLES` on the project.
-        driver_version: GKE driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT``
-            (:data:`DEFAULT_DRIVER_VERSION`, and why). Under the GPU Operator it must be ``INSTALLATION_DISABLED``.
-        gpu_stack: the cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`). Defaults to ``auto`` (GKE's
-            driver and device plugin). ``gpu-operator``: see the module docstring; the operator itself is
-            :class:`~gpu_components.kubernetes.NvidiaGpuOperator` with ``operator_driver`` true.
-        node_pool_args: other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g.
-            ``management``, ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g.
-            ``disk_type``, ``reservation_affinity``, ``workload_metadata_config``) merged key by key into the
-            library's ``node_config``. Defaults to none. A key the library sets (:data:`NODE_POOL_OWNED_ARGS`,
-            :data:`NODE_CONFIG_OWNED_ARGS`) or that the SDK does not take is an error naming the key.
-    """
+    """Inputs of :class:`GkeGpuNodePool`."""
 
     pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``gcp``."""
     cluster: pulumi.Input[str]
+    """Name of the GKE Standard cluster."""
     location: pulumi.Input[str]
+    """The cluster's location (region or zone)."""
     project: NotRequired[pulumi.Input[str]]
+    """The cluster's project. Defaults to the provider's project."""
     node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
+    """Zones for the pool's nodes (zones that offer the GPU). Defaults to the cluster's."""
     service_account: NotRequired[pulumi.Input[str]]
+    """Email of the nodes' service account. Defaults to a new one with ``NODE_SERVICE_ACCOUNT_ROLES``
+    (``roles/container.defaultNodeServiceAccount``, ``roles/artifactregistry.reader``) on the project."""
     driver_version: NotRequired[str]
-    gpu_stack: NotRequired[GpuStack]
+    """GKE's driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT`` (``DEFAULT_DRIVER_VERSION``:
+    GKE's default driver for the node's GKE version, stated so the provider plans no replacement). Under the GPU
+    Operator it must be ``INSTALLATION_DISABLED``, its default there."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto`` (GKE's driver and device plugin). With ``gpu-operator`` GKE's
+    device plugin is kept off the nodes and the operator (``NvidiaGpuOperator``, ``operator_driver`` true) installs the
+    driver and advertises the GPUs."""
     node_pool_args: NotRequired[dict[str, Any]]
+    """Other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g. ``management``,
+    ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g. ``disk_type``,
+    ``reservation_affinity``, ``workload_metadata_config``) merged key by key into the library's ``node_config``.
+    Defaults to none. A key the library sets (``NODE_POOL_OWNED_ARGS``, ``NODE_CONFIG_OWNED_ARGS``) or that the SDK
+    does not take is an error naming the key."""
 
 
 NODE_POOL_OWNED_ARGS = (
@@ -581,6 +588,27 @@ def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> 
     return joined(unknown_to_gke, LATE_MIG_NOTE if spec.mig is not None else None, gpu_resource_note(advertised))
 
 
+def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What a :class:`GkeGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
+    GPU stack (:func:`device_plugin_host`), the labels the pool sets (:func:`node_labels`), the taints its nodes
+    carry, GKE's own included (:func:`gke_effective_taints`), what each node advertises
+    (:func:`gke_advertised_resources`), the node selector (:func:`gke_node_selector`), the autoscaler note
+    (:func:`gke_autoscaler_note`) and ``driver_setting``: ``driver_version`` (``None``: the GPU stack's default,
+    :func:`default_driver_version`)."""
+    taints = gke_effective_taints(spec)
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(gpu_stack),
+        labels=node_labels(spec, gpu_stack),
+        taints=taints,
+        advertised_resources=gke_advertised_resources(spec, gpu_stack),
+        node_selector=gke_node_selector(spec, gpu_stack),
+        autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
+        tolerations=tolerations(taints),
+        driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+    )
+
+
 def service_account_id(name: str) -> str:
     """A service account id for a resource name: 6-30 characters, ``[a-z][-a-z0-9]*[a-z0-9]``; long names are
     shortened with a digest of the full name, so ids stay unique and stable."""
@@ -630,7 +658,7 @@ def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> 
     """GKE's rules for a standalone pool component; under the GPU Operator the operator always owns the driver on
     GKE (NVIDIA's GKE guide), so the one ownership rule is asked with it."""
     driver_version = args.get("driver_version")
-    gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+    gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
     problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
     if gpu_stack == "gpu-operator":
         problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
@@ -646,11 +674,10 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     deleted before it is replaced (GPU quota rarely holds two pools at once) and ignores changes to
     ``initialNodeCount`` (which would replace it; the autoscaler owns the size). Providers: ``gcp``.
 
-    Attributes (plain values, known at preview): ``spec``, ``gpu_stack``, ``device_plugin_host`` (``cloud``, or
-    ``gpu-operator`` under the GPU Operator), ``accelerator_type``,
-    ``driver_version``, ``labels`` (what the pool sets), ``taints`` (what the nodes carry, GKE's included),
-    ``advertised_resources``, ``node_selector``, ``autoscaler_note`` (what the Cluster Autoscaler cannot model
-    about the nodes, or ``None``: :func:`gke_autoscaler_note`). Outputs: ``node_pool``, ``service_account_email``.
+    Outputs: ``node_pool_name``, ``node_pool_id``, ``service_account_email`` (known after deployment), ``pool_name``,
+    ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``,
+    ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``, ``gpu_stack``,
+    ``accelerator_type``, ``driver_version``, ``node_pool`` (the ``gcp.container.NodePool``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); under the GPU Operator, a
@@ -658,30 +685,61 @@ class GkeGpuNodePool(pulumi.ComponentResource):
             the library owns.
     """
 
-    node_pool: gcp.container.NodePool
+    node_pool_name: pulumi.Output[str]
+    """Name of the node pool in GKE: the pool's name."""
+    node_pool_id: pulumi.Output[str]
+    """Id of the node pool, as the provider reports it
+    (``projects/<project>/locations/<location>/clusters/<cluster>/nodePools/<name>``)."""
     service_account_email: pulumi.Output[str]
+    """Email of the nodes' service account: the one given, or the account the component created."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the node pool sets (``node_config.labels``): the user's, ``gpu-components/pool``, the GPU
+    Operator's where it serves the pool, and ``gpu-components/sharing`` for trusted sharing. GKE adds its own
+    accelerator, sharing and partition labels to the nodes."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling; ``value`` ``""`` when a taint has none), GKE's own GPU
+    taint ``nvidia.com/gpu=present:NoSchedule`` included."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes: ``key``, ``operator`` (``Equal`` with a
+    ``value``, ``Exists`` without one) and ``effect``, as a pod spec's ``tolerations`` takes them."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>`` and GKE's accelerator,
+    sharing and partition labels (GKE asks pods for shared GPUs and MIG partitions to select them)."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 partitioned
+    into ``1g.5gb``)."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin) or ``gpu-operator`` (the GPU Operator's
+    device plugin, ``NvidiaGpuOperator``)."""
+    autoscaler_note: str | None
+    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero, or null."""
 
     def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         spec = collected(
             lambda: validated_pool(GkeGpuNodePoolArgs, args, "gcp", lambda spec: _gke_component_problems(spec, args)),
             NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args") if isinstance(args, Mapping) else [],
         )
         driver_version = args.get("driver_version")
-        gpu_stack: GpuStack = args.get("gpu_stack", "auto")
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__(TOKEN, name, None, opts)
-        self.spec = spec
-        self.gpu_stack = gpu_stack
-        self.device_plugin_host: DevicePluginHost = device_plugin_host(gpu_stack)
-        self.accelerator_type = accelerator_type_for(spec)
-        self.driver_version = default_driver_version(gpu_stack) if driver_version is None else driver_version
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
-        self.labels: dict[str, str] = inputs["node_config"]["labels"]
-        self.taints = gke_effective_taints(spec)
-        self.tolerations: list[Toleration] = tolerations(self.taints)
-        self.advertised_resources = gke_advertised_resources(spec, gpu_stack)
-        self.node_selector = gke_node_selector(spec, gpu_stack)
-        self.autoscaler_note = gke_autoscaler_note(spec, gpu_stack)
+        view = gke_pool_view(spec, driver_version, gpu_stack)
+        self.spec: GpuNodePoolSpec = spec
+        self.gpu_stack: GpuStack = gpu_stack
+        self.pool_name = spec.name
+        self.device_plugin_host = view.device_plugin_host
+        self.accelerator_type: str = accelerator_type_for(spec)
+        self.driver_version: str = view.driver_setting
+        self.labels = view.labels
+        self.taints = view.taints
+        self.tolerations = view.tolerations
+        self.advertised_resources = view.advertised_resources
+        self.node_selector = view.node_selector
+        self.autoscaler_note = view.autoscaler_note
         self.served_by: str | None = None
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")
@@ -697,16 +755,18 @@ class GkeGpuNodePool(pulumi.ComponentResource):
             **inputs,
             "node_config": {**inputs["node_config"], "service_account": service_account},
         }
-        self.node_pool = gcp.container.NodePool(
+        self.node_pool: gcp.container.NodePool = gcp.container.NodePool(
             f"{name}-node-pool",
             **NODE_POOL_ARGS.merged(ours, args.get("node_pool_args")),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends, **NODE_POOL_OPTIONS.resource_options()),
         )
+        self.node_pool_name = self.node_pool.name
+        self.node_pool_id = self.node_pool.id
         self.service_account_email = pulumi.Output.from_input(service_account)
         self.register_outputs(
             {
-                "nodePoolName": self.node_pool.name,
-                "nodePoolId": self.node_pool.id,
+                "nodePoolName": self.node_pool_name,
+                "nodePoolId": self.node_pool_id,
                 "serviceAccountEmail": self.service_account_email,
                 **pool_outputs(self),
             }

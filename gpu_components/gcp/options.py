@@ -1,8 +1,6 @@
 """The GKE blocks of a :class:`~gpu_components.cluster.GpuCluster`: a pool's ``gcp`` options and the cluster's
 ``gcp`` wiring. Kept apart from the adapter so the composition can name them without importing the GCP SDK."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,21 +12,30 @@ from gpu_components.shape import STRICT
 
 @STRICT
 class GkePoolOptionsArgs(TypedDict):
-    """GKE-only settings of a pool (block ``gcp`` of a cluster pool). ``driver_version``: ``DEFAULT`` or
-    ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator); ``node_pool_args`` (the escape hatch: other
-    ``pulumi_gcp.container.NodePool`` arguments and ``node_config`` keys); see
+    """GKE-only settings of a pool (block ``gcp`` of a cluster pool); see
     :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`."""
 
     driver_version: NotRequired[str]
+    """GKE's driver installation mode: ``DEFAULT`` or ``LATEST`` (``INSTALLATION_DISABLED`` under the GPU Operator,
+    whose driver then installs it). Defaults to ``DEFAULT`` (``INSTALLATION_DISABLED`` under the GPU Operator with
+    ``operator_driver``)."""
     node_pool_args: NotRequired[dict[str, Any]]
+    """The escape hatch: other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names, and
+    ``node_config`` keys (e.g. ``node_config.disk_type``), merged under the library's. Defaults to none. A key the
+    library sets or that the SDK does not take is an error naming the key."""
 
 
 class GkeWiringArgs(TypedDict):
-    """How GKE pools attach to their cluster: cluster name and location, and optionally the project, the zones
-    for the nodes and the nodes' service account (defaults: see :class:`~gpu_components.gcp.GkeGpuNodePoolArgs`)."""
+    """How GKE pools attach to their cluster."""
 
     cluster: pulumi.Input[str]
+    """Name of the GKE Standard cluster."""
     location: pulumi.Input[str]
+    """The cluster's location (region or zone)."""
     project: NotRequired[pulumi.Input[str]]
+    """The cluster's project. Defaults to the provider's project."""
     node_locations: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]]]
+    """Zones for the pools' nodes (zones that offer the GPU). Defaults to the cluster's."""
     service_account: NotRequired[pulumi.Input[str]]
+    """Email of the nodes' service account. Defaults to a new one per pool with the roles
+    ``roles/container.defaultNodeServiceAccount`` and ``roles/artifactregistry.reader`` on the project."""

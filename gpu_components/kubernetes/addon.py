@@ -1,53 +1,115 @@
 """What the GPU add-ons (device plugin, GPU Operator) take in common: the node pools they serve and their install.
 
-An add-on takes the node-pool components it serves (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``:
-anything with the :class:`~gpu_components.adapter.GpuNodePool` attributes) and derives from them everything it
-needs: the validated pools, the cloud, every taint to tolerate (those the cloud adds itself, such as AKS's spot
-taint, included) and who advertises each pool's GPUs, so a pool whose GPUs someone else advertises is refused.
+An add-on takes the pools it serves, each either as its node-pool component (``EksGpuNodeGroup``,
+``AksGpuNodePool``, ``GkeGpuNodePool``: anything with the :class:`~gpu_components.adapter.GpuNodePool` attributes)
+or as a plain description of it (:class:`AddOnPoolArgs`: the cluster pool, its cloud and the cluster's GPU stack,
+what a program in another Pulumi language passes), and derives from them everything it needs: the validated pools,
+the cloud, every taint to tolerate (those the cloud adds itself, such as AKS's spot taint, included) and who
+advertises each pool's GPUs, so a pool whose GPUs someone else advertises is refused. A description is turned into
+what its component would expose by its cloud's :attr:`~gpu_components.adapter.CloudAdapter.describe_pool`, the
+function the component takes its own attributes from, so both give the add-on the same resources.
 """
-
-from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
+from gpu_components.adapter import (
+    POOL_COMPONENTS,
+    DevicePluginHost,
+    GpuNodePool,
+    GpuStack,
+    PoolView,
+    is_pool_component,
+)
+from gpu_components.aws.options import EksPoolOptionsArgs
+from gpu_components.azure.options import AksPoolOptionsArgs
 from gpu_components.catalog import Cloud
+from gpu_components.cloud_facts import CLOUDS, facts_for
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.options import GkePoolOptionsArgs
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
-from gpu_components.shape import args_problems
-from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
+from gpu_components.shape import STRICT, args_problems, shape_problems
+from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
-    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack "
-    "gpu-operator)",
+    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built or described with "
+    "gpu_stack gpu-operator)",
     "node-image": "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)",
     "cloud": "the cloud's managed device plugin (GKE installs and runs it)",
 }
 """Who advertises a pool's GPUs, by :data:`~gpu_components.adapter.DevicePluginHost`, for error messages."""
 
 
+@STRICT
+class AddOnPoolArgs(GpuNodePoolArgs):
+    """A pool an add-on serves, as plain values: the pool as a cluster pool describes it (the cloud-neutral fields
+    of :class:`~gpu_components.spec.GpuNodePoolArgs` and its cloud's block), its cloud, and the cluster's GPU stack.
+    It must describe the pool as its node-pool component was built (same pool, cloud block and GPU stack): the
+    add-on computes the component's labels, taints and GPU advertiser from it
+    (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`) and creates no node pool."""
+
+    cloud: Cloud
+    """The pool's cloud: ``aws``, ``azure`` or ``gcp``. Required. It decides the pool's rules (instance types,
+    pool names, the cloud's own rules) and who advertises its GPUs; every pool of one add-on is of one cloud."""
+    gpu_stack: NotRequired[GpuStack]
+    """The cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`), as the pool's node-pool component was
+    given it: ``auto``, ``device-plugin`` or ``gpu-operator``. Defaults to ``auto``, the node-pool components'
+    default. It decides the pool's node labels and who advertises its GPUs: ``NvidiaGpuOperator`` serves pools
+    described with ``gpu-operator``, ``NvidiaDevicePlugin`` pools with ``auto`` or ``device-plugin``."""
+    aws: NotRequired[EksPoolOptionsArgs]
+    """The pool's EKS settings (``ami_type``, ``node_group_args``), as in a cluster pool; only with ``cloud: aws``.
+    Defaults to none: the AL2023 NVIDIA AMI of the instance's CPU architecture. A Bottlerocket ``ami_type`` means
+    the node image advertises the GPUs, so no add-on serves the pool."""
+    azure: NotRequired[AksPoolOptionsArgs]
+    """The pool's AKS settings (``gpu_driver``, ``agent_pool_args``), as in a cluster pool; only with
+    ``cloud: azure``. Defaults to none: ``gpu_driver`` ``aks`` (AKS installs the driver)."""
+    gcp: NotRequired[GkePoolOptionsArgs]
+    """The pool's GKE settings (``driver_version``, ``node_pool_args``), as in a cluster pool; only with
+    ``cloud: gcp``. Defaults to none: ``driver_version`` ``DEFAULT``, or ``INSTALLATION_DISABLED`` under
+    ``gpu_stack: gpu-operator``. Under ``auto`` GKE's own device plugin advertises the GPUs, so no add-on serves the
+    pool."""
+
+
+if TYPE_CHECKING:
+    AddOnPools: TypeAlias = Sequence[AddOnPoolArgs | GpuNodePool]
+else:
+    AddOnPools = list[AddOnPoolArgs]
+"""The type of an add-on's ``pools``. At run time, what Pulumi's schema analyzer reads: a list of plain pool
+descriptions, what a program in any Pulumi language can pass. For type checkers, Python callers may also pass
+node-pool components (any sequence, the two mixed)."""
+
+POOL_ENTRIES = f"{POOL_COMPONENTS}, or a pool description (AddOnPoolArgs: a cluster pool with its cloud)"
+"""What an add-on's ``pools`` entry may be, for error messages."""
+
+
 class GpuAddOnArgs(TypedDict):
     """Inputs every GPU add-on component takes.
 
-    Fields:
-        pools: the node-pool components the add-on serves (EksGpuNodeGroup, AksGpuNodePool, GkeGpuNodePool), at
-            least one, all of one cloud, with unique pool names. Each must be one whose GPUs this add-on advertises
-            (its ``device_plugin_host``); a pool served by its node image, its cloud or the other add-on is an error
-            naming who advertises it.
+    Each add-on's args (:class:`~gpu_components.kubernetes.NvidiaDevicePluginArgs`,
+    :class:`~gpu_components.kubernetes.NvidiaGpuOperatorArgs`) declares these fields itself, with its own defaults in
+    their descriptions, instead of inheriting them: Pulumi's schema analyzer reads a field's description only from
+    the class that declares it. A test keeps their types equal to these.
+
+    Fields (``pools``: see its own docstring):
         namespace: namespace to create and install into (a DNS-1123 label). Defaults to the add-on's own (see each
             component).
         chart_version: chart version. Defaults to the add-on's pinned, tested version.
         helm_values: raw chart values merged over the rendered ones (escape hatch). Defaults to none.
     """
 
-    pools: list[Any]
+    pools: AddOnPools
+    """The pools the add-on serves: at least one, all of one cloud, with unique pool names. Each is the pool's
+    node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or a plain
+    description of it (:class:`AddOnPoolArgs`); the two may be mixed. Each must be a pool whose GPUs this add-on
+    advertises (its device plugin host, decided by its cloud, node image and GPU stack); a pool served by its node
+    image, its cloud or the other add-on is an error naming who advertises it, and so is a component another
+    add-on already serves (a description, a plain value, cannot be tracked across add-ons)."""
     namespace: NotRequired[str]
     chart_version: NotRequired[str]
     helm_values: NotRequired[dict[str, Any]]
@@ -59,16 +121,21 @@ class ServedPools:
 
     Attributes:
         cloud: their cloud.
-        components: the node-pool components, in the order given.
+        pools: each pool's node-pool component, or for a description what its component would expose
+            (:class:`~gpu_components.adapter.PoolView`), in the order given.
         specs: their validated pools, in the same order.
         node_taints: taints the pools' nodes carry beyond their specs' (added by the cloud, e.g. AKS spot), each
             once, in order of first appearance.
+        driver_settings: each pool's value of its cloud's driver setting (EKS ``ami_type``, AKS ``gpu_driver``,
+            GKE ``driver_version``; ``None`` for the default) and where it sits in the args (``pools[0].ami_type``
+            for a component, ``pools[0].aws.ami_type`` for a description), in the same order.
     """
 
     cloud: Cloud
-    components: tuple[GpuNodePool, ...]
+    pools: tuple[GpuNodePool, ...]
     specs: tuple[GpuNodePoolSpec, ...]
     node_taints: tuple[Taint, ...]
+    driver_settings: tuple[tuple[str | None, str], ...]
 
 
 @dataclass(frozen=True)
@@ -132,71 +199,131 @@ def served_pools(
 
     Raises:
         GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls), a ``pools`` entry that is
-            not a node-pool component (a pool dict included: pass the component built from it), a pool whose GPUs
-            another party advertises, pools of different clouds or with the same name, an invalid namespace.
+            neither a node-pool component nor a mapping, every problem of a pool description (its shape, with the
+            closest key to an unknown one; its cloud's missing or another cloud's block; the pool's rules and its
+            cloud's, paths ``pools[<i>].<field>``), a pool whose GPUs another party advertises, a component another
+            add-on serves, pools of different clouds or with the same name, an invalid namespace.
     """
     problems = args_problems(shape, args, validated_elsewhere=("pools",))
     problems += extra
-    components: list[GpuNodePool] = []
+    pools: list[GpuNodePool] = []
+    drivers: list[tuple[str | None, str]] = []
     mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
-    pools = mapping.get("pools")
-    if pools is not None and not isinstance(pools, list | tuple):
-        problems.append(Problem("pools", pools, "a list of node-pool components", POOL_COMPONENTS))
-    elif isinstance(pools, list | tuple):
-        if not pools:
-            problems.append(Problem("pools", pools, "an add-on needs at least one pool to serve", POOL_COMPONENTS))
+    given = mapping.get("pools")
+    if given is not None and not isinstance(given, list | tuple):
+        problems.append(Problem("pools", given, "a list of node-pool components or pool descriptions", POOL_ENTRIES))
+    elif isinstance(given, list | tuple):
+        if not given:
+            problems.append(Problem("pools", given, "an add-on needs at least one pool to serve", POOL_ENTRIES))
         seen: dict[str, int] = {}
-        for index, pool in enumerate(pools):
+        for index, entry in enumerate(given):
             where = f"pools[{index}]"
-            if not is_pool_component(pool):
-                hint = "a pool's dict; pass the node-pool component built from it" if isinstance(pool, Mapping) else ""
-                message = f"not a node-pool component{f' ({hint})' if hint else ''}"
-                problems.append(Problem(where, pool, message, POOL_COMPONENTS))
+            if is_pool_component(entry):
+                pool: GpuNodePool = entry
+                setting = facts_for(pool.spec.cloud).driver.setting
+                driver = (getattr(pool, setting, None), f"{where}.{setting}")
+            elif isinstance(entry, Mapping):
+                view, found = _described(entry, where)
+                problems += found
+                if view is None:
+                    continue
+                pool = view
+                setting = facts_for(view.spec.cloud).driver.setting
+                driver = (view.driver_setting, f"{where}.{view.spec.cloud}.{setting}")
+            else:
+                message = "not a node-pool component or a pool description (a mapping)"
+                problems.append(Problem(where, entry, message, POOL_ENTRIES))
                 continue
-            component: GpuNodePool = pool
-            if component.device_plugin_host != host:
+            if pool.device_plugin_host != host:
                 problems.append(
                     Problem(
                         where,
-                        component.spec.name,
-                        f"its GPUs are advertised by {ADVERTISERS[component.device_plugin_host]}; a second "
+                        pool.spec.name,
+                        f"its GPUs are advertised by {ADVERTISERS[pool.device_plugin_host]}; a second "
                         f"advertiser on its nodes would break them",
                         f"pools served by {ADVERTISERS[host]}",
                     )
                 )
-            if component.served_by is not None:
+            if pool.served_by is not None:
                 problems.append(
                     Problem(
                         where,
-                        component.spec.name,
-                        f"already served by {component.served_by}; a second add-on would advertise its GPUs twice",
+                        pool.spec.name,
+                        f"already served by {pool.served_by}; a second add-on would advertise its GPUs twice",
                         "pools no other add-on serves",
                     )
                 )
-            pool_name = component.spec.name
+            pool_name = pool.spec.name
             if pool_name in seen:
                 problems.append(
                     Problem(where, pool_name, f"pool names must be unique; pools[{seen[pool_name]}] has it too")
                 )
             seen.setdefault(pool_name, index)
-            components.append(component)
-        clouds = sorted({component.spec.cloud for component in components})
+            pools.append(pool)
+            drivers.append(driver)
+        clouds = sorted({pool.spec.cloud for pool in pools})
         if len(clouds) > 1:
             problems.append(Problem("pools", clouds, "the pools of one add-on must be of one cluster's cloud"))
     problems += namespace_problems(mapping.get("namespace"), "namespace")
-    if problems or not components:
+    if problems or not pools:
         raise GpuSpecError(problems)
     taints: list[Taint] = []
-    for component in components:
-        component.served_by = name
-        taints += [t for t in component.taints if t not in component.spec.taints and t not in taints]
+    for pool in pools:
+        pool.served_by = name
+        taints += [t for t in pool.taints if t not in pool.spec.taints and t not in taints]
     served = ServedPools(
-        components[0].spec.cloud,
-        tuple(components),
-        tuple(component.spec for component in components),
+        pools[0].spec.cloud,
+        tuple(pools),
+        tuple(pool.spec for pool in pools),
         tuple(taints),
+        tuple(drivers),
     )
     return served, mapping
+
+
+MISSING_CLOUD = "required field is missing: a pool description names its cloud, which decides its rules"
+"""The message for a pool description without ``cloud``."""
+
+
+def _described(entry: Mapping[str, Any], where: str) -> tuple[PoolView | None, list[Problem]]:
+    """What the node-pool component of the pool description ``entry`` (at ``where`` in the args) would expose
+    (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`), or ``None`` and every problem of the description:
+    its shape first (unknown keys with the closest known key, missing fields, types, allowed values); when that is
+    sound, another cloud's block, the pool's rules for its cloud and the cloud's rules for the pool, its options and
+    its GPU stack (those :class:`~gpu_components.cluster.GpuCluster` applies to a cluster pool)."""
+    from gpu_components.cluster import adapter_for  # the composition imports the add-ons
+
+    shape = [
+        Problem(problem.path, None, MISSING_CLOUD, ", ".join(CLOUDS))
+        if problem.path == f"{where}.cloud" and problem.value is None
+        else problem
+        for problem in shape_problems(AddOnPoolArgs, entry, where)
+    ]
+    if shape:
+        return None, shape
+    cloud: Cloud = entry["cloud"]
+    gpu_stack: GpuStack = entry.get("gpu_stack", "auto")
+    problems = [
+        Problem(
+            f"{where}.{key}",
+            entry[key],
+            f"settings for {key}, but the pool is on {cloud}",
+            f"the block {cloud}, or cloud {key}",
+        )
+        for key in CLOUDS
+        if key != cloud and key in entry
+    ]
+    options: Mapping[str, Any] = entry.get(cloud, {})
+    neutral = {key: value for key, value in entry.items() if key not in (*CLOUDS, "cloud", "gpu_stack")}
+    try:
+        spec = GpuNodePoolSpec.from_args(neutral, cloud, where)
+    except GpuSpecError as error:
+        return None, problems + list(error.problems)
+    adapter = adapter_for(cloud, f"{where}.cloud")
+    problems += adapter.problems(spec, options, where, gpu_stack)
+    if problems:
+        return None, problems
+    return adapter.describe_pool(spec, options, gpu_stack), []
 
 
 def config_map_metadata(

@@ -1,15 +1,14 @@
 """``NvidiaDevicePlugin``: the NVIDIA device plugin DaemonSet for the GPU pools of one cluster."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.kubernetes.addon import (
-    GpuAddOnArgs,
+    AddOnPools,
     OwnedValue,
     config_map_metadata,
     owned_value_problems,
@@ -22,6 +21,8 @@ from gpu_components.nvidia.device_plugin import (
     device_plugin_config_map,
     device_plugin_values,
 )
+from gpu_components.shape import plain
+from gpu_components.spec import GpuNodePoolSpec
 
 DEFAULT_NAMESPACE = "nvidia-device-plugin"
 """Namespace of the device plugin, the one NVIDIA's install instructions use."""
@@ -39,13 +40,25 @@ DEVICE_PLUGIN_OWNED_VALUES: tuple[OwnedValue, ...] = (
 """Device plugin chart values the library decides, which ``helm_values`` may not set."""
 
 
-class NvidiaDevicePluginArgs(GpuAddOnArgs):
-    """Inputs of :class:`NvidiaDevicePlugin`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`.
+class NvidiaDevicePluginArgs(TypedDict):
+    """Inputs of :class:`NvidiaDevicePlugin` (the fields of every add-on,
+    :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`)."""
 
-    ``pools``: node-pool components built for the device plugin (``device_plugin_host`` ``daemonset``: gpu_stack
-    ``auto`` or ``device-plugin``, not Bottlerocket NVIDIA, not GKE-managed). ``namespace`` defaults to
-    ``nvidia-device-plugin``; ``chart_version`` to the pinned, tested ``0.20.0``.
-    """
+    pools: AddOnPools
+    """The pools the device plugin serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
+    component built for the device plugin (``EksGpuNodeGroup``, ``AksGpuNodePool``; Python only) or a plain
+    description of one (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be
+    a pool whose GPUs the device plugin DaemonSet advertises (gpu_stack ``auto`` or ``device-plugin``, not
+    Bottlerocket NVIDIA, not GKE-managed): a pool served by its node image, its cloud or the GPU Operator is an error
+    naming who advertises it."""
+    namespace: NotRequired[str]
+    """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``, the one NVIDIA's
+    install instructions use."""
+    chart_version: NotRequired[str]
+    """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
+    helm_values: NotRequired[dict[str, Any]]
+    """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity`` and
+    ``tolerations`` are the library's (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
@@ -57,9 +70,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     Children: ``<name>-namespace``, ``<name>-config``, ``<name>-release``. Providers: ``kubernetes``.
 
-    Attributes: ``release`` (the Helm release), ``namespace`` and ``config_map_name`` (outputs), ``specs`` (the
-    served pools), ``configs`` (the ConfigMap's data), ``values`` (the chart values), ``tolerations`` (the
-    DaemonSet's).
+    Outputs (known after deployment): ``namespace``, ``config_map_name``, ``release_name``. Other attributes:
+    ``release`` (the Helm release), ``specs`` (the served pools), ``configs`` (the ConfigMap's data), ``values`` (the
+    chart values), ``tolerations`` (the DaemonSet's).
 
     Raises:
         GpuSpecError: every problem of the args at once (see
@@ -67,11 +80,14 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     """
 
     namespace: pulumi.Output[str]
+    """Namespace the device plugin runs in."""
     config_map_name: pulumi.Output[str]
-    configs: dict[str, str]
-    values: dict[str, Any]
+    """Name of the ConfigMap of per-pool device plugin configs (``nvidia-device-plugin-configs``)."""
+    release_name: pulumi.Output[str]
+    """Name of the Helm release (``nvidia-device-plugin``)."""
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         owned = owned_value_problems(
             DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
@@ -84,17 +100,19 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             metadata={"name": settings.get("namespace", DEFAULT_NAMESPACE)},
             opts=child,
         )
-        self.configs = device_plugin_config_map(specs)
+        self.configs: dict[str, str] = device_plugin_config_map(specs)
         config_map = k8s.core.v1.ConfigMap(
             f"{name}-config",
             metadata=config_map_metadata(CONFIG_MAP_NAME, namespace.metadata.name, specs),
             data=self.configs,
             opts=child,
         )
-        self.specs = specs
-        self.values = device_plugin_values(specs, CONFIG_MAP_NAME, settings.get("helm_values"), served.node_taints)
+        self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.values: dict[str, Any] = device_plugin_values(
+            specs, CONFIG_MAP_NAME, settings.get("helm_values"), served.node_taints
+        )
         self.tolerations: list[dict[str, str]] = self.values["tolerations"]
-        self.release = k8s.helm.v3.Release(
+        self.release: k8s.helm.v3.Release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
             chart=DEVICE_PLUGIN_CHART,
@@ -106,6 +124,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         )
         self.namespace = namespace.metadata.name
         self.config_map_name = config_map.metadata.name
+        self.release_name = cast(pulumi.Output[str], self.release.name)  # always set: the library names the release
         self.register_outputs(
-            {"namespace": self.namespace, "configMapName": self.config_map_name, "releaseName": self.release.name}
+            {"namespace": self.namespace, "configMapName": self.config_map_name, "releaseName": self.release_name}
         )

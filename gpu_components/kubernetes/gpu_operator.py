@@ -1,19 +1,17 @@
 """``NvidiaGpuOperator``: the NVIDIA GPU Operator for the GPU pools of one cluster."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
-from typing_extensions import NotRequired
+from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.addon import (
-    GpuAddOnArgs,
+    AddOnPools,
     OwnedValue,
     config_map_metadata,
     owned_value_problems,
@@ -30,6 +28,8 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_operator_values,
 )
 from gpu_components.nvidia.mig import mig_config_map
+from gpu_components.shape import plain
+from gpu_components.spec import GpuNodePoolSpec
 
 DEFAULT_NAMESPACE = "gpu-operator"
 """Namespace of the operator, the one NVIDIA's install instructions use."""
@@ -61,27 +61,38 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
 """GPU Operator chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
 
 
-class NvidiaGpuOperatorArgs(GpuAddOnArgs):
-    """Inputs of :class:`NvidiaGpuOperator`: those of :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and
+class NvidiaGpuOperatorArgs(TypedDict):
+    """Inputs of :class:`NvidiaGpuOperator` (the fields of every add-on,
+    :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and the operator's own). The served pools' cloud also gives
+    AKS and GKE the settings NVIDIA's guides give for them."""
 
-    Fields:
-        operator_driver: the operator installs the NVIDIA driver and container toolkit. Defaults to False on EKS and
-            AKS (the EKS NVIDIA AMIs and AKS's default images ship both) and True on GKE (NVIDIA's GKE guide turns
-            GKE's installation off). Must agree with each pool's cloud setting
-            (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, checked by the cross-cloud
-            composition, which knows the pools' cloud options).
-        dcgm_exporter: run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to True.
-        service_monitor: create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are
-            installed. Defaults to False.
-
-    ``cloud`` also gives AKS and GKE the settings NVIDIA's guides give for them; the ``pools``' nodes need the labels
-    of :func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`. ``namespace`` defaults to ``gpu-operator``;
-    ``chart_version`` to the pinned, tested ``v26.7.0``.
-    """
-
+    pools: AddOnPools
+    """The pools the operator serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
+    component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or a plain description of one
+    (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be built or described
+    with gpu_stack ``gpu-operator`` (its nodes then carry the labels of ``operator_node_labels``; Bottlerocket NVIDIA
+    pools keep their host device plugin and are refused). A pool served by its node image, its cloud or the device
+    plugin add-on is an error naming who advertises it."""
+    namespace: NotRequired[str]
+    """Namespace to create and install into (a DNS-1123 label; labelled for privileged pods). Defaults to
+    ``gpu-operator``, the one NVIDIA's install instructions use."""
+    chart_version: NotRequired[str]
+    """Version of NVIDIA's ``gpu-operator`` chart. Defaults to the pinned, tested ``v26.7.0``."""
+    helm_values: NotRequired[dict[str, Any]]
+    """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. The values the library decides
+    (``OPERATOR_OWNED_VALUES``: ``driver.enabled``, ``toolkit.enabled``, ``mig.strategy``, ``devicePlugin.enabled``,
+    ``devicePlugin.config``, ``migManager.enabled``, ``migManager.config``, ``daemonsets.tolerations``) are
+    refused."""
     operator_driver: NotRequired[bool]
+    """The operator installs the NVIDIA driver and container toolkit. Defaults to false on EKS and AKS (the EKS
+    NVIDIA AMIs and AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off).
+    Must agree with each pool's own driver setting (EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``):
+    exactly one driver owner per pool."""
     dcgm_exporter: NotRequired[bool]
+    """Run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to true."""
     service_monitor: NotRequired[bool]
+    """Create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are installed, and only with
+    ``dcgm_exporter``. Defaults to false."""
 
 
 class NvidiaGpuOperator(pulumi.ComponentResource):
@@ -95,8 +106,10 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
     ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-release``. Providers: ``kubernetes``.
 
-    Attributes (plain values, known at preview): ``specs``, ``device_plugin_configs`` and ``mig_configs`` (the
-    ConfigMaps' data), ``values`` (the chart values).
+    Outputs (known after deployment): ``namespace``, ``device_plugin_config_map_name``, ``mig_config_map_name``,
+    ``release_name``. Other attributes (plain values, known at preview, but ``release``): ``specs``,
+    ``device_plugin_configs`` and ``mig_configs`` (the ConfigMaps' data), ``values`` (the chart values), ``release``
+    (the Helm release).
 
     Raises:
         GpuSpecError: invalid pools, MIG pools with different strategies, MIG config names with two layouts, a
@@ -104,10 +117,16 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     """
 
     namespace: pulumi.Output[str]
+    """Namespace the operator runs in."""
     device_plugin_config_map_name: pulumi.Output[str]
+    """Name of the ConfigMap of per-pool device plugin configs (``gpu-operator-device-plugin-configs``)."""
     mig_config_map_name: pulumi.Output[str]
+    """Name of the ConfigMap of the MIG pools' mig-parted layouts (``gpu-operator-mig-parted-config``)."""
+    release_name: pulumi.Output[str]
+    """Name of the Helm release (``gpu-operator``)."""
 
     def __init__(self, name: str, args: NvidiaGpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
         owned = owned_value_problems(
             OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
@@ -116,22 +135,21 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
         operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
-        setting = facts_for(cloud).driver.setting
         problems = [
             problem
-            for index, pool in enumerate(served.components)
+            for spec, (driver, path) in zip(specs, served.driver_settings, strict=True)
             for problem in driver_owner_problems(
-                cloud, getattr(pool, setting), operator_driver, "", f"pools[{index}].{setting}", "operator_driver"
+                cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture
             )
         ]
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         if problems:
             raise GpuSpecError(problems)
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
-        self.specs = specs
-        self.device_plugin_configs = device_plugin_config_map(specs)
-        self.mig_configs = mig_config_map(specs)
-        self.values = gpu_operator_values(
+        self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs)
+        self.mig_configs: dict[str, str] = mig_config_map(specs)
+        self.values: dict[str, Any] = gpu_operator_values(
             specs,
             cloud,
             operator_driver,
@@ -175,7 +193,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                     opts=child,
                 )
             )
-        self.release = k8s.helm.v3.Release(
+        self.release: k8s.helm.v3.Release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
             chart=GPU_OPERATOR_CHART,
@@ -188,11 +206,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.namespace = namespace.metadata.name
         self.device_plugin_config_map_name = device_plugin_config.metadata.name
         self.mig_config_map_name = mig_config.metadata.name
+        self.release_name = cast(pulumi.Output[str], self.release.name)  # always set: the library names the release
         self.register_outputs(
             {
                 "namespace": self.namespace,
                 "devicePluginConfigMapName": self.device_plugin_config_map_name,
                 "migConfigMapName": self.mig_config_map_name,
-                "releaseName": self.release.name,
+                "releaseName": self.release_name,
             }
         )

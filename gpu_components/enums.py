@@ -1,0 +1,148 @@
+"""The closed value sets of the components' args, as the enums of the multi-language package's schema.
+
+Pulumi's schema analyzer (``pulumi.provider.experimental.analyzer``) turns an ``enum.Enum`` in a component's args
+into a schema enum, named after the class, so a TypeScript, Go or C# caller gets ``GpuStack.GpuOperator`` instead of a
+string. Python callers keep passing plain strings, or pass the members; both behave alike:
+
+- Each args field of an enum is annotated ``<Enum>Arg``: at run time the enum (what the analyzer reads), for a type
+  checker the enum or its values (``GpuStack | Literal["auto", "device-plugin", "gpu-operator"]``), so
+  ``{"gpu_stack": "gpu-operator"}`` and ``{"gpu_stack": GpuStack.GPU_OPERATOR}`` both type-check.
+- Validation (pydantic, strict) checks a value against the enum's values, member or string alike, with the errors a
+  ``Literal`` field gives (``not one of the allowed values ... valid: 'auto', 'device-plugin' or 'gpu-operator'``).
+- Each component turns members into their values first (:func:`~gpu_components.shape.plain`), so no member reaches
+  a resource input, a rendered config, a label or the plan.
+
+The ``<Enum>Name`` aliases are the values as a ``Literal``, which the library's own code is typed with.
+"""
+
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10: what enum.StrEnum is from 3.11 on
+
+    class StrEnum(str, Enum):
+        """An enum of strings whose members are their values (``str(member)`` is the value)."""
+
+        __str__ = str.__str__
+
+
+class _Values(StrEnum):
+    """A closed set of strings that pydantic validates as the ``Literal`` of its values."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        """The values as a literal schema: strict validation takes a plain string or a member, and a wrong value
+        gets pydantic's ``literal_error`` listing the values, as a ``Literal`` field does."""
+        return core_schema.literal_schema([member.value for member in cls])
+
+
+class Cloud(_Values):
+    """The cloud a cluster runs on."""
+
+    AWS = "aws"
+    """Amazon Web Services: EKS managed node groups."""
+    AZURE = "azure"
+    """Microsoft Azure: AKS agent pools."""
+    GCP = "gcp"
+    """Google Cloud: GKE Standard node pools."""
+
+
+class CpuArchitecture(_Values):
+    """The CPU architecture of an instance type."""
+
+    X86_64 = "x86_64"
+    """64-bit x86 (Intel, AMD)."""
+    ARM64 = "arm64"
+    """64-bit Arm (AWS Graviton, NVIDIA Grace)."""
+
+
+class TaintEffect(_Values):
+    """What a node taint does to pods that do not tolerate it (Kubernetes spelling;
+    https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/)."""
+
+    NO_SCHEDULE = "NoSchedule"
+    """New pods are not scheduled on the node; running pods stay."""
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    """The scheduler avoids the node when it can."""
+    NO_EXECUTE = "NoExecute"
+    """New pods are not scheduled and running pods are evicted."""
+
+
+class MigStrategy(_Values):
+    """How the device plugin advertises MIG devices
+    (https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies)."""
+
+    SINGLE = "single"
+    """All MIG devices of a node alike, advertised as ``nvidia.com/gpu``."""
+    MIXED = "mixed"
+    """Each profile advertised as its own resource, ``nvidia.com/mig-<profile>``."""
+
+
+class GpuStack(_Values):
+    """Who advertises GPUs to Kubernetes."""
+
+    AUTO = "auto"
+    """Each cloud's and node image's own way, and the NVIDIA device plugin DaemonSet where nothing else runs one."""
+    DEVICE_PLUGIN = "device-plugin"
+    """The same as ``auto``, stated explicitly; refused for pools whose cloud runs its own device plugin (GKE)."""
+    GPU_OPERATOR = "gpu-operator"
+    """The NVIDIA GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose
+    node image runs no device plugin of its own."""
+
+
+class GpuDriver(_Values):
+    """Who installs the NVIDIA driver on an AKS pool's nodes."""
+
+    AKS = "aks"
+    """AKS installs it (AKS's default; agent pool ``gpuProfile.driver: Install``)."""
+    NONE = "none"
+    """Nobody on the AKS side (``gpuProfile.driver: None``): for a GPU stack that brings its own driver, the GPU
+    Operator with ``operator_driver``."""
+
+
+CloudName = Literal["aws", "azure", "gcp"]
+"""The values of :class:`Cloud`."""
+CpuArchitectureName = Literal["x86_64", "arm64"]
+"""The values of :class:`CpuArchitecture`."""
+TaintEffectName = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+"""The values of :class:`TaintEffect`."""
+MigStrategyName = Literal["single", "mixed"]
+"""The values of :class:`MigStrategy`."""
+GpuStackName = Literal["auto", "device-plugin", "gpu-operator"]
+"""The values of :class:`GpuStack`."""
+GpuDriverName = Literal["aks", "none"]
+"""The values of :class:`GpuDriver`."""
+
+# What an args field of each enum takes: for a type checker the member or its value, at run time the enum (the
+# annotation Pulumi's analyzer reads; it takes no Literal and no union).
+if TYPE_CHECKING:
+    CloudArg: TypeAlias = Cloud | CloudName
+    CpuArchitectureArg: TypeAlias = CpuArchitecture | CpuArchitectureName
+    TaintEffectArg: TypeAlias = TaintEffect | TaintEffectName
+    MigStrategyArg: TypeAlias = MigStrategy | MigStrategyName
+    GpuStackArg: TypeAlias = GpuStack | GpuStackName
+    GpuDriverArg: TypeAlias = GpuDriver | GpuDriverName
+else:
+    CloudArg = Cloud
+    CpuArchitectureArg = CpuArchitecture
+    TaintEffectArg = TaintEffect
+    MigStrategyArg = MigStrategy
+    GpuStackArg = GpuStack
+    GpuDriverArg = GpuDriver
+
+ENUMS: tuple[type[StrEnum], ...] = (Cloud, CpuArchitecture, TaintEffect, MigStrategy, GpuStack, GpuDriver)
+"""Every enum of the components' args."""
+
+_Value = TypeVar("_Value", bound=str)
+
+
+def value_of(value: Enum | _Value) -> _Value:
+    """The value of an enum member, or ``value`` itself when it is one already (``GpuStack.AUTO`` -> ``"auto"``)."""
+    result: _Value = value.value if isinstance(value, Enum) else value
+    return result

@@ -1,0 +1,323 @@
+"""Every component constructed as a TypeScript, Go or YAML program has the engine construct it: through the provider's
+``Construct``, from property values with camelCase names (numbers as floats, as on the wire). Under the plan's mocks
+it registers exactly what the Python path registers, and bad input reaches the caller as Pulumi's input-properties
+error with the consumer's camelCase paths."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+import pytest
+from google.protobuf import struct_pb2
+from pulumi.provider.server import ProviderServicer
+from pulumi.runtime import proto, rpc
+
+from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.azure import AksGpuNodePool
+from gpu_components.cluster import GpuCluster
+from gpu_components.errors import GpuSpecError
+from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.package import GpuComponentsProvider
+from gpu_components.plan import Plan
+from tests.helpers import plan_of
+
+ROLE = "arn:aws:iam::123456789012:role/nodes"
+
+
+@functools.cache
+def provider() -> GpuComponentsProvider:
+    return GpuComponentsProvider()
+
+
+def wire(inputs: dict[str, Any]) -> struct_pb2.Struct:
+    """``inputs`` as the engine sends them: a protobuf Struct (every number a float)."""
+    struct = struct_pb2.Struct()
+    struct.update(inputs)
+    return struct
+
+
+def construct(component: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Construct ``component`` through the provider, as the engine does for a remote component; the state it
+    returns (the component's outputs, by schema name)."""
+    values = rpc.deserialize_properties(wire(inputs), keep_unknowns=True)
+    result = provider().construct(name, f"gpu-components:index:{component}", values)
+    return dict(result.state)
+
+
+def both_paths(python: Callable[[], object], component: str, name: str, inputs: dict[str, Any]) -> tuple[Plan, Plan]:
+    return plan_of(python, preview=False), plan_of(lambda: construct(component, name, inputs), preview=False)
+
+
+SHARED = {"name": "a10g-shared", "instance_type": "g5.2xlarge", "min_size": 0, "max_size": 6, "spot": True}
+SHARED_INPUTS = {"name": "a10g-shared", "instanceType": "g5.2xlarge", "minSize": 0, "maxSize": 6, "spot": True}
+TIME_SLICED = {**SHARED, "labels": {"workload": "inference"}, "time_slicing": {"replicas": 4, "trusted": True}}
+TIME_SLICED_INPUTS = {
+    **SHARED_INPUTS,
+    "labels": {"workload": "inference"},
+    "timeSlicing": {"replicas": 4, "trusted": True},
+}
+
+
+def test_gpu_cluster_on_aws_registers_what_the_python_path_registers() -> None:
+    mig = {"name": "a100-mig", "instance_type": "p4d.24xlarge", "max_size": 2, "mig": {"profile": "1g.5gb"}}
+    python, constructed = both_paths(
+        lambda: GpuCluster(
+            "gpu-demo-gpu",
+            {
+                "cloud": "aws",
+                "pools": [TIME_SLICED, {**mig, "aws": {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}}],
+                "aws": {"cluster_name": "gpu-demo", "subnet_ids": ["subnet-a", "subnet-b"], "node_role_arn": ROLE},
+            },
+        ),
+        "GpuCluster",
+        "gpu-demo-gpu",
+        {
+            "cloud": "aws",
+            "pools": [
+                TIME_SLICED_INPUTS,
+                {
+                    "name": "a100-mig",
+                    "instanceType": "p4d.24xlarge",
+                    "maxSize": 2,
+                    "mig": {"profile": "1g.5gb"},
+                    "aws": {"amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+                },
+            ],
+            "aws": {"clusterName": "gpu-demo", "subnetIds": ["subnet-a", "subnet-b"], "nodeRoleArn": ROLE},
+        },
+    )
+    assert constructed.resources == python.resources
+    assert len(python.resources) > 10  # two node groups, their launch template and tags, the device plugin
+
+
+def test_gpu_cluster_under_the_gpu_operator_keeps_helm_value_keys_as_written() -> None:
+    helm = {"dcgmExporter": {"config": {"name": "custom-metrics"}}, "node_feature_discovery": {"enabled": True}}
+    python, constructed = both_paths(
+        lambda: GpuCluster(
+            "gpus",
+            {
+                "cloud": "azure",
+                "pools": [{"name": "a100", "instance_type": "Standard_NC24ads_A100_v4", "max_size": 2}],
+                "azure": {"resource_group_name": "rg", "cluster_name": "aks"},
+                "gpu_stack": "gpu-operator",
+                "gpu_operator": {"dcgm_exporter": True, "helm_values": helm},
+            },
+        ),
+        "GpuCluster",
+        "gpus",
+        {
+            "cloud": "azure",
+            "pools": [{"name": "a100", "instanceType": "Standard_NC24ads_A100_v4", "maxSize": 2}],
+            "azure": {"resourceGroupName": "rg", "clusterName": "aks"},
+            "gpuStack": "gpu-operator",
+            "gpuOperator": {"dcgmExporter": True, "helmValues": helm},
+        },
+    )
+    assert constructed.resources == python.resources
+
+
+def test_eks_node_group_registers_what_the_python_path_registers() -> None:
+    extra = {"update_config": {"max_unavailable": 1}}
+    python, constructed = both_paths(
+        lambda: EksGpuNodeGroup(
+            "gpu",
+            {
+                "pool": TIME_SLICED,
+                "cluster_name": "demo",
+                "subnet_ids": ["subnet-a"],
+                "tags": {"team": "ml"},
+                "node_group_args": extra,
+            },
+        ),
+        "EksGpuNodeGroup",
+        "gpu",
+        {
+            "pool": TIME_SLICED_INPUTS,
+            "clusterName": "demo",
+            "subnetIds": ["subnet-a"],
+            "tags": {"team": "ml"},
+            "nodeGroupArgs": extra,
+        },
+    )
+    assert constructed.resources == python.resources
+
+
+def test_aks_node_pool_registers_what_the_python_path_registers() -> None:
+    pool = {"name": "t4", "instance_type": "Standard_NC4as_T4_v3", "max_size": 3, "mps": {"replicas": 4}}
+    python, constructed = both_paths(
+        lambda: AksGpuNodePool(
+            "gpu", {"pool": pool, "resource_group_name": "rg", "cluster_name": "aks", "gpu_driver": "aks"}
+        ),
+        "AksGpuNodePool",
+        "gpu",
+        {
+            "pool": {"name": "t4", "instanceType": "Standard_NC4as_T4_v3", "maxSize": 3, "mps": {"replicas": 4}},
+            "resourceGroupName": "rg",
+            "clusterName": "aks",
+            "gpuDriver": "aks",
+        },
+    )
+    assert constructed.resources == python.resources
+
+
+def test_gke_node_pool_registers_what_the_python_path_registers() -> None:
+    pool = {"name": "a100", "instance_type": "a2-highgpu-1g", "max_size": 2, "mig": {"profile": "1g.5gb"}}
+    python, constructed = both_paths(
+        lambda: GkeGpuNodePool(
+            "gpu", {"pool": pool, "cluster": "gke", "location": "us-central1", "project": "proj"}
+        ),
+        "GkeGpuNodePool",
+        "gpu",
+        {
+            "pool": {"name": "a100", "instanceType": "a2-highgpu-1g", "maxSize": 2, "mig": {"profile": "1g.5gb"}},
+            "cluster": "gke",
+            "location": "us-central1",
+            "project": "proj",
+        },
+    )
+    assert constructed.resources == python.resources
+
+
+def test_node_group_state_is_its_registered_outputs() -> None:
+    def program() -> None:
+        pulumi.export(
+            "state",
+            construct(
+                "EksGpuNodeGroup", "gpu", {"pool": SHARED_INPUTS, "clusterName": "demo", "subnetIds": ["subnet-a"]}
+            ),
+        )
+
+    plan = plan_of(program, preview=False)
+    component = next(r for r in plan.resources if r.type == "gpu-components:index:EksGpuNodeGroup")
+    state = plan.outputs["state"]
+    assert {key: state[key] for key in component.outputs} == dict(component.outputs)
+    assert state["poolName"] == "a10g-shared"
+    assert state["devicePluginHost"] == "daemonset"
+
+
+# --- errors -------------------------------------------------------------------------------------------------------
+
+
+def construct_error(component: str, inputs: dict[str, Any]) -> GpuSpecError:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        with pytest.raises(GpuSpecError) as raised:
+            construct(component, "bad", inputs)
+        errors.append(raised.value)
+
+    plan = plan_of(program)
+    assert plan.resources == ()  # nothing registered, not even the component
+    return errors[0]
+
+
+def paths(error: GpuSpecError) -> list[str]:
+    return [problem.path for problem in error.problems]
+
+
+CLUSTER = {"cloud": "aws", "aws": {"clusterName": "demo", "subnetIds": ["subnet-a"]}}
+
+
+def test_a_component_rule_names_the_property_by_its_camel_case_path() -> None:
+    error = construct_error(
+        "GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "timeSlicing": {"replicas": 1, "renameByDefault": True}}]}
+    )
+    assert paths(error) == ["pools[0].timeSlicing.replicas"]
+    assert "at least 2" in error.problems[0].message or "2" in (error.problems[0].valid or "")
+
+
+def test_a_mig_profile_the_gpu_lacks_lists_the_valid_profiles_under_camel_case_paths() -> None:
+    pool = {"name": "a100", "instanceType": "p4d.24xlarge", "maxSize": 1, "mig": {"profile": "1g.10gb"}}
+    error = construct_error("EksGpuNodeGroup", {"pool": pool, "clusterName": "demo", "subnetIds": ["subnet-a"]})
+    assert paths(error) == ["pool.mig.profile"]
+    assert error.problems[0].value == "1g.10gb"
+    assert "1g.5gb" in (error.problems[0].valid or "")
+
+
+def test_a_fractional_number_for_an_integer_is_an_error_not_rounded() -> None:
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "maxSize": 2.5}]})
+    assert [(p.path, p.value, p.message) for p in error.problems] == [("pools[0].maxSize", 2.5, "must be a whole number")]
+
+
+def test_an_unknown_property_is_an_error_with_the_closest_name() -> None:
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "timeSlicng": {"replicas": 4}}]})
+    assert [(p.path, p.message) for p in error.problems] == [
+        ("pools[0].timeSlicng", "unknown field; did you mean 'timeSlicing'?")
+    ]
+
+
+def test_an_unknown_enum_value_lists_the_allowed_values() -> None:
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [SHARED_INPUTS], "gpuStack": "operator"})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("gpuStack", "operator", "'auto', 'device-plugin' or 'gpu-operator'")
+    ]
+
+
+def test_a_missing_required_property_is_named_in_camel_case() -> None:
+    with pytest.raises(pulumi.InputPropertyError) as raised:
+        plan_of(lambda: construct("EksGpuNodeGroup", "bad", {"pool": SHARED_INPUTS, "subnetIds": ["subnet-a"]}))
+    assert raised.value.property_path == "clusterName"
+
+
+def test_map_keys_stay_as_written_in_error_paths() -> None:
+    pool = {**SHARED_INPUTS, "labels": {"nvidia.com/gpu.present": "false"}}
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [pool]})
+    assert paths(error) == ["pools[0].labels.nvidia.com/gpu.present"]
+
+
+class _Aborted(Exception):
+    pass
+
+
+class _Context:
+    """The gRPC servicer context: records the status the servicer aborts with."""
+
+    def __init__(self) -> None:
+        self.status: Any = None
+
+    async def abort_with_status(self, status: Any) -> None:
+        self.status = status
+        raise _Aborted
+
+
+def test_the_engine_receives_an_input_properties_error_with_camel_case_paths() -> None:
+    """Through the provider's gRPC ``Construct`` (what the engine calls): status INVALID_ARGUMENT with one property
+    error per problem, as the engine shows a provider's input errors."""
+    request = proto.ConstructRequest(
+        project="p",
+        stack="s",
+        type="gpu-components:index:GpuCluster",
+        name="bad",
+        inputs=wire({**CLUSTER, "pools": [{**SHARED_INPUTS, "timeSlicing": {"replicas": 1}}]}),
+    )
+    context = _Context()
+    servicer = ProviderServicer(provider(), [], "")
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(servicer.Construct(request, context))
+        except BaseException as error:  # noqa: BLE001 - the outcome is asserted below
+            outcome.append(error)
+
+    thread = threading.Thread(target=lambda: contextvars.Context().run(run))
+    thread.start()
+    thread.join()
+    assert [type(e) for e in outcome] == [_Aborted]
+    assert context.status.code.name == "INVALID_ARGUMENT"
+    assert "pools[0].timeSlicing.replicas" in context.status.details
+    metadata = dict(context.status.trailing_metadata)
+    from google.rpc import status_pb2  # noqa: PLC0415 - grpc's status proto, only here
+
+    from pulumi.runtime.proto import errors_pb2  # noqa: PLC0415
+
+    status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
+    details = errors_pb2.InputPropertiesError()
+    status.details[0].Unpack(details)
+    assert [e.property_path for e in details.errors] == ["pools[0].timeSlicing.replicas"]
