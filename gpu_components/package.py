@@ -18,6 +18,7 @@ integer property (numbers cross the wire as floats, and ``int()`` would round ``
 property, and no property the schema does not declare.
 """
 
+import inspect
 import json
 import re
 import sys
@@ -75,6 +76,9 @@ class GpuComponentsProvider(ComponentProvider):
 
     def __init__(self) -> None:
         super().__init__(list(COMPONENTS), PACKAGE_NAME, version=package_version())
+        # The analyzer copies docstrings as written: continuation lines keep the source's indentation, which the
+        # generated SDKs' Markdown docs would show as code blocks.
+        self.schema = json.dumps(_tidy_descriptions(json.loads(self.schema or "{}")))
 
     def construct(
         self,
@@ -103,7 +107,12 @@ class GpuComponentsProvider(ComponentProvider):
         problems = self._raw_problems(inputs, properties, property_path)
         if problems:
             raise GpuSpecError(problems)
-        return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+        mapped = super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+        # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
+        return {
+            key: _as_integers(properties[schema_name], value) if (schema_name := _schema_name(mapping, key)) else value
+            for key, value in mapped.items()
+        }
 
     def _raw_problems(
         self, inputs: pulumi.Inputs, properties: dict[str, PropertyDefinition], path: str
@@ -183,6 +192,34 @@ class GpuComponentsProvider(ComponentProvider):
         if type_def is None or type_def.enum:
             return None, {}
         return type_def.properties, {py: schema for schema, py in type_def.properties_mapping.items()}
+
+
+def _tidy_descriptions(node: Any) -> Any:
+    """``node`` (a schema or part of one) with every ``description`` dedented (:func:`inspect.cleandoc`)."""
+    if isinstance(node, dict):
+        return {
+            key: inspect.cleandoc(value)
+            if key == "description" and isinstance(value, str)
+            else _tidy_descriptions(value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_tidy_descriptions(item) for item in node]
+    return node
+
+
+def _schema_name(mapping: Mapping[str, str], python_name: str) -> str | None:
+    return next((schema for schema, python in mapping.items() if python == python_name), None)
+
+
+def _as_integers(prop: PropertyDefinition, value: object) -> object:
+    """``value`` with the whole floats of an integer property (or of an integer list's items) as ints (checked
+    whole before)."""
+    if prop.type == PropertyType.INTEGER and isinstance(value, float):
+        return int(value)
+    if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
+        return [_as_integers(prop.items, item) for item in value]
+    return value
 
 
 def _whole_number(value: object) -> bool:

@@ -17,6 +17,7 @@ import pytest
 from google.protobuf import struct_pb2
 from pulumi.provider.server import ProviderServicer
 from pulumi.runtime import proto, rpc
+from pulumi.runtime.proto import errors_pb2, status_pb2
 
 from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksGpuNodePool
@@ -63,6 +64,9 @@ TIME_SLICED_INPUTS = {
     "timeSlicing": {"replicas": 4, "trusted": True},
 }
 
+BOTTLEROCKET = "BOTTLEROCKET_x86_64_NVIDIA"
+MIG_INPUTS = {"name": "a100-mig", "instanceType": "p4d.24xlarge", "maxSize": 2, "mig": {"profile": "1g.5gb"}}
+
 
 def test_gpu_cluster_on_aws_registers_what_the_python_path_registers() -> None:
     mig = {"name": "a100-mig", "instance_type": "p4d.24xlarge", "max_size": 2, "mig": {"profile": "1g.5gb"}}
@@ -86,7 +90,7 @@ def test_gpu_cluster_on_aws_registers_what_the_python_path_registers() -> None:
                     "instanceType": "p4d.24xlarge",
                     "maxSize": 2,
                     "mig": {"profile": "1g.5gb"},
-                    "aws": {"amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+                    "aws": {"amiType": BOTTLEROCKET},
                 },
             ],
             "aws": {"clusterName": "gpu-demo", "subnetIds": ["subnet-a", "subnet-b"], "nodeRoleArn": ROLE},
@@ -169,9 +173,7 @@ def test_aks_node_pool_registers_what_the_python_path_registers() -> None:
 def test_gke_node_pool_registers_what_the_python_path_registers() -> None:
     pool = {"name": "a100", "instance_type": "a2-highgpu-1g", "max_size": 2, "mig": {"profile": "1g.5gb"}}
     python, constructed = both_paths(
-        lambda: GkeGpuNodePool(
-            "gpu", {"pool": pool, "cluster": "gke", "location": "us-central1", "project": "proj"}
-        ),
+        lambda: GkeGpuNodePool("gpu", {"pool": pool, "cluster": "gke", "location": "us-central1", "project": "proj"}),
         "GkeGpuNodePool",
         "gpu",
         {
@@ -184,21 +186,27 @@ def test_gke_node_pool_registers_what_the_python_path_registers() -> None:
     assert constructed.resources == python.resources
 
 
-def test_node_group_state_is_its_registered_outputs() -> None:
+def test_a_node_group_constructed_returns_its_registered_outputs_as_its_state() -> None:
+    """The ``ConstructResult`` state (what the consumer's outputs resolve to) has exactly the schema's outputs, the
+    keys the component registers; how each value serializes is in ``tests/test_schema_types.py``."""
+    states: list[dict[str, Any]] = []
+
     def program() -> None:
-        pulumi.export(
-            "state",
+        states.append(
             construct(
-                "EksGpuNodeGroup", "gpu", {"pool": SHARED_INPUTS, "clusterName": "demo", "subnetIds": ["subnet-a"]}
-            ),
+                "EksGpuNodeGroup",
+                "gpu",
+                {"pool": MIG_INPUTS, "clusterName": "demo", "subnetIds": ["subnet-a"], "gpuStack": "gpu-operator"},
+            )
         )
 
     plan = plan_of(program, preview=False)
     component = next(r for r in plan.resources if r.type == "gpu-components:index:EksGpuNodeGroup")
-    state = plan.outputs["state"]
-    assert {key: state[key] for key in component.outputs} == dict(component.outputs)
-    assert state["poolName"] == "a10g-shared"
-    assert state["devicePluginHost"] == "daemonset"
+    schema_outputs = provider()._component_defs["EksGpuNodeGroup"].outputs
+    assert sorted(states[0]) == sorted(component.outputs) == sorted(schema_outputs)
+    assert (states[0]["poolName"], states[0]["devicePluginHost"]) == ("a100-mig", "gpu-operator")
+    assert states[0]["advertisedResources"] == component.outputs["advertisedResources"] == {"nvidia.com/gpu": 56}
+    assert states[0]["autoscalerNote"] == component.outputs["autoscalerNote"]
 
 
 # --- errors -------------------------------------------------------------------------------------------------------
@@ -228,21 +236,25 @@ def test_a_component_rule_names_the_property_by_its_camel_case_path() -> None:
     error = construct_error(
         "GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "timeSlicing": {"replicas": 1, "renameByDefault": True}}]}
     )
-    assert paths(error) == ["pools[0].timeSlicing.replicas"]
-    assert "at least 2" in error.problems[0].message or "2" in (error.problems[0].valid or "")
+    assert [(p.path, p.value) for p in error.problems] == [("pools[0].timeSlicing.replicas", 1)]
 
 
 def test_a_mig_profile_the_gpu_lacks_lists_the_valid_profiles_under_camel_case_paths() -> None:
-    pool = {"name": "a100", "instanceType": "p4d.24xlarge", "maxSize": 1, "mig": {"profile": "1g.10gb"}}
-    error = construct_error("EksGpuNodeGroup", {"pool": pool, "clusterName": "demo", "subnetIds": ["subnet-a"]})
+    pool = {"name": "a100", "instanceType": "p4d.24xlarge", "maxSize": 1, "mig": {"profile": "1g.20gb"}}
+    error = construct_error(
+        "EksGpuNodeGroup",
+        {"pool": pool, "clusterName": "demo", "subnetIds": ["subnet-a"], "amiType": BOTTLEROCKET},
+    )
     assert paths(error) == ["pool.mig.profile"]
-    assert error.problems[0].value == "1g.10gb"
+    assert error.problems[0].value == "1g.20gb"
     assert "1g.5gb" in (error.problems[0].valid or "")
 
 
 def test_a_fractional_number_for_an_integer_is_an_error_not_rounded() -> None:
     error = construct_error("GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "maxSize": 2.5}]})
-    assert [(p.path, p.value, p.message) for p in error.problems] == [("pools[0].maxSize", 2.5, "must be a whole number")]
+    assert [(p.path, p.value, p.message) for p in error.problems] == [
+        ("pools[0].maxSize", 2.5, "must be a whole number")
+    ]
 
 
 def test_an_unknown_property_is_an_error_with_the_closest_name() -> None:
@@ -265,10 +277,10 @@ def test_a_missing_required_property_is_named_in_camel_case() -> None:
     assert raised.value.property_path == "clusterName"
 
 
-def test_map_keys_stay_as_written_in_error_paths() -> None:
+def test_label_keys_stay_as_written_in_error_paths() -> None:
     pool = {**SHARED_INPUTS, "labels": {"nvidia.com/gpu.present": "false"}}
     error = construct_error("GpuCluster", {**CLUSTER, "pools": [pool]})
-    assert paths(error) == ["pools[0].labels.nvidia.com/gpu.present"]
+    assert paths(error) == ["pools[0].labels['nvidia.com/gpu.present']"]
 
 
 class _Aborted(Exception):
@@ -303,7 +315,7 @@ def test_the_engine_receives_an_input_properties_error_with_camel_case_paths() -
     def run() -> None:
         try:
             asyncio.run(servicer.Construct(request, context))
-        except BaseException as error:  # noqa: BLE001 - the outcome is asserted below
+        except BaseException as error:  # the outcome is asserted below
             outcome.append(error)
 
     thread = threading.Thread(target=lambda: contextvars.Context().run(run))
@@ -313,10 +325,6 @@ def test_the_engine_receives_an_input_properties_error_with_camel_case_paths() -
     assert context.status.code.name == "INVALID_ARGUMENT"
     assert "pools[0].timeSlicing.replicas" in context.status.details
     metadata = dict(context.status.trailing_metadata)
-    from google.rpc import status_pb2  # noqa: PLC0415 - grpc's status proto, only here
-
-    from pulumi.runtime.proto import errors_pb2  # noqa: PLC0415
-
     status = status_pb2.Status.FromString(metadata["grpc-status-details-bin"])
     details = errors_pb2.InputPropertiesError()
     status.details[0].Unpack(details)
