@@ -421,10 +421,10 @@ class GpuCluster(pulumi.ComponentResource):
         self.gpu_operator: NvidiaGpuOperator | None = None
         child = pulumi.ResourceOptions(parent=self)
         if served and host == "gpu-operator":
-            operator_args: NvidiaGpuOperatorArgs = {**args.get("gpu_operator", {}), "pools": served}
+            operator_args: NvidiaGpuOperatorArgs = {**args.get("gpu_operator", {}), "cloud": cloud, "pools": served}
             self.gpu_operator = NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, child)
         elif served:
-            plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "pools": served}
+            plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "cloud": cloud, "pools": served}
             self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)
         self.pool_names = sorted(self.pools)
         self.register_outputs({"poolNames": self.pool_names})
