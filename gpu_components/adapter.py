@@ -82,8 +82,8 @@ class PoolView:
     """What a node-pool component exposes (the :class:`GpuNodePool` attributes), computed from a validated pool, its
     cloud options and the GPU stack without creating any resource: :attr:`CloudAdapter.describe_pool`.
 
-    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a plain pool
-    description (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`) serves the view, so the two never
+    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a pool as plain
+    values (a :class:`~gpu_components.cluster.ClusterPoolArgs` in its ``pools``) serves the view, so the two never
     disagree. Attributes: those of :class:`GpuNodePool`, and ``driver_setting``.
     """
 
