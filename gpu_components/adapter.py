@@ -102,6 +102,18 @@ class PoolView:
     served_by: str | None = None
 
 
+def adopt_view(component: GpuNodePool, view: PoolView) -> None:
+    """Give a node-pool component the plain attributes it exposes beyond its ``spec`` from its cloud's pool view (the
+    one code path behind both a component and an add-on's plain pool); ``served_by`` stays the component's own."""
+    component.device_plugin_host = view.device_plugin_host
+    component.labels = view.labels
+    component.taints = view.taints
+    component.advertised_resources = view.advertised_resources
+    component.node_selector = view.node_selector
+    component.autoscaler_note = view.autoscaler_note
+    component.tolerations = view.tolerations
+
+
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
     """The outputs every node-pool component registers besides its cloud's own (camelCase; plain values): pool
     name, node labels, taints and the tolerations a workload needs for them, node selector, what each node
