@@ -82,8 +82,8 @@ class PoolView:
     """What a node-pool component exposes (the :class:`GpuNodePool` attributes), computed from a validated pool, its
     cloud options and the GPU stack without creating any resource: :attr:`CloudAdapter.describe_pool`.
 
-    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a plain pool
-    description (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`) serves the view, so the two never
+    Each node-pool component takes its plain attributes from its cloud's view, and an add-on given a pool as plain
+    values (a :class:`~gpu_components.cluster.ClusterPoolArgs` in its ``pools``) serves the view, so the two never
     disagree. Attributes: those of :class:`GpuNodePool`, and ``driver_setting``.
     """
 
@@ -100,6 +100,18 @@ class PoolView:
     EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), the default filled in; what the GPU Operator's
     driver-ownership rule reads."""
     served_by: str | None = None
+
+
+def adopt_view(component: GpuNodePool, view: PoolView) -> None:
+    """Give a node-pool component the plain attributes it exposes beyond its ``spec`` from its cloud's pool view (the
+    one code path behind both a component and an add-on's plain pool); ``served_by`` stays the component's own."""
+    component.device_plugin_host = view.device_plugin_host
+    component.labels = view.labels
+    component.taints = view.taints
+    component.advertised_resources = view.advertised_resources
+    component.node_selector = view.node_selector
+    component.autoscaler_note = view.autoscaler_note
+    component.tolerations = view.tolerations
 
 
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:

@@ -232,8 +232,8 @@ CASES: dict[str, Case] = {
     "plugin: null pools": Case(plugin(lambda: None), [("pools", "must not be null")]),
     "plugin: pools a mapping": Case(plugin(lambda: {"l4": L4}), [("pools", "a list of node-pool components")]),
     "plugin: empty pools": Case(plugin(lambda: []), [("pools", "at least one pool")]),
-    "plugin: a pool dict without its cloud": Case(
-        plugin(lambda: [L4]), [("pools[0].cloud", "a pool description names its cloud")]
+    "plugin: a plain pool without the add-on's cloud": Case(
+        plugin(lambda: [L4]), [("cloud", "required field is missing: the cloud of the plain pools (pools[0])")]
     ),
     "plugin: a null pool": Case(plugin(lambda: [None]), [("pools[0]", "not a node-pool component")]),
     "plugin: a pool name": Case(plugin(lambda: ["l4"]), [("pools[0]", "not a node-pool component")]),
@@ -259,7 +259,9 @@ CASES: dict[str, Case] = {
         lambda: NvidiaDevicePlugin("bad", {"pools": [GpuCluster("gc", CLUSTER_ARGS).pools["l4"]]}),
         [("pools[0]", "already served by gc-device-plugin")],
     ),
-    "plugin: old cloud key": Case(plugin(nodes("aws", L4), cloud="aws"), [("cloud", "unknown field")]),
+    "plugin: a cloud other than the components'": Case(
+        plugin(nodes("aws", L4), cloud="azure"), [("cloud", "the node-pool components (pools[0]) are on aws")]
+    ),
     "plugin: old node_taints key": Case(plugin(nodes("aws", L4), node_taints=[]), [("node_taints", "unknown field")]),
     "plugin: invalid namespace": Case(plugin(nodes("aws", L4), namespace="GPU_NS"), [("namespace", "DNS-1123")]),
     "plugin: helm_values a list": Case(plugin(nodes("aws", L4), helm_values=[1]), [("helm_values", "dictionary")]),

@@ -24,6 +24,7 @@ from gpu_components.azure import AksGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
 from gpu_components.package import GpuComponentsProvider
 from gpu_components.plan import Plan
 from tests.helpers import plan_of
@@ -184,6 +185,91 @@ def test_gke_node_pool_registers_what_the_python_path_registers() -> None:
         },
     )
     assert constructed.resources == python.resources
+
+
+def test_gpu_cluster_on_gke_registers_what_the_python_path_registers() -> None:
+    pool = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 3, "time_slicing": {"replicas": 2}}
+    python, constructed = both_paths(
+        lambda: GpuCluster(
+            "gpus",
+            {
+                "cloud": "gcp",
+                "pools": [pool],
+                "gcp": {"cluster": "gke", "location": "us-central1", "project": "proj"},
+                "gpu_stack": "gpu-operator",
+            },
+        ),
+        "GpuCluster",
+        "gpus",
+        {
+            "cloud": "gcp",
+            "pools": [{"name": "l4", "instanceType": "g2-standard-8", "maxSize": 3, "timeSlicing": {"replicas": 2}}],
+            "gcp": {"cluster": "gke", "location": "us-central1", "project": "proj"},
+            "gpuStack": "gpu-operator",
+        },
+    )
+    assert constructed.resources == python.resources
+
+
+def test_the_device_plugin_from_cluster_pools_registers_what_the_python_path_does_from_components() -> None:
+    """A consumer passes the pools as plain cluster pools with their ``cloud`` (it cannot pass components across the
+    package boundary); the Python path passes the node-pool components: the add-on's resources are the same."""
+
+    def python() -> None:
+        group = EksGpuNodeGroup("a10g", {"pool": TIME_SLICED, "cluster_name": "demo", "subnet_ids": ["subnet-a"]})
+        NvidiaDevicePlugin("dp", {"pools": [group], "namespace": "gpu", "helm_values": {"priorityClassName": "p"}})
+
+    def consumer() -> None:
+        EksGpuNodeGroup("a10g", {"pool": TIME_SLICED, "cluster_name": "demo", "subnet_ids": ["subnet-a"]})
+        construct(
+            "NvidiaDevicePlugin",
+            "dp",
+            {
+                "cloud": "aws",
+                "pools": [TIME_SLICED_INPUTS],
+                "namespace": "gpu",
+                "helmValues": {"priorityClassName": "p"},
+            },
+        )
+
+    assert plan_of(consumer, preview=False).resources == plan_of(python, preview=False).resources
+
+
+def test_the_gpu_operator_from_cluster_pools_registers_what_the_python_path_does_from_components() -> None:
+    pool = {"name": "a100", "instance_type": "Standard_NC24ads_A100_v4", "max_size": 2, "mig": {"profile": "3g.40gb"}}
+    wiring = {"resource_group_name": "rg", "cluster_name": "aks", "gpu_stack": "gpu-operator"}
+
+    def python() -> None:
+        node_pool = AksGpuNodePool("a100", {"pool": pool, **wiring})
+        NvidiaGpuOperator("op", {"pools": [node_pool], "dcgm_exporter": False})
+
+    def consumer() -> None:
+        AksGpuNodePool("a100", {"pool": pool, **wiring})
+        construct(
+            "NvidiaGpuOperator",
+            "op",
+            {
+                "cloud": "azure",
+                "pools": [
+                    {
+                        "name": "a100",
+                        "instanceType": "Standard_NC24ads_A100_v4",
+                        "maxSize": 2,
+                        "mig": {"profile": "3g.40gb"},
+                    }
+                ],
+                "dcgmExporter": False,
+            },
+        )
+
+    assert plan_of(consumer, preview=False).resources == plan_of(python, preview=False).resources
+
+
+def test_an_add_on_pool_error_is_named_in_camel_case() -> None:
+    pool = {**SHARED_INPUTS, "aws": {"amiType": "BOTTLEROCKET_x86_64_NVIDIA"}}
+    error = construct_error("NvidiaDevicePlugin", {"cloud": "aws", "pools": [pool]})
+    assert paths(error) == ["pools[0]"]
+    assert "node image's own device plugin" in error.problems[0].message
 
 
 def test_a_node_group_constructed_returns_its_registered_outputs_as_its_state() -> None:

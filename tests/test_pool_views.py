@@ -118,3 +118,16 @@ def test_the_views_differ_where_the_clouds_do() -> None:
             "nvidia.com/gpu.deploy.operands": "false",
         },
     )
+
+
+@pytest.mark.parametrize(("cloud", "pool", "options"), [case[:3] for case in CASES], ids=IDS)
+def test_auto_and_device_plugin_give_the_same_view(cloud: str, pool: dict[str, Any], options: dict[str, Any]) -> None:
+    """The device plugin add-on takes a plain pool as built with gpu_stack ``device-plugin``; a component built with
+    ``auto`` (the default) must expose the same, on every cloud. On GKE both are the cloud's managed plugin's
+    (``device_plugin_host`` ``cloud``), which the add-on refuses (tests/kubernetes/test_addon_pool_descriptions.py)."""
+    spec = GpuNodePoolSpec.from_args(pool, cloud)  # type: ignore[arg-type]
+    auto = ADAPTERS[cloud].describe_pool(spec, options, "auto")
+    device_plugin = ADAPTERS[cloud].describe_pool(spec, options, "device-plugin")
+    assert device_plugin == auto
+    host = {"aws": "node-image" if "ami_type" in options else "daemonset", "azure": "daemonset", "gcp": "cloud"}[cloud]
+    assert auto.device_plugin_host == host

@@ -71,7 +71,7 @@ def test_the_gke_snippet_deploys_no_nvidia_add_on() -> None:
     assert not [r for r in plan.resources if r.type.startswith("kubernetes:")]
 
 
-def test_the_descriptions_snippet_serves_both_pools_and_creates_none() -> None:
+def test_the_plain_pools_snippet_serves_both_pools_and_creates_none() -> None:
     plan = run(PROGRAMS[4])
     assert not [r for r in plan.resources if r.type.startswith("gcp:")]
     plugin = resource(plan, "kubernetes:core/v1:ConfigMap", "gpu-operator-device-plugin-config").inputs

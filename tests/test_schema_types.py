@@ -4,6 +4,7 @@ behave exactly as their strings in Python."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import typing
 from enum import Enum
@@ -194,9 +195,35 @@ def test_a_cluster_pool_declares_the_neutral_pools_fields_alike() -> None:
     )
 
 
+def _undescribed(prop: PropertyDefinition | None) -> PropertyDefinition | None:
+    """``prop`` (and its items and values) without descriptions: what a property is, not what it says."""
+    if prop is None:
+        return None
+    return dataclasses.replace(
+        prop,
+        description=None,
+        items=_undescribed(prop.items),
+        additional_properties=_undescribed(prop.additional_properties),
+    )
+
+
 @pytest.mark.parametrize("args", [NvidiaDevicePluginArgs, NvidiaGpuOperatorArgs])
 def test_each_add_on_declares_the_add_on_fields_alike(args: type) -> None:
+    """Each add-on declares the fields every add-on takes (GpuAddOnArgs) itself, for its own descriptions: the
+    same types in Python and the same schema properties, plain pools being cluster pools (the type a GpuCluster's
+    pools have) and an optional cloud the Cloud enum."""
     assert {key: args.__annotations__[key] for key in GpuAddOnArgs.__annotations__} == GpuAddOnArgs.__annotations__
+    inputs = component(args.__name__.removesuffix("Args")).inputs
+    shared = {camel_case(key) for key in GpuAddOnArgs.__annotations__}
+    assert shared == {"pools", "cloud", "namespace", "chartVersion", "helmValues"}
+    pools, cloud = _undescribed(inputs["pools"]), _undescribed(inputs["cloud"])
+    assert pools == _undescribed(component("GpuCluster").inputs["pools"])
+    assert pools is not None and pools.items is not None
+    assert (pools.optional, pools.items.ref) == (False, "#/types/gpu-components:index:ClusterPoolArgs")
+    assert cloud is not None and (cloud.optional, cloud.ref) == (True, "#/types/gpu-components:index:Cloud")
+    assert {key: _undescribed(inputs[key]) for key in shared} == {
+        key: _undescribed(component("NvidiaDevicePlugin").inputs[key]) for key in shared
+    }
 
 
 def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums() -> None:

@@ -49,6 +49,7 @@ from gpu_components.adapter import (
     PoolTaints,
     PoolTolerations,
     PoolView,
+    adopt_view,
     pool_outputs,
     validated_pool,
 )
@@ -537,17 +538,11 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         super().__init__("gpu-components:index:EksGpuNodeGroup", name, None, opts)
         view = eks_pool_view(spec, args.get("ami_type"), gpu_stack)
         self.spec: GpuNodePoolSpec = spec
+        self.served_by: str | None = None
+        self.pool_name = spec.name
+        adopt_view(self, view)
         self.gpu_stack: GpuStack = gpu_stack
         self.ami_type: str = view.driver_setting
-        self.pool_name = spec.name
-        self.device_plugin_host = view.device_plugin_host
-        self.advertised_resources = view.advertised_resources
-        self.labels = view.labels
-        self.taints = view.taints
-        self.tolerations = view.tolerations
-        self.node_selector = view.node_selector
-        self.autoscaler_note = view.autoscaler_note
-        self.served_by: str | None = None
         inputs = node_group_inputs(spec, self.ami_type, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 

@@ -45,6 +45,7 @@ from gpu_components.adapter import (
     PoolTaints,
     PoolTolerations,
     PoolView,
+    adopt_view,
     pool_outputs,
     validated_pool,
 )
@@ -447,17 +448,11 @@ class AksGpuNodePool(pulumi.ComponentResource):
         self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
         view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
+        self.served_by: str | None = None
+        self.pool_name = spec.name
+        adopt_view(self, view)
         self.gpu_stack: GpuStack = gpu_stack
         self.gpu_instance_profile: str | None = gpu_instance_profile(spec)
-        self.pool_name = spec.name
-        self.device_plugin_host = view.device_plugin_host
-        self.advertised_resources = view.advertised_resources
-        self.labels = view.labels
-        self.taints = view.taints
-        self.tolerations = view.tolerations
-        self.node_selector = view.node_selector
-        self.autoscaler_note = view.autoscaler_note
-        self.served_by: str | None = None
         inputs = agent_pool_inputs(spec, self.gpu_driver, gpu_stack)
         ours = {
             "resource_group_name": args["resource_group_name"],

@@ -82,6 +82,7 @@ from gpu_components.adapter import (
     PoolTaints,
     PoolTolerations,
     PoolView,
+    adopt_view,
     pool_outputs,
     validated_pool,
 )
@@ -727,18 +728,12 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         super().__init__(TOKEN, name, None, opts)
         view = gke_pool_view(spec, driver_version, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
-        self.gpu_stack: GpuStack = gpu_stack
+        self.served_by: str | None = None
         self.pool_name = spec.name
-        self.device_plugin_host = view.device_plugin_host
+        adopt_view(self, view)
+        self.gpu_stack: GpuStack = gpu_stack
         self.accelerator_type: str = accelerator_type_for(spec)
         self.driver_version: str = view.driver_setting
-        self.labels = view.labels
-        self.taints = view.taints
-        self.tolerations = view.tolerations
-        self.advertised_resources = view.advertised_resources
-        self.node_selector = view.node_selector
-        self.autoscaler_note = view.autoscaler_note
-        self.served_by: str | None = None
         inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
         child = pulumi.ResourceOptions(parent=self)
 

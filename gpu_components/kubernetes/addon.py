@@ -2,12 +2,14 @@
 
 An add-on takes the pools it serves, each either as its node-pool component (``EksGpuNodeGroup``,
 ``AksGpuNodePool``, ``GkeGpuNodePool``: anything with the :class:`~gpu_components.adapter.GpuNodePool` attributes)
-or as a plain description of it (:class:`AddOnPoolArgs`: the cluster pool, its cloud and the cluster's GPU stack,
-what a program in another Pulumi language passes), and derives from them everything it needs: the validated pools,
-the cloud, every taint to tolerate (those the cloud adds itself, such as AKS's spot taint, included) and who
-advertises each pool's GPUs, so a pool whose GPUs someone else advertises is refused. A description is turned into
-what its component would expose by its cloud's :attr:`~gpu_components.adapter.CloudAdapter.describe_pool`, the
-function the component takes its own attributes from, so both give the add-on the same resources.
+or as a plain cluster pool (:class:`~gpu_components.cluster.ClusterPoolArgs`, what a ``GpuCluster`` or stack config
+pool is, and what a program in another Pulumi language passes) of the add-on's ``cloud``, and derives from them
+everything it needs: the validated pools, the cloud, every taint to tolerate (those the cloud adds itself, such as
+AKS's spot taint, included) and who advertises each pool's GPUs, so a pool whose GPUs someone else advertises is
+refused. A plain pool's GPU stack is the add-on's own (``device-plugin`` for the device plugin, ``gpu-operator`` for
+the operator), and it is turned into what its component would expose by its cloud's
+:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`, the function the component takes its own attributes
+from, so both give the add-on the same resources.
 """
 
 from collections.abc import Mapping, Sequence
@@ -26,65 +28,34 @@ from gpu_components.adapter import (
     PoolView,
     is_pool_component,
 )
-from gpu_components.aws.options import EksPoolOptionsArgs
-from gpu_components.azure.options import AksPoolOptionsArgs
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CLOUDS, facts_for
+from gpu_components.cluster_pool import ClusterPoolArgs
+from gpu_components.enums import CloudArg
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.gcp.options import GkePoolOptionsArgs
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
-from gpu_components.shape import STRICT, args_problems, shape_problems
-from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolArgs, GpuNodePoolSpec, Taint
+from gpu_components.shape import args_problems, shape_problems
+from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
-    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built or described with "
-    "gpu_stack gpu-operator)",
+    "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack "
+    "gpu-operator)",
     "node-image": "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)",
     "cloud": "the cloud's managed device plugin (GKE installs and runs it)",
 }
 """Who advertises a pool's GPUs, by :data:`~gpu_components.adapter.DevicePluginHost`, for error messages."""
 
 
-@STRICT
-class AddOnPoolArgs(GpuNodePoolArgs):
-    """A pool an add-on serves, as plain values: the pool as a cluster pool describes it (the cloud-neutral fields
-    of :class:`~gpu_components.spec.GpuNodePoolArgs` and its cloud's block), its cloud, and the cluster's GPU stack.
-    It must describe the pool as its node-pool component was built (same pool, cloud block and GPU stack): the
-    add-on computes the component's labels, taints and GPU advertiser from it
-    (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`) and creates no node pool."""
-
-    cloud: Cloud
-    """The pool's cloud: ``aws``, ``azure`` or ``gcp``. Required. It decides the pool's rules (instance types,
-    pool names, the cloud's own rules) and who advertises its GPUs; every pool of one add-on is of one cloud."""
-    gpu_stack: NotRequired[GpuStack]
-    """The cluster's GPU stack (:data:`~gpu_components.adapter.GpuStack`), as the pool's node-pool component was
-    given it: ``auto``, ``device-plugin`` or ``gpu-operator``. Defaults to ``auto``, the node-pool components'
-    default. It decides the pool's node labels and who advertises its GPUs: ``NvidiaGpuOperator`` serves pools
-    described with ``gpu-operator``, ``NvidiaDevicePlugin`` pools with ``auto`` or ``device-plugin``."""
-    aws: NotRequired[EksPoolOptionsArgs]
-    """The pool's EKS settings (``ami_type``, ``node_group_args``), as in a cluster pool; only with ``cloud: aws``.
-    Defaults to none: the AL2023 NVIDIA AMI of the instance's CPU architecture. A Bottlerocket ``ami_type`` means
-    the node image advertises the GPUs, so no add-on serves the pool."""
-    azure: NotRequired[AksPoolOptionsArgs]
-    """The pool's AKS settings (``gpu_driver``, ``agent_pool_args``), as in a cluster pool; only with
-    ``cloud: azure``. Defaults to none: ``gpu_driver`` ``aks`` (AKS installs the driver)."""
-    gcp: NotRequired[GkePoolOptionsArgs]
-    """The pool's GKE settings (``driver_version``, ``node_pool_args``), as in a cluster pool; only with
-    ``cloud: gcp``. Defaults to none: ``driver_version`` ``DEFAULT``, or ``INSTALLATION_DISABLED`` under
-    ``gpu_stack: gpu-operator``. Under ``auto`` GKE's own device plugin advertises the GPUs, so no add-on serves the
-    pool."""
-
-
 if TYPE_CHECKING:
-    AddOnPools: TypeAlias = Sequence[AddOnPoolArgs | GpuNodePool]
+    AddOnPools: TypeAlias = Sequence[ClusterPoolArgs | GpuNodePool]
 else:
-    AddOnPools = list[AddOnPoolArgs]
-"""The type of an add-on's ``pools``. At run time, what Pulumi's schema analyzer reads: a list of plain pool
-descriptions, what a program in any Pulumi language can pass. For type checkers, Python callers may also pass
-node-pool components (any sequence, the two mixed)."""
+    AddOnPools = list[ClusterPoolArgs]
+"""The type of an add-on's ``pools``. At run time, what Pulumi's schema analyzer reads: a list of plain cluster pools
+(:class:`~gpu_components.cluster.ClusterPoolArgs`), what a program in any Pulumi language can pass. For type checkers,
+Python callers may also pass node-pool components (any sequence, the two mixed)."""
 
-POOL_ENTRIES = f"{POOL_COMPONENTS}, or a pool description (AddOnPoolArgs: a cluster pool with its cloud)"
+POOL_ENTRIES = f"{POOL_COMPONENTS}, or a cluster pool (ClusterPoolArgs, a mapping)"
 """What an add-on's ``pools`` entry may be, for error messages."""
 
 
@@ -96,7 +67,7 @@ class GpuAddOnArgs(TypedDict):
     their descriptions, instead of inheriting them: Pulumi's schema analyzer reads a field's description only from
     the class that declares it. A test keeps their types equal to these.
 
-    Fields (``pools``: see its own docstring):
+    Fields (``pools`` and ``cloud``: see their own docstrings):
         namespace: namespace to create and install into (a DNS-1123 label). Defaults to the add-on's own (see each
             component).
         chart_version: chart version. Defaults to the add-on's pinned, tested version.
@@ -105,11 +76,15 @@ class GpuAddOnArgs(TypedDict):
 
     pools: AddOnPools
     """The pools the add-on serves: at least one, all of one cloud, with unique pool names. Each is the pool's
-    node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or a plain
-    description of it (:class:`AddOnPoolArgs`); the two may be mixed. Each must be a pool whose GPUs this add-on
-    advertises (its device plugin host, decided by its cloud, node image and GPU stack); a pool served by its node
-    image, its cloud or the other add-on is an error naming who advertises it, and so is a component another
-    add-on already serves (a description, a plain value, cannot be tracked across add-ons)."""
+    node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or the pool as
+    plain values, a cluster pool (:class:`~gpu_components.cluster.ClusterPoolArgs`, with its optional cloud block) of
+    ``cloud``; the two may be mixed. Each must be a pool whose GPUs this add-on advertises (its device plugin host,
+    decided by its cloud, node image and GPU stack); a pool served by its node image, its cloud or the other add-on
+    is an error naming who advertises it, and so is a component another add-on already serves (a plain pool, a
+    plain value, cannot be tracked across add-ons)."""
+    cloud: NotRequired[CloudArg]
+    """The cloud of the pools given as plain values: ``aws``, ``azure`` or ``gcp``. Required when any pool is a
+    plain cluster pool; it must equal the cloud of the node-pool components given."""
     namespace: NotRequired[str]
     chart_version: NotRequired[str]
     helm_values: NotRequired[dict[str, Any]]
@@ -121,14 +96,14 @@ class ServedPools:
 
     Attributes:
         cloud: their cloud.
-        pools: each pool's node-pool component, or for a description what its component would expose
+        pools: each pool's node-pool component, or for a plain pool what its component would expose
             (:class:`~gpu_components.adapter.PoolView`), in the order given.
         specs: their validated pools, in the same order.
         node_taints: taints the pools' nodes carry beyond their specs' (added by the cloud, e.g. AKS spot), each
             once, in order of first appearance.
         driver_settings: each pool's value of its cloud's driver setting (EKS ``ami_type``, AKS ``gpu_driver``,
             GKE ``driver_version``; ``None`` for the default) and where it sits in the args (``pools[0].ami_type``
-            for a component, ``pools[0].aws.ami_type`` for a description), in the same order.
+            for a component, ``pools[0].aws.ami_type`` for a plain pool), in the same order.
     """
 
     cloud: Cloud
@@ -190,19 +165,27 @@ def namespace_problems(namespace: object, path: str) -> list[Problem]:
 
 
 def served_pools(
-    name: str, shape: type, args: object, host: DevicePluginHost, extra: Sequence[Problem] = ()
+    name: str,
+    shape: type,
+    args: object,
+    host: DevicePluginHost,
+    gpu_stack: GpuStack,
+    extra: Sequence[Problem] = (),
 ) -> tuple[ServedPools, Mapping[str, Any]]:
     """Validate an add-on's args (``shape``: its ``TypedDict``) for the pools whose GPUs ``host`` advertises.
 
     Returns the served pools and the args (a mapping, checked), and marks each pool as served by the add-on
-    ``name`` (:attr:`~gpu_components.adapter.GpuNodePool.served_by`). ``extra`` are the add-on's own problems so far.
+    ``name`` (:attr:`~gpu_components.adapter.GpuNodePool.served_by`). ``gpu_stack`` is the GPU stack the plain pools
+    are described under (the add-on's: ``device-plugin`` or ``gpu-operator``). ``extra`` are the add-on's own
+    problems so far.
 
     Raises:
-        GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls), a ``pools`` entry that is
-            neither a node-pool component nor a mapping, every problem of a pool description (its shape, with the
-            closest key to an unknown one; its cloud's missing or another cloud's block; the pool's rules and its
-            cloud's, paths ``pools[<i>].<field>``), a pool whose GPUs another party advertises, a component another
-            add-on serves, pools of different clouds or with the same name, an invalid namespace.
+        GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls, a ``cloud`` not among the
+            clouds), a ``pools`` entry that is neither a node-pool component nor a mapping, every problem of a plain
+            pool (its shape, with the closest key to an unknown one; another cloud's block; the pool's rules and its
+            cloud's, paths ``pools[<i>].<field>``), plain pools without ``cloud``, a ``cloud`` other than the
+            components', a pool whose GPUs another party advertises, a component another add-on serves, components
+            of different clouds, pools with the same name, an invalid namespace.
     """
     problems = args_problems(shape, args, validated_elsewhere=("pools",))
     problems += extra
@@ -210,8 +193,11 @@ def served_pools(
     drivers: list[tuple[str | None, str]] = []
     mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
     given = mapping.get("pools")
+    cloud: Cloud | None = mapping["cloud"] if mapping.get("cloud") in CLOUDS else None
+    plain_pools: list[str] = []
+    component_clouds: dict[Cloud, list[str]] = {}
     if given is not None and not isinstance(given, list | tuple):
-        problems.append(Problem("pools", given, "a list of node-pool components or pool descriptions", POOL_ENTRIES))
+        problems.append(Problem("pools", given, "a list of node-pool components or cluster pools", POOL_ENTRIES))
     elif isinstance(given, list | tuple):
         if not given:
             problems.append(Problem("pools", given, "an add-on needs at least one pool to serve", POOL_ENTRIES))
@@ -222,16 +208,17 @@ def served_pools(
                 pool: GpuNodePool = entry
                 setting = facts_for(pool.spec.cloud).driver.setting
                 driver = (getattr(pool, setting, None), f"{where}.{setting}")
+                component_clouds.setdefault(pool.spec.cloud, []).append(where)
             elif isinstance(entry, Mapping):
-                view, found = _described(entry, where)
+                plain_pools.append(where)
+                view, found = _plain_pool(entry, where, cloud, gpu_stack)
                 problems += found
                 if view is None:
                     continue
                 pool = view
-                setting = facts_for(view.spec.cloud).driver.setting
-                driver = (view.driver_setting, f"{where}.{view.spec.cloud}.{setting}")
+                driver = (view.driver_setting, f"{where}.{view.spec.cloud}.{facts_for(view.spec.cloud).driver.setting}")
             else:
-                message = "not a node-pool component or a pool description (a mapping)"
+                message = "not a node-pool component or a cluster pool (a mapping)"
                 problems.append(Problem(where, entry, message, POOL_ENTRIES))
                 continue
             if pool.device_plugin_host != host:
@@ -261,9 +248,7 @@ def served_pools(
             seen.setdefault(pool_name, index)
             pools.append(pool)
             drivers.append(driver)
-        clouds = sorted({pool.spec.cloud for pool in pools})
-        if len(clouds) > 1:
-            problems.append(Problem("pools", clouds, "the pools of one add-on must be of one cluster's cloud"))
+    problems += _cloud_problems(mapping, plain_pools, component_clouds)
     problems += namespace_problems(mapping.get("namespace"), "namespace")
     if problems or not pools:
         raise GpuSpecError(problems)
@@ -281,46 +266,77 @@ def served_pools(
     return served, mapping
 
 
-MISSING_CLOUD = "required field is missing: a pool description names its cloud, which decides its rules"
-"""The message for a pool description without ``cloud``."""
+def _cloud_problems(
+    args: Mapping[str, Any], plain_pools: Sequence[str], component_clouds: Mapping[Cloud, Sequence[str]]
+) -> list[Problem]:
+    """The add-on's ``cloud`` against its pools: required when any pool is plain (``plain_pools``, their paths), and
+    the cloud of every node-pool component (``component_clouds``: cloud -> the components' paths), which must be one
+    cloud. A ``cloud`` not among the clouds is a shape problem, listed already."""
+    clouds = sorted(component_clouds)
+    if len(clouds) > 1:
+        return [Problem("pools", clouds, "the pools of one add-on must be of one cluster's cloud")]
+    if "cloud" not in args:
+        if not plain_pools:
+            return []
+        return [
+            Problem(
+                "cloud",
+                None,
+                f"required field is missing: the cloud of the plain pools ({', '.join(plain_pools)}), which decides "
+                "their rules",
+                ", ".join(CLOUDS),
+            )
+        ]
+    cloud = args["cloud"]
+    if cloud not in CLOUDS or not clouds or clouds == [cloud]:
+        return []
+    [components_cloud] = clouds
+    return [
+        Problem(
+            "cloud",
+            cloud,
+            f"the pools of one add-on must be of one cluster's cloud, but the node-pool components "
+            f"({', '.join(component_clouds[components_cloud])}) are on {components_cloud}",
+            f"{components_cloud}, the components' cloud",
+        )
+    ]
 
 
-def _described(entry: Mapping[str, Any], where: str) -> tuple[PoolView | None, list[Problem]]:
-    """What the node-pool component of the pool description ``entry`` (at ``where`` in the args) would expose
-    (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`), or ``None`` and every problem of the description:
-    its shape first (unknown keys with the closest known key, missing fields, types, allowed values); when that is
-    sound, another cloud's block, the pool's rules for its cloud and the cloud's rules for the pool, its options and
-    its GPU stack (those :class:`~gpu_components.cluster.GpuCluster` applies to a cluster pool)."""
+def _plain_pool(
+    entry: Mapping[str, Any], where: str, cloud: Cloud | None, gpu_stack: GpuStack
+) -> tuple[PoolView | None, list[Problem]]:
+    """What the node-pool component of the plain pool ``entry`` (a cluster pool at ``where`` in the args, on the
+    add-on's ``cloud`` under its ``gpu_stack``) would expose
+    (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`), or ``None`` and every problem of the pool: its shape
+    (unknown keys with the closest known key, missing fields, types, allowed values) and another cloud's block; when
+    those are sound, the pool's rules for its cloud and the cloud's rules for the pool, its options and the GPU stack
+    (those :class:`~gpu_components.cluster.GpuCluster` applies to a cluster pool). Without a valid ``cloud`` (a
+    problem of the add-on's args) only the shape is checked."""
     from gpu_components.cluster import adapter_for  # the composition imports the add-ons
 
-    shape = [
-        Problem(problem.path, None, MISSING_CLOUD, ", ".join(CLOUDS))
-        if problem.path == f"{where}.cloud" and problem.value is None
-        else problem
-        for problem in shape_problems(AddOnPoolArgs, entry, where)
-    ]
-    if shape:
-        return None, shape
-    cloud: Cloud = entry["cloud"]
-    gpu_stack: GpuStack = entry.get("gpu_stack", "auto")
-    problems = [
+    problems = shape_problems(ClusterPoolArgs, entry, where)
+    if cloud is None:
+        return None, problems
+    problems += [
         Problem(
             f"{where}.{key}",
             entry[key],
-            f"settings for {key}, but the pool is on {cloud}",
+            f"settings for {key}, but the add-on's cloud is {cloud}",
             f"the block {cloud}, or cloud {key}",
         )
         for key in CLOUDS
         if key != cloud and key in entry
     ]
+    if problems:
+        return None, problems
     options: Mapping[str, Any] = entry.get(cloud, {})
-    neutral = {key: value for key, value in entry.items() if key not in (*CLOUDS, "cloud", "gpu_stack")}
+    neutral = {key: value for key, value in entry.items() if key not in CLOUDS}
     try:
         spec = GpuNodePoolSpec.from_args(neutral, cloud, where)
     except GpuSpecError as error:
-        return None, problems + list(error.problems)
-    adapter = adapter_for(cloud, f"{where}.cloud")
-    problems += adapter.problems(spec, options, where, gpu_stack)
+        return None, list(error.problems)
+    adapter = adapter_for(cloud, "cloud")
+    problems = adapter.problems(spec, options, where, gpu_stack)
     if problems:
         return None, problems
     return adapter.describe_pool(spec, options, gpu_stack), []

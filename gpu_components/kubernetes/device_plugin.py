@@ -7,6 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components.enums import CloudArg
 from gpu_components.kubernetes.addon import (
     AddOnPools,
     OwnedValue,
@@ -46,11 +47,17 @@ class NvidiaDevicePluginArgs(TypedDict):
 
     pools: AddOnPools
     """The pools the device plugin serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
-    component built for the device plugin (``EksGpuNodeGroup``, ``AksGpuNodePool``; Python only) or a plain
-    description of one (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be
-    a pool whose GPUs the device plugin DaemonSet advertises (gpu_stack ``auto`` or ``device-plugin``, not
-    Bottlerocket NVIDIA, not GKE-managed): a pool served by its node image, its cloud or the GPU Operator is an error
-    naming who advertises it."""
+    component built for the device plugin (``EksGpuNodeGroup``, ``AksGpuNodePool``; Python only) or the pool as
+    plain values, a cluster pool (:class:`~gpu_components.cluster.ClusterPoolArgs`, as a ``GpuCluster`` or stack
+    config pool writes it, with its optional ``aws``/``azure`` block) on ``cloud``, taken as built with gpu_stack
+    ``device-plugin`` (the same pool as ``auto``); the two may be mixed. Each must be a pool whose GPUs the device
+    plugin DaemonSet advertises (not Bottlerocket NVIDIA, not GKE, whose managed plugin does, not built with gpu_stack
+    ``gpu-operator``): a pool served by its node image, its cloud or the GPU Operator is an error naming who
+    advertises it."""
+    cloud: NotRequired[CloudArg]
+    """The cloud of the pools given as plain values: ``aws`` or ``azure`` (``gcp`` is valid, but GKE's managed
+    plugin advertises every GKE pool's GPUs). Required when any pool is a plain cluster pool, which it decides the
+    rules of; it must equal the cloud of the node-pool components given with them. Defaults to none."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``, the one NVIDIA's
     install instructions use."""
@@ -91,7 +98,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         owned = owned_value_problems(
             DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
-        served, settings = served_pools(name, NvidiaDevicePluginArgs, args, "daemonset", owned)
+        served, settings = served_pools(name, NvidiaDevicePluginArgs, args, "daemonset", "device-plugin", owned)
         specs = served.specs
         super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)

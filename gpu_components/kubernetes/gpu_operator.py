@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.cloud_facts import facts_for
+from gpu_components.enums import CloudArg
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.addon import (
     AddOnPools,
@@ -68,11 +69,16 @@ class NvidiaGpuOperatorArgs(TypedDict):
 
     pools: AddOnPools
     """The pools the operator serves: at least one, all of one cloud, with unique pool names. Each is a node-pool
-    component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``; Python only) or a plain description of one
-    (:class:`~gpu_components.kubernetes.addon.AddOnPoolArgs`); the two may be mixed. Each must be built or described
-    with gpu_stack ``gpu-operator`` (its nodes then carry the labels of ``operator_node_labels``; Bottlerocket NVIDIA
-    pools keep their host device plugin and are refused). A pool served by its node image, its cloud or the device
-    plugin add-on is an error naming who advertises it."""
+    component built with gpu_stack ``gpu-operator`` (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``;
+    Python only) or the pool as plain values, a cluster pool (:class:`~gpu_components.cluster.ClusterPoolArgs`, as a
+    ``GpuCluster`` or stack config pool writes it, with its optional ``aws``/``azure``/``gcp`` block) on ``cloud``,
+    taken as built with gpu_stack ``gpu-operator``; the two may be mixed. The nodes then carry the labels of
+    ``operator_node_labels``; Bottlerocket NVIDIA pools keep their host device plugin and are refused, and so is a
+    pool served by its cloud or the device plugin add-on, with an error naming who advertises it."""
+    cloud: NotRequired[CloudArg]
+    """The cloud of the pools given as plain values: ``aws``, ``azure`` or ``gcp``. Required when any pool is a plain
+    cluster pool, which it decides the rules of; it must equal the cloud of the node-pool components given with them.
+    Defaults to none."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label; labelled for privileged pods). Defaults to
     ``gpu-operator``, the one NVIDIA's install instructions use."""
@@ -130,7 +136,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         owned = owned_value_problems(
             OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
-        served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", owned)
+        served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", "gpu-operator", owned)
         cloud, specs = served.cloud, served.specs
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
