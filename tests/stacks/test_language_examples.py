@@ -30,16 +30,6 @@ PROJECT_SCHEMA = json.loads((ROOT / "tests" / "reference" / "pulumi" / "project.
 
 pytestmark = pytest.mark.stack
 
-WHOLE_NUMBERS_ARRIVE_AS_FLOATS = pytest.mark.xfail(
-    strict=True,
-    reason="GpuComponentsProvider (gpu_components/package.py) hands the components each integer property as the "
-    "float it crosses the wire as: pulumi 3.272's ComponentProvider.map_input_properties converts it with int() and "
-    "then overwrites that with the raw value, so `maxSize: 6` is refused ('input should be a valid integer (got "
-    "6.0)'). package.py must make a whole-number float of an INTEGER property an int; then remove this mark.",
-)
-"""Every plan of the YAML example through the Construct path fails today for this reason (strict: once package.py
-converts whole numbers, these tests pass and the mark must go)."""
-
 
 def yaml_pools() -> list[dict[str, Any]]:
     program = yaml.safe_load((YAML_EXAMPLE / "Pulumi.yaml").read_text())
@@ -140,7 +130,6 @@ def gpu_cluster_subtree(plan: Plan) -> dict[str, PlannedResource]:
     return {r.urn: r for r in plan.resources if under(r.urn)}
 
 
-@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
 def test_the_yaml_example_plans_the_aws_eks_stacks_gpu_resources(tmp_path: Path) -> None:
     """The YAML example, planned offline through the package's Construct path, registers the aws-eks stack's
     GpuCluster subtree: the same resources (type, name, parent), inputs and options.
@@ -175,7 +164,6 @@ def test_the_yaml_example_plans_the_aws_eks_stacks_gpu_resources(tmp_path: Path)
         ), urn
 
 
-@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
 def test_the_yaml_example_plans_as_committed_from_the_cli() -> None:
     result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(YAML_EXAMPLE), "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -213,7 +201,6 @@ BAD_VALUES = [
 message), valid values)."""
 
 
-@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
 @pytest.mark.parametrize(("edit", "problem", "valid"), BAD_VALUES, ids=["mig-profile", "replicas", "unknown-field"])
 def test_a_bad_value_in_the_yaml_is_the_components_error_with_its_camel_case_path(
     tmp_path: Path, edit: str, problem: tuple[str, Any, str], valid: str | None
@@ -228,7 +215,6 @@ def test_a_bad_value_in_the_yaml_is_the_components_error_with_its_camel_case_pat
     assert "Traceback" not in result.output
 
 
-@WHOLE_NUMBERS_ARRIVE_AS_FLOATS
 def test_the_yaml_options_of_a_component_reach_its_registration(tmp_path: Path) -> None:
     """``protect``, ``dependsOn`` and ``aliases`` given in the YAML travel in the ConstructRequest and are the
     options the component registers with (what the SDK's provider server makes of them)."""
