@@ -1,4 +1,4 @@
-"""``gpu-components`` command line: offline plans of Pulumi Python projects, their diffs, diagrams and capacity.
+"""``gpu-components`` command line: offline plans of Pulumi Python and YAML projects, their diffs, diagrams, capacity.
 
 ``gpu-components plan aws-eks`` runs the same program ``pulumi up`` runs, under Pulumi mocks with no cloud
 credentials, and prints every resource it would register. The project is the one in ``--cwd`` (``-C``, Pulumi's own
@@ -6,7 +6,8 @@ flag; ``--root`` is its deprecated name), the current directory by default: its 
 (``main:``) and the stack config directory (:func:`~gpu_components.plan.project.run_project`); this repository's
 root is the example project. ``gpu-components diff OLD NEW`` compares two JSON plans and flags node-pool
 replacements. Invalid config exits with status 1 and the validation message, without a traceback; so do a directory
-without ``Pulumi.yaml``, a project that is not Python or whose ``main:`` does not exist, and a program that raises
+without ``Pulumi.yaml``, a project that is neither Python nor YAML or whose ``main:`` does not exist, a YAML program
+the offline reader cannot run (:mod:`~gpu_components.plan.yaml_program`), and a program that raises
 (its exception's type and message, and the program's file and line).
 
 Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file, a project
@@ -87,7 +88,7 @@ def _title(plan: Plan) -> str:
 
 @click.group()
 def main() -> None:
-    """GPU node pools for EKS, AKS and GKE: offline plans of Pulumi Python projects, diffs, diagrams, capacity."""
+    """GPU node pools for EKS, AKS and GKE: offline plans of Pulumi Python and YAML projects, diffs, capacity."""
 
 
 @main.command()
@@ -179,7 +180,7 @@ def plan(
     policy_config: Path | None,
     preview: bool,
 ) -> None:
-    """Print what each STACK of the Pulumi Python project in --cwd would create, without cloud credentials.
+    """Print what each STACK of the Pulumi Python or YAML project in --cwd would create, without cloud credentials.
 
     The project's program (Pulumi.yaml main:) runs as pulumi runs it, with the stack's config
     (<stackConfigDir>/Pulumi.STACK.yaml), under mocks: the plan is the state pulumi up leaves, or with --preview what

@@ -1,6 +1,6 @@
 """Offline plan: run a Pulumi program under realistic mocks and render what it would create.
 
-- `run_project(directory, stack)` → `ProjectPlan`: the Pulumi Python project in `directory` (its `Pulumi.yaml`
+- `run_project(directory, stack)` → `ProjectPlan`: the Pulumi Python or YAML project in `directory` (its `Pulumi.yaml`
   names the program, `main:`, and the stack config directory) planned as `pulumi up` would leave a new stack
   (`preview=True`: as `pulumi preview` of a new stack shows it, computed outputs unknown), with the
   capacity records of the node-pool components its program created (`pools`); `load_project(directory)` →
