@@ -87,12 +87,16 @@ class GpuComponentsProvider(ComponentProvider):
         inputs: pulumi.Inputs,
         options: pulumi.ResourceOptions | None = None,
     ) -> ConstructResult:
+        component = self._component_defs.get(resource_type.rsplit(":", maxsplit=1)[-1])
+        if component is not None:
+            problems = self._raw_problems(inputs, component.inputs, "")
+            if problems:
+                raise GpuSpecError(problems)
         try:
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as error:
-            if not isinstance(error.inner, GpuSpecError):
+            if component is None or not isinstance(error.inner, GpuSpecError):
                 raise
-            component = self._component_defs[resource_type.rsplit(":", maxsplit=1)[-1]]
             raise GpuSpecError(self._consumer_problem(component, p) for p in error.inner.problems) from None
 
     def map_input_properties(
@@ -103,10 +107,7 @@ class GpuComponentsProvider(ComponentProvider):
         component_name: str,
         property_path: str,
     ) -> pulumi.Inputs:
-        """Check one object's raw values (every problem at once), then let Pulumi map its names to Python's."""
-        problems = self._raw_problems(inputs, properties, property_path)
-        if problems:
-            raise GpuSpecError(problems)
+        """Let Pulumi map one object's names to Python's (its raw values were checked before, in :meth:`construct`)."""
         mapped = super().map_input_properties(inputs, properties, mapping, component_name, property_path)
         # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
         return {
@@ -114,9 +115,8 @@ class GpuComponentsProvider(ComponentProvider):
             for key, value in mapped.items()
         }
 
-    def _raw_problems(
-        self, inputs: pulumi.Inputs, properties: dict[str, PropertyDefinition], path: str
-    ) -> list[Problem]:
+    def _raw_problems(self, inputs: object, properties: dict[str, PropertyDefinition], path: str) -> list[Problem]:
+        """Every raw-value problem of one object and of the objects, lists and maps inside it, at once."""
         if not isinstance(inputs, Mapping):
             return []
 
@@ -130,26 +130,27 @@ class GpuComponentsProvider(ComponentProvider):
             if key not in properties
         ]
         for key, prop in properties.items():
-            value = inputs.get(key)
-            if value is None or isinstance(value, pulumi.Output):
-                continue
-            problems += self._value_problems(prop, value, where(key))
+            problems += self._value_problems(prop, inputs.get(key), where(key))
         return problems
 
     def _value_problems(self, prop: PropertyDefinition, value: object, path: str) -> list[Problem]:
+        if value is None or isinstance(value, pulumi.Output):
+            return []  # a missing value is Pulumi's to report; an unknown one is checked by the component
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
             return [Problem(path, value, "must be a whole number")]
-        if prop.ref and (type_def := self.get_type_definition(prop)) is not None and type_def.enum:
+        type_def = self.get_type_definition(prop) if prop.ref else None
+        if type_def is not None and type_def.enum:
             values = [member.value for member in type_def.enum]
-            if value not in values:
-                return [Problem(path, value, "not one of the allowed values", _one_of(values))]
-        if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
-            # Items that are objects are checked when Pulumi maps each of them (this method runs again for them).
+            return [] if value in values else [Problem(path, value, "not one of the allowed values", _one_of(values))]
+        if type_def is not None:
+            return self._raw_problems(value, type_def.properties, path)
+        if prop.items is not None and isinstance(value, list):
+            return [p for i, item in enumerate(value) for p in self._value_problems(prop.items, item, f"{path}[{i}]")]
+        if prop.additional_properties is not None and isinstance(value, Mapping):
             return [
-                problem
-                for index, item in enumerate(value)
-                if item is not None and not isinstance(item, pulumi.Output)
-                for problem in self._value_problems(prop.items, item, f"{path}[{index}]")
+                p
+                for k, v in value.items()
+                for p in self._value_problems(prop.additional_properties, v, f"{path}[{k!r}]")
             ]
         return []
 

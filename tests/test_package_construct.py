@@ -357,6 +357,17 @@ def test_an_unknown_enum_value_lists_the_allowed_values() -> None:
     ]
 
 
+def test_raw_value_problems_at_every_level_come_at_once() -> None:
+    pool = {**SHARED_INPUTS, "maxSize": 2.5, "timeSlicng": {"replicas": 4}, "taints": [{"key": "k", "effect": "NoRun"}]}
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [SHARED_INPUTS, pool], "gpuStack": "operator"})
+    assert [(p.path, p.message) for p in error.problems] == [
+        ("pools[1].timeSlicng", "unknown field; did you mean 'timeSlicing'?"),
+        ("pools[1].maxSize", "must be a whole number"),
+        ("pools[1].taints[0].effect", "not one of the allowed values"),
+        ("gpuStack", "not one of the allowed values"),
+    ]
+
+
 def test_a_missing_required_property_is_named_in_camel_case() -> None:
     with pytest.raises(pulumi.InputPropertyError) as raised:
         plan_of(lambda: construct("EksGpuNodeGroup", "bad", {"pool": SHARED_INPUTS, "subnetIds": ["subnet-a"]}))
