@@ -55,7 +55,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import pulumi
 from pulumi.resource import DependencyResource
@@ -71,9 +71,6 @@ from gpu_components.plan._pulumi_internals import (
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import SECRET
 from gpu_components.plan.runner import StackFileError, _read_mapping, _shown
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "COMPONENT_PACKAGE",
