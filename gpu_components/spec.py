@@ -31,7 +31,7 @@ from gpu_components.enums import (
     value_of,
 )
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
+from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, parse_mig_profile_name
 from gpu_components.shape import STRICT, plain, shape_problems
 
 TaintEffect = TaintEffectName
@@ -315,7 +315,9 @@ class Mig:
     """A validated MIG layout: ``devices`` maps each MIG profile to its instance count per GPU.
 
     ``profile`` is the uniform profile when the input gave one (``None`` for a layout), and ``config_name`` is the
-    layout's name in mig-parted terms (``all-1g.10gb`` for a uniform profile, ``custom-<pool>`` for a layout).
+    layout's name in mig-parted terms, also the value of the node label ``nvidia.com/mig.config``:
+    :func:`~gpu_components.mig.mig_config_name` for a uniform profile (``all-1g.10gb``, ``all-1g.10gb.me`` for
+    ``1g.10gb+me``), ``custom-<pool>`` for a layout.
     """
 
     devices: Mapping[str, int]
@@ -854,7 +856,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     if problems:
         return None, problems
     uniform = given.get("profile")
-    config_name = f"all-{uniform}" if uniform else f"custom-{args['name']}"
+    config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
     return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
 
 

@@ -164,6 +164,21 @@ def test_node_labels_of_a_mig_pool() -> None:
     }
 
 
+def test_a_uniform_me_profile_selects_and_renders_nvidias_config_name_a_label_can_hold() -> None:
+    pool = spec("aws", "mig", name="media", mig={"profile": "1g.10gb+me"})
+    assert operator_node_labels(pool, "aws") == {
+        "nvidia.com/device-plugin.config": "media",
+        "nvidia.com/mig.config": "all-1g.10gb.me",
+    }
+    assert yaml.safe_load(mig_config_map([pool])["config.yaml"]) == {
+        "version": "v1",
+        "mig-configs": {
+            "all-disabled": [{"devices": "all", "mig-enabled": False}],
+            "all-1g.10gb.me": [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb+me": 1}}],
+        },
+    }
+
+
 def test_node_labels_of_a_pool_whose_image_runs_its_own_plugin_turn_operands_off() -> None:
     pool = spec("aws", "mig40", name="br", mig={"profile": "1g.5gb"})
     assert operator_node_labels(pool, "aws", host_device_plugin=True) == {
