@@ -68,6 +68,12 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
+MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
+"""Node label (value ``"true"``) on which the NVIDIA device plugin chart v0.20.0 schedules its MPS control daemon
+(``templates/daemonset-mps-control-daemon.yml``, ``nodeSelector``); the GPU Operator v26.7.0's MPS control daemon
+selects it too (``assets/state-mps-control-daemon/0400_daemonset.yaml``). GPU feature discovery sets it on nodes whose
+device plugin config shares GPUs by MPS (k8s-device-plugin v0.20.0 ``internal/lm/nvml.go``,
+``newSharingLabeler``); where GPU feature discovery does not run, the library sets it on its MPS pools."""
 OPERAND_LABEL_PREFIX = "nvidia.com/gpu.deploy."
 """Prefix of the GPU Operator's per-node operand switches (``nvidia.com/gpu.deploy.device-plugin=false``)."""
 SHARING_TRUST_KEY = "gpu-components/sharing"
@@ -81,7 +87,14 @@ SHARING_TRUSTED_ENTRIES_KEY = "gpu-components/sharing-trusted-entries"
 (one ConfigMap holds the entries of several pools, some trusted and some not; a ConfigMap-wide
 :data:`SHARING_TRUST_KEY` label or annotation would mark them all)."""
 RESERVED_LABELS = frozenset(
-    {POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config", SHARING_TRUST_KEY}
+    {
+        POOL_LABEL,
+        DEVICE_PLUGIN_CONFIG_LABEL,
+        GPU_PRESENT_LABEL,
+        MPS_CAPABLE_LABEL,
+        "nvidia.com/mig.config",
+        SHARING_TRUST_KEY,
+    }
 )
 """Node labels the library sets itself on every cloud; a user label may not set them, nor those it sets for a
 cloud's GPU Operator (:func:`reserved_labels`)."""

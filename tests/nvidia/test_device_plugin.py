@@ -12,6 +12,7 @@ from gpu_components.nvidia.device_plugin import (
     daemonset_tolerations,
     device_plugin_config,
     device_plugin_config_map,
+    device_plugin_node_labels,
     device_plugin_values,
 )
 from gpu_components.spec import GpuNodePoolSpec
@@ -45,6 +46,37 @@ def check_plugin_rules(config: dict[str, Any]) -> None:
             assert config["flags"]["migStrategy"] != "mixed"
             assert [r["name"] for r in block["resources"]] == ["nvidia.com/gpu"]
             assert config["flags"]["mpsRoot"] == "/run/nvidia/mps"
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, {"nvidia.com/device-plugin.config": "gpu", "nvidia.com/gpu.present": "true"}),
+        (
+            {"time_slicing": {"replicas": 4}},
+            {"nvidia.com/device-plugin.config": "gpu", "nvidia.com/gpu.present": "true"},
+        ),
+        (
+            {"mps": {"replicas": 4}},
+            {
+                "nvidia.com/device-plugin.config": "gpu",
+                "nvidia.com/gpu.present": "true",
+                # the chart v0.20.0 schedules its MPS control daemon only on nodes with this label (nodeSelector of
+                # templates/daemonset-mps-control-daemon.yml), which only GPU feature discovery sets otherwise
+                "nvidia.com/mps.capable": "true",
+            },
+        ),
+    ],
+)
+def test_node_labels_select_the_config_and_on_mps_pools_the_mps_control_daemon(
+    fields: dict[str, Any], expected: dict[str, str]
+) -> None:
+    assert device_plugin_node_labels(spec(**fields)) == expected
+
+
+def test_the_chart_values_leave_feature_discovery_off_so_the_mps_label_must_come_from_the_pool() -> None:
+    values = device_plugin_values([spec(mps={"replicas": 4})], "configs")
+    assert "gfd" not in values and "nfd" not in values
 
 
 def test_exclusive_pool_config() -> None:
