@@ -79,6 +79,29 @@ def test_the_chart_values_leave_feature_discovery_off_so_the_mps_label_must_come
     assert "gfd" not in values and "nfd" not in values
 
 
+def test_under_the_chart_each_entry_keeps_its_own_mig_strategy_so_mps_works_beside_mixed_mig() -> None:
+    # The chart (v0.20.0) sets MIG_STRATEGY, which would override every entry, only when its value migStrategy is
+    # given (its default is null); the library never gives it, so the MPS entry's "none" is what the plugin reads.
+    mixed = GpuNodePoolSpec.from_args(
+        {
+            "name": "mixed",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+        },
+        "aws",
+    )
+    mps = spec(name="mps", mps={"replicas": 4})
+    values = device_plugin_values([mixed, mps], "configs")
+    assert "migStrategy" not in values
+    entries = {name: yaml.safe_load(text) for name, text in device_plugin_config_map([mixed, mps]).items()}
+    assert {name: entry["flags"]["migStrategy"] for name, entry in entries.items()} == {
+        "default": "none",
+        "mixed": "mixed",
+        "mps": "none",
+    }
+
+
 def test_exclusive_pool_config() -> None:
     config = device_plugin_config(spec())
     assert config == {"version": "v1", "flags": {"migStrategy": "none", "failOnInitError": True}}

@@ -223,6 +223,37 @@ def test_mig_pools_with_different_strategies_are_rejected() -> None:
         values("aws", False, single, mixed)
 
 
+MPS_UNDER_MIXED = (
+    "MPS pool mps and pools[0] (mixed), whose MIG strategy is mixed, cannot share one GPU Operator: the operator sets "
+    "its one mig.strategy (mixed) in every device plugin pod, over each pool's own config entry, and the device "
+    'plugin refuses to start with MPS under it ("using --mig-strategy=mixed is not supported with MPS")'
+)
+
+
+def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_naming_both_pools_and_the_strategy() -> None:
+    mixed = spec("aws", "mig", name="mixed", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    mps = spec("aws", name="mps", mps={"replicas": 4})
+    problems = gpu_operator_problems([mixed, spec("aws", name="plain"), mps], path="gpu_operator")
+    assert [(p.path, p.value, p.message, p.valid) for p in problems] == [
+        (
+            "gpu_operator.pools[2].mps",
+            {"replicas": 4, "trusted": False},
+            MPS_UNDER_MIXED.replace("pools[0]", "gpu_operator.pools[0]"),
+            "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)",
+        )
+    ]
+    assert "k8s-device-plugin/blob/v0.20.0/cmd/nvidia-device-plugin/main.go" in str(problems[0].source)
+    with pytest.raises(GpuSpecError, match="not supported with MPS"):
+        values("aws", False, mixed, mps)
+
+
+def test_mps_pools_beside_single_mig_pools_keep_the_single_strategy() -> None:
+    single = spec("aws", "mig", name="single", mig={"profile": "1g.10gb"})
+    mps = spec("aws", name="mps", mps={"replicas": 4})
+    assert gpu_operator_problems([single, mps]) == []
+    assert values("aws", False, single, mps)["mig"] == {"strategy": "single"}
+
+
 def test_service_monitor_needs_the_exporter() -> None:
     problems = gpu_operator_problems([spec()], dcgm_exporter=False, service_monitor=True, path="gpu_operator")
     assert [(p.path, p.value) for p in problems] == [("gpu_operator.service_monitor", True)]
