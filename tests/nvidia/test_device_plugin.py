@@ -102,6 +102,25 @@ def test_under_the_chart_each_entry_keeps_its_own_mig_strategy_so_mps_works_besi
     }
 
 
+def test_a_mixed_layout_with_an_me_profile_names_its_resource_as_the_plugin_does() -> None:
+    # k8s-device-plugin v0.20.0 internal/rm/rm.go: the resource of a MIG profile is mig-<profile> with '+' as '.'
+    pool = GpuNodePoolSpec.from_args(
+        {
+            "name": "media",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"1g.10gb+me": 1, "1g.10gb": 5}, "strategy": "mixed"},
+            "time_slicing": {"replicas": 2},
+        },
+        "aws",
+    )
+    assert advertised_resources(pool) == {"nvidia.com/mig-1g.10gb": 80, "nvidia.com/mig-1g.10gb.me": 16}
+    assert device_plugin_config(pool)["sharing"]["timeSlicing"]["resources"] == [
+        {"name": "nvidia.com/mig-1g.10gb", "replicas": 2},
+        {"name": "nvidia.com/mig-1g.10gb.me", "replicas": 2},
+    ]
+
+
 def test_exclusive_pool_config() -> None:
     config = device_plugin_config(spec())
     assert config == {"version": "v1", "flags": {"migStrategy": "none", "failOnInitError": True}}
