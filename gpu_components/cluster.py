@@ -92,8 +92,8 @@ class DevicePluginSettingsArgs(TypedDict):
     chart_version: NotRequired[str]
     """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
-    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity`` and ``tolerations``
-    are the library's and refused."""
+    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations`` and
+    ``migStrategy`` (each pool's config entry has its own) are the library's and refused."""
 
 
 @STRICT

@@ -14,8 +14,14 @@ These are every GPU-instance profile NVML defines (``nvmlGpuInstanceProfile``: t
 profile, so no name ends in ``-gfx``. Compute-instance profiles (``1c.3g.20gb``) are not GPU-instance profiles;
 the library partitions GPUs into GPU instances only.
 
-The NVIDIA device plugin advertises a MIG device of the ``mixed`` strategy as ``nvidia.com/mig-<profile>`` with
-``+`` turned into ``.`` (a Kubernetes resource name takes no ``+``): ``nvidia.com/mig-1g.10gb.me``.
+Names derived from a profile turn its ``+`` into ``.``, as NVIDIA's own tools do, because neither a Kubernetes
+label value nor an extended-resource name takes a ``+``:
+
+- the NVIDIA device plugin advertises a MIG device of the ``mixed`` strategy as ``nvidia.com/mig-<profile>``:
+  ``nvidia.com/mig-1g.10gb.me`` (:func:`mig_resource_name`);
+- the mig-parted config that puts one profile on every GPU is ``all-<profile>``, the value of the node label
+  ``nvidia.com/mig.config`` that selects it: ``all-1g.10gb.me``, ``all-1g.24gb.me.all``, ``all-1g.24gb.gfx``,
+  ``all-1g.24gb-me`` (:func:`mig_config_name`).
 
 Every part of the library that reads or writes these names uses this module: the pool spec
 (:mod:`gpu_components.spec`), the catalog loader, the device plugin renderer, the capacity record and the
@@ -30,8 +36,12 @@ Sources:
   https://github.com/NVIDIA/go-nvlib/blob/main/pkg/nvlib/device/mig_profile.go (``AttributeMediaExtensions``,
   ``AttributeMediaExtensionsAll``, ``AttributeGraphics``, ``NegAttributes``), over the profiles of NVML's
   ``nvml.h`` (``NVML_GPU_INSTANCE_PROFILE_*``).
-- Resource names: k8s-device-plugin ``internal/rm/rm.go`` and ``internal/resource/nvml-mig-device.go``
-  (``strings.ReplaceAll("mig-"+profile, "+", ".")``).
+- Resource names: k8s-device-plugin v0.20.0 ``internal/rm/rm.go`` and ``internal/resource/nvml-mig-device.go``
+  (``+`` replaced by ``.`` in ``mig-<profile>``).
+- Config names: NVIDIA's default mig-parted config, GPU Operator v26.7.0
+  ``assets/state-mig-manager/0400_configmap.yaml`` (``all-1g.10gb.me`` holds ``1g.10gb+me``, ``all-1g.24gb.gfx``
+  ``1g.24gb+gfx``, ``all-1g.24gb-me`` ``1g.24gb-me``); label values: Kubernetes "Labels and Selectors", syntax and
+  character set (63 characters at most, alphanumerics, ``-``, ``_`` and ``.``, alphanumeric at both ends).
 """
 
 from __future__ import annotations
@@ -45,7 +55,9 @@ __all__ = [
     "MIG_PROFILE_ATTRIBUTES",
     "MIG_PROFILE_FORMAT",
     "MIG_RESOURCE_PREFIX",
+    "MIG_UNIFORM_CONFIG_PREFIX",
     "MigProfileName",
+    "mig_config_name",
     "mig_resource_name",
     "parse_mig_profile_name",
 ]
@@ -65,6 +77,8 @@ MIG_PROFILE_FORMAT = f"<compute>g.<memory>gb[{'|'.join(MIG_PROFILE_ATTRIBUTES)}]
 """The grammar as problem messages state it (the ``valid`` of a malformed name)."""
 MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 """Prefix of the extended resource of a MIG device under the device plugin's ``mixed`` strategy."""
+MIG_UNIFORM_CONFIG_PREFIX = "all-"
+"""Prefix of the name of a mig-parted config that puts one profile on every GPU (NVIDIA's default config)."""
 
 _NAME = re.compile(
     r"(?P<compute>[1-9][0-9]*)g\.(?P<memory>[1-9][0-9]*)gb(?P<attribute>"
@@ -102,8 +116,22 @@ def parse_mig_profile_name(name: str) -> MigProfileName | None:
     return MigProfileName(int(match["compute"]), int(match["memory"]), match["attribute"] or "")
 
 
+def _dotted(profile: str) -> str:
+    """``profile`` with each ``+`` turned into ``.``, as NVIDIA spells names derived from a profile."""
+    return profile.replace("+", ".")
+
+
 def mig_resource_name(profile: str) -> str:
     """The extended resource the NVIDIA device plugin advertises for a MIG profile under the ``mixed`` strategy:
     ``1g.10gb`` -> ``nvidia.com/mig-1g.10gb``, ``1g.10gb+me`` -> ``nvidia.com/mig-1g.10gb.me`` (``+`` becomes ``.``:
     a Kubernetes resource name takes no ``+``), ``1g.24gb-me`` -> ``nvidia.com/mig-1g.24gb-me``."""
-    return f"{MIG_RESOURCE_PREFIX}{profile.replace('+', '.')}"
+    return f"{MIG_RESOURCE_PREFIX}{_dotted(profile)}"
+
+
+def mig_config_name(profile: str) -> str:
+    """The name of the mig-parted config that puts ``profile`` on every GPU of a node, as NVIDIA's default config
+    names it: ``1g.10gb`` -> ``all-1g.10gb``, ``1g.10gb+me`` -> ``all-1g.10gb.me``, ``1g.24gb+me.all`` ->
+    ``all-1g.24gb.me.all``, ``1g.24gb-me`` -> ``all-1g.24gb-me``. The name is also the value of the node label
+    ``nvidia.com/mig.config`` that selects the config, so ``+`` becomes ``.``: a label value takes no ``+``
+    (module docstring, sources)."""
+    return f"{MIG_UNIFORM_CONFIG_PREFIX}{_dotted(profile)}"

@@ -31,7 +31,7 @@ from gpu_components.enums import (
     value_of,
 )
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.mig import MIG_PROFILE_FORMAT, parse_mig_profile_name
+from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, parse_mig_profile_name
 from gpu_components.shape import STRICT, plain, shape_problems
 
 TaintEffect = TaintEffectName
@@ -68,6 +68,12 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Node label the device plugin chart's default node affinity accepts instead of NFD's PCI label."""
+MPS_CAPABLE_LABEL = "nvidia.com/mps.capable"
+"""Node label (value ``"true"``) on which the NVIDIA device plugin chart v0.20.0 schedules its MPS control daemon
+(``templates/daemonset-mps-control-daemon.yml``, ``nodeSelector``); the GPU Operator v26.7.0's MPS control daemon
+selects it too (``assets/state-mps-control-daemon/0400_daemonset.yaml``). GPU feature discovery sets it on nodes whose
+device plugin config shares GPUs by MPS (k8s-device-plugin v0.20.0 ``internal/lm/nvml.go``,
+``newSharingLabeler``); where GPU feature discovery does not run, the library sets it on its MPS pools."""
 OPERAND_LABEL_PREFIX = "nvidia.com/gpu.deploy."
 """Prefix of the GPU Operator's per-node operand switches (``nvidia.com/gpu.deploy.device-plugin=false``)."""
 SHARING_TRUST_KEY = "gpu-components/sharing"
@@ -81,7 +87,14 @@ SHARING_TRUSTED_ENTRIES_KEY = "gpu-components/sharing-trusted-entries"
 (one ConfigMap holds the entries of several pools, some trusted and some not; a ConfigMap-wide
 :data:`SHARING_TRUST_KEY` label or annotation would mark them all)."""
 RESERVED_LABELS = frozenset(
-    {POOL_LABEL, DEVICE_PLUGIN_CONFIG_LABEL, GPU_PRESENT_LABEL, "nvidia.com/mig.config", SHARING_TRUST_KEY}
+    {
+        POOL_LABEL,
+        DEVICE_PLUGIN_CONFIG_LABEL,
+        GPU_PRESENT_LABEL,
+        MPS_CAPABLE_LABEL,
+        "nvidia.com/mig.config",
+        SHARING_TRUST_KEY,
+    }
 )
 """Node labels the library sets itself on every cloud; a user label may not set them, nor those it sets for a
 cloud's GPU Operator (:func:`reserved_labels`)."""
@@ -315,7 +328,9 @@ class Mig:
     """A validated MIG layout: ``devices`` maps each MIG profile to its instance count per GPU.
 
     ``profile`` is the uniform profile when the input gave one (``None`` for a layout), and ``config_name`` is the
-    layout's name in mig-parted terms (``all-1g.10gb`` for a uniform profile, ``custom-<pool>`` for a layout).
+    layout's name in mig-parted terms, also the value of the node label ``nvidia.com/mig.config``:
+    :func:`~gpu_components.mig.mig_config_name` for a uniform profile (``all-1g.10gb``, ``all-1g.10gb.me`` for
+    ``1g.10gb+me``), ``custom-<pool>`` for a layout.
     """
 
     devices: Mapping[str, int]
@@ -854,7 +869,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     if problems:
         return None, problems
     uniform = given.get("profile")
-    config_name = f"all-{uniform}" if uniform else f"custom-{args['name']}"
+    config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
     return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
 
 

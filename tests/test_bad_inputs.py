@@ -273,6 +273,10 @@ CASES: dict[str, Case] = {
         plugin(nodes("aws", L4), helm_values={"affinity": None, "config": {"name": "mine"}}),
         [("helm_values.config", "rendered config entry"), ("helm_values.affinity", "never beside another plugin")],
     ),
+    "plugin: helm_values set one MIG strategy for every pool": Case(
+        plugin(nodes("aws", L4), helm_values={"migStrategy": "mixed"}),
+        [("helm_values.migStrategy", "carries its pool's mig.strategy")],
+    ),
     "plugin: chart_version a number": Case(
         plugin(nodes("aws", L4), chart_version=20), [("chart_version", "valid string")]
     ),

@@ -142,6 +142,25 @@ def test_every_problem_of_every_pool_and_of_the_operator_is_raised_at_once() -> 
     assert "pools[1] (single) uses single" in strategy.message
 
 
+def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_at_their_input_positions() -> None:
+    pools = [
+        EKS_BOTTLEROCKET,  # not served by the operator: the operator's pool indexes are mapped back
+        {**PLAIN["aws"], "name": "mps", "mps": {"replicas": 4, "trusted": True}},
+        {
+            "name": "mixed",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+        },
+    ]
+    problem = only(problems("aws", pools))
+    assert (problem.path, problem.value) == ("pools[1].mps", {"replicas": 4, "trusted": True})
+    assert problem.message.startswith("MPS pool mps and pools[2] (mixed), whose MIG strategy is mixed, cannot share")
+    assert problem.valid == (
+        "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)"
+    )
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Settings: strict shape, only with their stack
 # ---------------------------------------------------------------------------------------------------------------

@@ -3,19 +3,36 @@ resource names the device plugin derives from profiles."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpu_components import catalog
 from gpu_components.mig import (
     MIG_PROFILE_ATTRIBUTES,
     MigProfileName,
+    mig_config_name,
     mig_resource_name,
     parse_mig_profile_name,
 )
+from gpu_components.spec import MAX_POOL_NAME_LENGTH, GpuNodePoolSpec
 from tests.nvidia.mig_parted import mig_profile_format_problem
-from tests.nvidia.nvidia_mig_table import profile_size, uniform_configs
+from tests.nvidia.nvidia_mig_table import UniformConfig, profile_size, uniform_configs
 
 TABLE_PROFILES = sorted({config.profile for config in uniform_configs()})
+CATALOG_PROFILES = sorted({profile for model in catalog.gpu_models() for profile in model.mig_profiles})
+
+# Kubernetes "Labels and Selectors", syntax and character set: a label value is at most 63 characters, empty or
+# alphanumerics, '-', '_' and '.' that begin and end alphanumeric. An extended resource name is a qualified name:
+# a DNS-subdomain prefix, '/', and a name of the label value's characters (not empty).
+LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+QUALIFIED_NAME = re.compile(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+)
+
+
+def is_label_value(value: str) -> bool:
+    return len(value) <= 63 and LABEL_VALUE.fullmatch(value) is not None
 
 
 def test_the_table_has_every_attribute_of_the_grammar() -> None:
@@ -111,3 +128,58 @@ def test_mig_resource_name_replaces_plus() -> None:
 )
 def test_mig_resource_names_are_the_device_plugins(profile: str, resource: str) -> None:
     assert mig_resource_name(profile) == resource
+
+
+@pytest.mark.parametrize(
+    ("profile", "name"),
+    [
+        ("1g.10gb", "all-1g.10gb"),
+        ("1g.10gb+me", "all-1g.10gb.me"),
+        ("1g.24gb+me.all", "all-1g.24gb.me.all"),
+        ("1g.24gb+gfx", "all-1g.24gb.gfx"),
+        ("1g.24gb-me", "all-1g.24gb-me"),
+    ],
+)
+def test_mig_config_names_are_nvidias(profile: str, name: str) -> None:
+    assert mig_config_name(profile) == name
+
+
+@pytest.mark.parametrize("config", uniform_configs(), ids=lambda config: f"{config.name}-{config.device_filter}")
+def test_every_uniform_config_of_nvidias_table_has_the_name_mig_config_name_derives(config: UniformConfig) -> None:
+    assert mig_config_name(config.profile) == config.name
+
+
+@pytest.mark.parametrize("profile", CATALOG_PROFILES)
+def test_every_name_derived_from_a_catalog_profile_is_a_valid_label_value_or_resource_name(profile: str) -> None:
+    assert is_label_value(mig_config_name(profile)), mig_config_name(profile)
+    assert QUALIFIED_NAME.fullmatch(mig_resource_name(profile)), mig_resource_name(profile)
+    assert len(mig_resource_name(profile).partition("/")[2]) <= 63
+
+
+def test_the_catalog_has_profiles_with_every_attribute_nvidia_names() -> None:
+    attributes = {parse_mig_profile_name(profile).attribute for profile in CATALOG_PROFILES}  # type: ignore[union-attr]
+    assert {"", "+me"} <= attributes
+
+
+def test_a_uniform_me_profile_pool_selects_nvidias_config_name() -> None:
+    pool = GpuNodePoolSpec.from_args(
+        {"name": "media", "instance_type": "p4de.24xlarge", "max_size": 1, "mig": {"profile": "1g.10gb+me"}}, "aws"
+    )
+    assert pool.mig is not None
+    assert (pool.mig.config_name, dict(pool.mig.devices)) == ("all-1g.10gb.me", {"1g.10gb+me": 1})
+
+
+def test_a_layout_config_name_of_the_longest_pool_name_is_a_valid_label_value() -> None:
+    name = "p" * MAX_POOL_NAME_LENGTH
+    pool = GpuNodePoolSpec.from_args(
+        {
+            "name": name,
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+        },
+        "aws",
+    )
+    assert pool.mig is not None
+    assert pool.mig.config_name == f"custom-{name}"
+    assert is_label_value(pool.mig.config_name)

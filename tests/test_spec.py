@@ -188,6 +188,13 @@ def test_labels_must_be_valid_and_not_reserved() -> None:
     ]
 
 
+def test_the_mps_capable_label_is_reserved_so_no_pool_runs_an_mps_daemon_it_does_not_use() -> None:
+    problems = problems_of(pool(labels={"nvidia.com/mps.capable": "true"}))
+    assert [(p.path, p.message) for p in problems] == [
+        ("labels['nvidia.com/mps.capable']", "set by gpu_components itself")
+    ]
+
+
 @pytest.mark.parametrize(
     "key",
     [

@@ -96,6 +96,7 @@ from gpu_components.gcp.facts import (
     SOURCE_GKE_GPUS,
     TAINT_EFFECTS,
 )
+from gpu_components.mig import parse_mig_profile_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
@@ -425,6 +426,19 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                     "GKE partitions every GPU of a pool with one partition size (gpu_partition_size); a layout "
                     "cannot be expressed",
                     "mig.profile with one partition size, e.g. 1g.10gb",
+                    SOURCE_MIG,
+                )
+            )
+        attributed = parse_mig_profile_name(mig.profile) if mig.profile is not None else None
+        if attributed is not None and attributed.attribute:
+            problems.append(
+                Problem(
+                    _join(path, "mig.profile"),
+                    mig.profile,
+                    "GKE's partition sizes are [compute]g.[memory]gb, without an engine attribute (+me, +me.all, "
+                    "+gfx, -me), and its node label cloud.google.com/gke-gpu-partition-size holds no '+'",
+                    f"{attributed.compute_slices}g.{attributed.memory_gb}gb, or gpu_stack gpu-operator (its MIG "
+                    "manager makes any profile of the GPU)",
                     SOURCE_MIG,
                 )
             )

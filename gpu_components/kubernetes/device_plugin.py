@@ -37,6 +37,12 @@ DEVICE_PLUGIN_OWNED_VALUES: tuple[OwnedValue, ...] = (
     OwnedValue(("config",), "each pool selects its rendered config entry from the library's ConfigMap", None),
     OwnedValue(("affinity",), "the DaemonSet runs only on the pools it serves, never beside another plugin", None),
     OwnedValue(("tolerations",), "the DaemonSet tolerates every taint of the pools it serves", None),
+    OwnedValue(
+        ("migStrategy",),
+        "each pool's config entry carries its pool's mig.strategy, which the chart's value would override on every "
+        "pool (and the plugin refuses MPS under mixed)",
+        None,
+    ),
 )
 """Device plugin chart values the library decides, which ``helm_values`` may not set."""
 
@@ -64,8 +70,9 @@ class NvidiaDevicePluginArgs(TypedDict):
     chart_version: NotRequired[str]
     """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
-    """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity`` and
-    ``tolerations`` are the library's (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
+    """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity``,
+    ``tolerations`` and ``migStrategy`` (each pool's config entry has its own) are the library's
+    (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):

@@ -22,6 +22,7 @@ from gpu_components.mig import mig_resource_name
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_PRESENT_LABEL,
+    MPS_CAPABLE_LABEL,
     SHARING_TRUSTED_ENTRIES_KEY,
     GpuNodePoolSpec,
     Mps,
@@ -165,8 +166,20 @@ def device_plugin_config_map_annotations(specs: Iterable[GpuNodePoolSpec]) -> di
 
 
 def device_plugin_node_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """Node labels a pool served by the device plugin DaemonSet needs: its config entry and GPU presence."""
-    return {DEVICE_PLUGIN_CONFIG_LABEL: spec.name, GPU_PRESENT_LABEL: "true"}
+    """Node labels a pool served by the device plugin DaemonSet needs: its config entry and GPU presence, and on an
+    MPS pool ``nvidia.com/mps.capable: "true"``.
+
+    The chart (v0.20.0, ``templates/daemonset-mps-control-daemon.yml``) runs the MPS control daemon only on nodes
+    with :data:`~gpu_components.spec.MPS_CAPABLE_LABEL` ``"true"``, a label only GPU feature discovery sets, and the
+    library leaves the chart's feature discovery off (``gfd.enabled: false``, the chart's default); without the
+    daemon the plugin on an MPS node waits for it forever and advertises nothing. So the pool's nodes carry the
+    label from their node pool, the value GPU feature discovery would give them. Returns label -> value, e.g.
+    ``{"nvidia.com/device-plugin.config": "a10g", "nvidia.com/gpu.present": "true"}``.
+    """
+    labels = {DEVICE_PLUGIN_CONFIG_LABEL: spec.name, GPU_PRESENT_LABEL: "true"}
+    if isinstance(spec.sharing, Mps):
+        labels[MPS_CAPABLE_LABEL] = "true"
+    return labels
 
 
 def toleration(taint: Taint) -> dict[str, str]:

@@ -71,6 +71,7 @@ from gpu_components.spec import (
     OPERAND_LABEL_PREFIX,
     GpuNodePoolSpec,
     MigStrategy,
+    Mps,
     Taint,
 )
 
@@ -96,6 +97,10 @@ NFD_WORKER_CONTROL_PLANE_TOLERATION = MappingProxyType(
 
 SOURCE_OPERATOR_VALUES = "https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/deployments/gpu-operator/values.yaml"
 SOURCE_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
+SOURCE_PLUGIN_MPS_MIG_STRATEGY = (
+    "https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/cmd/nvidia-device-plugin/main.go (validateFlags); "
+    "https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/controllers/object_controls.go (applyMIGConfiguration)"
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -242,6 +247,47 @@ def mig_strategy(specs: Sequence[GpuNodePoolSpec]) -> MigStrategy:
     return next((spec.mig.strategy for spec in specs if spec.mig is not None), DEFAULT_MIG_STRATEGY)
 
 
+def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: str = "") -> list[Problem]:
+    """MPS pools among ``specs`` when the operator's MIG strategy (:func:`mig_strategy`) is ``mixed``: one problem
+    per MPS pool, at ``<path>.pools[<i>].mps``, naming it, the MIG pool that makes the strategy ``mixed`` and why.
+
+    The operator puts its one ``mig.strategy`` into every device plugin pod as ``MIG_STRATEGY`` (GPU Operator
+    v26.7.0 ``controllers/object_controls.go``: ``TransformDevicePlugin`` and ``TransformMPSControlDaemon`` call
+    ``applyMIGConfiguration``, which sets it whenever the strategy is not empty, and the chart renders
+    ``mig.strategy`` into the ClusterPolicy, ``deployments/gpu-operator/templates/clusterpolicy.yaml``). The device
+    plugin takes a flag set in the environment over its config file (k8s-device-plugin v0.20.0
+    ``api/config/v1/flags.go``, ``updateFromCLIFlag``), so an MPS pool's own entry ``migStrategy: none`` is
+    overridden, and the plugin refuses to start: "using --mig-strategy=mixed is not supported with MPS"
+    (``cmd/nvidia-device-plugin/main.go``, ``validateFlags``). ``single`` passes that check, so MPS pools work beside
+    ``single`` MIG pools. (An empty ``mig.strategy`` would leave the strategy to each node's config entry,
+    ``applyMIGConfiguration``'s first branch; the library keeps one cluster-wide strategy, whose rule is above.)
+    """
+    strategy = mig_strategy(specs)
+    decider = next(((index, spec) for index, spec in enumerate(specs) if spec.mig is not None), None)
+    if strategy != "mixed" or decider is None:
+        return []
+    prefix = f"{path}." if path else ""
+    mig_index, mig_pool = decider
+    problems: list[Problem] = []
+    for index, spec in enumerate(specs):
+        if not isinstance(spec.sharing, Mps):
+            continue
+        problems.append(
+            Problem(
+                f"{prefix}pools[{index}].mps",
+                {"replicas": spec.sharing.replicas, "trusted": spec.sharing.trusted},
+                f"MPS pool {spec.name} and {prefix}pools[{mig_index}] ({mig_pool.name}), whose MIG strategy is "
+                "mixed, cannot share one GPU Operator: the operator sets its one mig.strategy (mixed) in every "
+                "device plugin pod, over each pool's own config entry, and the device plugin refuses to start "
+                'with MPS under it ("using --mig-strategy=mixed is not supported with MPS")',
+                f"time_slicing instead of mps on {spec.name}, or mig.strategy single on {mig_pool.name} (one "
+                "profile per GPU: a mig.profile)",
+                SOURCE_PLUGIN_MPS_MIG_STRATEGY,
+            )
+        )
+    return problems
+
+
 def gpu_operator_problems(
     specs: Sequence[GpuNodePoolSpec],
     dcgm_exporter: bool = True,
@@ -252,6 +298,7 @@ def gpu_operator_problems(
 
     - One MIG strategy: ``mig.strategy`` is a single, cluster-wide value of the operator, so every MIG pool must
       use the first MIG pool's strategy.
+    - No MPS pool under the ``mixed`` strategy (:func:`mps_under_mixed_strategy_problems`).
     - MIG config names: two pools may not give one mig-parted config name different layouts.
     - ``service_monitor`` needs ``dcgm_exporter`` (the ServiceMonitor scrapes the exporter).
 
@@ -275,6 +322,7 @@ def gpu_operator_problems(
                         SOURCE_OPERATOR_MIG,
                     )
                 )
+    problems += mps_under_mixed_strategy_problems(specs, path)
     problems += mig_config_problems(specs, f"{prefix}pools")
     if service_monitor and not dcgm_exporter:
         problems.append(

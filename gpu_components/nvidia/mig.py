@@ -15,7 +15,8 @@ its ConfigMap, of this shape::
           1g.10gb: 7
 
 and applies, on each node, the named entry its node label ``nvidia.com/mig.config`` selects. Every MIG pool
-contributes its layout under its ``Mig.config_name`` (``all-<profile>`` for a uniform profile, ``custom-<pool>``
+contributes its layout under its ``Mig.config_name`` (``all-<profile>`` with ``+`` as ``.`` for a uniform profile,
+:func:`gpu_components.mig.mig_config_name`; ``custom-<pool>``
 for a layout); ``all-disabled`` is always present and is the MIG manager's default. Layouts were already checked
 against the GPU model's profiles and capacity by :mod:`gpu_components.spec`; this module renders them and rejects
 one config name given two layouts (:func:`mig_config_problems`). The tests check every rendered config against a

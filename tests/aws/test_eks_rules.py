@@ -101,6 +101,26 @@ def test_node_group_inputs_for_a_time_sliced_spot_pool() -> None:
     }
 
 
+def test_an_mps_pool_carries_the_label_the_charts_mps_control_daemon_selects() -> None:
+    pool = spec(name="mps", mps={"replicas": 4, "trusted": True})
+    labels = node_group_inputs(pool, "AL2023_x86_64_NVIDIA")["labels"]
+    assert labels == {
+        "gpu-components/pool": "mps",
+        "gpu-components/sharing": "trusted",
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
+        "nvidia.com/device-plugin.config": "mps",
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/mps.capable": "true",
+    }
+
+
+def test_an_mps_pool_under_the_gpu_operator_leaves_the_mps_label_to_feature_discovery() -> None:
+    pool = spec(name="mps", mps={"replicas": 4})
+    labels = node_group_inputs(pool, "AL2023_x86_64_NVIDIA", gpu_stack="gpu-operator")["labels"]
+    assert "nvidia.com/mps.capable" not in labels
+    assert labels["nvidia.com/device-plugin.config"] == "mps"
+
+
 def test_bottlerocket_pool_has_no_device_plugin_labels() -> None:
     pool = spec(name="mig", instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"})
     inputs = node_group_inputs(pool, "BOTTLEROCKET_x86_64_NVIDIA")

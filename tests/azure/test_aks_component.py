@@ -88,11 +88,27 @@ def test_agent_pool_outputs_echo_the_inputs(preview: bool) -> None:
     assert outputs.get("gpuInstanceProfile") == (UNKNOWN if preview else None)
 
 
-@pytest.mark.parametrize("sharing", [{"time_slicing": {"replicas": 4}}, {"mps": {"replicas": 4}}])
 @BOTH_MODES
-def test_sharing_leaves_the_agent_pool_unchanged(preview: bool, sharing: dict[str, Any]) -> None:
-    plan, pool = plan_and(lambda: AksGpuNodePool("shared", pool_args(**sharing)), preview)
+def test_time_slicing_leaves_the_agent_pool_unchanged(preview: bool) -> None:
+    plan, pool = plan_and(lambda: AksGpuNodePool("shared", pool_args(time_slicing={"replicas": 4})), preview)
     assert agent_pool(plan, "shared-agent-pool") == base_inputs("gpu", "Standard_NC4as_T4_v3", gpus=4)
+    assert pool.advertised_resources == {"nvidia.com/gpu": 4}
+
+
+@BOTH_MODES
+def test_an_mps_pool_carries_the_label_the_charts_mps_control_daemon_selects(preview: bool) -> None:
+    plan, pool = plan_and(lambda: AksGpuNodePool("shared", pool_args(mps={"replicas": 4})), preview)
+    assert agent_pool(plan, "shared-agent-pool") == base_inputs(
+        "gpu",
+        "Standard_NC4as_T4_v3",
+        gpus=4,
+        nodeLabels={
+            "gpu-components/pool": "gpu",
+            "nvidia.com/device-plugin.config": "gpu",
+            "nvidia.com/gpu.present": "true",
+            "nvidia.com/mps.capable": "true",
+        },
+    )
     assert pool.advertised_resources == {"nvidia.com/gpu": 4}
 
 

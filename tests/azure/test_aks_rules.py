@@ -63,8 +63,10 @@ def test_time_slicing_is_device_plugin_config_only() -> None:
     assert "gpu_instance_profile" not in sliced
 
 
-def test_mps_is_device_plugin_config_only() -> None:
-    assert agent_pool_inputs(spec(mps={"replicas": 8})) == agent_pool_inputs(spec())
+def test_mps_adds_only_the_label_the_charts_mps_control_daemon_selects() -> None:
+    inputs = agent_pool_inputs(spec(mps={"replicas": 8}))
+    exclusive = agent_pool_inputs(spec())
+    assert inputs == {**exclusive, "node_labels": {**exclusive["node_labels"], "nvidia.com/mps.capable": "true"}}
 
 
 def test_spot_pool_declares_what_aks_adds() -> None:

@@ -253,6 +253,15 @@ def test_mig_layout_is_rejected() -> None:
     assert problem.valid == "mig.profile with one partition size, e.g. 1g.10gb"
 
 
+def test_a_media_extension_profile_is_rejected_without_the_operator_and_passes_under_it() -> None:
+    pool = spec(instance_type="a2-ultragpu-1g", mig={"profile": "1g.10gb+me"})
+    problem = only(gke_problems(pool, None, "pools[0]"))
+    assert (problem.path, problem.value) == ("pools[0].mig.profile", "1g.10gb+me")
+    assert "GKE's partition sizes are [compute]g.[memory]gb, without an engine attribute" in problem.message
+    assert problem.valid == "1g.10gb, or gpu_stack gpu-operator (its MIG manager makes any profile of the GPU)"
+    assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
+
+
 def test_mixed_mig_layout_is_rejected_twice() -> None:
     pool = spec(instance_type="a2-ultragpu-1g", mig={"layout": {"3g.40gb": 1, "2g.20gb": 1}, "strategy": "mixed"})
     assert [p.path for p in gke_problems(pool, None)] == ["mig.layout", "mig.strategy"]

@@ -12,6 +12,7 @@ from gpu_components.nvidia.device_plugin import (
     daemonset_tolerations,
     device_plugin_config,
     device_plugin_config_map,
+    device_plugin_node_labels,
     device_plugin_values,
 )
 from gpu_components.spec import GpuNodePoolSpec
@@ -45,6 +46,79 @@ def check_plugin_rules(config: dict[str, Any]) -> None:
             assert config["flags"]["migStrategy"] != "mixed"
             assert [r["name"] for r in block["resources"]] == ["nvidia.com/gpu"]
             assert config["flags"]["mpsRoot"] == "/run/nvidia/mps"
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, {"nvidia.com/device-plugin.config": "gpu", "nvidia.com/gpu.present": "true"}),
+        (
+            {"time_slicing": {"replicas": 4}},
+            {"nvidia.com/device-plugin.config": "gpu", "nvidia.com/gpu.present": "true"},
+        ),
+        (
+            {"mps": {"replicas": 4}},
+            {
+                "nvidia.com/device-plugin.config": "gpu",
+                "nvidia.com/gpu.present": "true",
+                # the chart v0.20.0 schedules its MPS control daemon only on nodes with this label (nodeSelector of
+                # templates/daemonset-mps-control-daemon.yml), which only GPU feature discovery sets otherwise
+                "nvidia.com/mps.capable": "true",
+            },
+        ),
+    ],
+)
+def test_node_labels_select_the_config_and_on_mps_pools_the_mps_control_daemon(
+    fields: dict[str, Any], expected: dict[str, str]
+) -> None:
+    assert device_plugin_node_labels(spec(**fields)) == expected
+
+
+def test_the_chart_values_leave_feature_discovery_off_so_the_mps_label_must_come_from_the_pool() -> None:
+    values = device_plugin_values([spec(mps={"replicas": 4})], "configs")
+    assert "gfd" not in values and "nfd" not in values
+
+
+def test_under_the_chart_each_entry_keeps_its_own_mig_strategy_so_mps_works_beside_mixed_mig() -> None:
+    # The chart (v0.20.0) sets MIG_STRATEGY, which would override every entry, only when its value migStrategy is
+    # given (its default is null); the library never gives it, so the MPS entry's "none" is what the plugin reads.
+    mixed = GpuNodePoolSpec.from_args(
+        {
+            "name": "mixed",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+        },
+        "aws",
+    )
+    mps = spec(name="mps", mps={"replicas": 4})
+    values = device_plugin_values([mixed, mps], "configs")
+    assert "migStrategy" not in values
+    entries = {name: yaml.safe_load(text) for name, text in device_plugin_config_map([mixed, mps]).items()}
+    assert {name: entry["flags"]["migStrategy"] for name, entry in entries.items()} == {
+        "default": "none",
+        "mixed": "mixed",
+        "mps": "none",
+    }
+
+
+def test_a_mixed_layout_with_an_me_profile_names_its_resource_as_the_plugin_does() -> None:
+    # k8s-device-plugin v0.20.0 internal/rm/rm.go: the resource of a MIG profile is mig-<profile> with '+' as '.'
+    pool = GpuNodePoolSpec.from_args(
+        {
+            "name": "media",
+            "instance_type": "p4de.24xlarge",
+            "max_size": 1,
+            "mig": {"layout": {"1g.10gb+me": 1, "1g.10gb": 5}, "strategy": "mixed"},
+            "time_slicing": {"replicas": 2},
+        },
+        "aws",
+    )
+    assert advertised_resources(pool) == {"nvidia.com/mig-1g.10gb": 80, "nvidia.com/mig-1g.10gb.me": 16}
+    assert device_plugin_config(pool)["sharing"]["timeSlicing"]["resources"] == [
+        {"name": "nvidia.com/mig-1g.10gb", "replicas": 2},
+        {"name": "nvidia.com/mig-1g.10gb.me", "replicas": 2},
+    ]
 
 
 def test_exclusive_pool_config() -> None:

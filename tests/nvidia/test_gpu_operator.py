@@ -164,6 +164,21 @@ def test_node_labels_of_a_mig_pool() -> None:
     }
 
 
+def test_a_uniform_me_profile_selects_and_renders_nvidias_config_name_a_label_can_hold() -> None:
+    pool = spec("aws", "mig", name="media", mig={"profile": "1g.10gb+me"})
+    assert operator_node_labels(pool, "aws") == {
+        "nvidia.com/device-plugin.config": "media",
+        "nvidia.com/mig.config": "all-1g.10gb.me",
+    }
+    assert yaml.safe_load(mig_config_map([pool])["config.yaml"]) == {
+        "version": "v1",
+        "mig-configs": {
+            "all-disabled": [{"devices": "all", "mig-enabled": False}],
+            "all-1g.10gb.me": [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb+me": 1}}],
+        },
+    }
+
+
 def test_node_labels_of_a_pool_whose_image_runs_its_own_plugin_turn_operands_off() -> None:
     pool = spec("aws", "mig40", name="br", mig={"profile": "1g.5gb"})
     assert operator_node_labels(pool, "aws", host_device_plugin=True) == {
@@ -206,6 +221,37 @@ def test_mig_pools_with_different_strategies_are_rejected() -> None:
     assert "one MIG strategy per cluster (mig.strategy), and pools[0] (one) uses single" in problems[0].message
     with pytest.raises(GpuSpecError, match="one MIG strategy per cluster"):
         values("aws", False, single, mixed)
+
+
+MPS_UNDER_MIXED = (
+    "MPS pool mps and pools[0] (mixed), whose MIG strategy is mixed, cannot share one GPU Operator: the operator sets "
+    "its one mig.strategy (mixed) in every device plugin pod, over each pool's own config entry, and the device "
+    'plugin refuses to start with MPS under it ("using --mig-strategy=mixed is not supported with MPS")'
+)
+
+
+def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_naming_both_pools_and_the_strategy() -> None:
+    mixed = spec("aws", "mig", name="mixed", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    mps = spec("aws", name="mps", mps={"replicas": 4})
+    problems = gpu_operator_problems([mixed, spec("aws", name="plain"), mps], path="gpu_operator")
+    assert [(p.path, p.value, p.message, p.valid) for p in problems] == [
+        (
+            "gpu_operator.pools[2].mps",
+            {"replicas": 4, "trusted": False},
+            MPS_UNDER_MIXED.replace("pools[0]", "gpu_operator.pools[0]"),
+            "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)",
+        )
+    ]
+    assert "k8s-device-plugin/blob/v0.20.0/cmd/nvidia-device-plugin/main.go" in str(problems[0].source)
+    with pytest.raises(GpuSpecError, match="not supported with MPS"):
+        values("aws", False, mixed, mps)
+
+
+def test_mps_pools_beside_single_mig_pools_keep_the_single_strategy() -> None:
+    single = spec("aws", "mig", name="single", mig={"profile": "1g.10gb"})
+    mps = spec("aws", name="mps", mps={"replicas": 4})
+    assert gpu_operator_problems([single, mps]) == []
+    assert values("aws", False, single, mps)["mig"] == {"strategy": "single"}
 
 
 def test_service_monitor_needs_the_exporter() -> None:
