@@ -146,3 +146,27 @@ def value_of(value: Enum | _Value) -> _Value:
     """The value of an enum member, or ``value`` itself when it is one already (``GpuStack.AUTO`` -> ``"auto"``)."""
     result: _Value = value.value if isinstance(value, Enum) else value
     return result
+
+
+__all__ = [
+    "ENUMS",
+    "Cloud",
+    "CloudArg",
+    "CloudName",
+    "CpuArchitecture",
+    "CpuArchitectureArg",
+    "CpuArchitectureName",
+    "GpuDriver",
+    "GpuDriverArg",
+    "GpuDriverName",
+    "GpuStack",
+    "GpuStackArg",
+    "GpuStackName",
+    "MigStrategy",
+    "MigStrategyArg",
+    "MigStrategyName",
+    "TaintEffect",
+    "TaintEffectArg",
+    "TaintEffectName",
+    "value_of",
+]

@@ -22,6 +22,7 @@ version): this module overrides its ``construct`` and ``map_input_properties`` a
 (``_component_defs``) and ``get_type_definition``; ``tests/test_package_construct.py`` fails if those change.
 """
 
+import difflib
 import inspect
 import json
 import re
@@ -61,6 +62,11 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
 )
 """Every public component, in the order the schema lists them."""
 
+_NOT_PLAIN = (
+    "must be a plain value known before deployment, not a secret or another resource's output: the components "
+    "validate it and render it into configs and labels before anything is created"
+)
+
 _SEGMENT = re.compile(r"([^.\[]+)|\[(\d+)\]")
 
 
@@ -80,9 +86,12 @@ class GpuComponentsProvider(ComponentProvider):
 
     def __init__(self) -> None:
         super().__init__(list(COMPONENTS), PACKAGE_NAME, version=package_version())
-        # The analyzer copies docstrings as written: continuation lines keep the source's indentation, which the
-        # generated SDKs' Markdown docs would show as code blocks.
-        self.schema = json.dumps(_tidy_descriptions(json.loads(self.schema or "{}")))
+        # The analyzer copies docstrings as written, for Python readers: continuation lines keep the source's
+        # indentation (a code block in the generated SDKs' Markdown docs), Sphinx roles and snake_case names.
+        mappings = [m for c in self._component_defs.values() for m in (c.inputs_mapping, c.outputs_mapping)]
+        mappings += [t.properties_mapping for t in self._type_defs.values()]
+        renames = {python: schema for mapping in mappings for schema, python in mapping.items() if python != schema}
+        self.schema = json.dumps(_for_consumers(json.loads(self.schema or "{}"), renames))
 
     def construct(
         self,
@@ -92,14 +101,20 @@ class GpuComponentsProvider(ComponentProvider):
         options: pulumi.ResourceOptions | None = None,
     ) -> ConstructResult:
         component = self._component_defs.get(resource_type.rsplit(":", maxsplit=1)[-1])
-        if component is not None:
-            problems = self._raw_problems(inputs, component.inputs, "")
-            if problems:
-                raise GpuSpecError(problems)
+        if component is None or not resource_type.startswith(f"{PACKAGE_NAME}:"):
+            tokens = [f"{PACKAGE_NAME}:index:{c.__name__}" for c in COMPONENTS]
+            close = difflib.get_close_matches(resource_type, tokens, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise GpuSpecError(
+                [Problem("type", resource_type, f"not a component of this package{hint}", ", ".join(tokens))]
+            )
+        problems = self._raw_problems(inputs, component.inputs, "")
+        if problems:
+            raise GpuSpecError(problems)
         try:
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as error:
-            if component is None or not isinstance(error.inner, GpuSpecError):
+            if not isinstance(error.inner, GpuSpecError):
                 raise
             raise GpuSpecError(self._consumer_problem(component, p) for p in error.inner.problems) from None
 
@@ -134,12 +149,20 @@ class GpuComponentsProvider(ComponentProvider):
             if key not in properties
         ]
         for key, prop in properties.items():
-            problems += self._value_problems(prop, inputs.get(key), where(key))
+            value = inputs.get(key)
+            if value is None and not prop.optional:
+                problems.append(Problem(where(key), None, "required property is missing"))
+            else:
+                problems += self._value_problems(prop, value, where(key))
         return problems
 
     def _value_problems(self, prop: PropertyDefinition, value: object, path: str) -> list[Problem]:
-        if value is None or isinstance(value, pulumi.Output):
-            return []  # a missing value is Pulumi's to report; an unknown one is checked by the component
+        if value is None:
+            return []  # an optional property left out (a missing required one is reported by its object)
+        if isinstance(value, pulumi.Output):
+            if prop.plain:
+                return [Problem(path, "[secret or unknown]", _NOT_PLAIN)]
+            return []  # a wiring value from another resource: the component and the cloud check it when known
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
             return [Problem(path, value, "must be a whole number")]
         type_def = self.get_type_definition(prop) if prop.ref else None
@@ -147,10 +170,24 @@ class GpuComponentsProvider(ComponentProvider):
             values = [member.value for member in type_def.enum]
             return [] if value in values else [Problem(path, value, "not one of the allowed values", _one_of(values))]
         if type_def is not None:
+            if not isinstance(value, Mapping):
+                return [Problem(path, value, "must be an object", "{" + ", ".join(sorted(type_def.properties)) + "}")]
             return self._raw_problems(value, type_def.properties, path)
+        if prop.type == PropertyType.ARRAY and not isinstance(value, list):
+            return [Problem(path, value, "must be a list")]
         if prop.items is not None and isinstance(value, list):
-            return [p for i, item in enumerate(value) for p in self._value_problems(prop.items, item, f"{path}[{i}]")]
-        if prop.additional_properties is not None and isinstance(value, Mapping):
+            return [
+                problem
+                for index, item in enumerate(value)
+                for problem in (
+                    [Problem(f"{path}[{index}]", None, "a list item must not be null")]
+                    if item is None
+                    else self._value_problems(prop.items, item, f"{path}[{index}]")
+                )
+            ]
+        if prop.additional_properties is not None:
+            if not isinstance(value, Mapping):
+                return [Problem(path, value, "must be an object (a map)")]
             return [
                 p
                 for k, v in value.items()
@@ -199,18 +236,37 @@ class GpuComponentsProvider(ComponentProvider):
         return type_def.properties, {py: schema for schema, py in type_def.properties_mapping.items()}
 
 
-def _tidy_descriptions(node: Any) -> Any:
-    """``node`` (a schema or part of one) with every ``description`` dedented (:func:`inspect.cleandoc`)."""
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]+\.)?([\w]+)`")
+"""A Sphinx cross-reference (``:class:`~gpu_components.cluster.ClusterPoolArgs```): its last name is what a reader of
+the generated SDK can look up."""
+_CODE = re.compile(r"``([^`]+)``")
+
+
+def _for_consumers(node: Any, renames: Mapping[str, str]) -> Any:
+    """``node`` (a schema or part of one) with every ``description`` written for the generated SDKs' readers:
+    dedented (:func:`inspect.cleandoc`), Sphinx roles and reST literals as Markdown code, and a literal that names a
+    property of the package in Python (``min_size``, ``time_slicing.trusted``) in the schema's camelCase."""
     if isinstance(node, dict):
         return {
-            key: inspect.cleandoc(value)
+            key: _description(value, renames)
             if key == "description" and isinstance(value, str)
-            else _tidy_descriptions(value)
+            else _for_consumers(value, renames)
             for key, value in node.items()
         }
     if isinstance(node, list):
-        return [_tidy_descriptions(item) for item in node]
+        return [_for_consumers(item, renames) for item in node]
     return node
+
+
+def _description(text: str, renames: Mapping[str, str]) -> str:
+    def code(match: re.Match[str]) -> str:
+        literal = match.group(1)
+        parts = literal.split(".")
+        if all(part in renames or "_" not in part for part in parts):
+            literal = ".".join(renames.get(part, part) for part in parts)
+        return f"`{literal}`"
+
+    return _CODE.sub(code, _ROLE.sub(lambda match: f"``{match.group(1)}``", inspect.cleandoc(text)))
 
 
 def _schema_name(mapping: Mapping[str, str], python_name: str) -> str | None:
@@ -218,12 +274,14 @@ def _schema_name(mapping: Mapping[str, str], python_name: str) -> str | None:
 
 
 def _as_integers(prop: PropertyDefinition, value: object) -> object:
-    """``value`` with the whole floats of an integer property (or of an integer list's items) as ints (checked
-    whole before)."""
+    """``value`` with the whole floats of an integer property (or of an integer list's items or map's values, e.g. a
+    MIG layout's counts) as ints (checked whole before)."""
     if prop.type == PropertyType.INTEGER and isinstance(value, float):
         return int(value)
     if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
         return [_as_integers(prop.items, item) for item in value]
+    if prop.additional_properties is not None and isinstance(value, dict):
+        return {key: _as_integers(prop.additional_properties, item) for key, item in value.items()}
     return value
 
 

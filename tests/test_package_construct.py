@@ -369,9 +369,91 @@ def test_raw_value_problems_at_every_level_come_at_once() -> None:
 
 
 def test_a_missing_required_property_is_named_in_camel_case() -> None:
-    with pytest.raises(pulumi.InputPropertyError) as raised:
-        plan_of(lambda: construct("EksGpuNodeGroup", "bad", {"pool": SHARED_INPUTS, "subnetIds": ["subnet-a"]}))
-    assert raised.value.property_path == "clusterName"
+    error = construct_error("EksGpuNodeGroup", {"pool": SHARED_INPUTS, "subnetIds": ["subnet-a"]})
+    assert [(p.path, p.message) for p in error.problems] == [("clusterName", "required property is missing")]
+
+
+def test_a_value_of_the_wrong_shape_is_named_with_the_value_as_written() -> None:
+    error = construct_error(
+        "GpuCluster", {"cloud": "aws", "aws": "demo", "pools": [None, {**SHARED_INPUTS, "mig": "1g.5gb"}, "a10g"]}
+    )
+    assert sorted((p.path, p.value, p.message) for p in error.problems) == [
+        ("aws", "demo", "must be an object"),
+        ("pools[0]", None, "a list item must not be null"),
+        ("pools[1].mig", "1g.5gb", "must be an object"),
+        ("pools[2]", "a10g", "must be an object"),
+    ]
+    assert next(p.valid for p in error.problems if p.path == "aws") == "{clusterName, nodeRoleArn, subnetIds}"
+
+
+def test_a_secret_or_unknown_value_in_a_plain_property_is_refused() -> None:
+    """GPU settings are plain in the schema (the components render them before anything exists); wiring values may
+    come from other resources."""
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        pool = {**SHARED_INPUTS, "labels": {"workload": pulumi.Output.secret("team-a")}}
+        inputs = {"cloud": "aws", "aws": {"clusterName": pulumi.Output.from_input("demo"), "subnetIds": ["s"]}}
+        with pytest.raises(GpuSpecError) as raised:
+            provider().construct("bad", "gpu-components:index:GpuCluster", {**inputs, "pools": [pool]})
+        errors.append(raised.value)
+
+    plan_of(program)
+    assert [(p.path, p.value) for p in errors[0].problems] == [("pools[0].labels['workload']", "[secret or unknown]")]
+    assert "must be a plain value known before deployment" in errors[0].problems[0].message
+
+
+def test_a_mig_layouts_counts_arrive_as_integers() -> None:
+    layout = {"3g.20gb": 1, "1g.5gb": 2}
+    pool = {
+        "name": "a100",
+        "instance_type": "p4d.24xlarge",
+        "max_size": 2,
+        "mig": {"layout": layout, "strategy": "mixed"},
+    }
+    python, constructed = both_paths(
+        lambda: EksGpuNodeGroup(
+            "gpu", {"pool": pool, "cluster_name": "demo", "subnet_ids": ["s"], "gpu_stack": "gpu-operator"}
+        ),
+        "EksGpuNodeGroup",
+        "gpu",
+        {
+            "pool": {
+                "name": "a100",
+                "instanceType": "p4d.24xlarge",
+                "maxSize": 2,
+                "mig": {"layout": layout, "strategy": "mixed"},
+            },
+            "clusterName": "demo",
+            "subnetIds": ["s"],
+            "gpuStack": "gpu-operator",
+        },
+    )
+    assert constructed.resources == python.resources
+    error = construct_error(
+        "EksGpuNodeGroup",
+        {
+            "pool": {"name": "a100", "instanceType": "p4d.24xlarge", "maxSize": 2, "mig": {"layout": {"3g.20gb": 1.5}}},
+            "clusterName": "demo",
+            "subnetIds": ["s"],
+        },
+    )
+    assert [(p.path, p.message) for p in error.problems] == [("pool.mig.layout['3g.20gb']", "must be a whole number")]
+
+
+def test_an_unknown_component_type_names_the_packages_components() -> None:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        with pytest.raises(GpuSpecError) as raised:
+            provider().construct("x", "gpu-components:index:GpuClustr", {})
+        errors.append(raised.value)
+
+    plan_of(program)
+    (problem,) = errors[0].problems
+    assert (problem.path, problem.value) == ("type", "gpu-components:index:GpuClustr")
+    assert problem.message == "not a component of this package; did you mean 'gpu-components:index:GpuCluster'?"
+    assert problem.valid is not None and problem.valid.startswith("gpu-components:index:GpuCluster, ")
 
 
 def test_label_keys_stay_as_written_in_error_paths() -> None:

@@ -85,3 +85,26 @@ def test_every_property_has_a_description(schema: dict[str, Any]) -> None:
 def test_every_type_and_component_has_a_description(schema: dict[str, Any]) -> None:
     described = {**schema["resources"], **schema["types"]}
     assert [token for token, spec in described.items() if not spec.get("description", "").strip()] == []
+
+
+def _descriptions(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from _descriptions(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _descriptions(item)
+
+
+def test_descriptions_are_written_for_the_generated_sdks_readers(schema: dict[str, Any]) -> None:
+    """Dedented Markdown (no reST literals or Sphinx roles), and the package's own properties in camelCase."""
+    texts = list(_descriptions(schema))
+    assert [t for t in texts if "``" in t or ":class:" in t or ":meth:" in t or "\n\n    " in t] == []
+    desired = schema["types"]["gpu-components:index:ClusterPoolArgs"]["properties"]["desiredSize"]["description"]
+    assert desired == (
+        "Nodes at creation, between `minSize` and `maxSize`; afterwards the Cluster Autoscaler owns the count.\n"
+        "Defaults to `minSize`."
+    )

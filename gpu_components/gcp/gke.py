@@ -675,6 +675,15 @@ def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> 
     driver_version = args.get("driver_version")
     gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
     problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
+    if gpu_stack == "device-plugin":
+        problems.append(
+            Problem(
+                "gpu_stack",
+                gpu_stack,
+                "the pool is served by GKE's own device plugin, which the NVIDIA device plugin may not run beside",
+                "auto, or gpu-operator (which turns GKE's plugin off)",
+            )
+        )
     if gpu_stack == "gpu-operator":
         problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
     return problems
@@ -695,8 +704,9 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     ``accelerator_type``, ``driver_version``, ``node_pool`` (the ``gcp.container.NodePool``), ``served_by``.
 
     Raises:
-        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); under the GPU Operator, a
-            driver mode other than ``INSTALLATION_DISABLED``; ``node_pool_args`` keys that the SDK does not take or
+        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); ``gpu_stack``
+            ``device-plugin`` (GKE's own plugin serves the pool); under the GPU Operator, a driver mode other than
+            ``INSTALLATION_DISABLED``; ``node_pool_args`` keys that the SDK does not take or
             the library owns.
     """
 

@@ -456,3 +456,12 @@ def test_gpu_cluster_checks_the_escape_hatch_at_its_pool_path() -> None:
     with pytest.raises(GpuSpecError) as error:
         GpuCluster("gpus", {"cloud": "gcp", "pools": pools, "gcp": wiring})  # type: ignore[typeddict-item]
     assert [p.path for p in error.value.problems] == ["pools[0].gcp.node_pool_args.node_config.spot"]
+
+
+def test_gpu_stack_device_plugin_is_refused_on_a_pool_gke_serves() -> None:
+    """As ``GpuCluster`` refuses it: GKE's own device plugin serves the pool, and the NVIDIA one may not run beside."""
+    error = rejected(pool_args(), gpu_stack="device-plugin")
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("gpu_stack", "device-plugin", "auto, or gpu-operator (which turns GKE's plugin off)")
+    ]
+    assert "GKE's own device plugin" in error.problems[0].message

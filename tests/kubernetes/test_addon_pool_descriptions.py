@@ -481,10 +481,10 @@ def test_bad_plain_pools_and_clouds_get_exact_errors_and_the_add_on_registers_no
     assert [r.name for r in plan.resources if not r.name.startswith("np-")] == []
 
 
-@pytest.mark.parametrize("given", ["plain", "auto", "device-plugin"])
+@pytest.mark.parametrize("given", ["plain", "auto"])
 def test_the_device_plugin_refuses_a_gke_pool_however_given(given: str) -> None:
-    """A plain GKE pool is taken as built with gpu_stack device-plugin, which serves it as auto does: by GKE's
-    managed plugin, so the device plugin add-on refuses it as it refuses the pool's component built either way."""
+    """GKE's managed plugin serves a GKE pool, so the device plugin add-on refuses it, plain or as its component
+    (which itself refuses gpu_stack device-plugin: tests/gcp/test_gke_component.py)."""
     errors: list[GpuSpecError] = []
 
     def program() -> None:
