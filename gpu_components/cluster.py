@@ -21,7 +21,7 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool
+from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool, PoolTolerations
 from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
 from gpu_components.azure.options import AksWiringArgs
@@ -54,6 +54,7 @@ __all__ = [
     "GpuClusterArgs",
     "GpuOperatorSettingsArgs",
     "GpuStack",
+    "PoolScheduling",
     "adapter_for",
     "validate_cluster",
 ]
@@ -359,6 +360,25 @@ _VALIDATED_BY_THE_CLUSTER_RULES = (
 paths and messages); :func:`~gpu_components.shape.args_problems` checks the rest and the args' own shape."""
 
 
+class PoolScheduling(TypedDict):
+    """What a workload needs to land on one pool of a :class:`GpuCluster` and use its GPUs (a ``pool_scheduling``
+    entry; its keys are camelCase, the registered output's, for programs in every Pulumi language). From Python,
+    :mod:`gpu_components.workloads` builds pod settings from the pool components themselves."""
+
+    nodeSelector: dict[str, str]
+    """Node labels a pod selects to land on the pool: ``gpu-components/pool: <pool name>``, plus what the cloud
+    requires (AKS: ``kubernetes.azure.com/accelerator: nvidia``; GKE: its accelerator and sharing labels)."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint on the pool's nodes (Kubernetes spelling: ``key``, ``operator``,
+    ``value``, ``effect``), the taints the cloud adds itself (AKS spot) included."""
+    advertisedResources: dict[str, int]
+    """Extended resource name -> how many each node advertises (``nvidia.com/gpu``, or ``nvidia.com/mig-1g.5gb``
+    under the mixed MIG strategy; time-slicing and MPS replicas counted): the resource a container's limit names."""
+    devicePluginHost: str
+    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin add-on), ``gpu-operator``,
+    ``node-image`` (Bottlerocket NVIDIA) or ``cloud`` (GKE)."""
+
+
 class GpuCluster(pulumi.ComponentResource):
     """The GPU pools of one cluster and the add-ons they need.
 
@@ -368,9 +388,9 @@ class GpuCluster(pulumi.ComponentResource):
     (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Providers
     (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and ``kubernetes``.
 
-    Outputs: ``pool_names`` (plain, known at preview). Other attributes: ``specs`` (validated pools, in order),
-    ``pools`` (pool name -> node-pool component), ``device_plugin`` and ``gpu_operator`` (each ``None`` when not
-    created).
+    Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
+    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin`` and ``gpu_operator`` (each
+    ``None`` when not created).
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
@@ -380,6 +400,10 @@ class GpuCluster(pulumi.ComponentResource):
     pool_names: list[str]
     """The names of the cluster's GPU pools, sorted; each is a node-pool component's ``pool_name``, named
     ``<name>-<pool name>``."""
+    pool_scheduling: dict[str, PoolScheduling]
+    """Pool name -> what a workload needs to land on that pool and use its GPUs (node selector, tolerations, the
+    resources each node advertises, who advertises them): how a program in another language schedules work on the
+    pools."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -427,4 +451,13 @@ class GpuCluster(pulumi.ComponentResource):
             plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "cloud": cloud, "pools": served}
             self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)
         self.pool_names = sorted(self.pools)
-        self.register_outputs({"poolNames": self.pool_names})
+        self.pool_scheduling = {
+            pool_name: {
+                "nodeSelector": pool.node_selector,
+                "tolerations": pool.tolerations,
+                "advertisedResources": pool.advertised_resources,
+                "devicePluginHost": pool.device_plugin_host,
+            }
+            for pool_name, pool in sorted(self.pools.items())
+        }
+        self.register_outputs({"poolNames": self.pool_names, "poolScheduling": self.pool_scheduling})

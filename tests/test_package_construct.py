@@ -272,6 +272,24 @@ def test_an_add_on_pool_error_is_named_in_camel_case() -> None:
     assert "node image's own device plugin" in error.problems[0].message
 
 
+def test_a_cluster_tells_a_consumer_how_to_schedule_on_each_pool() -> None:
+    """``poolScheduling``: what a TypeScript or YAML program needs to put a workload on a pool (it cannot reach the
+    node-pool components, which the Python workload helpers read)."""
+    states: list[dict[str, Any]] = []
+    inputs = {"cloud": "aws", "aws": {"clusterName": "demo", "subnetIds": ["s"]}, "pools": [TIME_SLICED_INPUTS]}
+    plan = plan_of(lambda: states.append(construct("GpuCluster", "gpus", inputs)), preview=False)
+    component = next(r for r in plan.resources if r.type == "gpu-components:index:GpuCluster")
+    assert states[0]["poolScheduling"] == component.outputs["poolScheduling"]
+    assert states[0]["poolScheduling"] == {
+        "a10g-shared": {
+            "nodeSelector": {"gpu-components/pool": "a10g-shared"},
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+            "advertisedResources": {"nvidia.com/gpu": 4},
+            "devicePluginHost": "daemonset",
+        }
+    }
+
+
 def test_a_node_group_constructed_returns_its_registered_outputs_as_its_state() -> None:
     """The ``ConstructResult`` state (what the consumer's outputs resolve to) has exactly the schema's outputs, the
     keys the component registers; how each value serializes is in ``tests/test_schema_types.py``."""

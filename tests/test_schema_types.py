@@ -55,7 +55,7 @@ POOL_OUTPUTS = {
     "autoscalerNote",
 }
 OUTPUTS = {
-    "GpuCluster": {"poolNames"},
+    "GpuCluster": {"poolNames", "poolScheduling"},
     "EksGpuNodeGroup": {"nodeGroupArn", "nodeRoleArn", "nodeGroupName", "autoscalingGroupName", *POOL_OUTPUTS},
     "AksGpuNodePool": {"agentPoolId", "agentPoolName", *POOL_OUTPUTS},
     "GkeGpuNodePool": {"nodePoolName", "nodePoolId", "serviceAccountEmail", *POOL_OUTPUTS},
@@ -159,7 +159,7 @@ def test_object_types_are_required_as_their_typed_dicts_say() -> None:
         expected = required_keys(type_.python_type) if name != "Taint" else ["effect", "key", "value"]
         assert _required(type_.properties) == sorted(camel_case(key) for key in expected), name
         checked.append(name)
-    assert len(checked) == 15
+    assert len(checked) == 16
     assert _required(schema_type("GpuNodePoolArgs").properties) == ["instanceType", "maxSize", "name"]
     assert _required(schema_type("TaintArgs").properties) == ["effect", "key"]
 
