@@ -69,7 +69,7 @@ def shape_problems(shape: type, data: object, path: str = "") -> list[Problem]:
 
 def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
     loc = tuple(item["loc"])
-    path = _join(prefix, loc)
+    path = _join(prefix, loc, shape)
     if item["type"] == "extra_forbidden":
         allowed = _keys_at(shape, loc[:-1])
         return Problem(path, item["input"], unknown_field(str(loc[-1]), allowed), ", ".join(allowed) or None)
@@ -87,13 +87,22 @@ _VALID_OF_TYPE: Mapping[str, str] = {"bool_type": "true, false", "bool_parsing":
 (``bool``: YAML's ``true``/``false``; strict mode takes no ``"true"``, ``yes``, ``1`` or null)."""
 
 
-def _join(prefix: str, loc: tuple[int | str, ...]) -> str:
+def _join(prefix: str, loc: tuple[int | str, ...], shape: Any) -> str:
+    """The path of pydantic's ``loc`` inside ``shape``: a field as ``.field``, a list index as ``[0]``, and a key of a
+    mapping (labels, a MIG layout) as ``['key']``, as the library's rules write them (a key may hold dots)."""
     text = prefix
+    current: Any = shape
     for part in loc:
+        current = _unwrap(current)
         if isinstance(part, int):
             text += f"[{part}]"
+            current = typing.get_args(current)[0] if typing.get_origin(current) in (list, tuple) else None
+        elif typing.get_origin(current) is dict:
+            text += f"[{part!r}]"
+            current = typing.get_args(current)[1]
         else:
             text = f"{text}.{part}" if text else str(part)
+            current = typing.get_type_hints(current, include_extras=True).get(part) if is_typeddict(current) else None
     return text
 
 

@@ -26,7 +26,7 @@ def pool(**fields: Any) -> dict[str, Any]:
 
 def problems_of(args: dict[str, Any], cloud: str = "aws") -> list[Problem]:
     with pytest.raises(GpuSpecError) as caught:
-        GpuNodePoolSpec.from_args(args, cloud)  # type: ignore[arg-type]
+        GpuNodePoolSpec.from_args(args, cloud)
     return list(caught.value.problems)
 
 
@@ -346,3 +346,20 @@ def test_pool_names_must_be_dns_labels_since_they_name_kubernetes_objects() -> N
         ("name", "1-50 lowercase letters, digits or '-', starting and ending alphanumeric")
     ]
     assert "DNS-1123" in problems[0].message
+
+
+def test_a_shape_problem_in_a_mapping_names_its_key_as_the_rules_do() -> None:
+    """A label key or MIG profile may hold dots: a key of a mapping is written ``['key']`` in every path."""
+    pool = {
+        "name": "a",
+        "instance_type": "p4d.24xlarge",
+        "max_size": 1,
+        "mig": {"layout": {"3g.20gb": 1.5}, "strategy": "mixed"},
+        "labels": {"team.example.com/owner": 1},
+    }
+    with pytest.raises(GpuSpecError) as raised:
+        GpuNodePoolSpec.from_args(pool, "aws", "pool")
+    assert [p.path for p in raised.value.problems] == [
+        "pool.labels['team.example.com/owner']",
+        "pool.mig.layout['3g.20gb']",
+    ]
