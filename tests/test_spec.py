@@ -26,7 +26,7 @@ def pool(**fields: Any) -> dict[str, Any]:
 
 def problems_of(args: dict[str, Any], cloud: str = "aws") -> list[Problem]:
     with pytest.raises(GpuSpecError) as caught:
-        GpuNodePoolSpec.from_args(args, cloud)
+        GpuNodePoolSpec.from_args(args, cloud)  # type: ignore[arg-type]
     return list(caught.value.problems)
 
 
