@@ -67,6 +67,11 @@ _NOT_PLAIN = (
     "validate it and render it into configs and labels before anything is created"
 )
 
+_WHOLE_OUTPUT = (
+    "arrived as one output (a secret, or a value that depends on another resource, as a whole), whose fields the "
+    "plugin cannot read: give its fields one by one"
+)
+
 _SEGMENT = re.compile(r"([^.\[]+)|\[(\d+)\]")
 
 
@@ -160,9 +165,11 @@ class GpuComponentsProvider(ComponentProvider):
         if value is None:
             return []  # an optional property left out (a missing required one is reported by its object)
         if isinstance(value, pulumi.Output):
-            if prop.plain:
-                return [Problem(path, "[secret or unknown]", _NOT_PLAIN)]
-            return []  # a wiring value from another resource: the component and the cloud check it when known
+            if not prop.plain:
+                return []  # a wiring value from another resource: the component and the cloud check it when known
+            if prop.ref and (type_def := self.get_type_definition(prop)) is not None and not type_def.enum:
+                return [Problem(path, "[secret or unknown]", _WHOLE_OUTPUT)]
+            return [Problem(path, "[secret or unknown]", _NOT_PLAIN)]
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
             return [Problem(path, value, "must be a whole number")]
         type_def = self.get_type_definition(prop) if prop.ref else None

@@ -41,6 +41,13 @@ name here                         SDK name                   why the plan needs 
                                                              plan of a YAML program constructs components as the
                                                              plugin would
 ``alias_pb2``                     ``runtime.proto``          the alias message of a ``ConstructRequest``
+``serialize_with_output_values``  ``runtime.rpc.``           a remote component's inputs as the engine forwards them
+                                  ``serialize_properties``   (Pulumi YAML's Go SDK registers a remote component with
+                                  with ``settings.SETTINGS.`` output values): secret and dependent leaves as output
+                                  ``monitor_features``       values, which the mock monitor does not offer
+``construct_response``            ``provider.server.``       the state a component's ``Construct`` returns, as the
+                                  ``ProviderServicer.``      SDK's provider server serializes it for the engine
+                                  ``_construct_response``    (mappings become objects, unknowns and secrets marked)
 ``input_parameters``              a generated class's        the inputs a provider SDK's resource class takes (its
                                   ``_internal_init``         generated constructor body, which every Pulumi provider
                                                              SDK's code generator writes): with
@@ -51,8 +58,10 @@ name here                         SDK name                   why the plan needs 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from pulumi import _types
 from pulumi.provider.server import ProviderServicer as _ProviderServicer
@@ -83,6 +92,30 @@ RESOURCE_SIG: str = _rpc._special_resource_sig
 OUTPUT_VALUE_SIG: str = _rpc._special_output_value_sig
 ASSET_SIG: str = _rpc._special_asset_sig
 ARCHIVE_SIG: str = _rpc._special_archive_sig
+
+
+async def serialize_with_output_values(inputs: Mapping[str, Any], property_deps: dict[str, list[Any]]) -> Any:
+    """``inputs`` serialized to the protobuf ``Struct`` of a ``ConstructRequest``, each secret or dependent value an
+    output value where it sits (``{"4dabf18193072939515e22adb298388d": "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value":
+    ..., "secret": true, "dependencies": [...]}``), as the engine forwards the inputs of a remote component that Pulumi
+    YAML's Go SDK registers with output values. The SDK keeps output values only when the monitor reports the
+    ``outputValues`` feature, which its mock monitor does not: the feature is added for this serialization alone, in
+    a task of its own (``monitor_features`` is a context variable, so the run's own registrations are untouched).
+    ``property_deps`` receives each top-level key's resources."""
+
+    async def serialize() -> Any:
+        features = settings.SETTINGS.monitor_features
+        settings.SETTINGS.monitor_features = {*features, resource_pb2.RESOURCE_MONITOR_FEATURE_OUTPUT_VALUES}
+        return await _rpc.serialize_properties(inputs, property_deps, keep_output_values=True)
+
+    return await asyncio.create_task(serialize())
+
+
+async def construct_response(result: Any) -> Any:
+    """The ``ConstructResponse`` the SDK's provider server sends the engine for a ``ConstructResult``: its ``urn``,
+    its ``state`` serialized (``rpc.serialize_properties``, ``id`` and ``urn`` left out, ``None`` values left out)
+    and ``stateDependencies``."""
+    return await _ProviderServicer._construct_response(cast(Any, None), result)
 
 
 def output_properties(cls: type) -> dict[str, str]:
@@ -117,6 +150,7 @@ __all__ = [
     "alias_pb2",
     "construct_inputs",
     "construct_options",
+    "construct_response",
     "input_parameters",
     "massage",
     "output_properties",
@@ -125,5 +159,6 @@ __all__ = [
     "resource_pb2",
     "run_pulumi_func",
     "serialize_properties",
+    "serialize_with_output_values",
     "settings",
 ]

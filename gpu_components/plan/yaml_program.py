@@ -14,13 +14,26 @@ checks the whole program before anything runs; :func:`yaml_program_body` is the 
 - **Resources** are registered in dependency order (what each one's properties and options refer to), as Pulumi
   YAML sorts them. A ``gpu-components:index:<Component>`` is constructed as the engine constructs a component of a
   plugin package for a YAML or TypeScript program (its ``Construct`` call, ``pulumi/provider/server.py``
-  ``ProviderServicer``): the inputs, evaluated, are serialized to the protobuf ``Struct`` the engine forwards
-  (``serialize_properties``, secret and dependent values as output values: the Python provider accepts them), and
-  the SDK's own ``_construct_inputs`` (``deserialize_properties(..., keep_unknowns=True)``: numbers arrive as
-  floats) and ``_construct_options`` turn that request into the inputs and ``ResourceOptions`` that
-  :meth:`~gpu_components.package.GpuComponentsProvider.construct` receives in the plugin. Any other type is
-  registered as it is given: ``pulumi:providers:<package>`` as a ``pulumi.ProviderResource`` of that package, else a
+  ``ProviderServicer``): the inputs, evaluated, are serialized to the protobuf ``Struct`` the engine forwards,
+  each secret value and each value from another resource an output value where it sits, however deep (Pulumi
+  YAML's Go SDK registers a remote component with output values; the plan's mock monitor does not offer them, so
+  ``_pulumi_internals.serialize_with_output_values`` adds the feature for this serialization alone), and the SDK's
+  own ``_construct_inputs`` (``deserialize_properties(..., keep_unknowns=True)``: numbers arrive as floats) and
+  ``_construct_options`` turn that request into the inputs and ``ResourceOptions`` that
+  :meth:`~gpu_components.package.GpuComponentsProvider.construct` receives in the plugin: an object reaches it as
+  a dict whose secret or dependent fields are outputs. An input error that escapes the provider's own checks (the
+  SDK's ``Missing required input``, e.g. for an ``aws`` object that is a secret as a whole) is raised as a
+  :class:`~gpu_components.errors.GpuSpecError` at its path. The component's state is what the provider server
+  returns to the engine (``_construct_response``: ``rpc.serialize_properties``, so a mapping such as a ``Taint`` is
+  an object and a null output is left out), deserialized as the engine's outputs are. Any other type is registered
+  as it is given: ``pulumi:providers:<package>`` as a ``pulumi.ProviderResource`` of that package, else a
   ``pulumi.CustomResource``, its properties as its inputs.
+- **The package.** When the program declares a ``gpu-components:*`` resource, ``packages:`` must be a mapping
+  (Pulumi's project schema, ``project.json``) with a ``gpu-components`` entry, a source string or ``{source,
+  version, ...}``; a local path source (relative to the project directory) must be a directory holding
+  ``PulumiPlugin.yaml``, a git or URL source is taken as given (it is not fetched). Every ``gpu-components:*`` type
+  must be one of the package's components (the resources of ``gpu_components.package.package_schema()``); the
+  error lists them, the closest first.
 - **Options** (``options:``): ``provider``, ``providers`` (a list of provider resources), ``dependsOn``,
   ``parent``, ``protect``, ``aliases`` (URNs), ``ignoreChanges``, ``replaceOnChanges``, ``retainOnDelete``,
   ``deleteBeforeReplace``, ``additionalSecretOutputs``, ``customTimeouts`` (``create``, ``update``, ``delete``),
@@ -29,8 +42,9 @@ checks the whole program before anything runs; :func:`yaml_program_body` is the 
 - **Interpolation**: a string ``${name}``, ``${name.property}``, ``${name[0]}``, ``${name["key"]}`` and chains of
   them, where ``name`` is a config key, a variable, a resource (``${res}`` is the resource itself, e.g. for
   ``providers``; ``${res.id}``, ``${res.urn}``, and for a component a property of the state its ``Construct``
-  returned) or ``pulumi`` (``stack``, ``project``, ``organization``, ``cwd``, ``rootDirectory``). A string that is one
-  ``${...}`` is that value; text around it makes a string. ``$${`` is a literal ``${``.
+  returned, null for an output its schema declares and the state leaves out) or ``pulumi`` (``stack``,
+  ``project``, ``organization``, ``cwd``, ``rootDirectory``). A string that is one ``${...}`` is that value; text
+  around it makes a string. ``$${`` is a literal ``${``.
 - **Outputs** (``outputs:``) are the stack outputs.
 
 What this offline reader does not support is an error before anything is registered, naming ``Pulumi.yaml``, the
@@ -49,6 +63,8 @@ Pulumi YAML and Pulumi's engine were read for the facts above, not run: pulumi-y
 from __future__ import annotations
 
 import asyncio
+import difflib
+import functools
 import graphlib
 import json
 import re
@@ -65,8 +81,9 @@ from gpu_components.plan._pulumi_internals import (
     alias_pb2,
     construct_inputs,
     construct_options,
+    construct_response,
     provider_pb2,
-    serialize_properties,
+    serialize_with_output_values,
 )
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import SECRET
@@ -309,7 +326,9 @@ def read_yaml_program(file: Path, project: str) -> YamlProgram:
     Raises:
         StackFileError: the file is not valid YAML or not a mapping (``runner``'s reader).
         YamlProgramError: a key, function, option or reference this reader does not plan, a name that is not
-            declared, a resource without a ``type``, a value of the wrong shape, or a cycle (see the module's doc).
+            declared, a resource without a ``type``, a value of the wrong shape, a cycle, a ``gpu-components``
+            type that is not one of the package's components, or (with any such resource) a ``packages:`` without a
+            usable ``gpu-components`` entry (see the module's doc).
     """
     document = _read_mapping(file)
 
@@ -337,6 +356,10 @@ def read_yaml_program(file: Path, project: str) -> YamlProgram:
         for name, value in _section(document, "variables", fail).items()
     }
     resources = {key: _resource(key, value, fail) for key, value in _section(document, "resources", fail).items()}
+    components = [resource for resource in resources.values() if _package_of(resource.type) == COMPONENT_PACKAGE]
+    if components:
+        _check_packages(document.get("packages"), file.parent, fail)
+        _check_component_types(components, fail)
     outputs = {
         name: _expression(value, f"outputs.{name}", fail) for name, value in _section(document, "outputs", fail).items()
     }
@@ -392,6 +415,92 @@ def _config_declarations(
             )
         declarations[name] = declaration
     return declarations
+
+
+def _package_of(type_: str) -> str:
+    return type_.split(":", maxsplit=1)[0]
+
+
+def _check_packages(packages: Any, directory: Path, fail: Callable[[str, str], Exception]) -> None:
+    """``packages:`` declares ``gpu-components`` as ``pulumi up`` needs it to run the program's components.
+
+    Pulumi's project schema (``project.json``, ``packages``): a mapping of package name -> a source string
+    (optionally ``<source>@<version>``) or ``{source, version, parameters, ...}``. A source with a URL scheme
+    (``https://``, ``git://``, ``github://``), ``git@`` or a host first (``github.com/<org>/<repo>``) is taken as
+    given (it cannot be fetched offline); any other is a local path, relative to the project directory, that must
+    be a directory holding ``PulumiPlugin.yaml`` (the package's plugin: ``pulumi package add`` reads it there).
+    """
+    how = (
+        f"pulumi up needs the {COMPONENT_PACKAGE} package declared there (pulumi package add <path or git URL> "
+        f"writes packages: {{{COMPONENT_PACKAGE}: <source>}})"
+    )
+    if packages is None:
+        raise fail("packages", f"is missing, and the program declares {COMPONENT_PACKAGE} resources: {how}")
+    if not isinstance(packages, dict):
+        raise fail("packages", f"must be a mapping of package name -> source (got {_shown(packages)}): {how}")
+    if COMPONENT_PACKAGE not in packages:
+        close = difflib.get_close_matches(COMPONENT_PACKAGE, [str(name) for name in packages], n=1)
+        hint = f" ({close[0]!r} is close: a misspelling?)" if close else ""
+        raise fail(
+            "packages",
+            f"has no {COMPONENT_PACKAGE} entry{hint}; it declares {', '.join(map(str, packages)) or 'none'}: {how}",
+        )
+    where = f"packages.{COMPONENT_PACKAGE}"
+    spec = packages[COMPONENT_PACKAGE]
+    if isinstance(spec, dict):
+        where += ".source"
+        spec = spec.get("source")
+    if not isinstance(spec, str) or not spec:
+        raise fail(
+            where,
+            "must be the package's source, a string (a local path or a git URL, optionally @<version>), or a mapping "
+            f"with source (and version): Pulumi's project schema (got {_shown(spec)})",
+        )
+    if _is_remote_source(spec):
+        return
+    local = directory / spec
+    if not local.is_dir():
+        raise fail(where, f"{spec}: the local package source {local.resolve()} is not a directory")
+    if not (local / "PulumiPlugin.yaml").is_file():
+        raise fail(
+            where,
+            f"{spec}: {local.resolve()} has no PulumiPlugin.yaml, so it is not the {COMPONENT_PACKAGE} package "
+            "(give the path of the repository's root)",
+        )
+
+
+def _is_remote_source(source: str) -> bool:
+    """A git or URL package source: a URL scheme, ``git@``, or a host name (with a dot) before the first ``/``."""
+    if "://" in source or source.startswith("git@"):
+        return True
+    first = source.split("/", maxsplit=1)[0]
+    return "/" in source and "." in first and not first.startswith(".")
+
+
+def _check_component_types(components: Sequence[_Resource], fail: Callable[[str, str], Exception]) -> None:
+    """Every ``gpu-components:*`` type is one of the package's components (the resources of its schema)."""
+    tokens = list(_component_schemas())
+    for resource in components:
+        if resource.type in tokens:
+            continue
+        close = difflib.get_close_matches(resource.type, tokens, n=1, cutoff=0.8)
+        ordered = close + [token for token in tokens if token not in close]
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise fail(
+            f"resources.{resource.key}.type",
+            f"{resource.type!r} is not a component of the {COMPONENT_PACKAGE} package{hint}; valid: "
+            f"{', '.join(ordered)}",
+        )
+
+
+@functools.cache
+def _component_schemas() -> Mapping[str, Mapping[str, Any]]:
+    """Component token -> its resource schema (``properties``: its outputs), from the package schema Pulumi's
+    analyzer infers (``gpu_components.package.package_schema``, what ``pulumi package add`` reads)."""
+    from gpu_components.package import package_schema
+
+    resources: dict[str, Mapping[str, Any]] = package_schema()["resources"]
+    return resources
 
 
 def _resource(key: str, value: Any, fail: Callable[[str, str], Exception]) -> _Resource:
@@ -617,10 +726,13 @@ class _Evaluator:
                     "knows the state of gpu-components components, and every resource's id and urn)",
                 )
             if accessor not in current.state:
+                declared = _component_schemas()[current.type].get("properties", {})
+                if accessor in declared:
+                    return None  # an output the component left null: absent from the state the engine returns
                 raise self.fail(
                     where,
                     f"${{{reference.text}}}: {current.type} has no output {accessor!r}; valid: "
-                    f"{', '.join(sorted(current.state))}",
+                    f"{', '.join(sorted(declared))}",
                 )
             return pulumi.Output.from_input(current.state[str(accessor)])
         if isinstance(current, pulumi.Output):
@@ -677,7 +789,7 @@ class _Evaluator:
         """Construct a component as the engine's ``Construct`` call to the plugin does (module doc)."""
         where = f"resources.{resource.key}.options"
         property_deps: dict[str, list[pulumi.Resource]] = {}
-        inputs = await serialize_properties(properties, property_deps, keep_output_values=True)
+        inputs = await serialize_with_output_values(properties, property_deps)
         request = provider_pb2.ConstructRequest(
             type=resource.type,
             name=resource.name,
@@ -710,14 +822,11 @@ class _Evaluator:
             providers.append(single)
         for provider in providers:
             request.providers[provider.package] = await _provider_reference(provider)
-        result = self._component_provider().construct(
-            request.name,
-            request.type,
-            await construct_inputs(request.inputs, request.inputDependencies),
-            construct_options(request),
-        )
-        urn = await pulumi.Output.from_input(result.urn).future()
-        return _Registered(resource.type, DependencyResource(str(urn)), dict(result.state))
+        received = await construct_inputs(request.inputs, request.inputDependencies)
+        result = self._component_provider().construct(request.name, request.type, received, construct_options(request))
+        response = await construct_response(result)
+        state = await construct_inputs(response.state, response.stateDependencies)
+        return _Registered(resource.type, DependencyResource(response.urn), state)
 
     def _component_provider(self) -> Any:
         if self._provider is None:

@@ -109,3 +109,41 @@ def test_the_provider_servers_construct_helpers_turn_a_request_into_inputs_and_o
     assert options.protect is True
     assert options.aliases == ["urn:pulumi:dev::p::gpu-components:index:GpuCluster::old"]
     assert [type(dependency).__name__ for dependency in cast(list[Any], options.depends_on)] == ["DependencyResource"]
+
+
+def test_component_inputs_keep_output_values_and_a_construct_result_serializes_as_the_server_sends_it() -> None:
+    """What the YAML plan relies on: a secret leaf inside an object serializes as an output value where it sits (the
+    monitor's features are untouched afterwards), and a component's state serializes its mappings as objects."""
+    import asyncio
+    from types import MappingProxyType
+
+    from google.protobuf import json_format
+    from pulumi.provider.provider import ConstructResult
+
+    async def run() -> tuple[Any, Any, set[int]]:
+        before = set(internals.settings.SETTINGS.monitor_features)
+        deps: dict[str, list[Any]] = {}
+        inputs = await internals.serialize_with_output_values(
+            {"aws": {"clusterName": pulumi.Output.secret("demo"), "region": "us-west-2"}}, deps
+        )
+        result = ConstructResult(
+            urn="urn:pulumi:dev::p::gpu-components:index:EksGpuNodeGroup::l4",
+            state={"taints": [MappingProxyType({"key": "nvidia.com/gpu", "effect": "NoSchedule"})], "note": None},
+        )
+        response = await internals.construct_response(result)
+        return inputs, response, set(internals.settings.SETTINGS.monitor_features) ^ before
+
+    loop = asyncio.new_event_loop()
+    try:
+        inputs, response, features = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert json_format.MessageToDict(inputs) == {
+        "aws": {
+            "clusterName": {internals.SIG_KEY: internals.OUTPUT_VALUE_SIG, "value": "demo", "secret": True},
+            "region": "us-west-2",
+        }
+    }
+    assert features == set()  # none added or removed
+    assert response.urn == "urn:pulumi:dev::p::gpu-components:index:EksGpuNodeGroup::l4"
+    assert json_format.MessageToDict(response.state) == {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}

@@ -1,8 +1,9 @@
 """Tests for gpu_components.plan.yaml_program: a Pulumi YAML project planned offline.
 
 Projects are written into a temporary directory (`Pulumi.yaml` holds the program, `Pulumi.dev.yaml` the stack's
-config). These programs use only generic resources (a Kubernetes provider and objects); the components of the
-gpu-components package, constructed through its provider, are planned in `tests/stacks/test_yaml_eks_example.py`.
+config). These programs use generic resources (a Kubernetes provider and objects); the components of the
+gpu-components package, constructed through its provider, are planned in `tests/stacks/test_language_examples.py`.
+The checks of a program that declares components (its `packages:` entry, its component types) are here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from gpu_components.cli import main
 from gpu_components.plan import Project, StackFileError, load_project, run_project
 from gpu_components.plan.render import to_tree
 from gpu_components.plan.yaml_program import YamlProgramError
+from tests.helpers import ROOT
 
 HEADER = "name: team\nruntime: yaml\n"
 
@@ -288,3 +290,122 @@ def test_a_yaml_program_error_is_a_stack_file_error_the_cli_prints_without_a_tra
         "YAML program (it runs no functions or invokes; give the value itself, or from config)\n"
     )
     assert issubclass(YamlProgramError, StackFileError)
+
+
+# ------------------------------------------------------------- a program using the gpu-components package
+
+NODE_GROUP = """\
+resources:
+  l4:
+    type: gpu-components:index:EksGpuNodeGroup
+    properties:
+      clusterName: ${clusterName}
+      subnetIds: ${subnetIds}
+      pool: {name: l4, instanceType: g6.xlarge, maxSize: 4}
+"""
+
+HOW = (
+    "pulumi up needs the gpu-components package declared there (pulumi package add <path or git URL> writes "
+    "packages: {gpu-components: <source>})"
+)
+
+
+@pytest.mark.parametrize(
+    ("packages", "where", "problem"),
+    [
+        ("", "packages", f"is missing, and the program declares gpu-components resources: {HOW}"),
+        (
+            "packages:\n  - gpu-components\n",
+            "packages",
+            f"must be a mapping of package name -> source (got a list of 1 item(s)): {HOW}",
+        ),
+        (
+            "packages:\n  gpu-compnents: ../..\n",
+            "packages",
+            f"has no gpu-components entry ('gpu-compnents' is close: a misspelling?); it declares gpu-compnents: {HOW}",
+        ),
+        (
+            "packages:\n  gpu-components: 5\n",
+            "packages.gpu-components",
+            "must be the package's source, a string (a local path or a git URL, optionally @<version>), or a mapping "
+            "with source (and version): Pulumi's project schema (got 5)",
+        ),
+        (
+            "packages:\n  gpu-components:\n    version: 0.1.0\n",
+            "packages.gpu-components.source",
+            "must be the package's source, a string (a local path or a git URL, optionally @<version>), or a mapping "
+            "with source (and version): Pulumi's project schema (got None)",
+        ),
+        (
+            "packages:\n  gpu-components: ../no-such-checkout\n",
+            "packages.gpu-components",
+            "../no-such-checkout: the local package source {parent}/no-such-checkout is not a directory",
+        ),
+        (
+            "packages:\n  gpu-components: .\n",
+            "packages.gpu-components",
+            ".: {project} has no PulumiPlugin.yaml, so it is not the gpu-components package (give the path of the "
+            "repository's root)",
+        ),
+    ],
+    ids=["missing", "list", "misspelt", "number", "no-source", "no-directory", "no-plugin"],
+)
+def test_a_program_with_components_must_declare_the_package(
+    tmp_path: Path, packages: str, where: str, problem: str
+) -> None:
+    write(tmp_path, packages + CONFIG + NODE_GROUP)
+    with pytest.raises(YamlProgramError) as raised:
+        load_project(tmp_path)
+    assert raised.value.where == where
+    detail = problem.replace("{parent}", str(tmp_path.parent.resolve())).replace("{project}", str(tmp_path.resolve()))
+    assert str(raised.value) == f"{tmp_path / 'Pulumi.yaml'}: {where}: {detail}"
+
+
+@pytest.mark.parametrize(
+    "packages",
+    [
+        f"packages:\n  gpu-components: {ROOT}\n",
+        "packages:\n  gpu-components: github.com/example/gpu-components@v0.1.0\n",
+        "packages:\n  gpu-components:\n    source: https://github.com/example/gpu-components\n    version: v0.1.0\n",
+        "packages:\n  gpu-components: git@github.com:example/gpu-components.git\n",
+    ],
+    ids=["local-path", "git-host-path", "url-in-a-mapping", "git-ssh"],
+)
+def test_a_local_package_source_holding_the_plugin_or_a_git_source_is_accepted(tmp_path: Path, packages: str) -> None:
+    write(tmp_path, packages + CONFIG + NODE_GROUP)
+    assert load_project(tmp_path).runtime == "yaml"
+
+
+def test_a_program_without_components_needs_no_packages(tmp_path: Path) -> None:
+    write(tmp_path, CONFIG + "resources:\n  k8s:\n    type: pulumi:providers:kubernetes\n")
+    assert load_project(tmp_path).runtime == "yaml"
+
+
+TOKENS = (
+    "gpu-components:index:EksGpuNodeGroup, gpu-components:index:AksGpuNodePool, gpu-components:index:GkeGpuNodePool, "
+    "gpu-components:index:NvidiaDevicePlugin, gpu-components:index:NvidiaGpuOperator"
+)
+
+
+@pytest.mark.parametrize(
+    ("type_", "problem"),
+    [
+        (
+            "gpu-components:index:GpuClustr",
+            "'gpu-components:index:GpuClustr' is not a component of the gpu-components package (did you mean "
+            f"'gpu-components:index:GpuCluster'?); valid: gpu-components:index:GpuCluster, {TOKENS}",
+        ),
+        (
+            "gpu-components:aws:Pool",
+            "'gpu-components:aws:Pool' is not a component of the gpu-components package; valid: "
+            f"gpu-components:index:GpuCluster, {TOKENS}",
+        ),
+    ],
+    ids=["misspelt", "unknown"],
+)
+def test_a_component_type_must_be_one_of_the_packages_components(tmp_path: Path, type_: str, problem: str) -> None:
+    program = NODE_GROUP.replace("gpu-components:index:EksGpuNodeGroup", type_)
+    write(tmp_path, f"packages:\n  gpu-components: {ROOT}\n" + CONFIG + program)
+    with pytest.raises(YamlProgramError) as raised:
+        load_project(tmp_path)
+    assert str(raised.value) == f"{tmp_path / 'Pulumi.yaml'}: resources.l4.type: {problem}"

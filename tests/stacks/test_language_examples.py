@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from gpu_components import GpuSpecError
 from gpu_components.cli import main
 from gpu_components.plan import Plan, PlannedResource, run_project
+from gpu_components.plan.yaml_program import YamlProgramError
 from tests.helpers import ROOT, example_plan
 
 YAML_EXAMPLE = ROOT / "examples" / "yaml-eks"
@@ -89,11 +90,13 @@ def aws_eks_wiring() -> dict[str, Any]:
 
 
 def yaml_example_as(tmp_path: Path, project: str, stack: str, config: Mapping[str, Any], text: str = "") -> Path:
-    """A copy of the YAML example in ``tmp_path``: its ``Pulumi.yaml`` with the project renamed ``project`` (and
-    ``text`` edits applied: old -> new pairs, ``\\0``-separated), and a stack file ``Pulumi.<stack>.yaml`` holding
+    """A copy of the YAML example in ``tmp_path``: its ``Pulumi.yaml`` with the project renamed ``project``, the
+    package's source this repository's absolute path (``../..`` from the copy is not it), ``text`` edits applied
+    (old -> new pairs, ``\\0``-separated), and a stack file ``Pulumi.<stack>.yaml`` holding
     ``config`` (and a secret kubeconfig)."""
     program = (YAML_EXAMPLE / "Pulumi.yaml").read_text()
     program = program.replace("name: gpu-components-yaml-eks\n", f"name: {project}\n")
+    program = program.replace("  gpu-components: ../..\n", f"  gpu-components: {ROOT}\n")
     for edit in filter(None, text.split("\0\0")):
         old, new = edit.split("\0")
         assert program.count(old) == 1, old
@@ -231,3 +234,134 @@ def test_the_yaml_options_of_a_component_reach_its_registration(tmp_path: Path) 
         "dependsOn": ["urn:pulumi:dev::gpu-components-yaml-eks::pulumi:providers:kubernetes::gpu-demo-k8s"],
         "protect": True,
     }
+
+
+# ------------------------------------------------------------------ values from resources, secrets, outputs
+
+
+ROLE = "  role:\n    type: aws:iam:Role\n    properties:\n      assumeRolePolicy: '{}'\n"
+"""A generic resource the YAML program declares (after its ``resources:`` key), whose id the node groups get."""
+
+
+def node_groups(plan: Plan) -> list[PlannedResource]:
+    groups = [r for r in plan.resources if r.type == "aws:eks/nodeGroup:NodeGroup"]
+    assert [r.name for r in groups] == ["gpu-demo-gpu-a100-mig-node-group", "gpu-demo-gpu-a10g-shared-node-group"]
+    return groups
+
+
+def test_a_field_from_another_resource_reaches_the_node_groups_and_makes_them_depend_on_it(tmp_path: Path) -> None:
+    """``aws.nodeRoleArn: ${role.id}`` is an output value inside the ``aws`` object, as the engine forwards it: the
+    plugin reads the object field by field, and the node groups get the role's id and depend on the role."""
+    edit = "nodeRoleArn: ${nodeRoleArn}\0nodeRoleArn: ${role.id}\0\0resources:\n\0resources:\n" + ROLE
+    directory = yaml_example_as(tmp_path, "gpu-components-yaml-eks", "dev", aws_eks_wiring(), edit)
+    plan = run_project(directory, "dev")
+    [role] = [r for r in plan.resources if r.type == "aws:iam:Role"]
+    assert role.id == "role-398afc5"
+    for group in node_groups(plan):
+        assert (group.inputs["nodeRoleArn"], group.inputs["clusterName"]) == (role.id, "gpu-demo")
+        assert group.property_dependencies["nodeRoleArn"] == (role.urn,)
+        assert role.urn in group.dependencies
+        assert group.property_dependencies["clusterName"] == ()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "input_name"),
+    [
+        ("clusterName", {"secure": "v1:name"}, "clusterName"),
+        ("subnetIds", {"secure": "v1:subnets"}, "subnetIds"),
+    ],
+    ids=["cluster-name", "subnet-ids"],
+)
+def test_a_secret_config_field_reaches_the_node_groups_as_a_secret(
+    tmp_path: Path, key: str, value: Any, input_name: str
+) -> None:
+    """A ``secure:`` stack value (``secret: true`` declared too) inside the ``aws`` object arrives in the plugin as a
+    secret output value where it sits, and the node groups' input is a secret."""
+    edit = f"  {key}:\n    type: \0  {key}:\n    secret: true\n    type: "
+    config = {**aws_eks_wiring(), key: value}
+    directory = yaml_example_as(tmp_path, "gpu-components-yaml-eks", "dev", config, edit)
+    for group in node_groups(run_project(directory, "dev")):
+        assert group.inputs[input_name] == "[secret]"
+        assert group.inputs["nodeRoleArn"] == aws_eks_wiring()["nodeRoleArn"]
+
+
+def test_a_secret_in_a_plain_property_is_an_error_at_its_path(tmp_path: Path) -> None:
+    edit = (
+        "  kubeconfig:\n\0  team:\n    type: string\n    secret: true\n  kubeconfig:\n"
+        "\0\0workload: inference\0workload: ${team}"
+    )
+    directory = yaml_example_as(tmp_path, "gpu-components-yaml-eks", "dev", {**aws_eks_wiring(), "team": "ml"}, edit)
+    with pytest.raises(GpuSpecError) as raised:
+        run_project(directory, "dev")
+    [found] = raised.value.problems
+    assert found.path == "pools[0].labels['workload']"
+    assert "plain value" in found.message
+
+
+NODE_GROUP_PROGRAM = f"""\
+name: pools
+runtime: yaml
+packages:
+  gpu-components: {ROOT}
+resources:
+  l4:
+    type: gpu-components:index:EksGpuNodeGroup
+    properties:
+      clusterName: demo
+      subnetIds: [subnet-a]
+      pool:
+        name: l4
+        instanceType: g6.xlarge
+        maxSize: 4
+outputs:
+  note: ${{l4.autoscalerNote}}
+  taints: ${{l4.taints}}
+  tolerations: ${{l4.tolerations}}
+  advertised: ${{l4.advertisedResources}}
+"""
+
+
+def test_a_components_outputs_read_as_the_engine_returns_its_state(tmp_path: Path) -> None:
+    """The state is what the provider server sends the engine: a ``Taint`` (a read-only mapping) is an object, and
+    an output the schema declares that the component left null (``autoscalerNote``: nothing to note for a pool of
+    one GPU model) reads as null, which Pulumi leaves out of the stack outputs."""
+    (tmp_path / "Pulumi.yaml").write_text(NODE_GROUP_PROGRAM)
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    assert run_project(tmp_path, "dev").outputs == {
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        "advertised": {"nvidia.com/gpu": 1},
+    }
+
+
+def test_reading_an_output_the_component_does_not_declare_names_the_declared_ones(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text(NODE_GROUP_PROGRAM + "  wrong: ${l4.autoscalerNotes}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    with pytest.raises(YamlProgramError) as raised:
+        run_project(tmp_path, "dev")
+    assert str(raised.value) == (
+        f"{tmp_path / 'Pulumi.yaml'}: outputs.wrong: ${{l4.autoscalerNotes}}: gpu-components:index:EksGpuNodeGroup "
+        "has no output 'autoscalerNotes'; valid: advertisedResources, autoscalerNote, autoscalingGroupName, "
+        "devicePluginHost, labels, nodeGroupArn, nodeGroupName, nodeRoleArn, nodeSelector, poolName, taints, "
+        "tolerations"
+    )
+
+
+def test_an_object_that_is_one_secret_is_an_error_at_its_path(tmp_path: Path) -> None:
+    """A secret ``aws`` object as a whole arrives in the plugin as one output, whose fields it cannot read: the CLI
+    prints it as it prints the components' errors, at its path."""
+    edit = (
+        "  kubeconfig:\n\0  aws:\n    type: object\n    secret: true\n  kubeconfig:\n\0\0"
+        "      aws:\n        clusterName: ${clusterName}\n        subnetIds: ${subnetIds}\n"
+        "        nodeRoleArn: ${nodeRoleArn}\n\0      aws: ${aws}\n"
+    )
+    directory = yaml_example_as(
+        tmp_path, "gpu-components-yaml-eks", "dev", {**aws_eks_wiring(), "aws": aws_eks_wiring()}, edit
+    )
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(directory)])
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: dev: 1 invalid GPU setting:\n"
+        "  - aws: arrived as one output (a secret, or a value that depends on another resource, as a whole), whose "
+        "fields the plugin cannot read: give its fields one by one (got '[secret or unknown]')\n",
+    )
