@@ -18,8 +18,9 @@ integer property (numbers cross the wire as floats, and ``int()`` would round ``
 property, and no property the schema does not declare.
 
 Built on ``pulumi.provider.experimental.component.ComponentProvider`` (checked on pulumi 3.272.0, the locked
-version): this module overrides its ``construct`` and ``map_input_properties`` and reads its component definitions
-(``_component_defs``) and ``get_type_definition``; ``tests/test_package_construct.py`` fails if those change.
+version): this module overrides its ``construct`` and ``map_input_properties``, reads its component and type
+definitions (``_component_defs``, ``_type_defs``) and ``get_type_definition``, and unwraps the SDK's
+``ComponentInitError`` (its ``inner`` exception); ``tests/test_package_construct.py`` fails if those change.
 """
 
 import difflib
@@ -66,6 +67,11 @@ _NOT_PLAIN = (
     "must be a plain value known before deployment, not a secret or another resource's output: the components "
     "validate it and render it into configs and labels before anything is created"
 )
+
+_ANY = "pulumi.json#/Any"
+"""The schema's type of a value of any shape (the escape hatches' SDK args and Helm values)."""
+_UNKNOWN_SHOWN = "[secret or unknown]"
+"""How an error shows an output's value (a secret, or known only after deployment)."""
 
 _WHOLE_OUTPUT = (
     "arrived as one output (a secret, or a value that depends on another resource, as a whole), whose fields the "
@@ -165,11 +171,13 @@ class GpuComponentsProvider(ComponentProvider):
         if value is None:
             return []  # an optional property left out (a missing required one is reported by its object)
         if isinstance(value, pulumi.Output):
-            if not prop.plain:
-                return []  # a wiring value from another resource: the component and the cloud check it when known
+            if not prop.plain or prop.ref == _ANY:
+                # A wiring value from another resource, or a value in an escape hatch (SDK args, Helm values), which
+                # is passed on as given: the component and the cloud check it when known.
+                return []
             if prop.ref and (type_def := self.get_type_definition(prop)) is not None and not type_def.enum:
-                return [Problem(path, "[secret or unknown]", _WHOLE_OUTPUT)]
-            return [Problem(path, "[secret or unknown]", _NOT_PLAIN)]
+                return [Problem(path, _UNKNOWN_SHOWN, _WHOLE_OUTPUT)]
+            return [Problem(path, _UNKNOWN_SHOWN, _NOT_PLAIN)]
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
             return [Problem(path, value, "must be a whole number")]
         type_def = self.get_type_definition(prop) if prop.ref else None
@@ -196,9 +204,9 @@ class GpuComponentsProvider(ComponentProvider):
             if not isinstance(value, Mapping):
                 return [Problem(path, value, "must be an object (a map)")]
             return [
-                p
-                for k, v in value.items()
-                for p in self._value_problems(prop.additional_properties, v, f"{path}[{k!r}]")
+                problem
+                for key, item in value.items()
+                for problem in self._value_problems(prop.additional_properties, item, f"{path}[{key!r}]")
             ]
         return []
 
@@ -228,7 +236,7 @@ class GpuComponentsProvider(ComponentProvider):
             properties, reverse = self._object_of(current)
         if rest:
             parts.append(rest if rest.startswith("[") or not parts else f".{rest}")
-        return Problem("".join(parts), problem.value, problem.message, problem.valid, problem.source)
+        return Problem("".join(parts), _masked(problem.value), problem.message, problem.valid, problem.source)
 
     def _object_of(
         self, prop: PropertyDefinition | None
@@ -254,6 +262,8 @@ def _for_consumers(node: Any, renames: Mapping[str, str]) -> Any:
     dedented (:func:`inspect.cleandoc`), Sphinx roles and reST literals as Markdown code, and a literal that names a
     property of the package in Python (``min_size``, ``time_slicing.trusted``) in the schema's camelCase."""
     if isinstance(node, dict):
+        if node.get("additionalProperties", {}).get("$ref") == _ANY:
+            renames = {}  # an escape hatch: its text names the provider SDK's own arguments, snake_case as they are
         return {
             key: _description(value, renames)
             if key == "description" and isinstance(value, str)
@@ -289,6 +299,18 @@ def _as_integers(prop: PropertyDefinition, value: object) -> object:
         return [_as_integers(prop.items, item) for item in value]
     if prop.additional_properties is not None and isinstance(value, dict):
         return {key: _as_integers(prop.additional_properties, item) for key, item in value.items()}
+    return value
+
+
+def _masked(value: object) -> object:
+    """``value`` with each output in it (a secret, or a value known only after deployment) as ``[secret or
+    unknown]``, so an error shows no object's address and no secret."""
+    if isinstance(value, pulumi.Output):
+        return _UNKNOWN_SHOWN
+    if isinstance(value, Mapping):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
     return value
 
 

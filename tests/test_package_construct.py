@@ -526,3 +526,29 @@ def test_the_engine_receives_an_input_properties_error_with_camel_case_paths() -
     details = errors_pb2.InputPropertiesError()
     status.details[0].Unpack(details)
     assert [e.property_path for e in details.errors] == ["pools[0].timeSlicing.replicas"]
+
+
+def test_escape_hatches_take_outputs_and_errors_never_show_an_outputs_address() -> None:
+    """SDK args and Helm values are passed on as given, so they may hold another resource's output or a secret; an
+    error that echoes a value shows such an output as ``[secret or unknown]``."""
+    errors: list[GpuSpecError] = []
+    ok: list[object] = []
+
+    def program() -> None:
+        secret = pulumi.Output.secret("1.30")
+        base = {"pool": {**SHARED_INPUTS, "maxSize": 6}, "clusterName": "demo", "subnetIds": ["s"]}
+        ok.append(
+            provider().construct(
+                "fine", "gpu-components:index:EksGpuNodeGroup", {**base, "nodeGroupArgs": {"release_version": secret}}
+            )
+        )
+        with pytest.raises(GpuSpecError) as raised:
+            provider().construct(
+                "bad", "gpu-components:index:EksGpuNodeGroup", {**base, "nodeGroupArgs": {"releaseVersion": secret}}
+            )
+        errors.append(raised.value)
+
+    plan_of(program)
+    assert len(ok) == 1
+    (problem,) = errors[0].problems
+    assert (problem.path, problem.value) == ("nodeGroupArgs.releaseVersion", "[secret or unknown]")

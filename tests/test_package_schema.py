@@ -108,3 +108,14 @@ def test_descriptions_are_written_for_the_generated_sdks_readers(schema: dict[st
         "Nodes at creation, between `minSize` and `maxSize`; afterwards the Cluster Autoscaler owns the count.\n"
         "Defaults to `minSize`."
     )
+
+
+def test_an_escape_hatchs_description_keeps_the_sdks_snake_case_names(schema: dict[str, Any]) -> None:
+    """``nodeGroupArgs`` takes ``pulumi_aws.eks.NodeGroup``'s arguments as that SDK spells them: its description must
+    not camelCase them, even where a name matches one of the package's own properties (``node_group_name``)."""
+    text = schema["resources"]["gpu-components:index:EksGpuNodeGroup"]["inputProperties"]["nodeGroupArgs"][
+        "description"
+    ]
+    assert "(e.g. `update_config`,\n`node_group_name`, `release_version`)" in text
+    assert "`cluster_name`" in text
+    assert "nodeGroupName" not in text
