@@ -45,6 +45,10 @@ EXPECTED_GPUS = {
     "H100-94GB": ("Hopper", 94, (9, 0)),
     "H200-141GB": ("Hopper", 141, (9, 0)),
     "B200": ("Blackwell", 180, (10, 0)),
+    "GB200": ("Blackwell", 186, (10, 0)),
+    "B300": ("Blackwell", 269, (10, 3)),
+    "GB300": ("Blackwell", 278, (10, 3)),
+    "RTX-PRO-6000": ("Blackwell", 96, (12, 0)),
 }
 NOT_MIG_CAPABLE = ("T4", "T4G", "V100", "A10G", "L4", "L40S")
 
@@ -103,6 +107,47 @@ EXPECTED_MIG = {
         "3g.90gb": (2, 4),
         "4g.90gb": (1, 4),
         "7g.180gb": (1, 8),
+    },
+    # NVIDIA's MIG table (GPU Operator v26.7.0 default mig-parted config); see test_nvidia_mig_table.py
+    "GB200": {
+        "1g.23gb": (7, 1),
+        "1g.23gb+me": (1, 1),
+        "1g.47gb": (4, 2),
+        "2g.47gb": (3, 2),
+        "3g.93gb": (2, 4),
+        "4g.93gb": (1, 4),
+        "7g.186gb": (1, 8),
+    },
+    "B300": {
+        "1g.34gb": (7, 1),
+        "1g.34gb+me": (1, 1),
+        "1g.67gb": (4, 2),
+        "2g.67gb": (3, 2),
+        "3g.135gb": (2, 4),
+        "4g.135gb": (1, 4),
+        "7g.269gb": (1, 8),
+    },
+    "GB300": {
+        "1g.35gb": (7, 1),
+        "1g.35gb+me": (1, 1),
+        "1g.70gb": (4, 2),
+        "2g.70gb": (3, 2),
+        "3g.139gb": (2, 4),
+        "4g.139gb": (1, 4),
+        "7g.278gb": (1, 8),
+    },
+    "RTX-PRO-6000": {
+        "1g.24gb": (4, 1),
+        "1g.24gb+me": (1, 1),
+        "1g.24gb+gfx": (4, 1),
+        "1g.24gb+me.all": (1, 1),
+        "1g.24gb-me": (4, 1),
+        "2g.48gb": (2, 2),
+        "2g.48gb+gfx": (2, 2),
+        "2g.48gb+me.all": (1, 2),
+        "2g.48gb-me": (2, 2),
+        "4g.96gb": (1, 4),
+        "4g.96gb+gfx": (1, 4),
     },
 }
 
@@ -249,14 +294,16 @@ def test_mig_profile_tables_match_the_mig_user_guide(name: str) -> None:
 def test_mig_profile_names_give_compute_slices_memory_and_media_extensions(name: str) -> None:
     for profile in gpu_model(name).mig_profiles.values():
         compute, rest = profile.name.split("g.", 1)
-        memory = rest.removesuffix("+me").removesuffix("gb")
+        memory, attribute = rest.split("gb", 1)
         assert profile.compute_slices == int(compute)
         assert profile.memory_gb == int(memory)
-        assert profile.media_extensions == profile.name.endswith("+me")
+        assert profile.media_extensions == (attribute in ("+me", "+me.all"))
 
 
 @pytest.mark.parametrize(
-    ("name", "slices"), [("A30-24GB", (4, 4))] + [(n, (7, 8)) for n in sorted(EXPECTED_MIG) if n != "A30-24GB"]
+    ("name", "slices"),
+    [("A30-24GB", (4, 4)), ("RTX-PRO-6000", (4, 4))]
+    + [(n, (7, 8)) for n in sorted(EXPECTED_MIG) if n not in ("A30-24GB", "RTX-PRO-6000")],
 )
 def test_mig_slice_totals_per_gpu(name: str, slices: tuple[int, int]) -> None:
     model = gpu_model(name)
