@@ -186,6 +186,8 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "p5e.48xlarge": ("H200-141GB", 8),
         "p5en.48xlarge": ("H200-141GB", 8),
         "p6-b200.48xlarge": ("B200", 8),
+        "p6-b300.48xlarge": ("B300", 8),
+        "p6e-gb200.36xlarge": ("GB200", 4),
     },
     "azure": {
         "Standard_NC4as_T4_v3": ("T4", 1),
@@ -204,6 +206,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "Standard_NC80adis_H100_v5": ("H100-94GB", 2),
         "Standard_ND96isr_H100_v5": ("H100-80GB", 8),
         "Standard_ND96isr_H200_v5": ("H200-141GB", 8),
+        "Standard_ND128isr_NDR_GB200_v6": ("GB200", 4),
     },
     "gcp": {
         **{f"g2-standard-{n}": ("L4", 1) for n in (4, 8, 12, 16, 32)},
@@ -217,6 +220,11 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "a3-megagpu-8g": ("H100-80GB", 8),
         "a3-ultragpu-8g": ("H200-141GB", 8),
         "a4-highgpu-8g": ("B200", 8),
+        "a4x-highgpu-4g": ("GB200", 4),
+        "g4-standard-48": ("RTX-PRO-6000", 1),
+        "g4-standard-96": ("RTX-PRO-6000", 2),
+        "g4-standard-192": ("RTX-PRO-6000", 4),
+        "g4-standard-384": ("RTX-PRO-6000", 8),
     },
 }
 # name -> GPUs per node, AMD types
@@ -239,6 +247,8 @@ EXPECTED_GCP_ACCELERATORS = {
     "H100-80GB": "nvidia-h100-80gb",
     "H200-141GB": "nvidia-h200-141gb",
     "B200": "nvidia-b200",
+    "GB200": "nvidia-gb200",
+    "RTX-PRO-6000": "nvidia-rtx-pro-6000",
     "V100": "nvidia-tesla-v100",
 }
 
@@ -403,9 +413,10 @@ def test_g5g_is_arm64_with_t4g() -> None:
     assert (g5g.cpu_architecture, g5g.gpu_model, g5g.gpu_count) == ("arm64", "T4G", 2)
 
 
-def test_only_g5g_is_arm64_among_gpu_types() -> None:
+def test_only_g5g_and_the_gb200_hosts_are_arm64_among_gpu_types() -> None:
     arm = {t.name for t in _all_instance_types() if t.cpu_architecture == "arm64"}
-    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")}
+    gb200 = {"p6e-gb200.36xlarge", "Standard_ND128isr_NDR_GB200_v6", "a4x-highgpu-4g"}
+    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")} | gb200
 
 
 def test_g4ad_is_amd_radeon_pro_v520() -> None:
