@@ -262,6 +262,35 @@ def test_a_media_extension_profile_is_rejected_without_the_operator_and_passes_u
     assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
 
 
+def test_b200_partitions_are_gkes_and_its_accelerator_is_nvidia_b200() -> None:
+    pool = spec(instance_type="a4-highgpu-8g", mig={"profile": "1g.23gb"})
+    assert gke_problems(pool, None) == []
+    assert accelerator_type_for(pool) == "nvidia-b200"
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile", "gpu", "accelerator"),
+    [
+        ("a4x-highgpu-4g", "1g.23gb", "GB200", "nvidia-gb200"),
+        ("g4-standard-48", "1g.24gb", "RTX-PRO-6000", "nvidia-rtx-pro-6000"),
+    ],
+)
+def test_mig_on_a_gpu_gke_does_not_partition_is_refused_unless_the_operator_makes_it(
+    instance_type: str, profile: str, gpu: str, accelerator: str
+) -> None:
+    pool = spec(instance_type=instance_type, mig={"profile": profile})
+    assert accelerator_type_for(pool) == accelerator
+    problem = only(gke_problems(pool, None, "pools[0]"))
+    assert (problem.path, problem.value) == ("pools[0].mig", profile)
+    assert problem.message == (
+        f"GKE makes MIG partitions only on A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200; {instance_type} "
+        f"carries {gpu}"
+    )
+    assert problem.valid.startswith("gpu_stack gpu-operator")
+    assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
+    assert gke_problems(spec(instance_type=instance_type), None) == []
+
+
 def test_mixed_mig_layout_is_rejected_twice() -> None:
     pool = spec(instance_type="a2-ultragpu-1g", mig={"layout": {"3g.40gb": 1, "2g.20gb": 1}, "strategy": "mixed"})
     assert [p.path for p in gke_problems(pool, None)] == ["mig.layout", "mig.strategy"]
