@@ -144,6 +144,11 @@ MAX_SHARED_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
 """Node label GKE sets on shared-GPU nodes: the clients per GPU, as a string."""
 PARTITION_SIZE_LABEL = "cloud.google.com/gke-gpu-partition-size"
 """Node label GKE sets on MIG nodes: the partition size, e.g. ``1g.5gb``."""
+SOURCE_ARM_TAINT = "https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment"
+ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+"""The taint GKE Standard puts on every Arm node by default (:data:`SOURCE_ARM_TAINT`: "placing a taint
+(kubernetes.io/arch=arm64:NoSchedule) on all Arm nodes"); a pod without a ``kubernetes.io/arch`` node selector or
+this toleration stays off them."""
 GKE_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB", "B200")
 """Catalog GPU models GKE makes MIG partitions on (``gpu_partition_size``): "The following GPU types support
 multi-instance GPUs", :data:`SOURCE_MIG` (A100 40GB and 80GB, H100 80GB, H200 141GB, B200). GKE offers the GB200
@@ -496,10 +501,13 @@ def gke_taints(taints: Sequence[Taint]) -> list[dict[str, str]]:
 
 def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
     """The taints the pool's nodes carry: the spec's, plus GKE's own ``nvidia.com/gpu=present:NoSchedule`` when
-    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring)."""
-    if DEFAULT_GPU_TAINT in spec.taints:
-        return spec.taints
-    return (DEFAULT_GPU_TAINT, *spec.taints)
+    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring), and on
+    Arm machine types (A4X) GKE's ``kubernetes.io/arch=arm64:NoSchedule`` (:data:`ARM_TAINT`), which workloads and
+    the GPU Operator's DaemonSets must tolerate."""
+    taints = spec.taints if DEFAULT_GPU_TAINT in spec.taints else (DEFAULT_GPU_TAINT, *spec.taints)
+    if spec.cpu_architecture == "arm64" and ARM_TAINT not in taints:
+        taints = (*taints, ARM_TAINT)
+    return taints
 
 
 def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:

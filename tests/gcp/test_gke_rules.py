@@ -13,6 +13,7 @@ from gpu_components.gcp.gke import (
     gke_advertised_resources,
     gke_effective_taints,
     gke_node_selector,
+    gke_pool_view,
     gke_problems,
     gke_taints,
     node_pool_inputs,
@@ -170,6 +171,21 @@ def test_gke_taint_is_reported_even_when_gpu_taint_is_off() -> None:
     assert node_pool_inputs(pool)["node_config"]["taints"] == [{"key": "team", "value": "ml", "effect": "NO_SCHEDULE"}]
     assert gke_effective_taints(pool) == (DEFAULT_GPU_TAINT, Taint("team", "ml", "NoSchedule"))
     assert gke_effective_taints(spec()) == (DEFAULT_GPU_TAINT,)
+
+
+def test_an_arm_a4x_pool_carries_gkes_arm_taint_which_is_tolerated_but_not_sent() -> None:
+    pool = spec(instance_type="a4x-highgpu-4g")
+    arm = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB200", 4)
+    assert gke_effective_taints(pool) == (DEFAULT_GPU_TAINT, arm)
+    assert node_pool_inputs(pool)["node_config"]["taints"] == [TAINT]
+    view = gke_pool_view(pool, gpu_stack="gpu-operator")
+    assert view.taints == (DEFAULT_GPU_TAINT, arm)
+    assert view.tolerations == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"},
+    ]
+    assert gke_effective_taints(spec(instance_type="g4-standard-48")) == (DEFAULT_GPU_TAINT,)
 
 
 # ------------------------------------------------------------------------------------------ workload side
