@@ -44,6 +44,8 @@ Facts and their sources:
 - MIG: one partition size per node pool (``gpu_partition_size``), A100 40GB/80GB, H100 80GB, H200, B200 only
   (:data:`GKE_MIG_GPUS`; not the GB200 of A4X nor the RTX PRO 6000 of G4); label
   ``cloud.google.com/gke-gpu-partition-size``: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+- Arm nodes (A4X) carry GKE's ``kubernetes.io/arch=arm64:NoSchedule`` taint (:data:`ARM_TAINT`):
+  https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment
 - The GKE node label names are also the Cluster Autoscaler's GKE constants
   (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/gce``: ``GPUPartitionSizeLabel``,
   ``GPUMaxSharedClientsLabel``, ``GPUSharingStrategyLabel``).
