@@ -158,7 +158,28 @@ def test_every_name_derived_from_a_catalog_profile_is_a_valid_label_value_or_res
 
 def test_the_catalog_has_profiles_with_every_attribute_nvidia_names() -> None:
     attributes = {parse_mig_profile_name(profile).attribute for profile in CATALOG_PROFILES}  # type: ignore[union-attr]
-    assert {"", "+me"} <= attributes
+    assert attributes == {"", *MIG_PROFILE_ATTRIBUTES}
+
+
+@pytest.mark.parametrize(
+    ("profile", "config", "resource"),
+    [
+        ("1g.24gb+gfx", "all-1g.24gb.gfx", "nvidia.com/mig-1g.24gb.gfx"),
+        ("1g.24gb+me.all", "all-1g.24gb.me.all", "nvidia.com/mig-1g.24gb.me.all"),
+        ("2g.48gb-me", "all-2g.48gb-me", "nvidia.com/mig-2g.48gb-me"),
+        ("4g.96gb+gfx", "all-4g.96gb.gfx", "nvidia.com/mig-4g.96gb.gfx"),
+    ],
+)
+def test_an_rtx_pro_6000_pool_of_an_attributed_profile_selects_nvidias_config_and_resource(
+    profile: str, config: str, resource: str
+) -> None:
+    pool = GpuNodePoolSpec.from_args(
+        {"name": "rtx", "instance_type": "g4-standard-48", "max_size": 1, "mig": {"profile": profile}}, "gcp"
+    )
+    assert pool.mig is not None
+    assert pool.mig.config_name == config
+    assert mig_resource_name(profile) == resource
+    assert is_label_value(config) and QUALIFIED_NAME.fullmatch(resource)
 
 
 def test_a_uniform_me_profile_pool_selects_nvidias_config_name() -> None:

@@ -89,7 +89,7 @@ class MigProfile:
             :mod:`gpu_components.mig`).
         max_instances: how many instances of this profile alone fit on one GPU.
         compute_slices: compute slices the profile takes (the ``N`` of ``Ng``): 1, 2, 3, 4 or 7.
-        memory_slices: memory slices the profile takes, out of the GPU's total (8; A30: 4).
+        memory_slices: memory slices the profile takes, out of the GPU's total (8; A30, RTX PRO 6000: 4).
         memory_gb: GPU memory of one instance in GB (the ``M`` of ``Mgb``).
         media_extensions: whether the profile carries media engines of its own (``+me``, ``+me.all``).
     """
@@ -107,7 +107,8 @@ class GpuModel:
     """An NVIDIA GPU model.
 
     Attributes:
-        name: catalog key, e.g. ``"T4"``, ``"A100-80GB"``, ``"H100-94GB"``, ``"B200"``.
+        name: catalog key, e.g. ``"T4"``, ``"A100-80GB"``, ``"H100-94GB"``, ``"B200"``, ``"GB200"``, ``"B300"``,
+            ``"GB300"``, ``"RTX-PRO-6000"`` (RTX PRO 6000 Blackwell Server Edition).
         vendor: always ``"nvidia"`` (AMD GPUs are described on their instance types only).
         architecture: ``"Turing"``, ``"Volta"``, ``"Ampere"``, ``"Ada Lovelace"``, ``"Hopper"`` or
             ``"Blackwell"``.
@@ -137,7 +138,7 @@ class GpuModel:
 
     @property
     def mig_compute_slices(self) -> int:
-        """Compute slices per GPU under MIG: 7 (A30: 4); 0 when not MIG-capable.
+        """Compute slices per GPU under MIG: 7 (A30, RTX PRO 6000: 4); 0 when not MIG-capable.
 
         Equal to the full-GPU profile's (the loader checks this against ``mig.compute_slices`` in gpus.yaml).
         """
@@ -145,7 +146,7 @@ class GpuModel:
 
     @property
     def mig_memory_slices(self) -> int:
-        """Memory slices per GPU under MIG: 8 (A30: 4); 0 when not MIG-capable.
+        """Memory slices per GPU under MIG: 8 (A30, RTX PRO 6000: 4); 0 when not MIG-capable.
 
         Equal to the full-GPU profile's (the loader checks this against ``mig.memory_slices`` in gpus.yaml).
         """

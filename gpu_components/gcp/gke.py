@@ -41,8 +41,11 @@ Facts and their sources:
   https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
 - MPS (all NVIDIA GPUs; at most 48 clients per GPU; not with MIG):
   https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
-- MIG: one partition size per node pool (``gpu_partition_size``), A100 40GB/80GB, H100 80GB, H200, B200; label
+- MIG: one partition size per node pool (``gpu_partition_size``), A100 40GB/80GB, H100 80GB, H200, B200 only
+  (:data:`GKE_MIG_GPUS`; not the GB200 of A4X nor the RTX PRO 6000 of G4); label
   ``cloud.google.com/gke-gpu-partition-size``: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+- Arm nodes (A4X) carry GKE's ``kubernetes.io/arch=arm64:NoSchedule`` taint (:data:`ARM_TAINT`):
+  https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment
 - The GKE node label names are also the Cluster Autoscaler's GKE constants
   (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/gce``: ``GPUPartitionSizeLabel``,
   ``GPUMaxSharedClientsLabel``, ``GPUSharingStrategyLabel``).
@@ -143,6 +146,16 @@ MAX_SHARED_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
 """Node label GKE sets on shared-GPU nodes: the clients per GPU, as a string."""
 PARTITION_SIZE_LABEL = "cloud.google.com/gke-gpu-partition-size"
 """Node label GKE sets on MIG nodes: the partition size, e.g. ``1g.5gb``."""
+SOURCE_ARM_TAINT = "https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment"
+ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+"""The taint GKE Standard puts on every Arm node by default (:data:`SOURCE_ARM_TAINT`: "placing a taint
+(kubernetes.io/arch=arm64:NoSchedule) on all Arm nodes"); a pod without a ``kubernetes.io/arch`` node selector or
+this toleration stays off them."""
+GKE_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB", "B200")
+"""Catalog GPU models GKE makes MIG partitions on (``gpu_partition_size``): "The following GPU types support
+multi-instance GPUs", :data:`SOURCE_MIG` (A100 40GB and 80GB, H100 80GB, H200 141GB, B200). GKE offers the GB200
+(A4X) and the RTX PRO 6000 (G4), which are MIG-capable, but does not partition them: their MIG is the GPU
+Operator's (``gpu_stack: gpu-operator``)."""
 GKE_GPU_LABELS = (ACCELERATOR_LABEL, SHARING_STRATEGY_LABEL, MAX_SHARED_CLIENTS_LABEL, PARTITION_SIZE_LABEL)
 """Node labels GKE derives from the pool's accelerator settings; a user label may not set them."""
 
@@ -307,7 +320,8 @@ def gke_problems(
     N1 (T4, V100, in the counts N1 allows); no taint with the key ``nvidia.com/gpu`` other than GKE's own; no
     user label GKE sets itself; time-sharing at most 48 clients per GPU and without ``rename_by_default`` (GKE
     advertises ``nvidia.com/gpu`` only); MIG as one uniform partition size (``mig.profile``) with the
-    ``single`` strategy. MPS with MIG is already refused by the spec, which GKE agrees with.
+    ``single`` strategy, on the GPUs GKE partitions (:data:`GKE_MIG_GPUS`). MPS with MIG is already refused by
+    the spec, which GKE agrees with.
     """
     problems: list[Problem] = []
     options = _join(path, "gcp") if options_path is None else options_path
@@ -418,6 +432,18 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
             )
     mig = spec.mig
     if mig is not None:
+        if spec.gpu.name not in GKE_MIG_GPUS:
+            problems.append(
+                Problem(
+                    _join(path, "mig"),
+                    mig.profile if mig.profile is not None else dict(mig.devices),
+                    f"GKE makes MIG partitions only on {', '.join(GKE_MIG_GPUS)}; {spec.instance_type} carries "
+                    f"{spec.gpu.name}",
+                    "gpu_stack gpu-operator (its MIG manager partitions any MIG-capable GPU), or a machine type "
+                    "with one of those GPUs",
+                    SOURCE_MIG,
+                )
+            )
         if mig.profile is None:
             problems.append(
                 Problem(
@@ -477,10 +503,13 @@ def gke_taints(taints: Sequence[Taint]) -> list[dict[str, str]]:
 
 def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
     """The taints the pool's nodes carry: the spec's, plus GKE's own ``nvidia.com/gpu=present:NoSchedule`` when
-    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring)."""
-    if DEFAULT_GPU_TAINT in spec.taints:
-        return spec.taints
-    return (DEFAULT_GPU_TAINT, *spec.taints)
+    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring), and on
+    Arm machine types (A4X) GKE's ``kubernetes.io/arch=arm64:NoSchedule`` (:data:`ARM_TAINT`), which workloads and
+    the GPU Operator's DaemonSets must tolerate."""
+    taints = spec.taints if DEFAULT_GPU_TAINT in spec.taints else (DEFAULT_GPU_TAINT, *spec.taints)
+    if spec.cpu_architecture == "arm64" and ARM_TAINT not in taints:
+        taints = (*taints, ARM_TAINT)
+    return taints
 
 
 def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:

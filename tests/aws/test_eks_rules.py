@@ -51,6 +51,23 @@ def test_wrong_architecture_ami_type_is_rejected() -> None:
     assert problem.valid == "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA"
 
 
+def test_gb200_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
+    gb200 = spec(instance_type="p6e-gb200.36xlarge", mig={"profile": "1g.23gb"})
+    assert (gb200.cpu_architecture, gb200.gpu.name, gb200.gpu_count) == ("arm64", "GB200", 4)
+    assert node_group_inputs(gb200, "AL2023_ARM_64_NVIDIA", "gpu-operator")["ami_type"] == "AL2023_ARM_64_NVIDIA"
+    assert eks_problems(gb200, None, gpu_stack="gpu-operator") == []
+    [problem] = eks_problems(gb200, "AL2023_x86_64_NVIDIA", "pools[0]", gpu_stack="gpu-operator")
+    assert (problem.path, problem.message, problem.valid) == (
+        "pools[0].ami_type",
+        "built for x86_64, but p6e-gb200.36xlarge is arm64",
+        "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA",
+    )
+    b300 = spec(instance_type="p6-b300.48xlarge", mig={"profile": "1g.34gb"})
+    assert (b300.cpu_architecture, b300.gpu.name, b300.gpu_count) == ("x86_64", "B300", 8)
+    [problem] = eks_problems(b300, "AL2023_ARM_64_NVIDIA", gpu_stack="gpu-operator")
+    assert problem.message == "built for arm64, but p6-b300.48xlarge is x86_64"
+
+
 def test_mig_on_al2023_points_to_bottlerocket() -> None:
     [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), None)
     assert problem.path == "mig"

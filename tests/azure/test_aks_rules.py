@@ -161,6 +161,23 @@ def test_aks_mig_profiles_follow_the_aks_table_on_a100_40gb() -> None:
     }
 
 
+def test_a_gb200_vm_is_arm64_and_its_gpu_instance_profiles_are_the_gb200s() -> None:
+    made = aks_mig_profiles(catalog.gpu_model("GB200"))
+    assert {name: profile.name for name, profile in made.items()} == {
+        "MIG1g": "1g.23gb",
+        "MIG2g": "2g.47gb",
+        "MIG3g": "3g.93gb",
+        "MIG4g": "4g.93gb",
+        "MIG7g": "7g.186gb",
+    }
+    pool = spec(name="gb200", instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb"})
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB200", 4)
+    assert aks_problems(pool, None) == []
+    assert agent_pool_inputs(pool)["gpu_instance_profile"] == "MIG1g"
+    [problem] = aks_problems(spec(instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb+me"}), None)
+    assert problem.valid == "1g.23gb (MIG1g), 2g.47gb (MIG2g), 3g.93gb (MIG3g), 4g.93gb (MIG4g), 7g.186gb (MIG7g)"
+
+
 def test_mig_layout_is_rejected() -> None:
     pool = spec(
         instance_type="Standard_NC24ads_A100_v4",

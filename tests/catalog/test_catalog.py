@@ -45,6 +45,10 @@ EXPECTED_GPUS = {
     "H100-94GB": ("Hopper", 94, (9, 0)),
     "H200-141GB": ("Hopper", 141, (9, 0)),
     "B200": ("Blackwell", 180, (10, 0)),
+    "GB200": ("Blackwell", 186, (10, 0)),
+    "B300": ("Blackwell", 269, (10, 3)),
+    "GB300": ("Blackwell", 278, (10, 3)),
+    "RTX-PRO-6000": ("Blackwell", 96, (12, 0)),
 }
 NOT_MIG_CAPABLE = ("T4", "T4G", "V100", "A10G", "L4", "L40S")
 
@@ -104,6 +108,47 @@ EXPECTED_MIG = {
         "4g.90gb": (1, 4),
         "7g.180gb": (1, 8),
     },
+    # NVIDIA's MIG table (GPU Operator v26.7.0 default mig-parted config); see test_nvidia_mig_table.py
+    "GB200": {
+        "1g.23gb": (7, 1),
+        "1g.23gb+me": (1, 1),
+        "1g.47gb": (4, 2),
+        "2g.47gb": (3, 2),
+        "3g.93gb": (2, 4),
+        "4g.93gb": (1, 4),
+        "7g.186gb": (1, 8),
+    },
+    "B300": {
+        "1g.34gb": (7, 1),
+        "1g.34gb+me": (1, 1),
+        "1g.67gb": (4, 2),
+        "2g.67gb": (3, 2),
+        "3g.135gb": (2, 4),
+        "4g.135gb": (1, 4),
+        "7g.269gb": (1, 8),
+    },
+    "GB300": {
+        "1g.35gb": (7, 1),
+        "1g.35gb+me": (1, 1),
+        "1g.70gb": (4, 2),
+        "2g.70gb": (3, 2),
+        "3g.139gb": (2, 4),
+        "4g.139gb": (1, 4),
+        "7g.278gb": (1, 8),
+    },
+    "RTX-PRO-6000": {
+        "1g.24gb": (4, 1),
+        "1g.24gb+me": (1, 1),
+        "1g.24gb+gfx": (4, 1),
+        "1g.24gb+me.all": (1, 1),
+        "1g.24gb-me": (4, 1),
+        "2g.48gb": (2, 2),
+        "2g.48gb+gfx": (2, 2),
+        "2g.48gb+me.all": (1, 2),
+        "2g.48gb-me": (2, 2),
+        "4g.96gb": (1, 4),
+        "4g.96gb+gfx": (1, 4),
+    },
 }
 
 
@@ -141,6 +186,8 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "p5e.48xlarge": ("H200-141GB", 8),
         "p5en.48xlarge": ("H200-141GB", 8),
         "p6-b200.48xlarge": ("B200", 8),
+        "p6-b300.48xlarge": ("B300", 8),
+        "p6e-gb200.36xlarge": ("GB200", 4),
     },
     "azure": {
         "Standard_NC4as_T4_v3": ("T4", 1),
@@ -159,6 +206,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "Standard_NC80adis_H100_v5": ("H100-94GB", 2),
         "Standard_ND96isr_H100_v5": ("H100-80GB", 8),
         "Standard_ND96isr_H200_v5": ("H200-141GB", 8),
+        "Standard_ND128isr_NDR_GB200_v6": ("GB200", 4),
     },
     "gcp": {
         **{f"g2-standard-{n}": ("L4", 1) for n in (4, 8, 12, 16, 32)},
@@ -172,6 +220,11 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "a3-megagpu-8g": ("H100-80GB", 8),
         "a3-ultragpu-8g": ("H200-141GB", 8),
         "a4-highgpu-8g": ("B200", 8),
+        "a4x-highgpu-4g": ("GB200", 4),
+        "g4-standard-48": ("RTX-PRO-6000", 1),
+        "g4-standard-96": ("RTX-PRO-6000", 2),
+        "g4-standard-192": ("RTX-PRO-6000", 4),
+        "g4-standard-384": ("RTX-PRO-6000", 8),
     },
 }
 # name -> GPUs per node, AMD types
@@ -194,6 +247,8 @@ EXPECTED_GCP_ACCELERATORS = {
     "H100-80GB": "nvidia-h100-80gb",
     "H200-141GB": "nvidia-h200-141gb",
     "B200": "nvidia-b200",
+    "GB200": "nvidia-gb200",
+    "RTX-PRO-6000": "nvidia-rtx-pro-6000",
     "V100": "nvidia-tesla-v100",
 }
 
@@ -249,14 +304,16 @@ def test_mig_profile_tables_match_the_mig_user_guide(name: str) -> None:
 def test_mig_profile_names_give_compute_slices_memory_and_media_extensions(name: str) -> None:
     for profile in gpu_model(name).mig_profiles.values():
         compute, rest = profile.name.split("g.", 1)
-        memory = rest.removesuffix("+me").removesuffix("gb")
+        memory, attribute = rest.split("gb", 1)
         assert profile.compute_slices == int(compute)
         assert profile.memory_gb == int(memory)
-        assert profile.media_extensions == profile.name.endswith("+me")
+        assert profile.media_extensions == (attribute in ("+me", "+me.all"))
 
 
 @pytest.mark.parametrize(
-    ("name", "slices"), [("A30-24GB", (4, 4))] + [(n, (7, 8)) for n in sorted(EXPECTED_MIG) if n != "A30-24GB"]
+    ("name", "slices"),
+    [("A30-24GB", (4, 4)), ("RTX-PRO-6000", (4, 4))]
+    + [(n, (7, 8)) for n in sorted(EXPECTED_MIG) if n not in ("A30-24GB", "RTX-PRO-6000")],
 )
 def test_mig_slice_totals_per_gpu(name: str, slices: tuple[int, int]) -> None:
     model = gpu_model(name)
@@ -356,9 +413,10 @@ def test_g5g_is_arm64_with_t4g() -> None:
     assert (g5g.cpu_architecture, g5g.gpu_model, g5g.gpu_count) == ("arm64", "T4G", 2)
 
 
-def test_only_g5g_is_arm64_among_gpu_types() -> None:
+def test_only_g5g_and_the_gb200_hosts_are_arm64_among_gpu_types() -> None:
     arm = {t.name for t in _all_instance_types() if t.cpu_architecture == "arm64"}
-    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")}
+    gb200 = {"p6e-gb200.36xlarge", "Standard_ND128isr_NDR_GB200_v6", "a4x-highgpu-4g"}
+    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")} | gb200
 
 
 def test_g4ad_is_amd_radeon_pro_v520() -> None:

@@ -5,7 +5,11 @@ instances one GPU holds (uniform configs ``all-<profile>``) and per device group
 (``all-balanced``). Our catalog has no PCI device ids, so each catalog model is matched to the table by name: the
 device id below is the one NVIDIA's PCI id list gives the part our instance types carry, and it must name exactly
 one ``all-balanced`` group (whose YAML comment names the same GPU). The memory size is the one on NVIDIA's
-"Supported GPUs" page of the MIG User Guide, not the catalog's.
+"Supported GPUs" page of the MIG User Guide, not the catalog's; for the B300 and GB300, which that page does not list
+yet, it is the memory of the table's full-GPU profile (``7g.269gb``, ``7g.278gb``).
+
+Every catalog profile and NVIDIA's ``all-balanced`` layout of every MIG-capable catalog GPU is rendered by the
+library's mig-parted renderer, checked against mig-parted's parser rules, and compared with NVIDIA's entry.
 """
 
 from __future__ import annotations
@@ -13,18 +17,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gpu_components import catalog
 from gpu_components.errors import GpuSpecError
+from gpu_components.nvidia.mig import mig_config_map
 from gpu_components.spec import GpuNodePoolSpec
+from tests.nvidia.mig_parted import mig_parted_problems
 from tests.nvidia.nvidia_mig_table import (
     TABLE_BLOB,
     TABLE_PATH,
     balanced_groups,
     balanced_layout,
     git_blob_id,
+    mig_configs,
     profile_size,
     uniform_counts,
 )
@@ -38,6 +46,10 @@ DEVICES: dict[str, tuple[str, str, int]] = {
     "H100-94GB": ("0x232110DE", "H100 NVL", 94),  # NCads H100 v5
     "H200-141GB": ("0x233510DE", "H200-SXM5", 141),  # p5e/p5en, ND H200 v5, a3-ultragpu
     "B200": ("0x290110DE", "B200", 180),  # p6-b200, a4-highgpu
+    "GB200": ("0x294110DE", "GB200", 186),  # p6e-gb200, a4x-highgpu, ND GB200 v6
+    "B300": ("0x318210DE", "B300", 269),  # p6-b300; memory: the table's full-GPU profile 7g.269gb
+    "GB300": ("0x31C210DE", "GB300", 278),  # memory: the table's full-GPU profile 7g.278gb
+    "RTX-PRO-6000": ("0x2BB510DE", "RTX PRO 6000 Blackwell Server Edition", 96),  # g4-standard
 }
 
 # MIG geometry (MIG User Guide, "Supported MIG Profiles"): compute slices of a GPU -> compute slices of a profile ->
@@ -104,8 +116,8 @@ def _table_profiles(model: str) -> dict[str, int]:
     return {p: n for p, n in uniform_counts(DEVICES[model][0]).items() if _slices_of(model, p)}
 
 
-def _spec(model: str, layout: dict[str, int]) -> GpuNodePoolSpec:
-    """A pool of one GPU of ``model`` (an instance type the catalog does not list) with a MIG ``layout``."""
+def _pool(model: str, mig: dict[str, Any]) -> GpuNodePoolSpec:
+    """A pool of one GPU of ``model`` (an instance type the catalog does not list) with MIG settings ``mig``."""
     args: dict[str, Any] = {
         "name": "mig",
         "instance_type": "x9.custom",
@@ -113,9 +125,21 @@ def _spec(model: str, layout: dict[str, int]) -> GpuNodePoolSpec:
         "gpu_count": 1,
         "cpu_architecture": "x86_64",
         "max_size": 1,
-        "mig": {"layout": layout, "strategy": "mixed" if len(layout) > 1 else "single"},
+        "mig": mig,
     }
     return GpuNodePoolSpec.from_args(args, "aws")
+
+
+def _spec(model: str, layout: dict[str, int]) -> GpuNodePoolSpec:
+    """A pool of one GPU of ``model`` with a MIG ``layout``."""
+    return _pool(model, {"layout": layout, "strategy": "mixed" if len(layout) > 1 else "single"})
+
+
+def _rendered(pool: GpuNodePoolSpec) -> dict[str, Any]:
+    """The pool's mig-parted config, as mig-parted reads it, after checking it passes the parser's rules."""
+    config: dict[str, Any] = yaml.safe_load(mig_config_map([pool])["config.yaml"])
+    assert mig_parted_problems(config) == []
+    return config
 
 
 # ------------------------------------------------------------------------------------------------ the oracle itself
@@ -198,6 +222,40 @@ def test_table_profiles_of_one_gpu_are_exact() -> None:
         "4g.47gb": 1,
         "7g.94gb": 1,
     }
+
+
+# ------------------------------------------------------------------------------------- rendered configs vs. table
+
+
+def _nvidia_entry(name: str, device: str) -> dict[str, Any]:
+    """NVIDIA's entry of config ``name`` for GPUs of ``device``, without its device filter."""
+    (entry,) = (e for e in mig_configs()[name] if device in e.get("device-filter", (device,)))
+    return {key: value for key, value in entry.items() if key != "device-filter"}
+
+
+@pytest.mark.parametrize(("model", "profile"), [(m, p) for m in MIG_MODELS for p in catalog.gpu_model(m).mig_profiles])
+def test_every_uniform_profile_renders_nvidias_config(model: str, profile: str) -> None:
+    pool = _pool(model, {"profile": profile})
+    assert pool.mig is not None
+    name = pool.mig.config_name
+    assert _rendered(pool)["mig-configs"][name] == [_nvidia_entry(name, DEVICES[model][0])]
+
+
+@pytest.mark.parametrize("model", MIG_MODELS)
+def test_nvidias_balanced_layout_renders_as_nvidias_all_balanced_entry(model: str) -> None:
+    device = DEVICES[model][0]
+    pool = _spec(model, balanced_layout(device))
+    assert pool.mig is not None
+    assert _rendered(pool)["mig-configs"][pool.mig.config_name] == [_nvidia_entry("all-balanced", device)]
+
+
+def test_uniform_blackwell_renders_are_exact() -> None:
+    b200 = _rendered(_pool("B200", {"profile": "1g.23gb"}))["mig-configs"]["all-1g.23gb"]
+    assert b200 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.23gb": 7}}]
+    gb300 = _rendered(_pool("GB300", {"profile": "1g.35gb"}))["mig-configs"]["all-1g.35gb"]
+    assert gb300 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 7}}]
+    rtx = _rendered(_pool("RTX-PRO-6000", {"profile": "2g.48gb+me.all"}))["mig-configs"]["all-2g.48gb.me.all"]
+    assert rtx == [{"devices": "all", "mig-enabled": True, "mig-devices": {"2g.48gb+me.all": 1}}]
 
 
 # ------------------------------------------------------------------------------------ generated layouts vs. table

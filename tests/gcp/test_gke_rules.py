@@ -13,6 +13,7 @@ from gpu_components.gcp.gke import (
     gke_advertised_resources,
     gke_effective_taints,
     gke_node_selector,
+    gke_pool_view,
     gke_problems,
     gke_taints,
     node_pool_inputs,
@@ -172,6 +173,21 @@ def test_gke_taint_is_reported_even_when_gpu_taint_is_off() -> None:
     assert gke_effective_taints(spec()) == (DEFAULT_GPU_TAINT,)
 
 
+def test_an_arm_a4x_pool_carries_gkes_arm_taint_which_is_tolerated_but_not_sent() -> None:
+    pool = spec(instance_type="a4x-highgpu-4g")
+    arm = Taint("kubernetes.io/arch", "arm64", "NoSchedule")
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB200", 4)
+    assert gke_effective_taints(pool) == (DEFAULT_GPU_TAINT, arm)
+    assert node_pool_inputs(pool)["node_config"]["taints"] == [TAINT]
+    view = gke_pool_view(pool, gpu_stack="gpu-operator")
+    assert view.taints == (DEFAULT_GPU_TAINT, arm)
+    assert view.tolerations == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"},
+    ]
+    assert gke_effective_taints(spec(instance_type="g4-standard-48")) == (DEFAULT_GPU_TAINT,)
+
+
 # ------------------------------------------------------------------------------------------ workload side
 
 
@@ -260,6 +276,35 @@ def test_a_media_extension_profile_is_rejected_without_the_operator_and_passes_u
     assert "GKE's partition sizes are [compute]g.[memory]gb, without an engine attribute" in problem.message
     assert problem.valid == "1g.10gb, or gpu_stack gpu-operator (its MIG manager makes any profile of the GPU)"
     assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
+
+
+def test_b200_partitions_are_gkes_and_its_accelerator_is_nvidia_b200() -> None:
+    pool = spec(instance_type="a4-highgpu-8g", mig={"profile": "1g.23gb"})
+    assert gke_problems(pool, None) == []
+    assert accelerator_type_for(pool) == "nvidia-b200"
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile", "gpu", "accelerator"),
+    [
+        ("a4x-highgpu-4g", "1g.23gb", "GB200", "nvidia-gb200"),
+        ("g4-standard-48", "1g.24gb", "RTX-PRO-6000", "nvidia-rtx-pro-6000"),
+    ],
+)
+def test_mig_on_a_gpu_gke_does_not_partition_is_refused_unless_the_operator_makes_it(
+    instance_type: str, profile: str, gpu: str, accelerator: str
+) -> None:
+    pool = spec(instance_type=instance_type, mig={"profile": profile})
+    assert accelerator_type_for(pool) == accelerator
+    problem = only(gke_problems(pool, None, "pools[0]"))
+    assert (problem.path, problem.value) == ("pools[0].mig", profile)
+    assert problem.message == (
+        f"GKE makes MIG partitions only on A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200; {instance_type} "
+        f"carries {gpu}"
+    )
+    assert problem.valid.startswith("gpu_stack gpu-operator")
+    assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
+    assert gke_problems(spec(instance_type=instance_type), None) == []
 
 
 def test_mixed_mig_layout_is_rejected_twice() -> None:

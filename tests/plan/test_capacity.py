@@ -87,6 +87,59 @@ def test_mixed_mig_layout_gives_one_unit_per_profile() -> None:
     ]
 
 
+def test_b200_node_of_1g_23gb_advertises_8_gpus_x_7_slices_under_the_single_strategy() -> None:
+    record = pool_capacity(pool(instance_type="p6-b200.48xlarge", mig={"profile": "1g.23gb"}))
+    assert (record["gpuModel"], record["gpuMemoryGb"], record["gpusPerNode"], record["mig"]) == (
+        "B200",
+        180,
+        8,
+        {"1g.23gb": 7},
+    )
+    assert record["advertises"] == [
+        {
+            "name": "nvidia.com/gpu",
+            "perNode": 56,
+            "device": "MIG 1g.23gb",
+            "memoryGb": 23.0,
+            "sharedBy": 1,
+            "memoryLimitGb": 23.0,
+        }
+    ]
+    report = capacity_report("s", {"gpuPools": {"b200": {"capacity": record}}})
+    assert (
+        "| b200 | aws | p6-b200.48xlarge | B200 (180 GB) | 8 | 0..3 | 56 x `nvidia.com/gpu` | 23 GB (MIG 1g.23gb) "
+        "| MIG-isolated |"
+    ) in report
+
+
+def test_gb200_host_mixed_layout_and_rtx_pro_6000_attributed_profiles() -> None:
+    gb200 = pool_capacity(
+        pool(
+            instance_type="p6e-gb200.36xlarge",
+            mig={"layout": {"3g.93gb": 1, "2g.47gb": 1, "1g.23gb": 2}, "strategy": "mixed"},
+        )
+    )
+    assert [(u["name"], u["perNode"], u["memoryGb"]) for u in gb200["advertises"]] == [
+        ("nvidia.com/mig-1g.23gb", 8, 23.0),
+        ("nvidia.com/mig-2g.47gb", 4, 47.0),
+        ("nvidia.com/mig-3g.93gb", 4, 93.0),
+    ]
+    rtx = GpuNodePoolSpec.from_args(
+        {
+            "name": "rtx",
+            "instance_type": "g4-standard-192",
+            "max_size": 1,
+            "mig": {"layout": {"1g.24gb+gfx": 2, "2g.48gb-me": 1}, "strategy": "mixed"},
+        },
+        "gcp",
+    )
+    units = pool_capacity(FakePool(rtx, "gpu-operator", advertised_resources(rtx)))["advertises"]
+    assert [(u["name"], u["perNode"], u["device"], u["memoryGb"]) for u in units] == [
+        ("nvidia.com/mig-1g.24gb.gfx", 8, "MIG 1g.24gb+gfx", 24.0),
+        ("nvidia.com/mig-2g.48gb-me", 4, "MIG 2g.48gb-me", 48.0),
+    ]
+
+
 @pytest.mark.parametrize("host", ["daemonset", "gpu-operator", "node-image"])
 def test_mps_under_the_nvidia_device_plugin_has_a_memory_limit_per_client(host: str) -> None:
     unit = pool_capacity(pool(host, instance_type="g5.2xlarge", mps={"replicas": 4}))["advertises"][0]

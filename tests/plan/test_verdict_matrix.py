@@ -268,6 +268,7 @@ def test_a_default_providers_changed_location_drains_every_aks_agent_pool(tmp_pa
 
     assert [line for line in text.splitlines() if line.startswith(f"~ {AGENT_POOL} ")] == [
         f"~ {aks('a100mig')}{PROVIDER_SETTINGS_DRAIN}",
+        f"~ {aks('gb200')}{PROVIDER_SETTINGS_DRAIN}",
         f"~ {aks('t4spot')}{PROVIDER_SETTINGS_DRAIN}",
     ]
     assert status == 4
@@ -302,6 +303,7 @@ def test_moving_the_example_gke_cluster_replaces_it_and_every_node_pool(tmp_path
     assert [line for line in text.splitlines() if line.startswith("+- ")] == [
         "+- gcp:container/cluster:Cluster gpu-demo",
         f"+- {gke('a100-mig')}{DBR}",
+        f"+- {gke('b200-mig')}{DBR}",
         f"+- {gke('l4-shared')}{DBR}",
         f"+- {NODE_POOL} gpu-demo-system",
     ]

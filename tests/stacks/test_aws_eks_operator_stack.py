@@ -28,6 +28,11 @@ mig-configs:
   all-disabled:
   - devices: all
     mig-enabled: false
+  all-1g.23gb:
+  - devices: all
+    mig-enabled: true
+    mig-devices:
+      1g.23gb: 7
   all-1g.5gb:
   - devices: all
     mig-enabled: true
@@ -101,7 +106,7 @@ def test_mig_parted_config_map_is_exact_and_parses(plan: Plan) -> None:
     assert config_map["data"] == {"config.yaml": MIG_PARTED_CONFIG}
     assert mig_parted_problems(yaml.safe_load(config_map["data"]["config.yaml"])) == []
     plugin = resource(plan, CONFIG_MAP, "gpu-demo-gpu-gpu-operator-device-plugin-config").inputs
-    assert sorted(plugin["data"]) == ["a100-mig", "a10g-shared", "default"]
+    assert sorted(plugin["data"]) == ["a100-mig", "a10g-shared", "b200-mig", "default"]
     for item in (config_map, plugin):
         manifest = {"apiVersion": "v1", "kind": "ConfigMap", **item}
         kubernetes_validate.validate(manifest, EKS_KUBERNETES_VERSIONS[-1], strict=True)
@@ -112,8 +117,10 @@ def test_outputs_name_the_operator_as_the_device_plugin(plan: Plan) -> None:
     assert {name: pool["devicePlugin"] for name, pool in pools.items()} == {
         "a100-mig": "gpu-operator",
         "a10g-shared": "gpu-operator",
+        "b200-mig": "gpu-operator",
     }
     assert pools["a100-mig"]["advertises"] == {"nvidia.com/gpu": 56}
+    assert pools["b200-mig"]["advertises"] == {"nvidia.com/gpu": 56}  # 8 B200 x 7 x 1g.23gb
 
 
 def plan_switched(stack: str) -> Plan:
@@ -152,6 +159,7 @@ def test_gcp_gke_switches_with_one_key_and_the_operator_owns_the_driver() -> Non
     pools = [r.inputs for r in plan.resources if r.type == "gcp:container/nodePool:NodePool" and "-gpu-" in r.name]
     accelerators = [p["nodeConfig"]["guestAccelerators"][0] for p in pools]
     assert [a["gpuDriverInstallationConfig"] for a in accelerators] == [
+        {"gpuDriverVersion": "INSTALLATION_DISABLED"},
         {"gpuDriverVersion": "INSTALLATION_DISABLED"},
         {"gpuDriverVersion": "INSTALLATION_DISABLED"},
     ]

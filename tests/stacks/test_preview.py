@@ -124,6 +124,8 @@ def test_aks_preview_unknowns() -> None:
         "gpudemo.resourceGroupName": "gpudemo-rg",
         "gpudemo-gpu-a100mig-agent-pool.resourceGroupName": "gpudemo-rg",
         "gpudemo-gpu-a100mig-agent-pool.resourceName": "gpudemo",
+        "gpudemo-gpu-gb200-agent-pool.resourceGroupName": "gpudemo-rg",
+        "gpudemo-gpu-gb200-agent-pool.resourceName": "gpudemo",
         "gpudemo-gpu-t4spot-agent-pool.resourceGroupName": "gpudemo-rg",
         "gpudemo-gpu-t4spot-agent-pool.resourceName": "gpudemo",
         "gpudemo-k8s.kubeconfig": "[secret]",
@@ -137,6 +139,7 @@ def test_gke_preview_unknowns() -> None:
     assert unknown_paths("gcp-gke") == {
         "gpu-demo-system.nodeConfig.serviceAccount": email,
         "gpu-demo-gpu-a100-mig-node-pool.nodeConfig.serviceAccount": email,
+        "gpu-demo-gpu-b200-mig-node-pool.nodeConfig.serviceAccount": email,
         "gpu-demo-gpu-l4-shared-node-pool.nodeConfig.serviceAccount": email,
         "gpu-demo-nodes-node.member": f"serviceAccount:{email}",
         "gpu-demo-nodes-registry.member": f"serviceAccount:{email}",
