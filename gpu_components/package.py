@@ -92,7 +92,10 @@ class GpuComponentsProvider(ComponentProvider):
     Raises (from :meth:`construct`):
         GpuSpecError: a :class:`pulumi.InputPropertiesError` with one entry per problem, its path in the consumer's
             camelCase (``pools[0].timeSlicing.replicas``): what the engine shows a TypeScript or YAML caller, as it
-            shows a Python caller the same problems with snake_case paths.
+            shows a Python caller the same problems with snake_case paths. First, before the component runs, every
+            raw-value problem of the whole input at once (a type that is not one of :data:`COMPONENTS`, an unknown
+            or missing property, a value of the wrong shape, a fraction for an integer, a value outside an enum, a
+            secret or output in a plain GPU setting); then the component's own problems.
     """
 
     def __init__(self) -> None:
