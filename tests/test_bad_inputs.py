@@ -309,6 +309,10 @@ CASES: dict[str, Case] = {
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"daemonsets": {"tolerations": []}}),
         [("helm_values.daemonsets.tolerations", "tolerate every taint")],
     ),
+    "operator: helm_values turn GPU feature discovery off": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"gfd": {"enabled": False}}),
+        [("helm_values.gfd.enabled", "labels the nodes nvidia.com/mps.capable")],
+    ),
     "operator: pool built for the device plugin": Case(
         operator(nodes("aws", L4)), [("pools[0]", "NVIDIA device plugin DaemonSet")]
     ),

@@ -58,6 +58,13 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
     OwnedValue(("migManager", "enabled"), "the MIG manager partitions the MIG pools' GPUs", None),
     OwnedValue(("migManager", "config"), "each MIG pool selects its rendered mig-parted layout", None),
     OwnedValue(("daemonsets", "tolerations"), "the operands tolerate every taint of the pools they serve", None),
+    OwnedValue(
+        ("gfd", "enabled"),
+        "GPU feature discovery labels the nodes nvidia.com/mps.capable, which the operator's MPS control daemon "
+        "selects (its DaemonSet nvidia-device-plugin-mps-control-daemon: nvidia.com/gpu.deploy.device-plugin=true, "
+        "nvidia.com/mps.capable=true); without it an MPS pool's device plugin waits for the daemon forever",
+        None,
+    ),
 )
 """GPU Operator chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
 
@@ -87,8 +94,8 @@ class NvidiaGpuOperatorArgs(TypedDict):
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. The values the library decides
     (``OPERATOR_OWNED_VALUES``: ``driver.enabled``, ``toolkit.enabled``, ``mig.strategy``, ``devicePlugin.enabled``,
-    ``devicePlugin.config``, ``migManager.enabled``, ``migManager.config``, ``daemonsets.tolerations``) are
-    refused."""
+    ``devicePlugin.config``, ``migManager.enabled``, ``migManager.config``, ``daemonsets.tolerations``,
+    ``gfd.enabled``) are refused."""
     operator_driver: NotRequired[bool]
     """The operator installs the NVIDIA driver and container toolkit. Defaults to false on EKS and AKS (the EKS
     NVIDIA AMIs and AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off).

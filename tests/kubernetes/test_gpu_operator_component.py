@@ -91,11 +91,15 @@ def test_settings_override_namespace_version_driver_metrics_and_values() -> None
         chart_version="v26.3.3",
         operator_driver=False,
         service_monitor=True,
-        helm_values={"gfd": {"enabled": False}},
+        helm_values={"sandboxWorkloads": {"enabled": False}},
     )
     release = resource(plan, RELEASE, "op-release").inputs
     values = release["values"]
-    assert (release["namespace"], release["version"], values["gfd"]) == ("nvidia", "v26.3.3", {"enabled": False})
+    assert (release["namespace"], release["version"], values["sandboxWorkloads"]) == (
+        "nvidia",
+        "v26.3.3",
+        {"enabled": False},
+    )
     assert (values["driver"], values["toolkit"]) == ({"enabled": False}, {"enabled": False})
     assert values["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert resource(plan, CONFIG_MAP, "op-mig-config").inputs["metadata"]["namespace"] == "nvidia"
