@@ -51,6 +51,11 @@ SOURCE_TAINTS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-a
 SOURCE_SHARING = "https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0#shared-access-to-gpus"
 SOURCE_MPS_CLIENTS = "https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/cmd/mps-control-daemon/mps/device.go"
 SOURCE_MIG = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/#supported-mig-profiles"
+SOURCE_MIG_MEDIA = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+"""NVIDIA MIG User Guide, "Supported MIG Profiles": each GPU's media engines (NVDEC, NVENC, JPEG, OFA) per profile.
+Every table gives the whole GPU one OFA and each ``+me`` / ``+me.all`` profile that OFA; ``+me.all`` "allocates all
+available media engines to this instance", and on the RTX PRO 6000 (the GPU with ``+me.all``) every other profile
+but ``-me`` holds an NVDEC, NVENC and JPEG of its own."""
 SOURCE_MIG_STRATEGY = "https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies"
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -855,6 +860,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
                     SOURCE_MIG,
                 )
             )
+        problems += _media_engine_problems(devices, gpu, f"{where}.layout")
         if strategy == "single" and len(devices) > 1:
             problems.append(
                 Problem(
@@ -871,6 +877,49 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
     return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
+
+
+def _media_engine_problems(devices: Mapping[str, int], gpu: GpuModel, field_path: str) -> list[Problem]:
+    """Media-engine rules of a MIG layout ``devices`` (profile -> instances per GPU) on ``gpu``.
+
+    - At most one instance per GPU with media extensions (``+me`` or ``+me.all``): each takes the GPU's single
+      OFA (:data:`SOURCE_MIG_MEDIA`), so two such instances never fit one GPU, whatever their per-profile counts.
+    - A ``+me.all`` instance takes all the GPU's media engines, so every other instance on its GPU is ``-me``
+      (no media engine); a plain or ``+gfx`` instance holds an NVDEC, NVENC and JPEG the ``+me.all`` already has.
+    - Nothing else: a name has one attribute at most (:mod:`gpu_components.mig`), so no profile is both ``-me`` and
+      ``+gfx``, and ``-me``, ``+gfx`` and plain instances share a GPU with each other and with one ``+me``.
+
+    Returns one problem at ``field_path`` per broken rule (empty when the layout is fine); mig-parted would fail to
+    create such a layout on the node.
+    """
+    attributes = {profile: parsed.attribute for profile in devices if (parsed := parse_mig_profile_name(profile))}
+    with_media = [p for p, attribute in attributes.items() if attribute in ("+me", "+me.all")]
+    all_media = [p for p, attribute in attributes.items() if attribute == "+me.all"]
+    problems: list[Problem] = []
+    if sum(devices[p] for p in with_media) > 1:
+        problems.append(
+            Problem(
+                field_path,
+                dict(devices),
+                f"{' and '.join(f'{devices[p]} x {p}' for p in with_media)} cannot share one {gpu.name}: each "
+                "instance with media extensions (+me, +me.all) takes the GPU's only OFA",
+                "at most one +me or +me.all instance per GPU",
+                SOURCE_MIG_MEDIA,
+            )
+        )
+    others = [p for p, attribute in attributes.items() if attribute not in ("+me", "+me.all", "-me")]
+    if all_media and others:
+        problems.append(
+            Problem(
+                field_path,
+                dict(devices),
+                f"{all_media[0]} takes all the media engines of its {gpu.name}, so {', '.join(others)} cannot "
+                "share the GPU",
+                "no media engine (-me) profiles next to a +me.all instance",
+                SOURCE_MIG_MEDIA,
+            )
+        )
+    return problems
 
 
 def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:

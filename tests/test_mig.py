@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gpu_components import catalog
+from gpu_components import GpuSpecError, catalog
 from gpu_components.mig import (
     MIG_PROFILE_ATTRIBUTES,
     MigProfileName,
@@ -204,3 +204,72 @@ def test_a_layout_config_name_of_the_longest_pool_name_is_a_valid_label_value() 
     assert pool.mig is not None
     assert pool.mig.config_name == f"custom-{name}"
     assert is_label_value(pool.mig.config_name)
+
+
+def _rtx_pro_6000_layout(layout: dict[str, int]) -> GpuNodePoolSpec:
+    """A GCP G4 (RTX PRO 6000) pool of MIG layout ``layout`` under the mixed strategy."""
+    return GpuNodePoolSpec.from_args(
+        {"name": "p", "instance_type": "g4-standard-48", "max_size": 1, "mig": {"layout": layout, "strategy": "mixed"}},
+        "gcp",
+    )
+
+
+MEDIA_SOURCE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+
+
+@pytest.mark.parametrize(
+    ("layout", "message", "valid"),
+    [
+        (  # the new-user trial's layout: both take the GPU's only OFA
+            {"1g.24gb+me": 1, "1g.24gb+me.all": 1},
+            "1 x 1g.24gb+me and 1 x 1g.24gb+me.all cannot share one RTX-PRO-6000: each instance with media "
+            "extensions (+me, +me.all) takes the GPU's only OFA",
+            "at most one +me or +me.all instance per GPU",
+        ),
+        (
+            {"1g.24gb+me.all": 1, "2g.48gb+me.all": 1},
+            "1 x 1g.24gb+me.all and 1 x 2g.48gb+me.all cannot share one RTX-PRO-6000: each instance with media "
+            "extensions (+me, +me.all) takes the GPU's only OFA",
+            "at most one +me or +me.all instance per GPU",
+        ),
+        (
+            {"1g.24gb+me.all": 1, "1g.24gb": 1, "1g.24gb+gfx": 2},
+            "1g.24gb+me.all takes all the media engines of its RTX-PRO-6000, so 1g.24gb, 1g.24gb+gfx cannot share "
+            "the GPU",
+            "no media engine (-me) profiles next to a +me.all instance",
+        ),
+        (
+            {"2g.48gb+me.all": 1, "2g.48gb": 1},
+            "2g.48gb+me.all takes all the media engines of its RTX-PRO-6000, so 2g.48gb cannot share the GPU",
+            "no media engine (-me) profiles next to a +me.all instance",
+        ),
+    ],
+)
+def test_a_layout_whose_media_engines_do_not_fit_one_gpu_is_rejected(
+    layout: dict[str, int], message: str, valid: str
+) -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        _rtx_pro_6000_layout(layout)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
+        "mig.layout",
+        layout,
+        message,
+        valid,
+        MEDIA_SOURCE,
+    )
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {"1g.24gb+me.all": 1, "1g.24gb-me": 3},
+        {"2g.48gb+me.all": 1, "2g.48gb-me": 1},
+        {"1g.24gb+me": 1, "1g.24gb+gfx": 3},
+        {"1g.24gb+me": 1, "1g.24gb-me": 1, "2g.48gb": 1},
+    ],
+)
+def test_a_layout_with_one_media_extended_instance_renders(layout: dict[str, int]) -> None:
+    pool = _rtx_pro_6000_layout(layout)
+    assert pool.mig is not None
+    assert dict(pool.mig.devices) == layout

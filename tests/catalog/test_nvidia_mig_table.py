@@ -294,4 +294,5 @@ def test_nvidias_balanced_layout_plus_any_instance_is_rejected(model: str, data:
     layout = {**balanced, extra: balanced.get(extra, 0) + 1}
     with pytest.raises(GpuSpecError) as caught:
         _spec(model, layout)
-    assert [p.path for p in caught.value.problems] in (["mig.layout"], [f"mig.layout[{extra!r}]"])
+    # a layout that no longer fits may also break a media-engine rule (both at mig.layout)
+    assert {p.path for p in caught.value.problems} in ({"mig.layout"}, {f"mig.layout[{extra!r}]"})
