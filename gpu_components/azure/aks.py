@@ -100,6 +100,13 @@ GPU_INSTANCE_PROFILES: Mapping[int, str] = MappingProxyType(
 )
 """MIG compute slices -> AKS ``gpuInstanceProfile``."""
 
+AKS_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H100-94GB", "H200-141GB")
+"""Catalog GPU models AKS makes MIG partitions on (``gpuInstanceProfile``): "Multi-instance GPU is currently
+supported on NVIDIA A100, H100, and H200 series GPU VM sizes on AKS" (:data:`SOURCE_MIG_ON_AKS`, "Prerequisites and
+limitations"; MicrosoftDocs/azure-aks-docs ``articles/aks/gpu-multi-instance.md``, ms.date 05/22/2026). The GB200
+of the ND GB200 v6 sizes is MIG-capable but not among them. The library makes every AKS MIG pool with
+``gpuInstanceProfile``, the GPU Operator's MIG manager kept off it, under any ``gpu_stack``."""
+
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
 """``gpu_driver`` -> ``gpuProfile.driver``."""
 
@@ -216,7 +223,8 @@ def aks_problems(
     driver_path: str = "gpu_driver",
     gpu_stack: GpuStack = "auto",
 ) -> list[Problem]:
-    """AKS rules for a validated pool: a MIG layout AKS can make, and a driver for the device plugin.
+    """AKS rules for a validated pool: MIG only on the GPUs AKS partitions (:data:`AKS_MIG_GPUS`), a MIG layout AKS
+    can make, and a driver for the device plugin.
 
     Args:
         spec: the validated pool.
@@ -229,7 +237,18 @@ def aks_problems(
     problems: list[Problem] = []
     mig = spec.mig
     where = f"{path}.mig" if path else "mig"
-    if mig is not None and mig.profile is None:
+    if mig is not None and spec.gpu.name not in AKS_MIG_GPUS:
+        problems.append(
+            Problem(
+                where,
+                mig.profile if mig.profile is not None else dict(mig.devices),
+                f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
+                f"{spec.instance_type} carries {spec.gpu.name}",
+                f"a VM size with one of {', '.join(AKS_MIG_GPUS)}, or no mig",
+                SOURCE_MIG_ON_AKS,
+            )
+        )
+    elif mig is not None and mig.profile is None:
         problems.append(
             Problem(
                 f"{where}.layout",

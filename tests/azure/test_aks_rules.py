@@ -10,6 +10,7 @@ from gpu_components import catalog
 from gpu_components.azure.adapter import ADAPTER
 from gpu_components.azure.aks import (
     AKS_GPU_NODE_LABEL,
+    AKS_MIG_GPUS,
     SOURCE_GPU_DRIVER,
     SOURCE_MIG_ON_AKS,
     SPOT_TAINT,
@@ -161,21 +162,13 @@ def test_aks_mig_profiles_follow_the_aks_table_on_a100_40gb() -> None:
     }
 
 
-def test_a_gb200_vm_is_arm64_and_its_gpu_instance_profiles_are_the_gb200s() -> None:
-    made = aks_mig_profiles(catalog.gpu_model("GB200"))
-    assert {name: profile.name for name, profile in made.items()} == {
-        "MIG1g": "1g.23gb",
-        "MIG2g": "2g.47gb",
-        "MIG3g": "3g.93gb",
-        "MIG4g": "4g.93gb",
-        "MIG7g": "7g.186gb",
-    }
-    pool = spec(name="gb200", instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb"})
+def test_a_gb200_vm_is_arm64_and_takes_no_gpu_instance_profile() -> None:
+    pool = spec(name="gb200", instance_type="Standard_ND128isr_NDR_GB200_v6")
     assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB200", 4)
     assert aks_problems(pool, None) == []
-    assert agent_pool_inputs(pool)["gpu_instance_profile"] == "MIG1g"
+    assert "gpu_instance_profile" not in agent_pool_inputs(pool)
     [problem] = aks_problems(spec(instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb+me"}), None)
-    assert problem.valid == "1g.23gb (MIG1g), 2g.47gb (MIG2g), 3g.93gb (MIG3g), 4g.93gb (MIG4g), 7g.186gb (MIG7g)"
+    assert (problem.path, problem.value) == ("mig", "1g.23gb+me")
 
 
 def test_mig_layout_is_rejected() -> None:
@@ -226,3 +219,48 @@ def test_adapter_reports_problems_under_the_pool_options() -> None:
 
 def test_aks_gpu_node_label_is_exposed() -> None:
     assert AKS_GPU_NODE_LABEL == "kubernetes.azure.com/accelerator"
+
+
+def test_aks_mig_gpus_are_the_catalogs_a100_h100_and_h200_models() -> None:
+    mig_models = {m.name for m in catalog.gpu_models() if m.mig_capable}
+    assert set(AKS_MIG_GPUS) == {n for n in mig_models if n.split("-")[0] in ("A100", "H100", "H200")}
+
+
+def test_mig_on_a_gb200_vm_size_is_rejected_by_aks() -> None:
+    # the new-user trial: Standard_ND128isr_NDR_GB200_v6 with mig.profile 1g.23gb rendered gpuInstanceProfile MIG1g
+    pool = spec(name="mig", instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb"})
+    [problem] = aks_problems(pool, None, "pools[0]")
+    assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
+        "pools[0].mig",
+        "1g.23gb",
+        "AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
+        "Standard_ND128isr_NDR_GB200_v6 carries GB200",
+        "a VM size with one of A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200-141GB, or no mig",
+        SOURCE_MIG_ON_AKS,
+    )
+
+
+def test_mig_is_rejected_on_every_azure_size_of_a_mig_gpu_aks_does_not_partition() -> None:
+    rejected = sorted(
+        t.name
+        for t in catalog.instance_types("azure")
+        if t.gpu_model is not None and catalog.gpu_model(t.gpu_model).mig_capable and t.gpu_model not in AKS_MIG_GPUS
+    )
+    assert rejected == ["Standard_ND128isr_NDR_GB200_v6"]
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile", "expected"),
+    [
+        ("Standard_ND96asr_v4", "1g.5gb", "MIG1g"),
+        ("Standard_NC40ads_H100_v5", "1g.12gb", "MIG1g"),
+        ("Standard_ND96isr_H100_v5", "7g.80gb", "MIG7g"),
+        ("Standard_ND96isr_H200_v5", "3g.71gb", "MIG3g"),
+    ],
+)
+def test_mig_on_the_a100_h100_and_h200_sizes_aks_documents_renders(
+    instance_type: str, profile: str, expected: str
+) -> None:
+    pool = spec(name="mig", instance_type=instance_type, mig={"profile": profile})
+    assert aks_problems(pool, None) == []
+    assert agent_pool_inputs(pool)["gpu_instance_profile"] == expected
