@@ -8,7 +8,8 @@ package and nowhere else (what the plan and the policy pack read without the Azu
   version 2025-09-01, the version of pulumi-azure-native 3.x's default ``containerservice.AgentPool``:
   https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01
 - MIG on AKS: one GPU instance profile per pool, fixed at creation, with the device plugin's ``single`` or
-  ``mixed`` strategy: https://learn.microsoft.com/azure/aks/gpu-multi-instance
+  ``mixed`` strategy, on A100, H100 and H200 VM sizes only (:data:`AKS_MIG_GPUS`):
+  https://learn.microsoft.com/azure/aks/gpu-multi-instance
 - AKS installs the NVIDIA driver on GPU pools unless told not to, and not the device plugin:
   https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation
 - Under the GPU Operator (``gpu_stack: gpu-operator``): with AKS's driver the operator's driver and toolkit are off;
