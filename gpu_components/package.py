@@ -141,12 +141,12 @@ class GpuComponentsProvider(ComponentProvider):
         property_path: str,
     ) -> pulumi.Inputs:
         """Let Pulumi map one object's names to Python's (its raw values were checked before, in :meth:`construct`)."""
-        mapped = super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+        mapped = dict(super().map_input_properties(inputs, properties, mapping, component_name, property_path))
         # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
-        return {
-            key: _as_integers(properties[schema_name], value) if (schema_name := _schema_name(mapping, key)) else value
-            for key, value in mapped.items()
-        }
+        for schema_name, python_name in mapping.items():
+            if python_name in mapped:
+                mapped[python_name] = _as_integers(properties[schema_name], mapped[python_name])
+        return mapped
 
     def _raw_problems(self, inputs: object, properties: dict[str, PropertyDefinition], path: str) -> list[Problem]:
         """Every raw-value problem of one object and of the objects, lists and maps inside it, at once."""
@@ -287,10 +287,6 @@ def _description(text: str, renames: Mapping[str, str]) -> str:
         return f"`{literal}`"
 
     return _CODE.sub(code, _ROLE.sub(lambda match: f"``{match.group(1)}``", inspect.cleandoc(text)))
-
-
-def _schema_name(mapping: Mapping[str, str], python_name: str) -> str | None:
-    return next((schema for schema, python in mapping.items() if python == python_name), None)
 
 
 def _as_integers(prop: PropertyDefinition, value: object) -> object:
