@@ -93,16 +93,13 @@ def _join(prefix: str, loc: tuple[int | str, ...], shape: Any) -> str:
     text = prefix
     current: Any = shape
     for part in loc:
-        current = _unwrap(current)
         if isinstance(part, int):
             text += f"[{part}]"
-            current = typing.get_args(current)[0] if typing.get_origin(current) in (list, tuple) else None
-        elif typing.get_origin(current) is dict:
+        elif typing.get_origin(_unwrap(current)) is dict:
             text += f"[{part!r}]"
-            current = typing.get_args(current)[1]
         else:
             text = f"{text}.{part}" if text else str(part)
-            current = typing.get_type_hints(current, include_extras=True).get(part) if is_typeddict(current) else None
+        current = _inside(current, part)
     return text
 
 
@@ -112,19 +109,24 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
+def _inside(annotation: Any, part: int | str) -> Any:
+    """The annotation of ``part`` inside ``annotation``: a ``TypedDict``'s field, a list's item or a dict's value;
+    ``None`` anywhere else."""
+    current = _unwrap(annotation)
+    if is_typeddict(current) and isinstance(part, str):
+        return typing.get_type_hints(current, include_extras=True).get(part)
+    if typing.get_origin(current) in (list, tuple) and isinstance(part, int):
+        return typing.get_args(current)[0]
+    if typing.get_origin(current) is dict:
+        return typing.get_args(current)[1]
+    return None
+
+
 def _keys_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
     """The keys a ``TypedDict`` allows at ``loc`` inside ``shape`` (empty when not a ``TypedDict`` there)."""
     current: Any = shape
     for part in loc:
-        current = _unwrap(current)
-        if is_typeddict(current) and isinstance(part, str):
-            current = typing.get_type_hints(current, include_extras=True).get(part)
-        elif typing.get_origin(current) in (list, tuple) and isinstance(part, int):
-            current = typing.get_args(current)[0]
-        elif typing.get_origin(current) is dict:
-            current = typing.get_args(current)[1]
-        else:
-            return []
+        current = _inside(current, part)
     current = _unwrap(current)
     return sorted(typing.get_type_hints(current)) if is_typeddict(current) else []
 
