@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast, get_args
 
 from gpu_components.catalog import Cloud, CpuArchitecture
+from gpu_components.enums import ProvisionerName
 
 if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
@@ -395,6 +396,11 @@ class CloudFacts:
         force_new: the inputs whose change replaces each of the other resources the library creates for a pool
             (Auto Scaling group tags, IAM roles and their attachments, launch templates, service accounts, IAM
             members), by resource type, with their sources; the plan's diff flags such a change as a replacement.
+        provisioners: the provisioners a pool of the cloud may name (``provisioning.provisioner``), each with the
+            page that documents it; none where the cloud has none.
+        instance_family_separator: what ends an instance family in the cloud's instance type names (``.`` in
+            ``g6e.xlarge``, ``-`` in ``g2-standard-4``), so ``provisioning.instance_families`` can name families;
+            ``None`` where the library names no families (AKS VM sizes).
     """
 
     cloud: Cloud
@@ -414,6 +420,8 @@ class CloudFacts:
     accelerator_type_source: str | None = None
     encoded_inputs: tuple[EncodedInput, ...] = ()
     force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
+    provisioners: Mapping[ProvisionerName, str] = field(default_factory=lambda: MappingProxyType({}))
+    instance_family_separator: str | None = None
 
 
 @functools.cache

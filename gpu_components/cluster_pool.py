@@ -13,7 +13,7 @@ from gpu_components.azure.options import AksPoolOptionsArgs
 from gpu_components.enums import CpuArchitectureArg
 from gpu_components.gcp.options import GkePoolOptionsArgs
 from gpu_components.shape import STRICT
-from gpu_components.spec import MigArgs, MpsArgs, TaintArgs, TimeSlicingArgs
+from gpu_components.spec import MigArgs, MpsArgs, ProvisioningArgs, TaintArgs, TimeSlicingArgs
 
 __all__ = ["ClusterPoolArgs"]
 
@@ -42,12 +42,13 @@ class ClusterPoolArgs(TypedDict):
     """CPU architecture of an instance type the catalog does not list: ``x86_64`` or ``arm64``; see ``gpu_model``.
     Defaults to the catalog's."""
     min_size: NotRequired[int]
-    """Fewest nodes (>= 0). Defaults to 0."""
-    max_size: int
-    """Most nodes (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool may have)."""
+    """Fewest nodes (>= 0) of a fixed pool. Defaults to 0."""
+    max_size: NotRequired[int]
+    """Most nodes of a fixed pool (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool
+    may have). Required, except in a provisioned pool (``provisioning``), whose limits are its own."""
     desired_size: NotRequired[int]
-    """Nodes at creation, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler owns the count.
-    Defaults to ``min_size``."""
+    """Nodes at creation of a fixed pool, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler
+    owns the count. Defaults to ``min_size``."""
     spot: NotRequired[bool]
     """Spot (preemptible) capacity. Defaults to false."""
     labels: NotRequired[dict[str, str]]
@@ -69,6 +70,9 @@ class ClusterPoolArgs(TypedDict):
     """Each node's disk in GiB, 20..2048: the root disk (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE
     ``node_config.disk_size_gb``), or on Bottlerocket the data volume that holds container images. Defaults to 100,
     big enough for CUDA images (``DEFAULT_DISK_SIZE_GB``)."""
+    provisioning: NotRequired[ProvisioningArgs]
+    """Make the pool provisioned: a provisioner creates its nodes for pending pods (Karpenter, EKS Auto Mode, a GKE
+    ComputeClass, AKS Node Auto Provisioning), within its limits. Defaults to a fixed node pool."""
     aws: NotRequired[EksPoolOptionsArgs]
     """EKS-only settings of the pool (only on ``aws``): ``ami_type``, ``node_group_args``."""
     azure: NotRequired[AksPoolOptionsArgs]

@@ -106,6 +106,40 @@ class GpuDriver(_Values):
     Operator with ``operator_driver``."""
 
 
+class Provisioner(_Values):
+    """What creates a provisioned pool's nodes for pending pods, instead of a fixed node pool."""
+
+    KARPENTER = "karpenter"
+    """Karpenter on EKS: a ``karpenter.sh/v1`` NodePool and a ``karpenter.k8s.aws/v1`` EC2NodeClass."""
+    EKS_AUTO_MODE = "eks-auto-mode"
+    """EKS Auto Mode: a ``karpenter.sh/v1`` NodePool and an ``eks.amazonaws.com/v1`` NodeClass; AWS runs the NVIDIA
+    driver and device plugin."""
+    COMPUTE_CLASS = "compute-class"
+    """GKE: a custom ComputeClass (``cloud.google.com/v1``) whose node pools GKE creates itself."""
+    NODE_AUTO_PROVISIONING = "node-auto-provisioning"
+    """AKS Node Auto Provisioning (Karpenter-based): a ``karpenter.sh/v1`` NodePool and an ``AKSNodeClass``."""
+
+
+class CapacityType(_Values):
+    """Which capacity a provisioned pool's nodes may come from."""
+
+    ON_DEMAND = "on-demand"
+    """On-demand capacity."""
+    SPOT = "spot"
+    """Spot (preemptible) capacity."""
+    RESERVED = "reserved"
+    """A capacity reservation the pool names (``provisioning.reservation``)."""
+
+
+class Consolidation(_Values):
+    """When a provisioner may remove a provisioned pool's nodes to consolidate work."""
+
+    WHEN_EMPTY = "when-empty"
+    """Only nodes running no pods (besides DaemonSets): running GPU jobs are never moved to pack nodes tighter."""
+    WHEN_EMPTY_OR_UNDERUTILIZED = "when-empty-or-underutilized"
+    """Also nodes whose pods fit elsewhere: pods are evicted and restarted, which long GPU jobs may not survive."""
+
+
 CloudName = Literal["aws", "azure", "gcp"]
 """The values of :class:`Cloud`."""
 CpuArchitectureName = Literal["x86_64", "arm64"]
@@ -118,6 +152,12 @@ GpuStackName = Literal["auto", "device-plugin", "gpu-operator"]
 """The values of :class:`GpuStack`."""
 GpuDriverName = Literal["aks", "none"]
 """The values of :class:`GpuDriver`."""
+ProvisionerName = Literal["karpenter", "eks-auto-mode", "compute-class", "node-auto-provisioning"]
+"""The values of :class:`Provisioner`."""
+CapacityTypeName = Literal["on-demand", "spot", "reserved"]
+"""The values of :class:`CapacityType`."""
+ConsolidationName = Literal["when-empty", "when-empty-or-underutilized"]
+"""The values of :class:`Consolidation`."""
 
 # What an args field of each enum takes: for a type checker the member or its value, at run time the enum (the
 # annotation Pulumi's analyzer reads; it takes no Literal and no union).
@@ -128,6 +168,9 @@ if TYPE_CHECKING:
     MigStrategyArg: TypeAlias = MigStrategy | MigStrategyName
     GpuStackArg: TypeAlias = GpuStack | GpuStackName
     GpuDriverArg: TypeAlias = GpuDriver | GpuDriverName
+    ProvisionerArg: TypeAlias = Provisioner | ProvisionerName
+    CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
+    ConsolidationArg: TypeAlias = Consolidation | ConsolidationName
 else:
     CloudArg = Cloud
     CpuArchitectureArg = CpuArchitecture
@@ -135,8 +178,21 @@ else:
     MigStrategyArg = MigStrategy
     GpuStackArg = GpuStack
     GpuDriverArg = GpuDriver
+    ProvisionerArg = Provisioner
+    CapacityTypeArg = CapacityType
+    ConsolidationArg = Consolidation
 
-ENUMS: tuple[type[StrEnum], ...] = (Cloud, CpuArchitecture, TaintEffect, MigStrategy, GpuStack, GpuDriver)
+ENUMS: tuple[type[StrEnum], ...] = (
+    Cloud,
+    CpuArchitecture,
+    TaintEffect,
+    MigStrategy,
+    GpuStack,
+    GpuDriver,
+    Provisioner,
+    CapacityType,
+    Consolidation,
+)
 """Every enum of the components' args."""
 
 _Value = TypeVar("_Value", bound=str)
@@ -150,9 +206,15 @@ def value_of(value: Enum | _Value) -> _Value:
 
 __all__ = [
     "ENUMS",
+    "CapacityType",
+    "CapacityTypeArg",
+    "CapacityTypeName",
     "Cloud",
     "CloudArg",
     "CloudName",
+    "Consolidation",
+    "ConsolidationArg",
+    "ConsolidationName",
     "CpuArchitecture",
     "CpuArchitectureArg",
     "CpuArchitectureName",
@@ -165,6 +227,9 @@ __all__ = [
     "MigStrategy",
     "MigStrategyArg",
     "MigStrategyName",
+    "Provisioner",
+    "ProvisionerArg",
+    "ProvisionerName",
     "TaintEffect",
     "TaintEffectArg",
     "TaintEffectName",

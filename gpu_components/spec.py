@@ -23,9 +23,15 @@ from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
 from gpu_components.cloud_facts import CLOUDS, all_cloud_facts, facts_for
 from gpu_components.enums import (
+    CapacityTypeArg,
+    CapacityTypeName,
+    ConsolidationArg,
+    ConsolidationName,
     CpuArchitectureArg,
     MigStrategyArg,
     MigStrategyName,
+    ProvisionerArg,
+    ProvisionerName,
     TaintEffectArg,
     TaintEffectName,
     value_of,
@@ -210,6 +216,53 @@ class MigArgs(TypedDict):
 
 
 @STRICT
+class DisruptionArgs(TypedDict):
+    """When a provisioner may remove a provisioned pool's nodes (Karpenter NodePool ``disruption``, ``expireAfter``).
+
+    The defaults keep running GPU jobs in place: a node is removed only once it has run no pods for
+    ``consolidate_after``, and nodes do not expire by age unless ``expire_after`` says so."""
+
+    consolidation: NotRequired[ConsolidationArg]
+    """``when-empty`` (the default: only nodes without pods) or ``when-empty-or-underutilized`` (also nodes whose pods
+    fit elsewhere; their pods are evicted, which long GPU jobs may not survive)."""
+    consolidate_after: NotRequired[str]
+    """How long a node stays empty (or underutilized) before it is removed: a duration such as ``10m`` or ``1h30m``
+    (digits with ``s``, ``m`` or ``h``). Defaults to ``10m``, so a job queue's next pod finds the node still there."""
+    expire_after: NotRequired[str]
+    """Age after which a node is replaced (its pods evicted), a duration such as ``720h``, or ``Never``. Defaults to
+    the provisioner's own (Karpenter: ``720h``; EKS Auto Mode: at most 21 days)."""
+
+
+@STRICT
+class ProvisioningArgs(TypedDict):
+    """A provisioned pool: nodes are created for pending pods by a provisioner, within limits, instead of a fixed
+    node pool scaling between ``min_size`` and ``max_size``."""
+
+    provisioner: ProvisionerArg
+    """The cloud's provisioner: ``karpenter`` or ``eks-auto-mode`` (AWS), ``compute-class`` (GCP),
+    ``node-auto-provisioning`` (Azure)."""
+    instance_types: NotRequired[list[str]]
+    """More instance types the provisioner may choose besides the pool's ``instance_type`` (catalog NVIDIA types of
+    the cloud). Defaults to none."""
+    instance_families: NotRequired[list[str]]
+    """Instance families whose catalog NVIDIA types the provisioner may choose too (AWS ``g6e``, GCP ``g2``; not on
+    Azure). Defaults to none."""
+    max_gpus: NotRequired[int]
+    """Most GPUs the pool's nodes may have in all (the provisioner's limit on ``nvidia.com/gpu``); at least the GPUs
+    of one node of every allowed type. ``max_gpus`` or ``max_nodes`` is required."""
+    max_nodes: NotRequired[int]
+    """Most nodes of the pool (>= 1). ``max_gpus`` or ``max_nodes`` is required."""
+    capacity_types: NotRequired[list[CapacityTypeArg]]
+    """Capacity the nodes may use: ``on-demand``, ``spot``, ``reserved`` (with ``reservation``). Defaults to
+    ``on-demand`` (``spot`` when the pool's ``spot`` is true; give one or the other)."""
+    reservation: NotRequired[str]
+    """The capacity reservation ``reserved`` capacity comes from: an EC2 capacity reservation id (``cr-...``,
+    Capacity Blocks for ML included) or a GKE reservation name. Required with ``reserved``, refused without it."""
+    disruption: NotRequired[DisruptionArgs]
+    """When the provisioner may remove nodes. Defaults: see :class:`DisruptionArgs`."""
+
+
+@STRICT
 class GpuNodePoolArgs(TypedDict):
     """A GPU node pool, as callers and stack config describe it."""
 
@@ -230,12 +283,13 @@ class GpuNodePoolArgs(TypedDict):
     """CPU architecture of an instance type the catalog does not list: ``x86_64`` or ``arm64``; see ``gpu_model``.
     Defaults to the catalog's."""
     min_size: NotRequired[int]
-    """Fewest nodes (>= 0). Defaults to 0."""
-    max_size: int
-    """Most nodes (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool may have)."""
+    """Fewest nodes (>= 0) of a fixed pool. Defaults to 0."""
+    max_size: NotRequired[int]
+    """Most nodes of a fixed pool (>= 1, >= ``min_size``; at most 450 on EKS and 1000 on AKS, the most one node pool
+    may have). Required, except in a provisioned pool (``provisioning``), whose limits are its own."""
     desired_size: NotRequired[int]
-    """Nodes at creation, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler owns the count.
-    Defaults to ``min_size``."""
+    """Nodes at creation of a fixed pool, between ``min_size`` and ``max_size``; afterwards the Cluster Autoscaler
+    owns the count. Defaults to ``min_size``."""
     spot: NotRequired[bool]
     """Spot (preemptible) capacity. Defaults to false."""
     labels: NotRequired[dict[str, str]]
@@ -257,6 +311,9 @@ class GpuNodePoolArgs(TypedDict):
     """Each node's disk in GiB, 20..2048: the root disk (EKS ``disk_size``, AKS ``os_disk_size_gb``, GKE
     ``node_config.disk_size_gb``), or on Bottlerocket the data volume that holds container images. Defaults to 100,
     big enough for CUDA images (``DEFAULT_DISK_SIZE_GB``)."""
+    provisioning: NotRequired[ProvisioningArgs]
+    """Make the pool provisioned: a provisioner creates its nodes for pending pods (Karpenter, EKS Auto Mode, a GKE
+    ComputeClass, AKS Node Auto Provisioning), within its limits. Defaults to a fixed node pool."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -351,6 +408,52 @@ class Mig:
 
 Sharing = TimeSlicing | Mps
 
+DEFAULT_CONSOLIDATE_AFTER = "10m"
+"""How long a provisioned pool's node stays empty before its provisioner may remove it, when the pool does not say:
+long enough for a job queue's next pod to find the node (and its pulled images) still there."""
+DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
+"""A duration as Karpenter's NodePool takes it (``disruption.consolidateAfter``, ``template.spec.expireAfter``):
+digits with ``s``, ``m`` or ``h``, repeated (``1h30m``); ``Never`` is accepted where the field says so.
+Source: :data:`SOURCE_KARPENTER_DISRUPTION`."""
+SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/"
+
+
+@dataclass(frozen=True, slots=True)
+class Disruption:
+    """A provisioned pool's validated disruption policy (see :class:`DisruptionArgs`); ``expire_after`` is ``None``
+    when the provisioner's own default applies."""
+
+    consolidation: ConsolidationName = "when-empty"
+    consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
+    expire_after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Provisioning:
+    """A provisioned pool's validated settings (see :class:`ProvisioningArgs`).
+
+    Attributes:
+        provisioner: ``karpenter``, ``eks-auto-mode``, ``compute-class`` or ``node-auto-provisioning``.
+        instance_types: the types named: the pool's ``instance_type`` first, then ``provisioning.instance_types``.
+        instance_families: the families named, as given.
+        allowed_types: every catalog type the provisioner may choose: ``instance_types`` and the catalog's NVIDIA
+            types of each family, in that order, each once.
+        max_gpus, max_nodes: the limits given (``None`` when not).
+        capacity_types: the capacity the nodes may use, defaults filled in.
+        reservation: the capacity reservation of ``reserved`` capacity, else ``None``.
+        disruption: when the provisioner may remove nodes.
+    """
+
+    provisioner: ProvisionerName
+    instance_types: tuple[str, ...]
+    instance_families: tuple[str, ...]
+    allowed_types: tuple[str, ...]
+    max_gpus: int | None
+    max_nodes: int | None
+    capacity_types: tuple[CapacityTypeName, ...]
+    reservation: str | None
+    disruption: Disruption
+
 
 @dataclass(frozen=True, slots=True)
 class GpuNodePoolSpec:
@@ -363,6 +466,11 @@ class GpuNodePoolSpec:
         labels: the user's node labels (the library adds its own in the adapters).
         taints: every taint of the pool, the default GPU taint first when on.
         sharing: time-slicing, MPS, or ``None`` for exclusive GPUs. mig: MIG layout or ``None``.
+        provisioning: how a provisioned pool's nodes are created, or ``None`` for a fixed pool. A provisioned pool
+            has ``min_size`` and ``desired_size`` 0 and ``max_size`` its most nodes (``max_nodes``, else as many
+            nodes of ``instance_type`` as ``max_gpus`` holds); ``spot`` says whether spot is among its capacity
+            types; ``instance_type``, ``gpu``, ``gpu_count`` and ``cpu_architecture`` describe a node of its first
+            instance type.
     """
 
     name: str
@@ -380,6 +488,7 @@ class GpuNodePoolSpec:
     taints: tuple[Taint, ...] = (DEFAULT_GPU_TAINT,)
     sharing: Sharing | None = None
     mig: Mig | None = None
+    provisioning: Provisioning | None = None
 
     @classmethod
     def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
@@ -922,14 +1031,286 @@ def _media_engine_problems(devices: Mapping[str, int], gpu: GpuModel, field_path
     return problems
 
 
+FIXED_POOL_SIZES: tuple[Literal["min_size", "max_size", "desired_size"], ...] = ("min_size", "max_size", "desired_size")
+"""A fixed pool's node counts, which a provisioned pool does not take (its provisioner decides its nodes)."""
+
+
+def _family_types(cloud: Cloud, family: str) -> tuple[str, ...]:
+    separator = facts_for(cloud).instance_family_separator
+    return tuple(
+        t.name
+        for t in catalog.instance_types(cloud)
+        if separator is not None and t.gpu_vendor == "nvidia" and t.name.split(separator, 1)[0] == family
+    )
+
+
+def _families(cloud: Cloud) -> list[str]:
+    separator = facts_for(cloud).instance_family_separator
+    if separator is None:
+        return []
+    names = (t.name.split(separator, 1)[0] for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia")
+    return sorted(set(names))
+
+
+def _allowed_types(
+    given: ProvisioningArgs, cloud: Cloud, first: str, where: str
+) -> tuple[tuple[str, ...], tuple[str, ...], list[Problem]]:
+    """The named types (``first`` and ``instance_types``) and every allowed type, with the problems of both lists."""
+    problems: list[Problem] = []
+    named = [first]
+    for index, name in enumerate(given.get("instance_types", [])):
+        at = f"{where}.instance_types[{index}]"
+        known = catalog.find_instance_type(cloud, name)
+        if name in named:
+            problems.append(Problem(at, name, "already allowed (the pool's instance_type or an earlier entry)"))
+        elif known is None or known.gpu_vendor != "nvidia" or known.gpu_model is None:
+            nvidia = [t.name for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia"]
+            suggestions = difflib.get_close_matches(name, nvidia, n=3) if known is None else []
+            why = "unknown" if known is None else f"not an NVIDIA GPU type ({known.gpu_description})"
+            problems.append(
+                Problem(
+                    at,
+                    name,
+                    f"{why}: a provisioned pool allows catalog NVIDIA {cloud} instance types only",
+                    ", ".join(suggestions) or _examples(cloud),
+                )
+            )
+        else:
+            named.append(name)
+    allowed = list(named)
+    families = given.get("instance_families", [])
+    valid = _families(cloud)
+    for index, family in enumerate(families):
+        at = f"{where}.instance_families[{index}]"
+        if not valid:
+            problems.append(
+                Problem(
+                    at,
+                    family,
+                    f"instance families are not named on {cloud}: list the instance types",
+                    f"{where}.instance_types",
+                )
+            )
+        elif family not in valid:
+            problems.append(Problem(at, family, f"unknown {cloud} GPU instance family", ", ".join(valid)))
+        elif family in families[:index]:
+            problems.append(Problem(at, family, "already allowed by an earlier entry"))
+        else:
+            allowed += [name for name in _family_types(cloud, family) if name not in allowed]
+    return tuple(named), tuple(allowed), problems
+
+
+def _model_problems(
+    spec_args: GpuNodePoolArgs, cloud: Cloud, allowed: Sequence[str], hardware: "_Hardware", where: str
+) -> list[Problem]:
+    """One CPU architecture per provisioned pool; one GPU model where sharing or MIG needs one."""
+    found = {name: catalog.instance_type(cloud, name) for name in allowed[1:]}
+    problems: list[Problem] = []
+    first = spec_args["instance_type"]
+    other_arch = [
+        f"{name} ({t.cpu_architecture})" for name, t in found.items() if t.cpu_architecture != hardware.cpu_architecture
+    ]
+    if other_arch:
+        problems.append(
+            Problem(
+                where,
+                ", ".join(other_arch),
+                f"a provisioned pool has one CPU architecture, its instance_type {first}'s "
+                f"({hardware.cpu_architecture}): its node image and tolerations follow it; make one pool per "
+                "architecture",
+            )
+        )
+    needs_one = [key for key in ("time_slicing", "mps", "mig") if key in spec_args]
+    other_model = [
+        f"{name} ({t.gpu_model})"
+        for name, t in found.items()
+        if hardware.gpu is not None and t.gpu_model != hardware.gpu.name
+    ]
+    if needs_one and other_model:
+        problems.append(
+            Problem(
+                where,
+                ", ".join(other_model),
+                f"{needs_one[0]} is set for one GPU model, the {hardware.gpu.name if hardware.gpu else '?'} of "
+                f"instance_type {first}, and these types have another: every node of the pool must have that model; "
+                "make one pool per GPU model",
+            )
+        )
+    return problems
+
+
+def _limit_problems(
+    given: ProvisioningArgs, cloud: Cloud, allowed: Sequence[str], first_count: int, where: str
+) -> list[Problem]:
+    if "max_gpus" not in given and "max_nodes" not in given:
+        return [Problem(f"{where}.max_gpus", None, "a provisioned pool needs a limit: max_gpus, max_nodes or both")]
+    problems: list[Problem] = []
+    if "max_nodes" in given and given["max_nodes"] < 1:
+        problems.append(Problem(f"{where}.max_nodes", given["max_nodes"], "a pool needs room for one node", ">= 1"))
+    if "max_gpus" in given:
+        counts = {allowed[0]: first_count} | {n: catalog.instance_type(cloud, n).gpu_count for n in allowed[1:]}
+        too_big = [f"{name} ({count} GPUs)" for name, count in counts.items() if count > given["max_gpus"]]
+        if too_big:
+            problems.append(
+                Problem(
+                    f"{where}.max_gpus",
+                    given["max_gpus"],
+                    f"below one node of {', '.join(too_big)}: the provisioner could never create such a node; raise "
+                    "the limit or drop those types",
+                    f">= {max(counts.values())}",
+                )
+            )
+    return problems
+
+
+def _capacity(
+    args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str
+) -> tuple[tuple[CapacityTypeName, ...], list[Problem]]:
+    problems: list[Problem] = []
+    types: tuple[CapacityTypeName, ...] = ("spot",) if args.get("spot", False) else ("on-demand",)
+    if "capacity_types" in given:
+        types = tuple(value_of(t) for t in given["capacity_types"])
+        at = f"{where}.capacity_types"
+        if "spot" in args:
+            problems.append(
+                Problem(
+                    _join(path, "spot"),
+                    args["spot"],
+                    "a provisioned pool says its capacity in provisioning.capacity_types; give one, not both",
+                )
+            )
+        if not types:
+            problems.append(Problem(at, [], "at least one capacity type", "on-demand, spot, reserved"))
+        problems += [Problem(f"{at}[{i}]", name, "given twice") for i, name in enumerate(types) if name in types[:i]]
+    if "reserved" in types and "reservation" not in given:
+        problems.append(Problem(f"{where}.reservation", None, "reserved capacity needs the reservation it comes from"))
+    if "reservation" in given and "reserved" not in types:
+        problems.append(
+            Problem(
+                f"{where}.reservation",
+                given["reservation"],
+                "a reservation is used only with reserved among capacity_types; add reserved or drop it",
+            )
+        )
+    return types, problems
+
+
+def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[Problem]]:
+    args = given.get("disruption", {})
+    problems: list[Problem] = []
+    consolidate_after = args.get("consolidate_after", DEFAULT_CONSOLIDATE_AFTER)
+    if not DURATION.match(consolidate_after):
+        problems.append(
+            Problem(
+                f"{where}.disruption.consolidate_after",
+                consolidate_after,
+                "not a duration",
+                "digits with s, m or h, e.g. 10m, 1h30m",
+                SOURCE_KARPENTER_DISRUPTION,
+            )
+        )
+    expire_after = args.get("expire_after")
+    if expire_after is not None and expire_after != "Never" and not DURATION.match(expire_after):
+        problems.append(
+            Problem(
+                f"{where}.disruption.expire_after",
+                expire_after,
+                "not a duration",
+                "digits with s, m or h, e.g. 720h, or Never",
+                SOURCE_KARPENTER_DISRUPTION,
+            )
+        )
+    consolidation: ConsolidationName = value_of(args.get("consolidation", "when-empty"))
+    return Disruption(consolidation, consolidate_after, expire_after), problems
+
+
+def _provisioning(
+    args: GpuNodePoolArgs, cloud: Cloud, hardware: "_Hardware", path: str
+) -> tuple[Provisioning | None, list[Problem]]:
+    """The validated ``provisioning`` of a pool (``None`` for a fixed pool), and its problems; a provisioned pool
+    takes no fixed pool node counts."""
+    given = args.get("provisioning")
+    if given is None:
+        return None, []
+    where = _join(path, "provisioning")
+    problems = [
+        Problem(
+            _join(path, key),
+            args[key],
+            "a provisioned pool has no fixed node counts: its provisioner creates nodes for pending pods within "
+            "provisioning.max_gpus / max_nodes",
+        )
+        for key in FIXED_POOL_SIZES
+        if key in args
+    ]
+    provisioner: ProvisionerName = value_of(given["provisioner"])
+    offered = facts_for(cloud).provisioners
+    if provisioner not in offered:
+        problems.append(
+            Problem(
+                f"{where}.provisioner",
+                provisioner,
+                f"not a provisioner of {facts_for(cloud).service}",
+                ", ".join(offered) or "none",
+                "; ".join(offered.values()) or None,
+            )
+        )
+    named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
+    problems += found
+    if hardware.gpu is not None and not found:
+        problems += _model_problems(args, cloud, allowed, hardware, where)
+        problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
+    capacity_types, found = _capacity(args, given, path, where)
+    problems += found
+    disruption, found = _disruption(given, where)
+    problems += found
+    return (
+        Provisioning(
+            provisioner=provisioner,
+            instance_types=named,
+            instance_families=tuple(given.get("instance_families", [])),
+            allowed_types=allowed,
+            max_gpus=given.get("max_gpus"),
+            max_nodes=given.get("max_nodes"),
+            capacity_types=capacity_types,
+            reservation=given.get("reservation"),
+            disruption=disruption,
+        ),
+        problems,
+    )
+
+
+def _provisioned_max_nodes(provisioning: Provisioning, gpu_count: int) -> int:
+    """Most nodes of a provisioned pool: ``max_nodes``, else as many nodes of its first type as ``max_gpus`` holds."""
+    if provisioning.max_nodes is not None:
+        return provisioning.max_nodes
+    return (provisioning.max_gpus or 0) // max(gpu_count, 1)
+
+
 def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     problems = name_problems(args["name"], cloud, _join(path, "name"))
     hardware, found = _hardware(args, cloud, path)
     problems += found
-    min_size = args.get("min_size", 0)
-    desired = args.get("desired_size", min_size)
-    problems += _size_problems(min_size, desired, args["max_size"], path)
-    problems += _node_limit_problems(args["max_size"], cloud, path)
+    provisioning, found = _provisioning(args, cloud, hardware, path)
+    problems += found
+    if provisioning is not None:
+        min_size = desired = 0
+        max_size = _provisioned_max_nodes(provisioning, hardware.gpu_count)
+    else:
+        min_size = args.get("min_size", 0)
+        desired = args.get("desired_size", min_size)
+        max_size = args.get("max_size", 0)
+        if "max_size" in args:
+            problems += _size_problems(min_size, desired, max_size, path)
+            problems += _node_limit_problems(max_size, cloud, path)
+        else:
+            problems.append(
+                Problem(
+                    _join(path, "max_size"),
+                    None,
+                    "required for a fixed node pool (most nodes); or make the pool provisioned with provisioning",
+                )
+            )
     disk_size_gb = args.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     problems += _disk_size_problems(disk_size_gb, path)
     labels = dict(args.get("labels", {}))
@@ -951,14 +1332,15 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         gpu_count=hardware.gpu_count,
         cpu_architecture=hardware.cpu_architecture,
         min_size=min_size,
-        max_size=args["max_size"],
+        max_size=max_size,
         desired_size=desired,
-        spot=args.get("spot", False),
+        spot="spot" in provisioning.capacity_types if provisioning is not None else args.get("spot", False),
         disk_size_gb=disk_size_gb,
         labels=MappingProxyType(labels),
         taints=taints,
         sharing=sharing,
         mig=mig,
+        provisioning=provisioning,
     )
 
 

@@ -105,8 +105,8 @@ def test_descriptions_are_written_for_the_generated_sdks_readers(schema: dict[st
     assert [t for t in texts if "``" in t or ":class:" in t or ":meth:" in t or "\n\n    " in t] == []
     desired = schema["types"]["gpu-components:index:ClusterPoolArgs"]["properties"]["desiredSize"]["description"]
     assert desired == (
-        "Nodes at creation, between `minSize` and `maxSize`; afterwards the Cluster Autoscaler owns the count.\n"
-        "Defaults to `minSize`."
+        "Nodes at creation of a fixed pool, between `minSize` and `maxSize`; afterwards the Cluster Autoscaler\n"
+        "owns the count. Defaults to `minSize`."
     )
 
 

@@ -28,7 +28,17 @@ from gpu_components import enums
 from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.cluster import ClusterPoolArgs, GpuCluster
-from gpu_components.enums import Cloud, CpuArchitecture, GpuDriver, GpuStack, MigStrategy, TaintEffect
+from gpu_components.enums import (
+    CapacityType,
+    Cloud,
+    Consolidation,
+    CpuArchitecture,
+    GpuDriver,
+    GpuStack,
+    MigStrategy,
+    Provisioner,
+    TaintEffect,
+)
 from gpu_components.gcp import GkeGpuNodePool
 from gpu_components.kubernetes import (
     NvidiaDevicePlugin,
@@ -108,6 +118,9 @@ def test_the_analyzer_reads_every_component_and_every_property_has_a_description
         ("Cloud", ["aws", "azure", "gcp"]),
         ("GpuDriver", ["aks", "none"]),
         ("CpuArchitecture", ["x86_64", "arm64"]),
+        ("Provisioner", ["karpenter", "eks-auto-mode", "compute-class", "node-auto-provisioning"]),
+        ("CapacityType", ["on-demand", "spot", "reserved"]),
+        ("Consolidation", ["when-empty", "when-empty-or-underutilized"]),
     ],
 )
 def test_closed_value_sets_are_schema_enums_with_their_exact_values(name: str, values: list[str]) -> None:
@@ -127,6 +140,9 @@ def test_enum_fields_refer_to_the_enums() -> None:
     assert schema_type("Taint").properties["effect"].ref == ref("TaintEffect")
     assert schema_type("MigArgs").properties["strategy"].ref == ref("MigStrategy")
     assert schema_type("GpuNodePoolArgs").properties["cpuArchitecture"].ref == ref("CpuArchitecture")
+    assert schema_type("ProvisioningArgs").properties["provisioner"].ref == ref("Provisioner")
+    assert schema_type("ProvisioningArgs").properties["capacityTypes"].items.ref == ref("CapacityType")
+    assert schema_type("DisruptionArgs").properties["consolidation"].ref == ref("Consolidation")
 
 
 def test_names_are_camel_case() -> None:
@@ -159,8 +175,9 @@ def test_object_types_are_required_as_their_typed_dicts_say() -> None:
         expected = required_keys(type_.python_type) if name != "Taint" else ["effect", "key", "value"]
         assert _required(type_.properties) == sorted(camel_case(key) for key in expected), name
         checked.append(name)
-    assert len(checked) == 16
-    assert _required(schema_type("GpuNodePoolArgs").properties) == ["instanceType", "maxSize", "name"]
+    assert len(checked) == 18
+    assert _required(schema_type("GpuNodePoolArgs").properties) == ["instanceType", "name"]
+    assert _required(schema_type("ProvisioningArgs").properties) == ["provisioner"]
     assert _required(schema_type("TaintArgs").properties) == ["effect", "key"]
 
 
@@ -234,6 +251,9 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         MigStrategy: enums.MigStrategyName,
         GpuStack: enums.GpuStackName,
         GpuDriver: enums.GpuDriverName,
+        Provisioner: enums.ProvisionerName,
+        CapacityType: enums.CapacityTypeName,
+        Consolidation: enums.ConsolidationName,
     }
     assert set(aliases) == set(enums.ENUMS)
     for enum, alias in aliases.items():

@@ -141,6 +141,13 @@ resources the EKS components create: a changed Auto Scaling group tag key, role 
 the resource; a launch template's other settings make a new version of it in place."""
 
 FACTS = CloudFacts(
+    provisioners=MappingProxyType(
+        {
+            "karpenter": "https://karpenter.sh/docs/concepts/nodepools/",
+            "eks-auto-mode": "https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
+        }
+    ),
+    instance_family_separator=".",
     cloud="aws",
     service="EKS",
     force_new=OTHER_FORCE_NEW,

@@ -132,6 +132,9 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 """The force-new inputs of the other resources the example AKS cluster creates (its resource group)."""
 
 FACTS = CloudFacts(
+    provisioners=MappingProxyType(
+        {"node-auto-provisioning": "https://learn.microsoft.com/azure/aks/node-autoprovision"}
+    ),
     cloud="azure",
     service="AKS",
     force_new=OTHER_FORCE_NEW,

@@ -160,6 +160,10 @@ resources the GKE components create: the node service account's id, and each of 
 role, project and condition; and of the example cluster: its name, location and project."""
 
 FACTS = CloudFacts(
+    provisioners=MappingProxyType(
+        {"compute-class": "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes"}
+    ),
+    instance_family_separator="-",
     cloud="gcp",
     force_new=OTHER_FORCE_NEW,
     service="GKE",
