@@ -142,6 +142,31 @@ class ManagedDevicePlugin:
 
 
 @dataclass(frozen=True, slots=True)
+class ProvisionerFacts:
+    """A provisioner of the cloud (``provisioning.provisioner``) as data: the node labels it sets on the nodes it
+    creates, which a workload selects when a pool label is not enough, and how a pod asks not to be disrupted.
+
+    Attributes:
+        source: the page documenting the provisioner.
+        gpu_name_label: node label with the GPU model's name, as the provisioner spells it.
+        gpu_count_label: node label with the node's GPU count.
+        gpu_memory_label: node label with one GPU's memory (MiB), or ``None`` where the provisioner sets none.
+        instance_family_label: node label with the instance family, or ``None``.
+        do_not_disrupt: the pod annotation (key, value) that keeps the provisioner from removing the pod's node
+            while it runs (consolidation, expiry).
+        labels_source: the page listing those labels and the annotation.
+    """
+
+    source: str
+    gpu_name_label: str
+    gpu_count_label: str
+    gpu_memory_label: str | None
+    instance_family_label: str | None
+    do_not_disrupt: tuple[str, str]
+    labels_source: str
+
+
+@dataclass(frozen=True, slots=True)
 class ForceNewTable:
     """The input paths of one resource type whose change replaces the resource, and where that fact comes from.
 
@@ -396,8 +421,8 @@ class CloudFacts:
         force_new: the inputs whose change replaces each of the other resources the library creates for a pool
             (Auto Scaling group tags, IAM roles and their attachments, launch templates, service accounts, IAM
             members), by resource type, with their sources; the plan's diff flags such a change as a replacement.
-        provisioners: the provisioners a pool of the cloud may name (``provisioning.provisioner``), each with the
-            page that documents it; none where the cloud has none.
+        provisioners: the provisioners a pool of the cloud may name (``provisioning.provisioner``), each with its
+            facts; none where the cloud has none.
         instance_family_separator: what ends an instance family in the cloud's instance type names (``.`` in
             ``g6e.xlarge``, ``-`` in ``g2-standard-4``), so ``provisioning.instance_families`` can name families;
             ``None`` where the library names no families (AKS VM sizes).
@@ -420,7 +445,7 @@ class CloudFacts:
     accelerator_type_source: str | None = None
     encoded_inputs: tuple[EncodedInput, ...] = ()
     force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
-    provisioners: Mapping[ProvisionerName, str] = field(default_factory=lambda: MappingProxyType({}))
+    provisioners: Mapping[ProvisionerName, ProvisionerFacts] = field(default_factory=lambda: MappingProxyType({}))
     instance_family_separator: str | None = None
 
 

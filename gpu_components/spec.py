@@ -1252,7 +1252,7 @@ def _provisioning(
                 provisioner,
                 f"not a provisioner of {facts_for(cloud).service}",
                 ", ".join(offered) or "none",
-                "; ".join(offered.values()) or None,
+                "; ".join(f.source for f in offered.values()) or None,
             )
         )
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)

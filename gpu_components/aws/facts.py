@@ -42,6 +42,7 @@ from gpu_components.cloud_facts import (
     NodeRolls,
     NodeTemplate,
     PoolNameRule,
+    ProvisionerFacts,
     ReservedPrefixes,
     TemplateSharing,
 )
@@ -143,8 +144,24 @@ the resource; a launch template's other settings make a new version of it in pla
 FACTS = CloudFacts(
     provisioners=MappingProxyType(
         {
-            "karpenter": "https://karpenter.sh/docs/concepts/nodepools/",
-            "eks-auto-mode": "https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
+            "karpenter": ProvisionerFacts(
+                source="https://karpenter.sh/docs/concepts/nodepools/",
+                gpu_name_label="karpenter.k8s.aws/instance-gpu-name",
+                gpu_count_label="karpenter.k8s.aws/instance-gpu-count",
+                gpu_memory_label="karpenter.k8s.aws/instance-gpu-memory",
+                instance_family_label="karpenter.k8s.aws/instance-family",
+                do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
+                labels_source="https://karpenter.sh/docs/reference/instance-types/",
+            ),
+            "eks-auto-mode": ProvisionerFacts(
+                source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
+                gpu_name_label="eks.amazonaws.com/instance-gpu-name",
+                gpu_count_label="eks.amazonaws.com/instance-gpu-count",
+                gpu_memory_label="eks.amazonaws.com/instance-gpu-memory",
+                instance_family_label="eks.amazonaws.com/instance-family",
+                do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
+                labels_source="https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html",
+            ),
         }
     ),
     instance_family_separator=".",

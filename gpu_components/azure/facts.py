@@ -40,6 +40,7 @@ from gpu_components.cloud_facts import (
     NodePoolResource,
     NodeRolls,
     PoolNameRule,
+    ProvisionerFacts,
     ReservedPrefixes,
 )
 
@@ -133,7 +134,17 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 
 FACTS = CloudFacts(
     provisioners=MappingProxyType(
-        {"node-auto-provisioning": "https://learn.microsoft.com/azure/aks/node-autoprovision"}
+        {
+            "node-auto-provisioning": ProvisionerFacts(
+                source="https://learn.microsoft.com/azure/aks/node-autoprovision",
+                gpu_name_label="karpenter.azure.com/sku-gpu-name",
+                gpu_count_label="karpenter.azure.com/sku-gpu-count",
+                gpu_memory_label=None,
+                instance_family_label="karpenter.azure.com/sku-family",
+                do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
+                labels_source="https://learn.microsoft.com/azure/aks/node-autoprovision-node-pools",
+            )
+        }
     ),
     cloud="azure",
     service="AKS",

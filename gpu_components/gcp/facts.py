@@ -47,6 +47,7 @@ from gpu_components.cloud_facts import (
     NodePoolResource,
     NodeRolls,
     PoolNameRule,
+    ProvisionerFacts,
 )
 
 if TYPE_CHECKING:
@@ -161,7 +162,17 @@ role, project and condition; and of the example cluster: its name, location and 
 
 FACTS = CloudFacts(
     provisioners=MappingProxyType(
-        {"compute-class": "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes"}
+        {
+            "compute-class": ProvisionerFacts(
+                source="https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes",
+                gpu_name_label="cloud.google.com/gke-accelerator",
+                gpu_count_label="cloud.google.com/gke-accelerator-count",
+                gpu_memory_label=None,
+                instance_family_label="cloud.google.com/machine-family",
+                do_not_disrupt=("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
+                labels_source="https://cloud.google.com/kubernetes-engine/docs/how-to/gpus",
+            )
+        }
     ),
     instance_family_separator="-",
     cloud="gcp",
