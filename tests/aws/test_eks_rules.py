@@ -61,7 +61,7 @@ def test_gb200_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
     assert (problem.path, problem.message, problem.valid) == (
         "pools[0].ami_type",
         "built for x86_64, but p6e-gb200.36xlarge is arm64",
-        "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA",
+        "AL2023_ARM_64_NVIDIA",
     )
     b300 = spec(instance_type="p6-b300.48xlarge", mig={"profile": "1g.34gb"})
     assert (b300.cpu_architecture, b300.gpu.name, b300.gpu_count) == ("x86_64", "B300", 8)
@@ -78,8 +78,27 @@ def test_gb300_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
     assert (problem.path, problem.message, problem.valid) == (
         "pools[0].ami_type",
         "built for x86_64, but p6e-gb300.36xlarge is arm64",
-        "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA",
+        "AL2023_ARM_64_NVIDIA",
     )
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile"), [("p6e-gb200.36xlarge", "1g.23gb"), ("p6e-gb300.36xlarge", "1g.35gb")]
+)
+def test_the_bottlerocket_arm_nvidia_ami_is_refused_on_grace_blackwell_hosts(instance_type: str, profile: str) -> None:
+    # EKS's AMI table lists g5g alone for Bottlerocket aarch64 aws-k8s-nvidia; p6e-gb200/p6e-gb300 take AL2023 ARM
+    pool = spec(instance_type=instance_type)
+    [problem] = eks_problems(pool, "BOTTLEROCKET_ARM_64_NVIDIA", "pools[0]")
+    assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
+        "pools[0].ami_type",
+        "BOTTLEROCKET_ARM_64_NVIDIA",
+        f"EKS's BOTTLEROCKET_ARM_64_NVIDIA AMI supports only the g5g instance family, not {instance_type}",
+        "AL2023_ARM_64_NVIDIA",
+        "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
+    )
+    assert eks_problems(spec(instance_type="g5g.xlarge"), "BOTTLEROCKET_ARM_64_NVIDIA") == []
+    [mig] = eks_problems(spec(instance_type=instance_type, mig={"profile": profile}), None)
+    assert (mig.path, mig.valid) == ("mig", "gpu_stack gpu-operator")
 
 
 def test_g7e_is_x86_64_rtx_pro_6000_and_its_mig_is_the_operators() -> None:
