@@ -149,9 +149,9 @@ class EksGpuNodeGroupArgs(TypedDict):
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
     ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``, which EKS supports on
-    g5g only). Defaults to ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device plugin on the
-    host, configured through Bottlerocket settings, and the device plugin DaemonSet (or, under the GPU Operator, every
-    operand) is then kept off the pool."""
+    g5g only). Defaults to ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type
+    runs the device plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet
+    (or, under the GPU Operator, every operand) is then kept off the pool."""
     tags: NotRequired[Mapping[str, str]]
     """AWS tags for the node group. Defaults to none. Keys under ``k8s.io/cluster-autoscaler/node-template/`` are
     refused: the library sets them (the autoscaler reads node group tags too, and they would override the
