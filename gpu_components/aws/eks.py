@@ -2,7 +2,8 @@
 
 EKS spellings live in this package and nowhere else: AMI types and taint effects (``NO_SCHEDULE``) in
 :mod:`gpu_components.aws.facts`, which the plan and the policy pack read without the AWS SDKs, ``SPOT`` here. Facts:
-- NVIDIA AMI types and the AL2023 NVIDIA AMI contents (driver and container toolkit, no device plugin):
+- NVIDIA AMI types, the instance types each supports (the Bottlerocket ARM NVIDIA AMI: g5g only, not the Grace
+  Blackwell p6e hosts) and the AL2023 NVIDIA AMI contents (driver and container toolkit, no device plugin):
   https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
 - Taint effects and node group inputs: https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html
 - Node role policies: https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html
@@ -58,6 +59,7 @@ from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
     BOTTLEROCKET_AMI_TYPES,
+    BOTTLEROCKET_ARM_NVIDIA_FAMILIES,
     DEFAULT_AMI_TYPES,
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
@@ -146,10 +148,10 @@ class EksGpuNodeGroupArgs(TypedDict):
     (``NODE_ROLE_POLICIES``)."""
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
-    ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``). Defaults to
-    ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device plugin on the
-    host, configured through Bottlerocket settings, and the device plugin DaemonSet (or, under the GPU Operator, every
-    operand) is then kept off the pool."""
+    ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``, which EKS supports on
+    g5g only). Defaults to ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type
+    runs the device plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet
+    (or, under the GPU Operator, every operand) is then kept off the pool."""
     tags: NotRequired[Mapping[str, str]]
     """AWS tags for the node group. Defaults to none. Keys under ``k8s.io/cluster-autoscaler/node-template/`` are
     refused: the library sets them (the autoscaler reads node group tags too, and they would override the
@@ -170,6 +172,19 @@ class EksGpuNodeGroupArgs(TypedDict):
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
     """The AMI type to use: ``ami_type`` when given, else the AL2023 NVIDIA AMI for the CPU architecture."""
     return ami_type if ami_type is not None else DEFAULT_AMI_TYPES[spec.cpu_architecture]
+
+
+def supported_ami_types(spec: GpuNodePoolSpec) -> tuple[str, ...]:
+    """The NVIDIA AMI types EKS supports for the pool's instance type: those of its CPU architecture, less
+    ``BOTTLEROCKET_ARM_64_NVIDIA`` outside :data:`~gpu_components.aws.facts.BOTTLEROCKET_ARM_NVIDIA_FAMILIES`
+    (:data:`SOURCE_AMI_TYPES`)."""
+    family = spec.instance_type.split(".", 1)[0]
+    return tuple(
+        name
+        for name, arch in NVIDIA_AMI_TYPES.items()
+        if arch == spec.cpu_architecture
+        and (name != BOTTLEROCKET_AMI_TYPES["arm64"] or family in BOTTLEROCKET_ARM_NVIDIA_FAMILIES)
+    )
 
 
 def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
@@ -252,14 +267,25 @@ def _ami_problems(
                 SOURCE_AMI_TYPES,
             )
         ]
+    supported = supported_ami_types(spec)
     if arch != spec.cpu_architecture:
-        valid = ", ".join(name for name, a in NVIDIA_AMI_TYPES.items() if a == spec.cpu_architecture)
         return [
             Problem(
                 where,
                 chosen,
                 f"built for {arch}, but {spec.instance_type} is {spec.cpu_architecture}",
-                valid,
+                ", ".join(supported),
+                SOURCE_AMI_TYPES,
+            )
+        ]
+    if chosen not in supported:
+        return [
+            Problem(
+                where,
+                chosen,
+                f"EKS's {chosen} AMI supports only the {', '.join(sorted(BOTTLEROCKET_ARM_NVIDIA_FAMILIES))} "
+                f"instance family, not {spec.instance_type}",
+                ", ".join(supported),
                 SOURCE_AMI_TYPES,
             )
         ]
@@ -267,13 +293,16 @@ def _ami_problems(
         return bottlerocket.bottlerocket_problems(spec, path)
     if spec.mig is not None and gpu_stack != "gpu-operator":
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
+        valid = "gpu_stack gpu-operator"
+        if bottlerocket_type in supported:
+            valid += f", or ami_type {bottlerocket_type} with a uniform mig.profile"
         return [
             Problem(
                 f"{path}.mig" if path else "mig",
                 spec.mig.config_name,
                 f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
-                f"gpu_stack gpu-operator, or ami_type {bottlerocket_type} with a uniform mig.profile",
+                valid,
                 SOURCE_MIG_ON_EKS,
             )
         ]

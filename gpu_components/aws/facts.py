@@ -76,6 +76,11 @@ BOTTLEROCKET_AMI_TYPES: Mapping[CpuArchitecture, str] = MappingProxyType(
     {"x86_64": "BOTTLEROCKET_x86_64_NVIDIA", "arm64": "BOTTLEROCKET_ARM_64_NVIDIA"}
 )
 """Bottlerocket NVIDIA AMI type by CPU architecture (its host device plugin makes MIG partitions from settings)."""
+BOTTLEROCKET_ARM_NVIDIA_FAMILIES = frozenset({"g5g"})
+"""Instance families the Bottlerocket aarch64 NVIDIA AMI supports: EKS's AMI table (:data:`SOURCE_AMI_TYPES`) lists
+g5g alone under "Bottlerocket aarch64/arm64 aws-k8s-nvidia", while the Grace Blackwell hosts (p6e-gb200,
+p6e-gb300) are listed under "AL2023 ARM NVIDIA" only. The x86_64 Bottlerocket and AL2023 NVIDIA AMIs list the same
+families."""
 
 TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
     {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}

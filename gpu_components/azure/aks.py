@@ -105,8 +105,9 @@ AKS_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H100-94GB", "H200-141GB"
 """Catalog GPU models AKS makes MIG partitions on (``gpuInstanceProfile``): "Multi-instance GPU is currently
 supported on NVIDIA A100, H100, and H200 series GPU VM sizes on AKS" (:data:`SOURCE_MIG_ON_AKS`, "Prerequisites and
 limitations"; MicrosoftDocs/azure-aks-docs ``articles/aks/gpu-multi-instance.md``, ms.date 05/22/2026). The GB200
-of the ND GB200 v6 sizes is MIG-capable but not among them. The library makes every AKS MIG pool with
-``gpuInstanceProfile``, the GPU Operator's MIG manager kept off it, under any ``gpu_stack``."""
+of the ND GB200 v6 sizes and the GB300 of the ND GB300 v6 sizes are MIG-capable but not among them. The library
+makes every AKS MIG pool with ``gpuInstanceProfile``, the GPU Operator's MIG manager kept off it, under any
+``gpu_stack``."""
 
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
 """``gpu_driver`` -> ``gpuProfile.driver``."""

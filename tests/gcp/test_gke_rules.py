@@ -188,6 +188,14 @@ def test_an_arm_a4x_pool_carries_gkes_arm_taint_which_is_tolerated_but_not_sent(
     assert gke_effective_taints(spec(instance_type="g4-standard-48")) == (DEFAULT_GPU_TAINT,)
 
 
+def test_an_a4x_max_pool_is_arm64_gb300_with_gkes_arm_taint() -> None:
+    pool = spec(instance_type="a4x-maxgpu-4g-metal")
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB300", 4)
+    assert accelerator_type_for(pool) == "nvidia-gb300"
+    assert gke_effective_taints(pool) == (DEFAULT_GPU_TAINT, Taint("kubernetes.io/arch", "arm64", "NoSchedule"))
+    assert gke_problems(pool, None) == []
+
+
 # ------------------------------------------------------------------------------------------ workload side
 
 
@@ -288,6 +296,7 @@ def test_b200_partitions_are_gkes_and_its_accelerator_is_nvidia_b200() -> None:
     ("instance_type", "profile", "gpu", "accelerator"),
     [
         ("a4x-highgpu-4g", "1g.23gb", "GB200", "nvidia-gb200"),
+        ("a4x-maxgpu-4g-metal", "1g.35gb", "GB300", "nvidia-gb300"),
         ("g4-standard-48", "1g.24gb", "RTX-PRO-6000", "nvidia-rtx-pro-6000"),
     ],
 )
