@@ -30,7 +30,7 @@ from gpu_components.enums import (
     TaintEffectName,
     value_of,
 )
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, parse_mig_profile_name
 from gpu_components.shape import STRICT, plain, shape_problems
 
@@ -336,12 +336,15 @@ class Mig:
     layout's name in mig-parted terms, also the value of the node label ``nvidia.com/mig.config``:
     :func:`~gpu_components.mig.mig_config_name` for a uniform profile (``all-1g.10gb``, ``all-1g.10gb.me`` for
     ``1g.10gb+me``), ``custom-<pool>`` for a layout.
+    ``strategy_set`` is ``False`` when the input left ``strategy`` to its default (``single``), so an error about
+    the strategy shows it as the default rather than as a value the user wrote.
     """
 
     devices: Mapping[str, int]
     strategy: MigStrategy
     profile: str | None
     config_name: str
+    strategy_set: bool = field(default=True, compare=False)
 
     @property
     def instances_per_gpu(self) -> int:
@@ -669,13 +672,27 @@ def _gpu_names() -> str:
     return ", ".join(model.name for model in catalog.gpu_models())
 
 
-def _size_problems(min_size: int, desired: int, max_size: int, path: str) -> list[Problem]:
+def _size_problems(min_size: int, desired: int | None, max_size: int, path: str) -> list[Problem]:
+    """Node-count problems; ``desired`` is ``None`` when not set (it defaults to ``min_size``), so a ``min_size``
+    above ``max_size`` is reported at ``min_size``, the value the user wrote, not at a ``desired_size`` they never
+    set (nor anything when ``min_size`` is 0, maybe its default: the ``max_size`` problem says it all)."""
     problems: list[Problem] = []
     if min_size < 0:
         problems.append(Problem(_join(path, "min_size"), min_size, "must not be negative", ">= 0"))
     if max_size < 1:
         problems.append(Problem(_join(path, "max_size"), max_size, "a pool needs room for at least one node", ">= 1"))
-    if not min_size <= desired <= max_size:
+    if desired is None:
+        if min_size > max(max_size, 0):
+            problems.append(
+                Problem(
+                    _join(path, "min_size"),
+                    min_size,
+                    f"node counts must satisfy min_size <= max_size (max_size={max_size}; desired_size, not set, "
+                    "defaults to min_size)",
+                    f"0..{max_size}" if max_size >= 0 else None,
+                )
+            )
+    elif not min_size <= desired <= max_size:
         problems.append(
             Problem(
                 _join(path, "desired_size"),
@@ -865,7 +882,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             problems.append(
                 Problem(
                     f"{where}.strategy",
-                    strategy,
+                    strategy if "strategy" in given else Default(strategy),
                     "the single MIG strategy needs one profile on every GPU; a layout of several profiles "
                     "needs the mixed strategy",
                     "mixed",
@@ -876,7 +893,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         return None, problems
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
-    return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
+    return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given), []
 
 
 def _media_engine_problems(devices: Mapping[str, int], gpu: GpuModel, field_path: str) -> list[Problem]:
@@ -927,8 +944,8 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     hardware, found = _hardware(args, cloud, path)
     problems += found
     min_size = args.get("min_size", 0)
+    problems += _size_problems(min_size, args.get("desired_size"), args["max_size"], path)
     desired = args.get("desired_size", min_size)
-    problems += _size_problems(min_size, desired, args["max_size"], path)
     problems += _node_limit_problems(args["max_size"], cloud, path)
     disk_size_gb = args.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     problems += _disk_size_problems(disk_size_gb, path)
