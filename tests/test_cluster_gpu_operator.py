@@ -9,7 +9,7 @@ import pytest
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.cluster import validate_cluster
-from gpu_components.errors import Problem
+from gpu_components.errors import Combined, Problem
 from gpu_components.plan import Plan
 from tests.helpers import names, plan_of, resource
 
@@ -154,7 +154,7 @@ def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_at_their_input_position
         },
     ]
     problem = only(problems("aws", pools))
-    assert (problem.path, problem.value) == ("pools[1].mps", {"replicas": 4, "trusted": True})
+    assert (problem.path, problem.value) == ("pools[1].mps", Combined(("pools[1].mps", "pools[2].mig.strategy")))
     assert problem.message.startswith("MPS pool mps and pools[2] (mixed), whose MIG strategy is mixed, cannot share")
     assert problem.valid == (
         "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)"

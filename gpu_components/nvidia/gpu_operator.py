@@ -57,7 +57,7 @@ from typing import Any
 
 from gpu_components.catalog import Cloud, CpuArchitecture
 from gpu_components.cloud_facts import facts_for
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, Default, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import (
     DEFAULT_CONFIG_NAME,
     config_hash,
@@ -249,7 +249,9 @@ def mig_strategy(specs: Sequence[GpuNodePoolSpec]) -> MigStrategy:
 
 def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: str = "") -> list[Problem]:
     """MPS pools among ``specs`` when the operator's MIG strategy (:func:`mig_strategy`) is ``mixed``: one problem
-    per MPS pool, at ``<path>.pools[<i>].mps``, naming it, the MIG pool that makes the strategy ``mixed`` and why.
+    per MPS pool, at ``<path>.pools[<i>].mps``, naming it, the MIG pool that makes the strategy ``mixed`` and why;
+    its value is the two fields that combine (:class:`~gpu_components.errors.Combined`), not the pool's MPS
+    settings with their defaults filled in.
 
     The operator puts its one ``mig.strategy`` into every device plugin pod as ``MIG_STRATEGY`` (GPU Operator
     v26.7.0 ``controllers/object_controls.go``: ``TransformDevicePlugin`` and ``TransformMPSControlDaemon`` call
@@ -275,7 +277,7 @@ def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: st
         problems.append(
             Problem(
                 f"{prefix}pools[{index}].mps",
-                {"replicas": spec.sharing.replicas, "trusted": spec.sharing.trusted},
+                Combined((f"{prefix}pools[{index}].mps", f"{prefix}pools[{mig_index}].mig.strategy")),
                 f"MPS pool {spec.name} and {prefix}pools[{mig_index}] ({mig_pool.name}), whose MIG strategy is "
                 "mixed, cannot share one GPU Operator: the operator sets its one mig.strategy (mixed) in every "
                 "device plugin pod, over each pool's own config entry, and the device plugin refuses to start "
@@ -312,12 +314,13 @@ def gpu_operator_problems(
         first_index, first = mig_pools[0]
         for index, spec in mig_pools[1:]:
             if spec.mig is not None and first.mig is not None and spec.mig.strategy != first.mig.strategy:
+                first_default = "" if first.mig.strategy_set else " (its default)"
                 problems.append(
                     Problem(
                         f"{prefix}pools[{index}].mig.strategy",
-                        spec.mig.strategy,
+                        spec.mig.strategy if spec.mig.strategy_set else Default(spec.mig.strategy),
                         f"the GPU Operator has one MIG strategy per cluster (mig.strategy), and "
-                        f"{prefix}pools[{first_index}] ({first.name}) uses {first.mig.strategy}",
+                        f"{prefix}pools[{first_index}] ({first.name}) uses {first.mig.strategy}{first_default}",
                         first.mig.strategy,
                         SOURCE_OPERATOR_MIG,
                     )
