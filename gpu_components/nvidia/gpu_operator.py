@@ -148,7 +148,8 @@ def driver_owner_problems(
         cpu_architecture: the pool's CPU architecture, which picks the default of ``node_driver`` (EKS: the AL2023
             NVIDIA AMI of the architecture). Defaults to ``x86_64``.
 
-    Returns one problem (at ``node_driver_path``, naming both settings) when both or neither install the driver,
+    Returns one problem (at ``node_driver_path``, naming both settings; an unset ``node_driver`` shown as its default,
+    ``(default: AL2023_x86_64_NVIDIA)``) when both or neither install the driver,
     and, where the cloud's installation must be off under the operator, when it is on: NVIDIA's GKE guide requires
     ``gpu-driver-version=disabled`` with the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with
     ``operator_driver: true`` passes (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
@@ -158,6 +159,8 @@ def driver_owner_problems(
     chosen = node_driver if node_driver is not None else rule.defaults[cpu_architecture]
     prefix = f"{path}." if path else ""
     where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{rule.setting}"
+    # An unset driver option is shown as its default, never as a value the user wrote.
+    shown: object = chosen if node_driver is not None else Default(chosen)
     node = node_installs_driver(cloud, chosen)
     both = f"{rule.setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
     needs = f" ({rule.operator_driver_needs})" if rule.operator_driver_needs else ""
@@ -166,7 +169,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"{reason} ({both}); {rule.operator_exclusive}",
                 f"{rule.setting} {rule.off} with {operator_driver_path} true{needs}",
                 rule.source,
@@ -176,7 +179,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"two parties would install the NVIDIA driver: the {rule.owner} and the GPU Operator ({both})",
                 f"{operator_driver_path} false (every {rule.owner} ships the driver)"
                 if rule.off is None
@@ -188,7 +191,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"nobody would install the NVIDIA driver: not the {rule.owner} and not the GPU Operator ({both})",
                 f"{operator_driver_path} true{needs}"
                 if rule.operator_exclusive

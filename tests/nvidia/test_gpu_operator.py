@@ -133,8 +133,20 @@ def test_two_owners_or_none_is_rejected_naming_both_settings(
 
 def test_an_arm64_eks_pool_without_an_ami_type_is_told_of_the_arm64_ami() -> None:
     (problem,) = driver_owner_problems("aws", None, True, "pools[0]", cpu_architecture="arm64")
-    assert problem.value == "AL2023_ARM_64_NVIDIA"
+    assert problem.value == Default("AL2023_ARM_64_NVIDIA")
     assert "(ami_type AL2023_ARM_64_NVIDIA and gpu_operator.operator_driver true)" in problem.message
+
+
+def test_an_unset_driver_option_is_shown_as_its_default_and_a_written_one_as_written() -> None:
+    (unset,) = driver_owner_problems("azure", None, True, "pools[0]")
+    assert str(unset) == (
+        "pools[0].azure.gpu_driver: two parties would install the NVIDIA driver: the AKS node image and the GPU "
+        "Operator (gpu_driver aks and gpu_operator.operator_driver true) (default: aks); valid: "
+        "gpu_operator.operator_driver false, or gpu_driver none with gpu_operator.operator_driver true "
+        "[source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html]"
+    )
+    (written,) = driver_owner_problems("azure", "aks", True, "pools[0]")
+    assert written.reason == unset.reason.replace("(default: aks)", "(got 'aks')")
 
 
 def test_on_gke_only_the_operators_driver_with_gkes_installation_off_is_offered() -> None:
