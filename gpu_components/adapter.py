@@ -20,7 +20,7 @@ import pulumi
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
 from gpu_components.enums import GpuStackName
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
@@ -279,7 +279,8 @@ def example_cluster_problems(
 
     Returns:
         the problems, with paths ``cluster.<key>`` and ``cluster.<system key>.<name>``; a defaulted value is
-        marked ``(default)`` in the message.
+        marked ``(default)`` in the message, and a problem at a field left to its default shows it as
+        ``(default: 2)`` (:class:`~gpu_components.errors.Default`), not as a value given.
     """
     if cluster.get("existing", False):
         ignored = [
@@ -304,6 +305,9 @@ def example_cluster_problems(
     def label(name: str) -> str:
         return f"{name} {values[name]}" + ("" if name in given else " (default)")
 
+    def shown(name: str) -> object:
+        return values[name] if name in given else Default(values[name])
+
     low, count, high = system.names
     path = f"cluster.{system.key}"
     problems = []
@@ -311,7 +315,7 @@ def example_cluster_problems(
         problems.append(
             Problem(
                 f"{path}.{low}",
-                values[low],
+                shown(low),
                 f"must be at least {system.floor}",
                 f">= {system.floor}",
                 system.floor_source,
@@ -320,13 +324,13 @@ def example_cluster_problems(
     least_high = max(values[low], 1)
     if values[high] < least_high:
         problems.append(
-            Problem(f"{path}.{high}", values[high], f"must be at least 1 and at least {label(low)}", f">= {least_high}")
+            Problem(f"{path}.{high}", shown(high), f"must be at least 1 and at least {label(low)}", f">= {least_high}")
         )
     elif not values[low] <= values[count] <= values[high]:
         problems.append(
             Problem(
                 f"{path}.{count}",
-                values[count],
+                shown(count),
                 f"{label(count)} must lie between {label(low)} and {label(high)}",
                 f"{values[low]}..{values[high]}",
             )
