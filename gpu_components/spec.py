@@ -351,6 +351,18 @@ class Mig:
         """MIG devices on each GPU."""
         return sum(self.devices.values())
 
+    @property
+    def as_given(self) -> dict[str, object]:
+        """The pool's ``mig`` input as the user wrote it, for an error about the whole field: ``{"profile": ...}``
+        or ``{"layout": {...}}``, with ``"strategy"`` when it was set (not the devices a profile fills each GPU
+        with, nor the config name)."""
+        given: dict[str, object] = (
+            {"profile": self.profile} if self.profile is not None else {"layout": dict(self.devices)}
+        )
+        if self.strategy_set:
+            given["strategy"] = self.strategy
+        return given
+
 
 Sharing = TimeSlicing | Mps
 

@@ -270,7 +270,7 @@ def _ami_problems(
         return [
             Problem(
                 f"{path}.mig" if path else "mig",
-                spec.mig.config_name,
+                spec.mig.as_given,
                 f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
                 f"gpu_stack gpu-operator, or ami_type {bottlerocket_type} with a uniform mig.profile",

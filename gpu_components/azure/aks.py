@@ -242,7 +242,7 @@ def aks_problems(
         problems.append(
             Problem(
                 where,
-                mig.profile if mig.profile is not None else dict(mig.devices),
+                mig.as_given,
                 f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
                 f"{spec.instance_type} carries {spec.gpu.name}",
                 f"a VM size with one of {', '.join(AKS_MIG_GPUS)}, or no mig",

@@ -436,7 +436,7 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
             problems.append(
                 Problem(
                     _join(path, "mig"),
-                    mig.profile if mig.profile is not None else dict(mig.devices),
+                    mig.as_given,
                     f"GKE makes MIG partitions only on {', '.join(GKE_MIG_GPUS)}; {spec.instance_type} carries "
                     f"{spec.gpu.name}",
                     "gpu_stack gpu-operator (its MIG manager partitions any MIG-capable GPU), or a machine type "

@@ -168,7 +168,7 @@ def test_a_gb200_vm_is_arm64_and_takes_no_gpu_instance_profile() -> None:
     assert aks_problems(pool, None) == []
     assert "gpu_instance_profile" not in agent_pool_inputs(pool)
     [problem] = aks_problems(spec(instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb+me"}), None)
-    assert (problem.path, problem.value) == ("mig", "1g.23gb+me")
+    assert (problem.path, problem.value) == ("mig", {"profile": "1g.23gb+me"})
 
 
 def test_mig_layout_is_rejected() -> None:
@@ -232,7 +232,7 @@ def test_mig_on_a_gb200_vm_size_is_rejected_by_aks() -> None:
     [problem] = aks_problems(pool, None, "pools[0]")
     assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
         "pools[0].mig",
-        "1g.23gb",
+        {"profile": "1g.23gb"},  # the mig field as written
         "AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
         "Standard_ND128isr_NDR_GB200_v6 carries GB200",
         "a VM size with one of A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200-141GB, or no mig",

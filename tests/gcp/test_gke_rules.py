@@ -297,7 +297,7 @@ def test_mig_on_a_gpu_gke_does_not_partition_is_refused_unless_the_operator_make
     pool = spec(instance_type=instance_type, mig={"profile": profile})
     assert accelerator_type_for(pool) == accelerator
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].mig", profile)
+    assert (problem.path, problem.value) == ("pools[0].mig", {"profile": profile})
     assert problem.message == (
         f"GKE makes MIG partitions only on A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200; {instance_type} "
         f"carries {gpu}"
