@@ -32,7 +32,7 @@ from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CLOUDS, facts_for
 from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
 from gpu_components.shape import args_problems, shape_problems
 from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
@@ -274,7 +274,11 @@ def _cloud_problems(
     cloud. A ``cloud`` not among the clouds is a shape problem, listed already."""
     clouds = sorted(component_clouds)
     if len(clouds) > 1:
-        return [Problem("pools", clouds, "the pools of one add-on must be of one cluster's cloud")]
+        # No one value was written wrong: the components' clouds combine into the problem, so name the components.
+        on = "; ".join(f"{', '.join(component_clouds[c])} on {c}" for c in clouds)
+        fields = tuple(sorted((p for c in clouds for p in component_clouds[c]), key=_pool_index))
+        message = f"the pools of one add-on must be of one cluster's cloud, but the node-pool components are not ({on})"
+        return [Problem("pools", Combined(fields), message)]
     if "cloud" not in args:
         if not plain_pools:
             return []
@@ -300,6 +304,11 @@ def _cloud_problems(
             f"{components_cloud}, the components' cloud",
         )
     ]
+
+
+def _pool_index(path: str) -> int:
+    """The index in a component's path ``pools[<index>]``."""
+    return int(path.removeprefix("pools[").removesuffix("]"))
 
 
 def _plain_pool(
