@@ -288,6 +288,12 @@ class Taint(Mapping[str, str]):
         """This taint as :class:`TaintArgs`, the shape component args take."""
         return {"key": self.key, "value": self.value, "effect": self.effect}
 
+    def as_given(self) -> dict[str, str]:
+        """The taint as a pool's ``taints`` item gives it, for an error: ``{"key", "value", "effect"}``, without
+        ``value`` when it is empty."""
+        given = {"key": self.key, "value": self.value, "effect": self.effect}
+        return given if self.value else {"key": self.key, "effect": self.effect}
+
     @property
     def text(self) -> str:
         """The taint as ``kubectl taint`` writes it: ``key=value:Effect``, or ``key:Effect`` without a value
@@ -378,6 +384,8 @@ class GpuNodePoolSpec:
         labels: the user's node labels (the library adds its own in the adapters).
         taints: every taint of the pool, the default GPU taint first when on.
         sharing: time-slicing, MPS, or ``None`` for exclusive GPUs. mig: MIG layout or ``None``.
+        gpu_taint: whether the default GPU taint is on (input ``gpu_taint``, default ``True``), so
+            :meth:`taint_path` can tell the user's taints from it.
     """
 
     name: str
@@ -395,6 +403,13 @@ class GpuNodePoolSpec:
     taints: tuple[Taint, ...] = (DEFAULT_GPU_TAINT,)
     sharing: Sharing | None = None
     mig: Mig | None = None
+    gpu_taint: bool = True
+
+    def taint_path(self, index: int) -> str:
+        """Where ``taints[index]`` of this spec sits in the input: ``taints[<i>]`` for a taint the user gave,
+        ``gpu_taint`` for the default GPU taint (first when on)."""
+        offset = 1 if self.gpu_taint else 0
+        return "gpu_taint" if index < offset else f"taints[{index - offset}]"
 
     @classmethod
     def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
@@ -577,7 +592,7 @@ def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[P
                 if clash[0] == DEFAULT_GPU_TAINT
                 else "a taint with this key and effect is already given"
             )
-            problems.append(Problem(where, taint.text, message, None, SOURCE_TAINTS))
+            problems.append(Problem(where, dict(given), message, None, SOURCE_TAINTS))
         taints.append(taint)
     return tuple(taints), problems
 
@@ -988,6 +1003,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         taints=taints,
         sharing=sharing,
         mig=mig,
+        gpu_taint=args.get("gpu_taint", True),
     )
 
 

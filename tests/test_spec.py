@@ -218,6 +218,23 @@ def test_labels_beside_the_gpu_operator_prefix_are_allowed() -> None:
 def test_taint_duplicating_the_default_gpu_taint_is_rejected() -> None:
     problem = only_problem(pool(taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]))
     assert problem.message == "duplicates the default GPU taint; set gpu_taint: false to replace it"
+    # the taint as written, not its kubectl text nvidia.com/gpu=true:NoSchedule
+    assert (problem.path, problem.value) == (
+        "taints[0]",
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+    )
+
+
+def test_spec_taint_paths_skip_the_default_gpu_taint() -> None:
+    taints = [{"key": "a", "effect": "NoSchedule"}, {"key": "b", "value": "", "effect": "NoExecute"}]
+    on = GpuNodePoolSpec.from_args(pool(taints=taints), "aws")
+    off = GpuNodePoolSpec.from_args(pool(gpu_taint=False, taints=taints), "aws")
+    assert [on.taint_path(i) for i in range(3)] == ["gpu_taint", "taints[0]", "taints[1]"]
+    assert [off.taint_path(i) for i in range(2)] == ["taints[0]", "taints[1]"]
+    assert [t.as_given() for t in off.taints] == [
+        {"key": "a", "effect": "NoSchedule"},
+        {"key": "b", "effect": "NoExecute"},
+    ]
 
 
 def test_time_slicing_needs_two_replicas() -> None:

@@ -340,12 +340,12 @@ def gke_problems(
             )
         )
     problems += _attached_gpu_problems(spec, path)
-    for taint in spec.taints:
+    for index, taint in enumerate(spec.taints):
         if taint.key == GPU_TAINT_KEY and taint != DEFAULT_GPU_TAINT:
             problems.append(
                 Problem(
-                    _join(path, "taints"),
-                    taint.text,
+                    _join(path, spec.taint_path(index)),
+                    taint.as_given(),
                     f"GKE taints GPU nodes {DEFAULT_GPU_TAINT.text} itself; another value or effect for this key "
                     "would conflict with it",
                     f"{DEFAULT_GPU_TAINT.text} (gpu_taint: true), or a taint with another key",
