@@ -100,6 +100,8 @@ class PoolView:
     EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), the default filled in; what the GPU Operator's
     driver-ownership rule reads."""
     served_by: str | None = None
+    driver_setting_set: bool = True
+    """Whether ``driver_setting`` was given (``False``: the default filled in)."""
 
 
 def adopt_view(component: GpuNodePool, view: PoolView) -> None:
@@ -112,6 +114,18 @@ def adopt_view(component: GpuNodePool, view: PoolView) -> None:
     component.node_selector = view.node_selector
     component.autoscaler_note = view.autoscaler_note
     component.tolerations = view.tolerations
+    setattr(component, _DRIVER_SETTING_SET, view.driver_setting_set)
+
+
+def driver_setting_set(pool: GpuNodePool) -> bool:
+    """Whether a node-pool component's args set its cloud's driver setting (EKS ``ami_type``, AKS ``gpu_driver``,
+    GKE ``driver_version``); ``False`` when the default is in use, so an add-on's error shows it as the default. Kept
+    off the components' declared attributes, which are their outputs."""
+    return bool(getattr(pool, _DRIVER_SETTING_SET, True))
+
+
+_DRIVER_SETTING_SET = "_driver_setting_set"
+"""The private attribute :func:`adopt_view` sets for :func:`driver_setting_set`."""
 
 
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:

@@ -387,6 +387,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
         driver_setting=chosen,
+        driver_setting_set=ami_type is not None,
     )
 
 

@@ -398,6 +398,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         autoscaler_note=aks_autoscaler_note(spec),
         tolerations=tolerations(taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+        driver_setting_set=gpu_driver is not None,
     )
 
 
@@ -466,7 +467,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
-        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
+        view = aks_pool_view(spec, self.gpu_driver if "gpu_driver" in args else None, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name

@@ -650,6 +650,7 @@ def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_
         autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
         tolerations=tolerations(taints),
         driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+        driver_setting_set=driver_version is not None,
     )
 
 

@@ -131,6 +131,7 @@ def driver_owner_problems(
     node_driver_path: str | None = None,
     operator_driver_path: str = "gpu_operator.operator_driver",
     cpu_architecture: CpuArchitecture = "x86_64",
+    node_driver_set: bool = True,
 ) -> list[Problem]:
     """The one driver-ownership rule of a pool served by the GPU Operator: exactly one party installs the driver.
 
@@ -147,6 +148,8 @@ def driver_owner_problems(
         operator_driver_path: where ``operator_driver`` sits.
         cpu_architecture: the pool's CPU architecture, which picks the default of ``node_driver`` (EKS: the AL2023
             NVIDIA AMI of the architecture). Defaults to ``x86_64``.
+        node_driver_set: ``False`` when ``node_driver`` is the default a node-pool component filled in, not a value
+            its args gave; the problem then shows it as the default. Defaults to ``True``.
 
     Returns one problem (at ``node_driver_path``, naming both settings; an unset ``node_driver`` shown as its default,
     ``(default: AL2023_x86_64_NVIDIA)``) when both or neither install the driver,
@@ -160,7 +163,7 @@ def driver_owner_problems(
     prefix = f"{path}." if path else ""
     where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{rule.setting}"
     # An unset driver option is shown as its default, never as a value the user wrote.
-    shown: object = chosen if node_driver is not None else Default(chosen)
+    shown: object = chosen if node_driver is not None and node_driver_set else Default(chosen)
     node = node_installs_driver(cloud, chosen)
     both = f"{rule.setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
     needs = f" ({rule.operator_driver_needs})" if rule.operator_driver_needs else ""
