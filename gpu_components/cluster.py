@@ -28,7 +28,7 @@ from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
 from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg, GpuStack, GpuStackArg, value_of
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.gcp.options import GkeWiringArgs
 from gpu_components.kubernetes.addon import namespace_problems, owned_value_problems
 from gpu_components.kubernetes.device_plugin import (
@@ -340,8 +340,11 @@ def _at_input_positions(problems: list[Problem], positions: Sequence[int], prefi
     def where(path: str) -> str:
         return f"{prefix}{at_input(path)}" if path.startswith("pools[") else f"{prefix}gpu_operator.{path}"
 
+    def value_at(value: object) -> object:
+        return Combined(tuple(where(field) for field in value.fields)) if isinstance(value, Combined) else value
+
     return [
-        Problem(where(problem.path), problem.value, at_input(problem.message), problem.valid, problem.source)
+        Problem(where(problem.path), value_at(problem.value), at_input(problem.message), problem.valid, problem.source)
         for problem in problems
     ]
 

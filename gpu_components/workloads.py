@@ -116,9 +116,9 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
     Args:
         value: the quantity as given.
         path: where it sits, for the problem.
-        integral_floats: accept floats with a whole value (``2.0``). Only for values that went through a protobuf
-            ``Struct`` (the Pulumi engine hands a policy pack every number as a double); callers writing Python
-            must never need it.
+        integral_floats: accept floats with a whole value (``2.0``), and show one in a problem as the integer the
+            user wrote (``0``, not ``0.0``). Only for values that went through a protobuf ``Struct`` (the Pulumi
+            engine hands a policy pack every number as a double); callers writing Python must never need it.
 
     Returns:
         ``(count, [])`` for a valid quantity, ``(None, [problem])`` otherwise.
@@ -146,8 +146,18 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
         message = "zero GPUs: leave the GPU resource out instead" if count == 0 else "a GPU count cannot be negative"
         count = None
     if count is None:
-        return None, [Problem(path, value, message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)]
+        return None, [
+            Problem(path, _as_written(value, integral_floats), message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)
+        ]
     return count, []
+
+
+def _as_written(value: object, integral_floats: bool) -> object:
+    """``value`` as the user wrote it: with ``integral_floats`` (numbers that went through a protobuf ``Struct``), a
+    whole-valued double is the integer the manifest had (``0``, not the engine's ``0.0``)."""
+    if integral_floats and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def max_gpus_per_container(
@@ -212,7 +222,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    requests[resource],
+                    _as_written(requests[resource], integral_floats),
                     "a GPU request without a limit: GPUs are set in limits (a request, if given, must equal it)",
                     f"limits[{resource!r}] with the same count",
                     SOURCE_SCHEDULE_GPUS,
@@ -228,7 +238,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    requests[resource],
+                    _as_written(requests[resource], integral_floats),
                     "a GPU request must equal the GPU limit",
                     str(limit),
                     SOURCE_SCHEDULE_GPUS,
@@ -238,7 +248,7 @@ def gpu_resource_problems(
         problems.append(
             Problem(
                 limit_path,
-                limits[resource],
+                _as_written(limits[resource], integral_floats),
                 f"the pool's GPU sharing lets a container ask for at most {max_per_container} shared GPU",
                 f"1..{max_per_container}",
                 max_source,

@@ -73,7 +73,14 @@ from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resourc
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Taint,
+    sharing_trust_labels,
+)
 from gpu_components.workloads import tolerations
 
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
@@ -228,20 +235,22 @@ def _autoscaler_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                 SOURCE_AUTOSCALER,
             )
         )
-    keys: set[str] = set()
-    for taint in spec.taints:
+    keys: dict[str, int] = {}
+    for index, taint in enumerate(spec.taints):
         if taint.key in keys:
+            first = spec.taint_path(keys[taint.key])
+            also = f"the default GPU taint {DEFAULT_GPU_TAINT.text}" if first == "gpu_taint" else f"{prefix}{first}"
             problems.append(
                 Problem(
-                    f"{prefix}taints",
-                    f"{taint.key}={taint.value}:{taint.effect}",
-                    f"a second taint with key {taint.key}: the Cluster Autoscaler learns an EKS pool's taints from "
-                    "one Auto Scaling group tag per key, which holds one value and effect",
+                    f"{prefix}{spec.taint_path(index)}",
+                    taint.as_given(),
+                    f"a second taint with key {taint.key} ({also} has it too): the Cluster Autoscaler learns an EKS "
+                    "pool's taints from one Auto Scaling group tag per key, which holds one value and effect",
                     "one taint per key on EKS",
                     SOURCE_AUTOSCALER,
                 )
             )
-        keys.add(taint.key)
+        keys.setdefault(taint.key, index)
     return problems
 
 
@@ -299,7 +308,7 @@ def _ami_problems(
         return [
             Problem(
                 f"{path}.mig" if path else "mig",
-                spec.mig.config_name,
+                spec.mig.as_given,
                 f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
                 valid,
@@ -407,6 +416,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
         driver_setting=chosen,
+        driver_setting_set=ami_type is not None,
     )
 
 

@@ -243,7 +243,7 @@ def aks_problems(
         problems.append(
             Problem(
                 where,
-                mig.profile if mig.profile is not None else dict(mig.devices),
+                mig.as_given,
                 f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
                 f"{spec.instance_type} carries {spec.gpu.name}",
                 f"a VM size with one of {', '.join(AKS_MIG_GPUS)}, or no mig",
@@ -399,6 +399,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         autoscaler_note=aks_autoscaler_note(spec),
         tolerations=tolerations(taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+        driver_setting_set=gpu_driver is not None,
     )
 
 
@@ -467,7 +468,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
-        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
+        view = aks_pool_view(spec, self.gpu_driver if "gpu_driver" in args else None, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name

@@ -340,12 +340,12 @@ def gke_problems(
             )
         )
     problems += _attached_gpu_problems(spec, path)
-    for taint in spec.taints:
+    for index, taint in enumerate(spec.taints):
         if taint.key == GPU_TAINT_KEY and taint != DEFAULT_GPU_TAINT:
             problems.append(
                 Problem(
-                    _join(path, "taints"),
-                    taint.text,
+                    _join(path, spec.taint_path(index)),
+                    taint.as_given(),
                     f"GKE taints GPU nodes {DEFAULT_GPU_TAINT.text} itself; another value or effect for this key "
                     "would conflict with it",
                     f"{DEFAULT_GPU_TAINT.text} (gpu_taint: true), or a taint with another key",
@@ -436,7 +436,7 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
             problems.append(
                 Problem(
                     _join(path, "mig"),
-                    mig.profile if mig.profile is not None else dict(mig.devices),
+                    mig.as_given,
                     f"GKE makes MIG partitions only on {', '.join(GKE_MIG_GPUS)}; {spec.instance_type} carries "
                     f"{spec.gpu.name}",
                     "gpu_stack gpu-operator (its MIG manager partitions any MIG-capable GPU), or a machine type "
@@ -650,6 +650,7 @@ def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_
         autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
         tolerations=tolerations(taints),
         driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+        driver_setting_set=driver_version is not None,
     )
 
 

@@ -144,6 +144,19 @@ def test_mig_on_al2023_points_to_bottlerocket() -> None:
     [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), None)
     assert problem.path == "mig"
     assert problem.valid == "gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile"
+    # the mig field as written, not the config name all-1g.5gb the library derives from it
+    assert problem.value == {"profile": "1g.5gb"}
+    assert str(problem) == (
+        "mig: AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
+        "MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); valid: gpu_stack "
+        f"gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile [source: {problem.source}]"
+    )
+
+
+def test_mig_on_al2023_echoes_a_layout_and_its_strategy_as_written() -> None:
+    layout = {"3g.20gb": 1, "2g.10gb": 2}
+    [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"layout": layout, "strategy": "mixed"}), None)
+    assert (problem.path, problem.value) == ("mig", {"layout": layout, "strategy": "mixed"})
 
 
 def test_bottlerocket_rejects_what_it_cannot_do() -> None:

@@ -168,7 +168,7 @@ def test_a_gb200_vm_is_arm64_and_takes_no_gpu_instance_profile() -> None:
     assert aks_problems(pool, None) == []
     assert "gpu_instance_profile" not in agent_pool_inputs(pool)
     [problem] = aks_problems(spec(instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb+me"}), None)
-    assert (problem.path, problem.value) == ("mig", "1g.23gb+me")
+    assert (problem.path, problem.value) == ("mig", {"profile": "1g.23gb+me"})
 
 
 def test_mig_layout_is_rejected() -> None:
@@ -239,7 +239,7 @@ def test_mig_on_a_grace_blackwell_vm_size_is_rejected_by_aks(instance_type: str,
     [problem] = aks_problems(pool, None, "pools[0]")
     assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
         "pools[0].mig",
-        profile,
+        {"profile": profile},  # the mig field as written
         f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; {instance_type} carries "
         f"{gpu}",
         "a VM size with one of A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200-141GB, or no mig",
@@ -257,7 +257,7 @@ def test_mig_is_rejected_on_every_azure_size_of_a_mig_gpu_aks_does_not_partition
     for name, gpu in sizes.items():
         profile = next(iter(catalog.gpu_model(gpu).mig_profiles))
         [problem] = aks_problems(spec(instance_type=name, mig={"profile": profile}), None)
-        assert (problem.path, problem.value) == ("mig", profile)
+        assert (problem.path, problem.value) == ("mig", {"profile": profile})
 
 
 def test_a_gb300_vm_is_arm64_with_four_whole_gpus() -> None:

@@ -306,7 +306,7 @@ def test_mig_on_a_gpu_gke_does_not_partition_is_refused_unless_the_operator_make
     pool = spec(instance_type=instance_type, mig={"profile": profile})
     assert accelerator_type_for(pool) == accelerator
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].mig", profile)
+    assert (problem.path, problem.value) == ("pools[0].mig", {"profile": profile})
     assert problem.message == (
         f"GKE makes MIG partitions only on A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200; {instance_type} "
         f"carries {gpu}"
@@ -331,10 +331,18 @@ def test_mixed_mig_strategy_is_rejected() -> None:
 def test_conflicting_gpu_taint_is_rejected() -> None:
     pool = spec(gpu_taint=False, taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].taints", "nvidia.com/gpu=true:NoSchedule")
+    # the taint as written, at its own index (not its kubectl text at the list)
+    assert (problem.path, problem.value) == (
+        "pools[0].taints[0]",
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+    )
     assert problem.message.startswith("GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself")
     no_execute = spec(taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"}])
-    assert only(gke_problems(no_execute, None)).value == "nvidia.com/gpu=present:NoExecute"
+    found = only(gke_problems(no_execute, None))
+    assert (found.path, found.value) == (
+        "taints[0]",  # the default GPU taint is on, so the user's first taint is the spec's second
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"},
+    )
 
 
 def test_explicit_gke_taint_without_the_default_is_fine() -> None:
