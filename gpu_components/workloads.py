@@ -406,7 +406,7 @@ def gpu_node_requirements(
     if not asked:
         return [], []
     field, value = asked[0]
-    problems = []
+    problems: list[Problem] = []
     if gpu_model is not None and not isinstance(gpu_model, str):
         problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
     if min_gpu_memory_gb is not None and (
@@ -440,11 +440,19 @@ def gpu_node_requirements(
     if len(wanted) == len(allowed):
         return [], []
     others = [name for name in allowed if name not in wanted]
-    return _requirements(spec, facts, wanted, others, by_memory_alone=gpu_model is None, field=field, value=value)
+    return _requirements(
+        spec.provisioning.provisioner,
+        facts,
+        wanted,
+        others,
+        by_memory_alone=gpu_model is None,
+        field=field,
+        value=value,
+    )
 
 
 def _requirements(
-    spec: GpuNodePoolSpec,
+    provisioner: str,
     facts: ProvisionerFacts,
     wanted: Sequence[str],
     others: Sequence[str],
@@ -454,15 +462,15 @@ def _requirements(
     value: object,
 ) -> tuple[list[NodeSelectorRequirement], list[Problem]]:
     """The requirements of :func:`gpu_node_requirements` once the qualifying types are known."""
-    memory = {name: facts.gpu_memory_mib(name) for name in (*wanted, *others)}
-    memory_known = facts.gpu_memory_label is not None and all(mib is not None for mib in memory.values())
-    if by_memory_alone and memory_known and facts.gpu_memory_label is not None:
-        floor = min(memory[name] or 0 for name in wanted)
-        if all((memory[name] or 0) < floor for name in others):
-            return [{"key": facts.gpu_memory_label, "operator": "Gt", "values": [str(floor - 1)]}], []
-    names = {name: facts.gpu_name_value(name) for name in (*wanted, *others)}
-    unknown = [name for name, label in names.items() if label is None]
-    provisioner = spec.provisioning.provisioner if spec.provisioning is not None else "?"
+    every = (*wanted, *others)
+    memory = {name: mib for name in every if (mib := facts.gpu_memory_mib(name)) is not None}
+    memory_label = facts.gpu_memory_label if len(memory) == len(every) else None
+    if by_memory_alone and memory_label is not None:
+        floor = min(memory[name] for name in wanted)
+        if all(memory[name] < floor for name in others):
+            return [{"key": memory_label, "operator": "Gt", "values": [str(floor - 1)]}], []
+    names = {name: label for name in every if (label := facts.gpu_name_value(name)) is not None}
+    unknown = [name for name in every if name not in names]
     if unknown:
         return [], [
             Problem(
@@ -475,13 +483,13 @@ def _requirements(
                 facts.values_source or None,
             )
         ]
-    values = sorted({names[name] or "" for name in wanted})
+    values = sorted({names[name] for name in wanted})
     requirements: list[NodeSelectorRequirement] = [{"key": facts.gpu_name_label, "operator": "In", "values": values}]
     alike = [name for name in others if names[name] in values]
-    if alike and memory_known and facts.gpu_memory_label is not None:
-        sizes = sorted({memory[name] or 0 for name in wanted})
+    if alike and memory_label is not None:
+        sizes = sorted({memory[name] for name in wanted})
         alike = [name for name in alike if memory[name] in sizes]
-        requirements.append({"key": facts.gpu_memory_label, "operator": "In", "values": [str(mib) for mib in sizes]})
+        requirements.append({"key": memory_label, "operator": "In", "values": [str(mib) for mib in sizes]})
     if alike:
         return [], [
             Problem(

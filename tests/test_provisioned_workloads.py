@@ -189,6 +189,25 @@ def test_a_type_whose_label_value_is_unknown_is_refused() -> None:
     ]
 
 
+def test_types_the_labels_cannot_tell_apart_are_refused() -> None:
+    pool = spec(
+        "azure",
+        "Standard_NC40ads_H100_v5",
+        {"provisioner": "node-auto-provisioning", "max_nodes": 2, "instance_types": ["Standard_ND96isr_H100_v5"]},
+    )
+    with pytest.raises(GpuSpecError) as error:
+        settings(pool, gpu_model="H100-94GB")
+    assert problems_of(error) == [
+        (
+            "gpu_model",
+            "H100-94GB",
+            "node-auto-provisioning's labels do not tell Standard_ND96isr_H100_v5 from Standard_NC40ads_H100_v5: the "
+            "same karpenter.azure.com/sku-gpu-name; select by node.kubernetes.io/instance-type yourself",
+            None,
+        )
+    ]
+
+
 def test_a_gpu_the_pool_does_not_allow_is_refused_with_the_pools_gpus() -> None:
     with pytest.raises(GpuSpecError) as error:
         settings(karpenter(), gpu_model="H100-80GB")
