@@ -11,6 +11,7 @@ import pytest
 from gpu_components.autoscaler import provisioner_note
 from gpu_components.aws.facts import ec2_gpu_memory_mib, ec2_gpu_name
 from gpu_components.azure.facts import nap_gpu_name
+from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp.facts import gke_accelerator
 from gpu_components.nvidia.device_plugin import advertised_resources
@@ -61,6 +62,55 @@ def problems_of(error: pytest.ExceptionInfo[GpuSpecError]) -> list[tuple[str, ob
 # ---------------------------------------------------------------------------------------------------------------
 # The label values each cloud's facts give per instance type
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def test_each_provisioners_gpu_label_keys_and_annotation() -> None:
+    keys = {
+        name: (
+            f.gpu_name_label,
+            f.gpu_count_label,
+            f.gpu_memory_label,
+            f.instance_family_label,
+            f.do_not_disrupt,
+            f.counts_whole_gpus,
+        )
+        for cloud in ("aws", "gcp", "azure")
+        for name, f in facts_for(cloud).provisioners.items()
+    }
+    assert keys == {
+        "karpenter": (
+            "karpenter.k8s.aws/instance-gpu-name",
+            "karpenter.k8s.aws/instance-gpu-count",
+            "karpenter.k8s.aws/instance-gpu-memory",
+            "karpenter.k8s.aws/instance-family",
+            ("karpenter.sh/do-not-disrupt", "true"),
+            True,
+        ),
+        "eks-auto-mode": (
+            "eks.amazonaws.com/instance-gpu-name",
+            "eks.amazonaws.com/instance-gpu-count",
+            "eks.amazonaws.com/instance-gpu-memory",
+            "eks.amazonaws.com/instance-family",
+            ("karpenter.sh/do-not-disrupt", "true"),
+            True,
+        ),
+        "compute-class": (
+            "cloud.google.com/gke-accelerator",
+            "cloud.google.com/gke-accelerator-count",
+            None,
+            "cloud.google.com/machine-family",
+            ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
+            False,
+        ),
+        "node-auto-provisioning": (
+            "karpenter.azure.com/sku-gpu-name",
+            "karpenter.azure.com/sku-gpu-count",
+            None,
+            "karpenter.azure.com/sku-family",
+            ("karpenter.sh/do-not-disrupt", "true"),
+            True,
+        ),
+    }
 
 
 def test_karpenter_label_values_are_ec2_lowercase_names_and_mib() -> None:
