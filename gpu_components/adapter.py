@@ -68,8 +68,9 @@ class GpuNodePool(Protocol):
     node_selector: dict[str, str]
     """Node labels a pod selects to land on this pool (the pool label, plus what the cloud requires)."""
     autoscaler_note: str | None
-    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales it from zero (e.g. resources
-    that appear only after a node joins), or ``None`` (:mod:`gpu_components.autoscaler`)."""
+    """What the Cluster Autoscaler (a provisioned pool: its provisioner) cannot model about the pool's nodes when it
+    scales it from zero (e.g. resources that appear only after a node joins), or ``None``
+    (:mod:`gpu_components.autoscaler`, :func:`~gpu_components.autoscaler.provisioner_note`)."""
     tolerations: list[Toleration]
     """The tolerations a pod needs for every taint of the pool's nodes (Kubernetes spelling)."""
     served_by: str | None

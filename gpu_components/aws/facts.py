@@ -121,6 +121,68 @@ MAX_NODES = NodeLimit(450, "https://docs.aws.amazon.com/eks/latest/userguide/ser
 """EKS service quota: nodes per managed node group."""
 
 
+SOURCE_KARPENTER_GPU_LABELS = (
+    "https://karpenter.sh/docs/reference/instance-types/ (generated from EC2 DescribeInstanceTypes; "
+    "aws/karpenter-provider-aws@1d927085 website/content/en/docs/reference/instance-types.md); "
+    "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/instancetype/types.go "
+    "(instance-gpu-name: the EC2 GPU name in lower kebab case; instance-gpu-memory: the EC2 GPU memory in MiB)"
+)
+"""Where the values of Karpenter's GPU labels come from. EKS Auto Mode sets the same values under its own keys
+(``eks.amazonaws.com/instance-gpu-name: t4`` and ``instance-gpu-memory: 16384`` on a g4dn in AWS's label table,
+:data:`SOURCE_AUTO_MODE_LABELS`)."""
+SOURCE_KARPENTER_LABELS = "https://karpenter.sh/docs/reference/instance-types/"
+"""Karpenter's AWS well-known labels (``karpenter.k8s.aws/instance-gpu-name`` and the rest; the keys are in
+``pkg/apis/v1/labels.go`` of aws/karpenter-provider-aws)."""
+SOURCE_AUTO_MODE_LABELS = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html"
+"""EKS Auto Mode's supported labels (``eks.amazonaws.com/instance-gpu-name``, ``-count``, ``-memory`` (MiB),
+``instance-family``)."""
+SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
+"""``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
+expiration, interruption or node repair)."""
+SOURCE_KARPENTER_TIME_SLICING = (
+    "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-time-slicing.html; "
+    "https://github.com/kubernetes-sigs/karpenter/issues/2140"
+)
+"""AWS: Karpenter counts each ``nvidia.com/gpu`` request as a physical GPU even when the GPU is time-sliced;
+time-slicing is not available on EKS Auto Mode."""
+
+EC2_GPU_LABEL_VALUES: Mapping[str, tuple[str, int]] = MappingProxyType(
+    {
+        "g4dn": ("t4", 16384),
+        "g5": ("a10g", 22888),
+        "g5g": ("t4g", 16384),
+        "g6": ("l4", 22888),
+        "g6e": ("l40s", 45776),
+        "p3dn": ("v100", 32768),
+        "p4d": ("a100", 40960),
+        "p4de": ("a100", 81920),
+        "p5": ("h100", 81920),
+        "p5e": ("h200", 144384),
+        "p5en": ("h200", 144384),
+        "p6-b200": ("b200", 183359),
+        "p6-b300": ("b300", 275040),
+    }
+)
+"""Instance family -> (GPU name label value, GPU memory label value in MiB) that Karpenter sets on the NVIDIA GPU
+nodes of the catalog's families (:data:`SOURCE_KARPENTER_GPU_LABELS`). Note the EC2 memory figures: an A10G or L4
+"24 GB" GPU is 22888 MiB, an L40S 45776 MiB; and that the A100 of p4d (40 GB) and p4de (80 GB) share the name
+``a100``. Not listed (absent from Karpenter's reference): p3, p6e-gb200."""
+
+
+def ec2_gpu_name(instance_type: str) -> str | None:
+    """The GPU name label value of an EC2 instance type's nodes (``g6e.xlarge`` -> ``l40s``), or ``None`` when
+    :data:`EC2_GPU_LABEL_VALUES` does not list its family."""
+    values = EC2_GPU_LABEL_VALUES.get(instance_type.split(".")[0])
+    return values[0] if values is not None else None
+
+
+def ec2_gpu_memory_mib(instance_type: str) -> int | None:
+    """The GPU memory label value (MiB of one GPU) of an EC2 instance type's nodes (``g6e.xlarge`` -> 45776), or
+    ``None`` when :data:`EC2_GPU_LABEL_VALUES` does not list its family."""
+    values = EC2_GPU_LABEL_VALUES.get(instance_type.split(".")[0])
+    return values[1] if values is not None else None
+
+
 def _plan_mocks() -> ProviderMocks:
     """The offline plan's mocks of the AWS and EKS providers (:mod:`gpu_components.aws.plan_mocks`), imported when a
     plan first needs them, so the facts stay plain data."""
@@ -156,7 +218,11 @@ FACTS = CloudFacts(
                 gpu_memory_label="karpenter.k8s.aws/instance-gpu-memory",
                 instance_family_label="karpenter.k8s.aws/instance-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source="https://karpenter.sh/docs/reference/instance-types/",
+                labels_source=f"{SOURCE_KARPENTER_LABELS}; {SOURCE_KARPENTER_DISRUPTION}",
+                gpu_name_value=ec2_gpu_name,
+                gpu_memory_mib=ec2_gpu_memory_mib,
+                values_source=SOURCE_KARPENTER_GPU_LABELS,
+                counts_whole_gpus=True,
             ),
             "eks-auto-mode": ProvisionerFacts(
                 source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
@@ -165,7 +231,11 @@ FACTS = CloudFacts(
                 gpu_memory_label="eks.amazonaws.com/instance-gpu-memory",
                 instance_family_label="eks.amazonaws.com/instance-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source="https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html",
+                labels_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_DISRUPTION}",
+                gpu_name_value=ec2_gpu_name,
+                gpu_memory_mib=ec2_gpu_memory_mib,
+                values_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_GPU_LABELS}",
+                counts_whole_gpus=True,
             ),
         }
     ),
