@@ -5,17 +5,21 @@ a stack with each."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from gpu_components.adapter import ProvisionedCluster
 from gpu_components.aws import cluster as eks_cluster
 from gpu_components.aws import karpenter_controller
+from gpu_components.cli import main
 from gpu_components.plan import UNKNOWN, Plan, load_stack, run_program
 from gpu_components.program import main as example_program
-from tests.helpers import BOTH_MODES, ROOT, inputs_by_name, names, plan_and, resource
+from tests.helpers import BOTH_MODES, ROOT, copy_example_project, inputs_by_name, names, plan_and, resource
 
 CONFIG = {"aws:region": "us-west-2"}
 ACCOUNT = "123456789012"
@@ -534,3 +538,18 @@ def test_offline_plan_of_an_auto_mode_cluster() -> None:
     assert resource(plan, "eks:index:Cluster", "gpu-demo").inputs["autoMode"]["enabled"] is True
     assert names(plan, RELEASE) == ["gpu-demo-gpu-device-plugin-release"]  # no Karpenter chart
     assert "gpu-demo-system" not in names(plan, "aws:eks/nodeGroup:NodeGroup")
+
+
+@pytest.mark.stack
+def test_stack_config_with_both_provisioners_fails_before_any_resource(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
+    stack["config"]["gpu-components:cluster"] = {"name": "gpu-demo", "karpenter": {}, "auto_mode": {}}
+    (tmp_path / "stacks" / "Pulumi.both.yaml").write_text(yaml.safe_dump(stack))
+    result = CliRunner().invoke(main, ["plan", "both", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert (
+        "  - cluster.auto_mode: EKS Auto Mode runs its own Karpenter: with the karpenter controller too"
+        in result.output
+    )
