@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from gpu_components.adapter import ProvisionedCluster
 from gpu_components.aws import cluster as eks_cluster
 from gpu_components.aws import karpenter_controller
+from gpu_components.aws.facts import KARPENTER_VERSION
 from gpu_components.cli import main
 from gpu_components.plan import UNKNOWN, Plan, load_stack, run_program
 from gpu_components.program import main as example_program
@@ -553,3 +554,10 @@ def test_stack_config_with_both_provisioners_fails_before_any_resource(tmp_path:
         "  - cluster.auto_mode: EKS Auto Mode runs its own Karpenter: with the karpenter controller too"
         in result.output
     )
+
+
+def test_karpenter_pin_is_the_version_of_the_crds_the_node_pools_are_checked_against() -> None:
+    assert KARPENTER_VERSION == "1.14.1"
+    assert (
+        ROOT / "tests" / "reference" / "karpenter" / f"aws-v{KARPENTER_VERSION}" / "karpenter.sh_nodepools.yaml"
+    ).is_file()
