@@ -164,11 +164,14 @@ class ProvisionedCluster:
         kubeconfig: kubeconfig text for the Kubernetes provider (the program marks it secret).
         wiring: the cloud's wiring args for :class:`~gpu_components.cluster.GpuCluster`.
         depends_on: resources the GPU pools must wait for (the cluster, its system pool).
+        kubernetes: what the cluster needs installed through the Kubernetes provider (given) before the GPU pools,
+            e.g. EKS's Karpenter chart; returns the resources the pools must wait for. None when nothing.
     """
 
     kubeconfig: pulumi.Input[str]
     wiring: Mapping[str, Any]
     depends_on: list[pulumi.Resource] = field(default_factory=list)
+    kubernetes: Callable[[pulumi.ProviderResource], list[pulumi.Resource]] | None = None
 
 
 @dataclass(frozen=True)

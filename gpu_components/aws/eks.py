@@ -485,17 +485,18 @@ _ASSUME_ROLE_POLICY = json.dumps(
 
 
 def create_node_role(
-    name: str, opts: pulumi.ResourceOptions | None = None
+    name: str, opts: pulumi.ResourceOptions | None = None, policies: Mapping[str, str] | None = None
 ) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
-    """An IAM role EC2 nodes can assume, with the :data:`NODE_ROLE_POLICIES` attached.
+    """An IAM role EC2 nodes can assume, with ``policies`` (suffix -> managed policy ARN; defaults to
+    :data:`NODE_ROLE_POLICIES`) attached.
 
-    Returns the role (``<name>``) and its policy attachments (``<name>-<worker|ecr|cni>``), which node groups
-    should depend on.
+    Returns the role (``<name>``) and its policy attachments (``<name>-<suffix>``, by default
+    ``<name>-<worker|ecr|cni>``), which node groups should depend on.
     """
     role = aws.iam.Role(name, assume_role_policy=_ASSUME_ROLE_POLICY, opts=opts)
     attachments: list[pulumi.Resource] = [
         aws.iam.RolePolicyAttachment(f"{name}-{suffix}", role=role.name, policy_arn=arn, opts=opts)
-        for suffix, arn in NODE_ROLE_POLICIES.items()
+        for suffix, arn in (NODE_ROLE_POLICIES if policies is None else policies).items()
     ]
     return role, attachments
 

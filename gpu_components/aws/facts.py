@@ -191,6 +191,40 @@ def _plan_mocks() -> ProviderMocks:
     return MOCKS
 
 
+SOURCE_KARPENTER_GETTING_STARTED = "https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/"
+"""Karpenter v1.14's getting-started guide: namespace ``kube-system``, chart version 1.14.1, the controller's EKS Pod
+Identity association (service account ``karpenter``) and the add-on ``eks-pod-identity-agent``, the Helm values
+``settings.clusterName`` and ``settings.interruptionQueue`` (the queue named after the cluster), the controller's
+1 CPU / 1Gi requests and limits, and its CloudFormation template (``cloudformation.yaml`` beside the page, the same at
+tag v1.14.1 under ``website/content/en/preview``): the node role's managed policies, the controller's permissions,
+the interruption queue (messages kept 300 s, SSE-SQS on, only EventBridge and SQS may send, HTTPS only) and its
+EventBridge rules."""
+KARPENTER_CHART = "oci://public.ecr.aws/karpenter/karpenter"
+"""Karpenter's Helm chart (public ECR, OCI)."""
+KARPENTER_VERSION = "1.14.1"
+"""Karpenter chart and controller version the example installs, the version of the CRDs under ``tests/reference``."""
+KARPENTER_NAMESPACE = "kube-system"
+"""Namespace of the Karpenter controller (the guide's ``KARPENTER_NAMESPACE``)."""
+KARPENTER_SERVICE_ACCOUNT = "karpenter"
+"""Service account of the Karpenter controller, which its EKS Pod Identity association names."""
+SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
+"""EKS access entries: type ``EC2_LINUX`` for a role of self-managed Linux nodes (Karpenter's); none is needed for a
+managed node group's role (EKS adds it); one access entry per IAM principal and cluster."""
+SOURCE_AUTO_MODE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-enable-existing.html"
+"""EKS Auto Mode: the compute, block storage and load balancing capabilities are enabled or disabled together."""
+SOURCE_AUTO_NODE_ROLE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-create-node-role.html"
+"""The Auto Mode node role: trusted by ``ec2.amazonaws.com``, with ``AmazonEKSWorkerNodeMinimalPolicy`` and
+``AmazonEC2ContainerRegistryPullOnly``; EKS creates its access entry when the cluster is created
+(https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html)."""
+SOURCE_AUTO_MIGRATE_KARPENTER = "https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html"
+"""AWS documents self-managed Karpenter beside EKS Auto Mode only as a migration from one to the other."""
+SOURCE_PULUMI_EKS_AUTO_MODE = "https://github.com/pulumi/pulumi-eks/blob/master/nodejs/eks/cluster/cluster.ts"
+"""pulumi-eks ``Cluster`` with ``autoMode.enabled``: sets the compute config (node pools ``general-purpose`` and
+``system`` unless given), ``storageConfig.blockStorage`` and ``kubernetesNetworkConfig.elasticLoadBalancing`` on
+together, adds the Auto Mode policies to the cluster role, and leaves the VPC CNI and kube-proxy add-ons and the
+self-managed add-ons off (Auto Mode nodes bring their own networking)."""
+
+
 _TERRAFORM_AWS = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/"
 OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
     {
