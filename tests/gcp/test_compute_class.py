@@ -14,10 +14,11 @@ from gpu_components.cli import main
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool
+from gpu_components.gcp import cluster as gke_cluster
 from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
 from tests import crd_schemas
-from tests.helpers import BOTH_MODES, copy_example_project, plan_and, plan_of
+from tests.helpers import BOTH_MODES, copy_example_project, example_plan, plan_and, plan_of
 
 COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 CONFIG = {"gcp:project": "proj"}
@@ -364,3 +365,70 @@ def test_stack_config_reports_compute_class_problems(tmp_path: Path) -> None:
         "type) (got 3); valid: pools[0].provisioning.max_gpus [source: "
         "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning]",
     ]
+
+
+NAP = {"cpu": 64, "memory_gb": 256, "gpus": {"nvidia-l4": 12, "nvidia-h100-80gb": 16}}
+
+
+def test_example_cluster_turns_on_node_auto_provisioning_with_its_limits() -> None:
+    plan, _ = plan_and(
+        lambda: gke_cluster.provision(
+            {"name": "demo", "location": "us-central1-a", "project": "proj", "node_auto_provisioning": NAP}
+        ),
+        False,
+        CONFIG,
+    )
+    [cluster] = [r for r in plan.resources if r.type == "gcp:container/cluster:Cluster"]
+    assert cluster.inputs["clusterAutoscaling"] == {
+        "enabled": True,
+        "resourceLimits": [
+            {"resourceType": "cpu", "minimum": 0, "maximum": 64},
+            {"resourceType": "memory", "minimum": 0, "maximum": 256},
+            {"resourceType": "nvidia-h100-80gb", "minimum": 0, "maximum": 16},
+            {"resourceType": "nvidia-l4", "minimum": 0, "maximum": 12},
+        ],
+    }
+    without, _ = plan_and(
+        lambda: gke_cluster.provision({"name": "demo", "location": "us-central1-a", "project": "proj"}), False, CONFIG
+    )
+    [cluster] = [r for r in without.resources if r.type == "gcp:container/cluster:Cluster"]
+    assert "clusterAutoscaling" not in cluster.inputs
+
+
+def test_node_auto_provisioning_config_problems() -> None:
+    bad = {"cpu": 0, "memory_gb": 8, "gpus": {"nvidia-l44": 4, "nvidia-l4": 0}}
+    where = {"name": "demo", "location": "us-central1-a", "project": "p"}
+    lines = [str(p) for p in gke_cluster.config_problems({**where, "node_auto_provisioning": bad})]
+    source = " [source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning]"
+    assert lines[0] == "cluster.node_auto_provisioning.cpu: a limit of at least 1 (got 0); valid: >= 1" + source
+    assert lines[1].startswith(
+        "cluster.node_auto_provisioning.gpus['nvidia-l44']: not a GKE GPU accelerator type (got 'nvidia-l44'); "
+        "valid: nvidia-a100-80gb, "
+    )
+    assert "nvidia-l4, " in lines[1] and "nvidia-tesla-t4" in lines[1]
+    assert lines[2:] == [
+        "cluster.node_auto_provisioning.gpus['nvidia-l4']: a limit of at least 1 (got 0); valid: >= 1" + source
+    ]
+    assert [
+        str(p) for p in gke_cluster.config_problems({**where, "existing": True, "node_auto_provisioning": NAP})
+    ] == [
+        f"cluster.node_auto_provisioning: applies only to a cluster this program creates; with existing: true it "
+        f"would be ignored (got {NAP!r}); valid: remove it, or create the cluster (existing: false)"
+    ]
+    assert gke_cluster.config_problems({**where, "node_auto_provisioning": NAP}) == []
+
+
+def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_nodes() -> None:
+    plan = example_plan("gcp-gke")
+    [found] = [r for r in plan.resources if r.type == COMPUTE_CLASS]
+    cr = dict(found.inputs)
+    assert found.name == "gpu-demo-gpu-l4-auto-compute-class"
+    assert crd_schemas.problems(cr, "gcp") == []
+    assert [(rule["machineType"], rule["spot"]) for rule in cr["spec"]["priorities"]] == [
+        ("g2-standard-8", True),
+        ("g2-standard-24", True),
+        ("g2-standard-8", False),
+        ("g2-standard-24", False),
+    ]
+    # GKE's device plugin serves every pool of the stack: it renders no DaemonSet at all.
+    assert [r.name for r in plan.resources if r.type == "kubernetes:apps/v1:DaemonSet"] == []
