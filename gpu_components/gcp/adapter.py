@@ -37,7 +37,7 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     kind refuses the other's escape hatch: a ComputeClass pool has no node pool of its own to pass arguments to."""
     where = f"{path}.gcp" if path else "gcp"
     if spec.provisioning is not None:
-        problems = compute_class_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
+        problems = compute_class_problems(spec, options.get("driver_version"), path)
         problems += compute_class_spec_problems(options.get("compute_class_spec"), f"{where}.compute_class_spec")
         if "node_pool_args" in options:
             problems.append(
@@ -69,7 +69,7 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
     if spec.provisioning is not None:
-        return compute_class_pool_view(spec, options.get("driver_version"))
+        return compute_class_pool_view(spec, options.get("driver_version"), gpu_stack)
     return gke_pool_view(spec, options.get("driver_version"), gpu_stack)
 
 

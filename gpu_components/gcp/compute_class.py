@@ -46,9 +46,11 @@ under ``tests/reference/gke/``):
   the same accelerator type, and the component's ``autoscaler_note`` says so; ``max_nodes`` has no equivalent and is
   refused. GKE 1.33.3-gke.1136000 and later create node pools for a ComputeClass without cluster-level node
   auto-provisioning (:data:`AUTO_CREATION_WITHOUT_NAP_VERSION`).
-- Under the GPU Operator: refused. ``gpu.driverVersion`` takes ``default`` or ``latest`` only (no
-  ``INSTALLATION_DISABLED``), so GKE always installs its driver on these nodes, while NVIDIA's GKE guide needs the
-  operator's driver on nodes without GKE's (:mod:`gpu_components.gcp.gke`).
+- Under the GPU Operator the pool stays GKE's: ``gpu.driverVersion`` takes ``default`` or ``latest`` only (no
+  ``INSTALLATION_DISABLED``), so GKE always installs its driver and runs its plugin on these nodes, and the nodes get
+  ``nvidia.com/gpu.deploy.operands=false``, which keeps every operand of the operator off them
+  (:func:`~gpu_components.nvidia.gpu_operator.operand_off_label`, NVIDIA's operand labels:
+  :data:`SOURCE_OPERANDS`): one driver and one device plugin per node.
 """
 
 import re
@@ -84,6 +86,7 @@ from gpu_components.gcp.gke import (
     gke_problems,
     node_labels,
 )
+from gpu_components.nvidia.gpu_operator import operand_off_label
 from gpu_components.shape import plain
 from gpu_components.spec import (
     POOL_LABEL,
@@ -97,7 +100,7 @@ from gpu_components.workloads import tolerations
 SOURCE_CRD = "https://cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass"
 SOURCE_CUSTOM_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes"
 SOURCE_AUTO_CREATION = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"
-SOURCE_NVIDIA_GKE = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
+SOURCE_OPERANDS = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#operands"
 
 TOKEN = "gpu-components:index:GkeComputeClassGpuPool"
 """Pulumi type token of :class:`GkeComputeClassGpuPool`."""
@@ -164,8 +167,9 @@ class GkeComputeClassGpuPoolArgs(TypedDict):
     ``activeMigration``). Defaults to none. A field the library sets (``OWNED_SPEC_KEYS``, ``nodePoolConfig``'s
     ``OWNED_NODE_POOL_CONFIG_KEYS``) or one the CRD does not have is an error naming it."""
     gpu_stack: NotRequired[GpuStackArg]
-    """The cluster's GPU stack: ``auto`` (the default; GKE's driver and device plugin). ``device-plugin`` and
-    ``gpu-operator`` are refused (see the module docstring)."""
+    """The cluster's GPU stack. Defaults to ``auto``. GKE's driver and device plugin serve the pool under any stack:
+    ``device-plugin`` is refused (no NVIDIA plugin may run beside GKE's), and under ``gpu-operator`` the nodes are
+    labelled to keep the operator's operands off them (see the module docstring)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -188,12 +192,11 @@ def compute_class_problems(
     driver_version: str | None,
     path: str = "",
     options_path: str | None = None,
-    gpu_stack: GpuStack = "auto",
 ) -> list[Problem]:
     """GKE's rules for a ComputeClass pool, every problem at once: those of a fixed GKE pool
-    (:func:`~gpu_components.gcp.gke.gke_problems`: driver mode, taints, GKE's labels, sharing and MIG), not under
-    the GPU Operator, no ``max_nodes``, a consolidation delay of whole
-    minutes in 1..1440, an expiry of whole seconds, and a reservation name Compute Engine takes.
+    (:func:`~gpu_components.gcp.gke.gke_problems`: driver mode, taints, GKE's labels, sharing and MIG, as with
+    GKE's own plugin under any GPU stack), no ``max_nodes``, a consolidation delay of whole
+    minutes in 1..1440, and a reservation name Compute Engine takes.
 
     Args: as :func:`~gpu_components.gcp.gke.gke_problems`; ``spec.provisioning`` must be set.
     """
@@ -201,18 +204,6 @@ def compute_class_problems(
     assert provisioning is not None, "a ComputeClass pool is a provisioned pool"
     where = _join(path, "provisioning")
     problems = gke_problems(spec, driver_version, path, options_path, "auto")
-    if gpu_stack == "gpu-operator":
-        problems.append(
-            Problem(
-                _join(where, "provisioner"),
-                provisioning.provisioner,
-                "under gpu_stack gpu-operator: a ComputeClass's gpu.driverVersion is default or latest only, so GKE "
-                "always installs its driver on the nodes, while the GPU Operator needs nodes without GKE's driver "
-                f"({SOURCE_NVIDIA_GKE})",
-                "a fixed pool (no provisioning) under gpu-operator, or gpu_stack auto",
-                SOURCE_CRD,
-            )
-        )
     if provisioning.max_nodes is not None:
         problems.append(
             Problem(
@@ -284,6 +275,15 @@ def compute_class_spec_problems(given: object, path: str) -> list[Problem]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def compute_class_node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+    """The node labels the ComputeClass sets: a GKE pool's (:func:`~gpu_components.gcp.gke.node_labels`) and, under
+    the GPU Operator, ``nvidia.com/gpu.deploy.operands=false`` (GKE serves the nodes; no operand runs there)."""
+    labels = node_labels(spec)
+    if gpu_stack == "gpu-operator":
+        labels.update(operand_off_label("operands"))
+    return dict(sorted(labels.items()))
+
+
 def compute_class_taint(name: str) -> Taint:
     """The taint GKE puts on a ComputeClass's nodes: ``cloud.google.com/compute-class=<name>:NoSchedule``."""
     return Taint(COMPUTE_CLASS_LABEL, name, "NoSchedule")
@@ -331,9 +331,11 @@ def compute_class_autoscaler_note(spec: GpuNodePoolSpec) -> str:
     )
 
 
-def compute_class_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None) -> PoolView:
+def compute_class_pool_view(
+    spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto"
+) -> PoolView:
     """What a :class:`GkeComputeClassGpuPool` of the pool exposes, without creating it: GKE advertises the GPUs
-    (``cloud``); the labels of a GKE pool (:func:`~gpu_components.gcp.gke.node_labels`), the taints
+    (``cloud``, under any GPU stack); the labels (:func:`compute_class_node_labels`), the taints
     (:func:`compute_class_taints`), what a node of the pool's ``instance_type`` advertises
     (:func:`~gpu_components.gcp.gke.gke_advertised_resources`), the node selector
     (:func:`compute_class_node_selector`), the limit note (:func:`compute_class_autoscaler_note`) and the driver
@@ -342,7 +344,7 @@ def compute_class_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = 
     return PoolView(
         spec=spec,
         device_plugin_host=DEVICE_PLUGIN_HOST,
-        labels=node_labels(spec),
+        labels=compute_class_node_labels(spec, gpu_stack),
         taints=taints,
         advertised_resources=gke_advertised_resources(spec),
         node_selector=compute_class_node_selector(spec),
@@ -399,6 +401,7 @@ def autoscaling_policy(spec: GpuNodePoolSpec) -> dict[str, int]:
 def compute_class_spec(
     spec: GpuNodePoolSpec,
     driver_version: str | None = None,
+    gpu_stack: GpuStack = "auto",
     service_account: pulumi.Input[str] | None = None,
     node_locations: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
     extra: Mapping[str, Any] | None = None,
@@ -406,7 +409,7 @@ def compute_class_spec(
     """The ComputeClass ``spec`` of a validated ComputeClass pool, with the ``compute_class_spec`` escape hatch
     (``extra``, checked by :func:`compute_class_spec_problems`) merged over it."""
     node_pool_config: dict[str, Any] = {
-        "nodeLabels": node_labels(spec),
+        "nodeLabels": compute_class_node_labels(spec, gpu_stack),
         "taints": [dict(taint.to_args()) for taint in spec.taints],
     }
     if service_account is not None:
@@ -471,7 +474,7 @@ def _component_problems(spec: GpuNodePoolSpec, args: GkeComputeClassGpuPoolArgs)
                 SOURCE_CUSTOM_CLASSES,
             )
         )
-    return problems + compute_class_problems(spec, args.get("driver_version"), "pool", "", gpu_stack)
+    return problems + compute_class_problems(spec, args.get("driver_version"), "pool", "")
 
 
 class GkeComputeClassGpuPool(pulumi.ComponentResource):
@@ -527,16 +530,18 @@ class GkeComputeClassGpuPool(pulumi.ComponentResource):
         )
         driver_version = args.get("driver_version")
         super().__init__(TOKEN, name, None, opts)
-        view = compute_class_pool_view(spec, driver_version)
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
+        view = compute_class_pool_view(spec, driver_version, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name
         adopt_view(self, view)
-        self.gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
+        self.gpu_stack = gpu_stack
         self.driver_version: str = view.driver_setting
         resource = compute_class(
             spec,
             self.driver_version,
+            gpu_stack=gpu_stack,
             service_account=args.get("service_account"),
             node_locations=args.get("node_locations"),
             extra=extra,

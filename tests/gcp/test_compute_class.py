@@ -245,20 +245,18 @@ def test_component_refuses_what_gke_cannot_do() -> None:
             "demo",
             {
                 "pool": {**pool, "instance_type": "a2-highgpu-1g"},
-                "gpu_stack": "gpu-operator",
+                "gpu_stack": "device-plugin",
                 "compute_class_spec": {"priorities": [], "nodePoolConfig": {"taints": []}, "nodepool": {}},
             },
         )
     ) == [
+        "gpu_stack: a ComputeClass pool is served by GKE's own device plugin, which the NVIDIA device plugin may not "
+        "run beside (got 'device-plugin'); valid: auto",
         "pool.mig.layout: GKE partitions every GPU of a pool with one partition size (gpu_partition_size); a layout "
         "cannot be expressed (got {'3g.20gb': 1, '2g.10gb': 1}); valid: mig.profile with one partition size, e.g. "
         "1g.10gb",
         "pool.mig.strategy: GKE advertises every MIG partition as nvidia.com/gpu (the single strategy) (got 'mixed'); "
         "valid: single",
-        "pool.provisioning.provisioner: under gpu_stack gpu-operator: a ComputeClass's gpu.driverVersion is default "
-        "or latest only, so GKE always installs its driver on the nodes, while the GPU Operator needs nodes without "
-        "GKE's driver (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html) (got "
-        "'compute-class'); valid: a fixed pool (no provisioning) under gpu-operator, or gpu_stack auto",
         "pool.provisioning.max_nodes: GKE has no node limit for a ComputeClass or the node pools it creates; its "
         "limits are the cluster's node auto-provisioning resource limits (cpu, memory, GPUs per accelerator type) "
         "(got 2); valid: pool.provisioning.max_gpus",
@@ -432,3 +430,30 @@ def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_node
     ]
     # GKE's device plugin serves every pool of the stack: it renders no DaemonSet at all.
     assert [r.name for r in plan.resources if r.type == "kubernetes:apps/v1:DaemonSet"] == []
+
+
+def test_under_the_gpu_operator_a_compute_class_pool_stays_gkes_and_keeps_the_operands_off() -> None:
+    fixed = {"name": "a100", "instance_type": "a2-highgpu-1g", "max_size": 2}
+    plan, cluster = plan_and(
+        lambda: gcp_cluster([fixed, L4_SPOT_THEN_ON_DEMAND], gpu_stack="gpu-operator"), False, CONFIG
+    )
+    pool = cluster.pools["l4"]
+    assert pool.device_plugin_host == "cloud"
+    assert cluster.pools["a100"].device_plugin_host == "gpu-operator"
+    cr = custom_resource_named(plan, "gpus-l4-compute-class")
+    assert cr["spec"]["nodePoolConfig"]["nodeLabels"] == {
+        "gpu-components/pool": "l4",
+        "gpu-components/sharing": "trusted",
+        "nvidia.com/gpu.deploy.operands": "false",
+        "team": "ml",
+    }
+    # GKE's driver and sharing stay: the operator runs none of its operands on these nodes.
+    assert cr["spec"]["priorities"][0]["gpu"] == {
+        "type": "nvidia-l4",
+        "count": 1,
+        "driverVersion": "default",
+        "gpuSharing": {"sharingStrategy": "TIME_SHARING", "maxSharedClientsPerGPU": 4},
+    }
+    assert crd_schemas.problems(cr, "gcp") == []
+    assert cluster.gpu_operator is not None
+    assert (pool.served_by, cluster.pools["a100"].served_by) == (None, "gpus-gpu-operator")
