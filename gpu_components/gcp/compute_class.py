@@ -28,14 +28,14 @@ under ``tests/reference/gke/``):
 - GKE labels and taints the nodes of a ComputeClass itself: label and taint ``cloud.google.com/compute-class=<name>``
   (``NoSchedule``), and pods that select the class are given the toleration (:data:`SOURCE_CUSTOM_CLASSES`,
   "manually created node pools"). The pool's ``taints`` include that taint, its ``node_selector`` the label.
-- ``whenUnsatisfiable: DoNotScaleUp``: when no rule can be met, GKE creates nothing rather than nodes outside the
-  pool's allowed machine types (``ScaleUpAnyway`` would fall back to node auto-provisioning's defaults).
+- ``whenUnsatisfiable: DoNotScaleUp``: when no rule can be met, GKE creates nothing (the CRD's other value,
+  ``ScaleUpAnyway``, lets it create nodes that match none of the rules, outside the pool's allowed machine types).
 - ``activeMigration.optimizeRulePriority: false``: GKE does not move running pods to a higher-priority rule's nodes
   once capacity returns (that would evict long GPU jobs).
 - Disruption: ``consolidate_after`` -> ``autoscalingPolicy.consolidationDelayMinutes`` (whole minutes, 1..1440:
   :data:`CONSOLIDATION_DELAY_MINUTES`); ``when-empty`` -> ``consolidationThreshold: 0`` and
-  ``gpuConsolidationThreshold: 0`` (no node counts as under-utilised, so only nodes without workload pods are
-  removed); ``when-empty-or-underutilized`` leaves both thresholds to GKE; ``expire_after`` ->
+  ``gpuConsolidationThreshold: 0`` (the utilisation "below which a node can be considered for scale down", per the
+  CRD: at 0 no node counts as under-utilised, so, as we read it, only nodes without workload pods are removed); ``when-empty-or-underutilized`` leaves both thresholds to GKE; ``expire_after`` ->
   ``maxRunDurationSeconds`` of every rule ("the maximum duration for the nodes to exist", :data:`SOURCE_CRD`;
   ``Never``: left out, nodes exist indefinitely). A pod is kept from scale-down by the cluster autoscaler's
   annotation ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`` (the GCP provisioner facts).
