@@ -35,7 +35,8 @@ under ``tests/reference/gke/``):
 - Disruption: ``consolidate_after`` -> ``autoscalingPolicy.consolidationDelayMinutes`` (whole minutes, 1..1440:
   :data:`CONSOLIDATION_DELAY_MINUTES`); ``when-empty`` -> ``consolidationThreshold: 0`` and
   ``gpuConsolidationThreshold: 0`` (the utilisation "below which a node can be considered for scale down", per the
-  CRD: at 0 no node counts as under-utilised, so, as we read it, only nodes without workload pods are removed); ``when-empty-or-underutilized`` leaves both thresholds to GKE; ``expire_after`` ->
+  CRD: at 0 no node counts as under-utilised, so, as we read it, only nodes without workload pods are removed);
+  ``when-empty-or-underutilized`` leaves both thresholds to GKE; ``expire_after`` ->
   ``maxRunDurationSeconds`` of every rule ("the maximum duration for the nodes to exist", :data:`SOURCE_CRD`;
   ``Never``: left out, nodes exist indefinitely). A pod is kept from scale-down by the cluster autoscaler's
   annotation ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`` (the GCP provisioner facts).
