@@ -284,9 +284,10 @@ def validate_cluster(
                     "auto, or gpu-operator (which turns the cloud's plugin off)",
                 )
             )
-        if operator and adapter.device_plugin_host(spec, options, stack) == "gpu-operator":
+        host = adapter.device_plugin_host(spec, options, stack)
+        if operator and host == "gpu-operator":
             served.append((index, spec))
-        if operator:
+        if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
             found += driver_owner_problems(
                 adapter.cloud,
                 options.get(adapter.facts.driver.setting),

@@ -43,6 +43,7 @@ from gpu_components.aws.eks import EksGpuNodeGroup
 from gpu_components.azure.aks import AksGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
@@ -58,6 +59,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     EksGpuNodeGroup,
     AksGpuNodePool,
     GkeGpuNodePool,
+    GkeComputeClassGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
 )
