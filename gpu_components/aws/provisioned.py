@@ -32,7 +32,7 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -40,6 +40,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import (
     DevicePluginHost,
+    GpuNodePool,
     GpuStack,
     PoolDevicePluginHost,
     PoolTaints,
@@ -127,7 +128,9 @@ AUTO_NODE_CLASS_OWNED = ("ephemeralStorage", "role", "securityGroupSelectorTerms
 """Auto Mode NodeClass ``spec`` keys the library sets, refused in ``node_class_spec``."""
 
 
-class _ProvisionedArgs(TypedDict):
+class EksKarpenterGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`EksKarpenterGpuNodePool`."""
+
     pool: GpuNodePoolArgs
     """The GPU pool, validated for ``aws``, with a ``provisioning`` block."""
     cluster_name: pulumi.Input[str]
@@ -143,10 +146,6 @@ class _ProvisionedArgs(TypedDict):
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``."""
 
-
-class EksKarpenterGpuNodePoolArgs(_ProvisionedArgs):
-    """Inputs of :class:`EksKarpenterGpuNodePool`."""
-
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type: its family picks the AMI alias (``AL2023_*_NVIDIA``: ``al2023@latest``, our device
     plugin or the GPU Operator; ``BOTTLEROCKET_*_NVIDIA``: ``bottlerocket@latest``, its host device plugin).
@@ -156,8 +155,23 @@ class EksKarpenterGpuNodePoolArgs(_ProvisionedArgs):
     to none. A key the library sets (:data:`EC2_NODE_CLASS_OWNED`) is an error naming the key."""
 
 
-class EksAutoModeGpuNodePoolArgs(_ProvisionedArgs):
+class EksAutoModeGpuNodePoolArgs(TypedDict):
     """Inputs of :class:`EksAutoModeGpuNodePool`."""
+
+    pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``aws``, with a ``provisioning`` block."""
+    cluster_name: pulumi.Input[str]
+    """Name of the EKS cluster (selects its cluster security group by the ``aws:eks:cluster-name`` tag)."""
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
+    node_role_arn: NotRequired[pulumi.Input[str]]
+    """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    node_pool_spec: NotRequired[dict[str, Any]]
+    """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
+    library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto``."""
 
     node_class_spec: NotRequired[dict[str, Any]]
     """Other Auto Mode NodeClass ``spec`` fields (e.g. ``tags``, ``networkPolicy``), merged under the library's.
@@ -440,28 +454,8 @@ def _role_name(arn: str) -> str:
 
 
 class _ProvisionedPool(pulumi.ComponentResource):
-    node_pool_name: str
-    """Name of the NodePool (and of its NodeClass): the pool's name."""
-    node_role_arn: pulumi.Output[str]
-    """ARN of the nodes' IAM role: the one given, or the role the component created."""
-    pool_name: str
-    """The pool's name."""
-    labels: dict[str, str]
-    """Every node label the NodePool's template puts on the nodes: the user's, ``gpu-components/pool``, and the
-    labels that select the device plugin's or GPU Operator's config (or keep the operator's operands off)."""
-    taints: PoolTaints
-    """Every taint on the pool's nodes (Kubernetes spelling), the default GPU taint first when on."""
-    tolerations: PoolTolerations
-    """The tolerations a pod needs for every taint of the pool's nodes."""
-    node_selector: dict[str, str]
-    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
-    advertised_resources: dict[str, int]
-    """Extended resource name -> how many each node advertises."""
-    device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
-    (EKS Auto Mode)."""
-    autoscaler_note: str | None
-    """What the provisioner cannot count when it scales the pool (shared or MIG resources), or null."""
+    """What both provisioned pools share: the pool view, the node role, the two custom resources. Each component
+    declares its outputs itself (Pulumi's schema analyzer reads a class's own annotations and docstrings)."""
 
     def _setup(self, spec: GpuNodePoolSpec, view: PoolView, gpu_stack: GpuStack) -> None:
         self.spec: GpuNodePoolSpec = spec
@@ -469,7 +463,7 @@ class _ProvisionedPool(pulumi.ComponentResource):
         self.pool_name = spec.name
         self.node_pool_name = spec.name
         self.gpu_stack: GpuStack = gpu_stack
-        adopt_view(self, view)
+        adopt_view(cast(GpuNodePool, self), view)
 
     def _role(
         self, name: str, args: Mapping[str, Any], access: str
@@ -526,7 +520,11 @@ class _ProvisionedPool(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
         )
         self.register_outputs(
-            {"nodePoolName": self.node_pool_name, "nodeRoleArn": self.node_role_arn, **pool_outputs(self)}
+            {
+                "nodePoolName": self.node_pool_name,
+                "nodeRoleArn": self.node_role_arn,
+                **pool_outputs(cast(GpuNodePool, self)),
+            }
         )
 
 
@@ -548,6 +546,29 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
             type, sharing or MIG the image (or stack) cannot do, keys the library owns in ``node_pool_spec`` or
             ``node_class_spec``.
     """
+
+    node_pool_name: str
+    """Name of the NodePool (and of its NodeClass): the pool's name."""
+    node_role_arn: pulumi.Output[str]
+    """ARN of the nodes' IAM role: the one given, or the role the component created."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the NodePool's template puts on the nodes: the user's, ``gpu-components/pool``, and the
+    labels that select the device plugin's or GPU Operator's config (or keep the operator's operands off)."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling), the default GPU taint first when on."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
+    (EKS Auto Mode)."""
+    autoscaler_note: str | None
+    """What the provisioner cannot count when it scales the pool (shared or MIG resources), or null."""
 
     def __init__(
         self, name: str, args: EksKarpenterGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
@@ -599,6 +620,29 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
         GpuSpecError: invalid pool, a pool not provisioned by ``eks-auto-mode``, sharing or MIG, reserved capacity,
             ``expire_after`` above 504h, keys the library owns in ``node_pool_spec`` or ``node_class_spec``.
     """
+
+    node_pool_name: str
+    """Name of the NodePool (and of its NodeClass): the pool's name."""
+    node_role_arn: pulumi.Output[str]
+    """ARN of the nodes' IAM role: the one given, or the role the component created."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the NodePool's template puts on the nodes: the user's, ``gpu-components/pool``, and the
+    labels that select the device plugin's or GPU Operator's config (or keep the operator's operands off)."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling), the default GPU taint first when on."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
+    (EKS Auto Mode)."""
+    autoscaler_note: str | None
+    """What the provisioner cannot count when it scales the pool (shared or MIG resources), or null."""
 
     def __init__(self, name: str, args: EksAutoModeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
