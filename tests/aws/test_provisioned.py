@@ -11,6 +11,7 @@ import pytest
 from gpu_components.aws import EksAutoModeGpuNodePool, EksKarpenterGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
 from tests import crd_schemas
 from tests.helpers import names, plan_and, plan_of, resource
@@ -483,3 +484,22 @@ def test_stack_config_reports_auto_mode_sharing(tmp_path: Path) -> None:
         tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + "    existing: true\n    subnet_ids: [subnet-a]\n" + pools
     )
     assert stack_problems(result) == [f"pools[0].time_slicing: {SHARING_ON_AUTO} (got 2); valid: exclusive GPUs"]
+
+
+def test_an_add_on_serves_a_plain_karpenter_pool_and_refuses_an_auto_mode_one() -> None:
+    plan = plan_of(lambda: NvidiaDevicePlugin("dp", {"cloud": "aws", "pools": [L40S_SHARED]}))
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "dp-release").inputs["values"]
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms == {
+        "nodeSelectorTerms": [
+            {
+                "matchExpressions": [
+                    {"key": "nvidia.com/device-plugin.config", "operator": "In", "values": ["l40s-shared"]}
+                ]
+            }
+        ]
+    }
+    assert _problems(lambda: NvidiaDevicePlugin("dp", {"cloud": "aws", "pools": [AUTO_L4]})) == [
+        "pools[0]: its GPUs are advertised by the cloud's managed device plugin (GKE's, or EKS Auto Mode's); a second "
+        "advertiser on its nodes would break them (got 'auto-l4')"
+    ]
