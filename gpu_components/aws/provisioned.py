@@ -7,9 +7,10 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
 
 - Karpenter ``EC2NodeClass`` (:data:`SOURCE_EC2NODECLASS`): ``amiSelectorTerms`` ``alias`` ``al2023@latest`` /
   ``bottlerocket@latest``: for an instance type with NVIDIA GPUs Karpenter picks the family's accelerated (NVIDIA)
-  AMI variant itself, so the pool's ``aws.ami_type`` only chooses the family (:data:`AMI_ALIASES`); ``role``: the
-  node role's name (Karpenter makes the instance profile); ``userData``: for Bottlerocket, TOML merged with
-  Karpenter's own settings (our device plugin settings, :mod:`gpu_components.aws.bottlerocket`);
+  AMI variant itself (:data:`SOURCE_ACCELERATED_AMI`), so the pool's ``aws.ami_type`` only chooses the family
+  (:data:`AMI_ALIASES`); ``role``: the node role's name (Karpenter makes the instance profile); ``userData``: for
+  Bottlerocket, TOML merged with Karpenter's own settings (our device plugin settings,
+  :mod:`gpu_components.aws.bottlerocket`);
   ``blockDeviceMappings`` replace the family's defaults (AL2023 ``/dev/xvda``; Bottlerocket ``/dev/xvda`` 4Gi OS
   volume and ``/dev/xvdb`` data volume), so the pool's ``disk_size_gb`` goes on the root volume (AL2023) or the data
   volume (Bottlerocket); ``capacityReservationSelectorTerms`` ``{id}`` with capacity type ``reserved``
@@ -23,7 +24,8 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
   the shared capacity; it is not rendered (alpha, behind the ``NodeOverlay`` feature gate; the note says so).
 - EKS Auto Mode (:data:`SOURCE_AUTO_ACCELERATED`, :data:`SOURCE_AUTO_NODECLASS`, :data:`SOURCE_AUTO_NODEPOOL`): AWS
   runs the NVIDIA driver and device plugin on its nodes and prevents a second GPU manager on the same node
-  (:data:`SOURCE_AUTO_DEVICES`); its ``NodeClass`` has no AMI or device plugin setting, so our sharing and MIG
+  (:data:`SOURCE_AUTO_DEVICES`; the plugin "runs automatically and isn't visible as a daemon set",
+  :data:`SOURCE_AUTO_ACCELERATED`); its ``NodeClass`` has no AMI or device plugin setting, so our sharing and MIG
   settings cannot reach the plugin: time-slicing, MPS and MIG are refused. No device plugin DaemonSet is deployed
   there; under the GPU Operator the nodes carry ``nvidia.com/gpu.deploy.operands=false`` (as Bottlerocket's), so no
   operand (a second device plugin among them) lands on them while other pools of the cluster keep the operator.
@@ -72,6 +74,8 @@ from gpu_components.workloads import tolerations
 
 SOURCE_EC2NODECLASS = "https://karpenter.sh/docs/concepts/nodeclasses/"
 SOURCE_NODEPOOL = "https://karpenter.sh/docs/concepts/nodepools/"
+SOURCE_ACCELERATED_AMI = "https://aws-samples.github.io/karpenter-blueprints/blueprints/nvidia-gpu-workload/"
+"""AWS's Karpenter blueprint: for accelerated instances Karpenter selects the EKS-optimized accelerated AMI itself."""
 SOURCE_RESERVED = "https://karpenter.sh/docs/concepts/nodepools/#reserved-capacity"
 SOURCE_NODE_OVERLAY = "https://karpenter.sh/docs/concepts/nodeoverlays/"
 SOURCE_CLUSTER_SECURITY_GROUP = "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html"
