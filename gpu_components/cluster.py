@@ -281,7 +281,7 @@ def validate_cluster(
                     gpu_stack,
                     f"{where} is served by {cloud}'s own device plugin, which the NVIDIA device plugin may not "
                     "run beside",
-                    "auto, or gpu-operator (which turns the cloud's plugin off)",
+                    "auto, or gpu-operator",
                 )
             )
         host = adapter.device_plugin_host(spec, options, stack)

@@ -40,6 +40,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
 from gpu_components.aws.eks import EksGpuNodeGroup
+from gpu_components.aws.provisioned import EksAutoModeGpuNodePool, EksKarpenterGpuNodePool
 from gpu_components.azure.aks import AksGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
@@ -57,6 +58,8 @@ PACKAGE_NAME = "gpu-components"
 COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     GpuCluster,
     EksGpuNodeGroup,
+    EksKarpenterGpuNodePool,
+    EksAutoModeGpuNodePool,
     AksGpuNodePool,
     GkeGpuNodePool,
     GkeComputeClassGpuPool,

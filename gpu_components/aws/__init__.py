@@ -1,4 +1,4 @@
-"""AWS: GPU node groups on EKS.
+"""AWS: GPU node groups on EKS, and Karpenter and EKS Auto Mode GPU pools.
 
 The components are imported on first use, so importing this package or its light modules (``options``) does not
 import the AWS SDKs.
@@ -12,7 +12,26 @@ from gpu_components._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from gpu_components.aws.eks import EksGpuNodeGroup, EksGpuNodeGroupArgs
+    from gpu_components.aws.provisioned import (
+        EksAutoModeGpuNodePool,
+        EksAutoModeGpuNodePoolArgs,
+        EksKarpenterGpuNodePool,
+        EksKarpenterGpuNodePoolArgs,
+    )
 
-__all__ = ["EksGpuNodeGroup", "EksGpuNodeGroupArgs"]
+__all__ = [
+    "EksAutoModeGpuNodePool",
+    "EksAutoModeGpuNodePoolArgs",
+    "EksGpuNodeGroup",
+    "EksGpuNodeGroupArgs",
+    "EksKarpenterGpuNodePool",
+    "EksKarpenterGpuNodePoolArgs",
+]
 
-__getattr__ = lazy_attributes(__name__, dict.fromkeys(__all__, "gpu_components.aws.eks"))
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        name: "gpu_components.aws.eks" if name.startswith("EksGpuNodeGroup") else "gpu_components.aws.provisioned"
+        for name in __all__
+    },
+)

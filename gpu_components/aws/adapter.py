@@ -1,4 +1,6 @@
-"""The AWS adapter of the cross-cloud composition: EKS node groups and the example EKS cluster."""
+"""The AWS adapter of the cross-cloud composition: EKS node groups, Karpenter and EKS Auto Mode pools, and the
+example EKS cluster. A pool with ``provisioning`` goes to its provisioner's component
+(:mod:`gpu_components.aws.provisioned`), any other to an :class:`~gpu_components.aws.eks.EksGpuNodeGroup`."""
 
 from __future__ import annotations
 
@@ -7,36 +9,107 @@ from typing import Any, cast
 
 import pulumi
 
-from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
+from gpu_components.adapter import (
+    CloudAdapter,
+    DevicePluginHost,
+    GpuNodePool,
+    GpuStack,
+    PoolView,
+    pool_component_args,
+)
 from gpu_components.aws import cluster
 from gpu_components.aws.eks import (
     EksGpuNodeGroup,
     EksGpuNodeGroupArgs,
-    ami_type_for,
-    device_plugin_host,
     eks_pool_view,
     eks_problems,
     node_group_args_problems,
 )
 from gpu_components.aws.facts import FACTS
 from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
+from gpu_components.aws.provisioned import (
+    AUTO_NODE_CLASS_OWNED,
+    EC2_NODE_CLASS_OWNED,
+    SOURCE_AUTO_NODECLASS,
+    SOURCE_NODEPOOL,
+    EksAutoModeGpuNodePool,
+    EksAutoModeGpuNodePoolArgs,
+    EksKarpenterGpuNodePool,
+    EksKarpenterGpuNodePoolArgs,
+    auto_mode_pool_view,
+    auto_mode_problems,
+    hatch_problems,
+    karpenter_pool_view,
+    karpenter_problems,
+)
+from gpu_components.enums import value_of
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
+
+_PROVISIONED_ONLY = ("node_pool_spec", "node_class_spec")
+
+
+def _refused(
+    options: Mapping[str, Any], keys: tuple[str, ...], where: str, why: str, valid: str, source: str
+) -> list[Problem]:
+    return [Problem(f"{where}.{key}", options[key], why, valid, source) for key in keys if key in options]
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
     where = f"{path}.aws" if path else "aws"
-    return eks_problems(spec, options.get("ami_type"), path, gpu_stack, f"{where}.ami_type") + node_group_args_problems(
-        options.get("node_group_args"), options.get("ami_type"), f"{where}.node_group_args"
+    provisioning = spec.provisioning
+    if provisioning is None:
+        return (
+            eks_problems(spec, options.get("ami_type"), path, gpu_stack, f"{where}.ami_type")
+            + node_group_args_problems(
+                options.get("node_group_args"), options.get("ami_type"), f"{where}.node_group_args"
+            )
+            + _refused(
+                options,
+                _PROVISIONED_ONLY,
+                where,
+                "a provisioned pool's setting (Karpenter NodePool / NodeClass spec); this pool is an EKS managed node "
+                "group",
+                "node_group_args, or a provisioning block",
+                SOURCE_NODEPOOL,
+            )
+        )
+    refused = _refused(
+        options,
+        ("node_group_args",),
+        where,
+        f"an EKS managed node group setting; this pool is provisioned by {provisioning.provisioner}",
+        "node_pool_spec or node_class_spec",
+        SOURCE_NODEPOOL,
     )
-
-
-def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
-    return device_plugin_host(ami_type_for(spec, options.get("ami_type")), gpu_stack)
+    if provisioning.provisioner == "karpenter":
+        return (
+            refused
+            + karpenter_problems(spec, options.get("ami_type"), path, gpu_stack, f"{where}.ami_type")
+            + hatch_problems(options, EC2_NODE_CLASS_OWNED, "EC2NodeClass", where)
+        )
+    refused += _refused(
+        options,
+        ("ami_type",),
+        where,
+        "EKS Auto Mode chooses the node AMI itself (its NodeClass has no AMI setting)",
+        "no ami_type",
+        SOURCE_AUTO_NODECLASS,
+    )
+    return refused + auto_mode_problems(spec, path) + hatch_problems(options, AUTO_NODE_CLASS_OWNED, "NodeClass", where)
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    provisioner = spec.provisioning.provisioner if spec.provisioning is not None else None
+    if provisioner == "karpenter":
+        return karpenter_pool_view(spec, options.get("ami_type"), gpu_stack)
+    if provisioner == "eks-auto-mode":
+        return auto_mode_pool_view(spec, gpu_stack)
     return eks_pool_view(spec, options.get("ami_type"), gpu_stack)
+
+
+def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
+    return _describe(spec, options, gpu_stack).device_plugin_host
 
 
 def _create_pool(
@@ -46,8 +119,14 @@ def _create_pool(
     wiring: Mapping[str, Any],
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
-) -> EksGpuNodeGroup:
-    return EksGpuNodeGroup(name, cast(EksGpuNodeGroupArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
+) -> GpuNodePool:
+    args = pool_component_args(pool, options, wiring, gpu_stack)
+    provisioning = pool.get("provisioning")
+    if provisioning is not None and value_of(provisioning["provisioner"]) == "karpenter":
+        return EksKarpenterGpuNodePool(name, cast(EksKarpenterGpuNodePoolArgs, args), opts)
+    if provisioning is not None:
+        return EksAutoModeGpuNodePool(name, cast(EksAutoModeGpuNodePoolArgs, args), opts)
+    return EksGpuNodeGroup(name, cast(EksGpuNodeGroupArgs, args), opts)
 
 
 ADAPTER = CloudAdapter(
@@ -64,4 +143,5 @@ ADAPTER = CloudAdapter(
     facts=FACTS,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
-Bottlerocket, whose host plugin serves its nodes."""
+Bottlerocket, whose host plugin serves its nodes; Karpenter pools as the same AMIs' node groups; EKS Auto Mode pools
+served by AWS's own plugin."""

@@ -218,7 +218,7 @@ def eks_problems(
     rules: no user label :data:`AUTOSCALER_GPU_LABEL` (the library decides it), and one taint per key (an Auto
     Scaling group tag per taint key holds one value and effect; :data:`SOURCE_AUTOSCALER`).
     """
-    return _ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + _autoscaler_problems(spec, path)
+    return ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + _autoscaler_problems(spec, path)
 
 
 def _autoscaler_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
@@ -254,13 +254,16 @@ def _autoscaler_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
     return problems
 
 
-def _ami_problems(
+def ami_problems(
     spec: GpuNodePoolSpec,
     ami_type: str | None,
     path: str,
     gpu_stack: GpuStack,
     ami_type_path: str | None,
 ) -> list[Problem]:
+    """The AMI part of :func:`eks_problems` (also the rules of Karpenter pools, whose ``ami_type`` picks their AMI
+    alias): an NVIDIA AMI type of the pool's architecture, Bottlerocket's MIG rules, and MIG on AL2023 only under
+    the GPU Operator."""
     chosen = ami_type_for(spec, ami_type)
     where = ami_type_path if ami_type_path is not None else (f"{path}.ami_type" if path else "ami_type")
     arch = NVIDIA_AMI_TYPES.get(chosen)

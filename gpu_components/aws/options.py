@@ -22,7 +22,14 @@ class EksPoolOptionsArgs(TypedDict):
     node_group_args: NotRequired[dict[str, Any]]
     """The escape hatch: other ``pulumi_aws.eks.NodeGroup`` arguments, in the SDK's snake_case names (e.g.
     ``update_config``), merged under the library's. Defaults to none. A key the library sets or that ``NodeGroup``
-    does not take is an error naming the key."""
+    does not take is an error naming the key. Fixed pools only (refused on provisioned pools, which have
+    ``node_pool_spec`` and ``node_class_spec``)."""
+    node_pool_spec: NotRequired[dict[str, Any]]
+    """Provisioned pools: other Karpenter NodePool ``spec`` fields (e.g. ``weight``), merged under the library's.
+    Defaults to none. ``disruption``, ``limits`` and ``template`` are the library's."""
+    node_class_spec: NotRequired[dict[str, Any]]
+    """Provisioned pools: other EC2NodeClass (Karpenter) or NodeClass (EKS Auto Mode) ``spec`` fields (e.g.
+    ``tags``), merged under the library's. Defaults to none. The keys the library sets are refused."""
 
 
 class EksWiringArgs(TypedDict):

@@ -43,7 +43,7 @@ ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "gpu-operator": "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack "
     "gpu-operator)",
     "node-image": "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)",
-    "cloud": "the cloud's managed device plugin (GKE installs and runs it)",
+    "cloud": "the cloud's managed device plugin (GKE's, or EKS Auto Mode's)",
 }
 """Who advertises a pool's GPUs, by :data:`~gpu_components.adapter.DevicePluginHost`, for error messages."""
 

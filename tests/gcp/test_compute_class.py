@@ -338,7 +338,7 @@ def test_gpu_cluster_and_device_plugin_refuse_compute_class_pools_with_exact_err
         "a ComputeClass (got {}); valid: pools[1].gcp.node_pool_args for a fixed node pool",
     ]
     assert problem_lines(lambda: NvidiaDevicePlugin("dp", {"cloud": "gcp", "pools": [provisioned()]})) == [
-        "pools[0]: its GPUs are advertised by the cloud's managed device plugin (GKE installs and runs it); a second "
+        "pools[0]: its GPUs are advertised by the cloud's managed device plugin (GKE's, or EKS Auto Mode's); a second "
         "advertiser on its nodes would break them (got 'gpu'); valid: pools served by the NVIDIA device plugin "
         "DaemonSet (NvidiaDevicePlugin)",
     ]

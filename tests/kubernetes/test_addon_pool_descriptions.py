@@ -235,7 +235,7 @@ POOL_KEYS = (
 A100_80GB_PROFILES = "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"
 DAEMONSET = "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)"
 OPERATOR = "the GPU Operator's device plugin (NvidiaGpuOperator; the pool was built with gpu_stack gpu-operator)"
-GKE_PLUGIN = "the cloud's managed device plugin (GKE installs and runs it)"
+GKE_PLUGIN = "the cloud's managed device plugin (GKE's, or EKS Auto Mode's)"
 BOTTLEROCKET = "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)"
 POOL_ENTRIES = "EksGpuNodeGroup, AksGpuNodePool or GkeGpuNodePool, or a cluster pool (ClusterPoolArgs, a mapping)"
 
@@ -261,7 +261,7 @@ BAD: dict[str, tuple[str, dict[str, Any], list[tuple[str, object, str, str | Non
                 "pools[0].aws.ami_typ",
                 "AL2023_x86_64_NVIDIA",
                 "unknown field; did you mean 'ami_type'?",
-                "ami_type, node_group_args",
+                "ami_type, node_class_spec, node_group_args, node_pool_spec",
             )
         ],
     ),

@@ -503,6 +503,8 @@ RULES = {
 
 EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "aws-eks": [],
+    "aws-eks-auto": [],
+    "aws-eks-karpenter": [],
     "aws-eks-operator": [],
     "azure-aks": [],
     "gcp-gke": [],

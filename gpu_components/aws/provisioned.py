@@ -1,0 +1,686 @@
+"""Provisioned EKS GPU pools (issue 16): ``EksKarpenterGpuNodePool`` (Karpenter ``NodePool`` + ``EC2NodeClass``) and
+``EksAutoModeGpuNodePool`` (EKS Auto Mode: Karpenter ``NodePool`` + ``eks.amazonaws.com`` ``NodeClass``).
+
+The pool's node labels and taints are a fixed EKS pool's (:func:`~gpu_components.aws.eks.node_labels`, the pool's
+taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``k8s.amazonaws.com/accelerator``
+(no Cluster Autoscaler scales these nodes). Facts and sources:
+
+- Karpenter ``EC2NodeClass`` (:data:`SOURCE_EC2NODECLASS`): ``amiSelectorTerms`` ``alias`` ``al2023@latest`` /
+  ``bottlerocket@latest``: for an instance type with NVIDIA GPUs Karpenter picks the family's accelerated (NVIDIA)
+  AMI variant itself (:data:`SOURCE_ACCELERATED_AMI`), so the pool's ``aws.ami_type`` only chooses the family
+  (:data:`AMI_ALIASES`); ``role``: the node role's name (Karpenter makes the instance profile); ``userData``: for
+  Bottlerocket, TOML merged with Karpenter's own settings (our device plugin settings,
+  :mod:`gpu_components.aws.bottlerocket`);
+  ``blockDeviceMappings`` replace the family's defaults (AL2023 ``/dev/xvda``; Bottlerocket ``/dev/xvda`` 4Gi OS
+  volume and ``/dev/xvdb`` data volume), so the pool's ``disk_size_gb`` goes on the root volume (AL2023) or the data
+  volume (Bottlerocket); ``capacityReservationSelectorTerms`` ``{id}`` with capacity type ``reserved``
+  (Karpenter >= 1.3; :data:`SOURCE_RESERVED`).
+- Security groups: EKS tags the cluster security group it creates ``aws:eks:cluster-name: <cluster>``
+  (:data:`SOURCE_CLUSTER_SECURITY_GROUP`); both NodeClasses select it by that tag.
+- Karpenter ``NodePool`` (:data:`SOURCE_NODEPOOL`): ``requirements`` (instance types or families, capacity type,
+  architecture), ``limits`` (``nvidia.com/gpu``, ``nodes``), ``disruption`` (``consolidationPolicy``,
+  ``consolidateAfter``), ``template.spec.expireAfter``. Karpenter sizes a node from its instance type's GPU count,
+  not from time-slicing replicas or MIG devices (:func:`karpenter_note`). Its alpha ``NodeOverlay`` could tell it
+  the shared capacity; it is not rendered (alpha, behind the ``NodeOverlay`` feature gate; the note says so).
+- EKS Auto Mode (:data:`SOURCE_AUTO_ACCELERATED`, :data:`SOURCE_AUTO_NODECLASS`, :data:`SOURCE_AUTO_NODEPOOL`): AWS
+  runs the NVIDIA driver and device plugin on its nodes and prevents a second GPU manager on the same node
+  (:data:`SOURCE_AUTO_DEVICES`; the plugin "runs automatically and isn't visible as a daemon set",
+  :data:`SOURCE_AUTO_ACCELERATED`); its ``NodeClass`` has no AMI or device plugin setting, so our sharing and MIG
+  settings cannot reach the plugin: time-slicing, MPS and MIG are refused. No device plugin DaemonSet is deployed
+  there; under the GPU Operator the nodes carry ``nvidia.com/gpu.deploy.operands=false`` (as Bottlerocket's), so no
+  operand (a second device plugin among them) lands on them while other pools of the cluster keep the operator.
+  Auto Mode nodes live at most 21 days (:data:`AUTO_MODE_MAX_EXPIRE_HOURS`); ``expireAfter`` above is refused.
+  Auto Mode instance families label: ``eks.amazonaws.com/instance-family``.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import (
+    DevicePluginHost,
+    GpuNodePool,
+    GpuStack,
+    PoolDevicePluginHost,
+    PoolTaints,
+    PoolTolerations,
+    PoolView,
+    adopt_view,
+    pool_outputs,
+    validated_pool,
+)
+from gpu_components.autoscaler import joined
+from gpu_components.aws import bottlerocket
+from gpu_components.aws._sdk import aws
+from gpu_components.aws.eks import (
+    AUTOSCALER_GPU_LABEL,
+    ami_problems,
+    ami_type_for,
+    create_node_role,
+    device_plugin_host,
+    node_labels,
+)
+from gpu_components.aws.facts import FACTS
+from gpu_components.enums import GpuStackArg, value_of
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
+from gpu_components.provider_args import collected
+from gpu_components.shape import plain
+from gpu_components.spec import DURATION, POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Mps, Provisioning
+from gpu_components.workloads import tolerations
+
+SOURCE_EC2NODECLASS = "https://karpenter.sh/docs/concepts/nodeclasses/"
+SOURCE_NODEPOOL = "https://karpenter.sh/docs/concepts/nodepools/"
+SOURCE_ACCELERATED_AMI = "https://aws-samples.github.io/karpenter-blueprints/blueprints/nvidia-gpu-workload/"
+"""AWS's Karpenter blueprint: for accelerated instances Karpenter selects the EKS-optimized accelerated AMI itself."""
+SOURCE_RESERVED = "https://karpenter.sh/docs/concepts/nodepools/#reserved-capacity"
+SOURCE_NODE_OVERLAY = "https://karpenter.sh/docs/concepts/nodeoverlays/"
+SOURCE_CLUSTER_SECURITY_GROUP = "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html"
+SOURCE_AUTO_NODECLASS = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html"
+SOURCE_AUTO_NODEPOOL = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html"
+SOURCE_AUTO_ACCELERATED = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
+SOURCE_AUTO_DEVICES = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html"
+SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
+
+KARPENTER_GROUP = "karpenter.k8s.aws"
+AUTO_MODE_GROUP = "eks.amazonaws.com"
+NODEPOOL_API = "karpenter.sh/v1"
+CLUSTER_NAME_TAG = "aws:eks:cluster-name"
+"""Tag EKS puts on the cluster security group it creates, valued the cluster's name
+(:data:`SOURCE_CLUSTER_SECURITY_GROUP`)."""
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+ARCH_LABEL = "kubernetes.io/arch"
+CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
+ARCHITECTURES: Mapping[str, str] = {"x86_64": "amd64", "arm64": "arm64"}
+"""Catalog CPU architecture -> the ``kubernetes.io/arch`` value."""
+AMI_ALIASES: Mapping[str, str] = {"AL2023": "al2023@latest", "BOTTLEROCKET": "bottlerocket@latest"}
+"""EKS AMI type family (the ``ami_type`` before its first ``_``) -> the EC2NodeClass ``amiSelectorTerms`` alias.
+Karpenter picks the NVIDIA variant for GPU instance types (:data:`SOURCE_EC2NODECLASS`)."""
+CONSOLIDATION_POLICIES: Mapping[str, str] = {
+    "when-empty": "WhenEmpty",
+    "when-empty-or-underutilized": "WhenEmptyOrUnderutilized",
+}
+"""``provisioning.disruption.consolidation`` -> NodePool ``disruption.consolidationPolicy``."""
+ROOT_DEVICE = "/dev/xvda"
+BOTTLEROCKET_OS_VOLUME_GIB = 4
+"""Size of Bottlerocket's OS volume (``/dev/xvda``) in Karpenter's default block device mappings
+(:data:`SOURCE_EC2NODECLASS`), kept when the data volume is sized."""
+AUTO_MODE_MAX_EXPIRE_HOURS = 504
+"""EKS Auto Mode replaces nodes after at most 21 days (504h; default 336h): :data:`SOURCE_AUTO_NODEPOOL`."""
+AUTO_MODE_NODE_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+"""The access policy of an Auto Mode node role's access entry (type ``EC2``): :data:`SOURCE_AUTO_NODECLASS`."""
+
+NODE_POOL_OWNED = ("disruption", "limits", "template")
+"""NodePool ``spec`` keys the library sets, refused in ``node_pool_spec``."""
+EC2_NODE_CLASS_OWNED = (
+    "amiFamily",
+    "amiSelectorTerms",
+    "blockDeviceMappings",
+    "capacityReservationSelectorTerms",
+    "instanceProfile",
+    "role",
+    "securityGroupSelectorTerms",
+    "subnetSelectorTerms",
+    "userData",
+)
+"""EC2NodeClass ``spec`` keys the library sets (``instanceProfile`` excludes ``role``), refused in
+``node_class_spec``."""
+AUTO_NODE_CLASS_OWNED = ("ephemeralStorage", "role", "securityGroupSelectorTerms", "subnetSelectorTerms")
+"""Auto Mode NodeClass ``spec`` keys the library sets, refused in ``node_class_spec``."""
+
+
+class EksKarpenterGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`EksKarpenterGpuNodePool`."""
+
+    pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``aws``, with a ``provisioning`` block."""
+    cluster_name: pulumi.Input[str]
+    """Name of the EKS cluster (selects its cluster security group by the ``aws:eks:cluster-name`` tag)."""
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
+    node_role_arn: NotRequired[pulumi.Input[str]]
+    """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    node_pool_spec: NotRequired[dict[str, Any]]
+    """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
+    library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto``."""
+
+    ami_type: NotRequired[str]
+    """An NVIDIA EKS AMI type: its family picks the AMI alias (``AL2023_*_NVIDIA``: ``al2023@latest``, our device
+    plugin or the GPU Operator; ``BOTTLEROCKET_*_NVIDIA``: ``bottlerocket@latest``, its host device plugin).
+    Defaults to the AL2023 NVIDIA type of the pool's architecture."""
+    node_class_spec: NotRequired[dict[str, Any]]
+    """Other EC2NodeClass ``spec`` fields (e.g. ``tags``, ``metadataOptions``), merged under the library's. Defaults
+    to none. A key the library sets (:data:`EC2_NODE_CLASS_OWNED`) is an error naming the key."""
+
+
+class EksAutoModeGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`EksAutoModeGpuNodePool`."""
+
+    pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``aws``, with a ``provisioning`` block."""
+    cluster_name: pulumi.Input[str]
+    """Name of the EKS cluster (selects its cluster security group by the ``aws:eks:cluster-name`` tag)."""
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
+    node_role_arn: NotRequired[pulumi.Input[str]]
+    """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    node_pool_spec: NotRequired[dict[str, Any]]
+    """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
+    library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto``."""
+
+    node_class_spec: NotRequired[dict[str, Any]]
+    """Other Auto Mode NodeClass ``spec`` fields (e.g. ``tags``, ``networkPolicy``), merged under the library's.
+    Defaults to none. A key the library sets (:data:`AUTO_NODE_CLASS_OWNED`) is an error naming the key."""
+
+
+def owned_key_problems(given: object, owned: Sequence[str], path: str, kind: str) -> list[Problem]:
+    """Problems with an escape hatch (``node_pool_spec``/``node_class_spec``): keys the library sets."""
+    if not isinstance(given, Mapping):
+        return []
+    return [
+        Problem(
+            f"{path}.{key}",
+            given[key],
+            f"set by gpu_components from the pool on the {kind}",
+            f"a {kind} spec key other than {', '.join(owned)}",
+            SOURCE_NODEPOOL if kind == "NodePool" else SOURCE_EC2NODECLASS,
+        )
+        for key in owned
+        if key in given
+    ]
+
+
+def _provisioning(spec: GpuNodePoolSpec) -> Provisioning:
+    if spec.provisioning is None:
+        raise GpuSpecError([Problem("pool.provisioning", None, "required: a provisioned pool's provisioning block")])
+    return spec.provisioning
+
+
+def provisioner_problems(spec: GpuNodePoolSpec, expected: str, path: str) -> list[Problem]:
+    """A pool given to a provisioned component must name that component's provisioner."""
+    where = f"{path}.provisioning" if path else "provisioning"
+    if spec.provisioning is None:
+        return [Problem(where, None, f"required by this component: a pool provisioned by {expected}", expected)]
+    if spec.provisioning.provisioner != expected:
+        return [
+            Problem(
+                f"{where}.provisioner",
+                spec.provisioning.provisioner,
+                f"this component realises {expected} pools",
+                expected,
+            )
+        ]
+    return []
+
+
+def karpenter_problems(
+    spec: GpuNodePoolSpec, ami_type: str | None, path: str, gpu_stack: GpuStack, ami_type_path: str | None
+) -> list[Problem]:
+    """Karpenter rules for a validated provisioned pool: the AMI rules of a fixed EKS pool
+    (:func:`~gpu_components.aws.eks.ami_problems`)."""
+    return ami_problems(spec, ami_type, path, gpu_stack, ami_type_path)
+
+
+def auto_mode_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
+    """EKS Auto Mode rules: no time-slicing, MPS or MIG (AWS's own device plugin serves the nodes and no NodeClass
+    field configures it), no ``reserved`` capacity (the NodeClass schema has no capacity reservation selector),
+    ``expire_after`` at most 21 days (504h)."""
+    prefix = f"{path}." if path else ""
+    provisioning = spec.provisioning
+    problems: list[Problem] = []
+    why = (
+        "EKS Auto Mode nodes run AWS's own NVIDIA device plugin, which no NodeClass or NodePool field configures, and "
+        "Auto Mode keeps any second device plugin off them"
+    )
+    if spec.sharing is not None:
+        strategy = "mps" if isinstance(spec.sharing, Mps) else "time_slicing"
+        problems.append(
+            Problem(f"{prefix}{strategy}", spec.sharing.replicas, why, "exclusive GPUs", SOURCE_AUTO_ACCELERATED)
+        )
+    if spec.mig is not None:
+        problems.append(Problem(f"{prefix}mig", spec.mig.config_name, why, "whole GPUs", SOURCE_AUTO_ACCELERATED))
+    if provisioning is None:
+        return problems
+    if "reserved" in provisioning.capacity_types:
+        problems.append(
+            Problem(
+                f"{prefix}provisioning.capacity_types",
+                list(provisioning.capacity_types),
+                "the EKS Auto Mode NodeClass schema the library renders against has no capacity reservation selector",
+                "on-demand, spot (or provisioner karpenter for reserved capacity)",
+                SOURCE_AUTO_NODECLASS,
+            )
+        )
+    expire = provisioning.disruption.expire_after
+    if expire is not None and (expire == "Never" or _hours(expire) > AUTO_MODE_MAX_EXPIRE_HOURS):
+        problems.append(
+            Problem(
+                f"{prefix}provisioning.disruption.expire_after",
+                expire,
+                f"EKS Auto Mode replaces every node after at most 21 days ({AUTO_MODE_MAX_EXPIRE_HOURS}h)",
+                f"a duration up to {AUTO_MODE_MAX_EXPIRE_HOURS}h",
+                SOURCE_AUTO_NODEPOOL,
+            )
+        )
+    return problems
+
+
+def _hours(duration: str) -> float:
+    """A Karpenter duration (:data:`~gpu_components.spec.DURATION`, already checked) in hours."""
+    assert DURATION.match(duration)
+    total = 0.0
+    number = ""
+    for char in duration:
+        if char.isdigit():
+            number += char
+        else:
+            total += int(number) / {"s": 3600, "m": 60, "h": 1}[char]
+            number = ""
+    return total
+
+
+def ami_alias(ami_type: str) -> str:
+    """The ``amiSelectorTerms`` alias of an NVIDIA EKS AMI type (:data:`AMI_ALIASES`)."""
+    return AMI_ALIASES[ami_type.split("_", 1)[0]]
+
+
+def provisioned_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuStack) -> dict[str, str]:
+    """A fixed EKS pool's node labels (:func:`~gpu_components.aws.eks.node_labels`) without the Cluster Autoscaler's
+    :data:`~gpu_components.aws.eks.AUTOSCALER_GPU_LABEL`."""
+    return {k: v for k, v in node_labels(spec, host, gpu_stack).items() if k != AUTOSCALER_GPU_LABEL}
+
+
+KARPENTER_LATE_MIG_NOTE = (
+    "MIG partitions are made by the GPU Operator's MIG manager after a node joins; until then the node advertises "
+    "whole GPUs"
+)
+"""The note for Karpenter pools partitioned by NVIDIA's MIG manager."""
+
+
+def karpenter_note(spec: GpuNodePoolSpec, host: DevicePluginHost) -> str | None:
+    """What Karpenter cannot count when it picks nodes for pending pods, or ``None``: it takes ``nvidia.com/gpu``
+    from the instance type's GPU count, not from time-slicing/MPS replicas or MIG devices, and knows no other GPU
+    resource name; its alpha ``NodeOverlay`` could tell it (:data:`SOURCE_NODE_OVERLAY`), which the library does not
+    render. MIG made by the GPU Operator's MIG manager appears only after the node joins."""
+    advertised = advertised_resources(spec)
+    gpus = advertised.get(GPU_RESOURCE, 0)
+    notes: list[str | None] = []
+    if gpus not in (0, spec.gpu_count):
+        notes.append(
+            f"Karpenter sizes a new node from its instance type ({GPU_RESOURCE}: {spec.gpu_count} on "
+            f"{spec.instance_type}), not from the {gpus} {GPU_RESOURCE} it will advertise: it may launch more nodes "
+            "than the pods need"
+        )
+    others = sorted(name for name in advertised if name != GPU_RESOURCE)
+    if others:
+        notes.append(
+            f"Karpenter knows no {', '.join(others)} on any instance type: it launches no node for pods that request "
+            "them"
+        )
+    if notes:
+        notes.append("its alpha NodeOverlay (feature gate NodeOverlay) can declare the real capacity; not rendered")
+    notes.append(KARPENTER_LATE_MIG_NOTE if host == "gpu-operator" and spec.mig is not None else None)
+    return joined(*notes)
+
+
+def karpenter_pool_view(spec: GpuNodePoolSpec, ami_type: str | None, gpu_stack: GpuStack) -> PoolView:
+    """What an :class:`EksKarpenterGpuNodePool` exposes: who advertises GPUs as on a fixed EKS pool of the AMI
+    (:func:`~gpu_components.aws.eks.device_plugin_host`), its labels (:func:`provisioned_labels`), the spec's
+    taints, the pool label as node selector; ``driver_setting`` is the AMI type."""
+    chosen = ami_type_for(spec, ami_type)
+    host = device_plugin_host(chosen, gpu_stack)
+    return _view(spec, host, gpu_stack, karpenter_note(spec, host), chosen)
+
+
+def auto_mode_pool_view(spec: GpuNodePoolSpec, gpu_stack: GpuStack) -> PoolView:
+    """What an :class:`EksAutoModeGpuNodePool` exposes: GPUs advertised by AWS (``cloud``); ``driver_setting``
+    ``eks-auto-mode``."""
+    return _view(spec, "cloud", gpu_stack, None, "eks-auto-mode")
+
+
+def _view(
+    spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuStack, note: str | None, setting: str
+) -> PoolView:
+    return PoolView(
+        spec=spec,
+        device_plugin_host=host,
+        labels=provisioned_labels(spec, host, gpu_stack),
+        taints=spec.taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name},
+        autoscaler_note=note,
+        tolerations=tolerations(spec.taints),
+        driver_setting=setting,
+    )
+
+
+def requirements(spec: GpuNodePoolSpec, family_label: str) -> list[dict[str, Any]]:
+    """The NodePool's ``template.spec.requirements``: the named families (``family_label`` In) when every named
+    instance type is in one of them, else every allowed type (``node.kubernetes.io/instance-type`` In); the capacity
+    types (``karpenter.sh/capacity-type``); the CPU architecture (``kubernetes.io/arch``)."""
+    provisioning = _provisioning(spec)
+    separator = FACTS.instance_family_separator
+    families = provisioning.instance_families
+    if families and all(t.split(separator, 1)[0] in families for t in provisioning.instance_types):
+        types = {"key": family_label, "operator": "In", "values": list(families)}
+    else:
+        types = {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(provisioning.allowed_types)}
+    return [
+        types,
+        {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": list(provisioning.capacity_types)},
+        {"key": ARCH_LABEL, "operator": "In", "values": [ARCHITECTURES[spec.cpu_architecture]]},
+    ]
+
+
+def node_pool_spec(
+    spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class: Mapping[str, str], family_label: str
+) -> dict[str, Any]:
+    """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``,
+    ``expireAfter`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``."""
+    provisioning = _provisioning(spec)
+    template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class), "requirements": requirements(spec, family_label)}
+    if spec.taints:
+        template_spec["taints"] = [
+            {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect} for t in spec.taints
+        ]
+    if provisioning.disruption.expire_after is not None:
+        template_spec["expireAfter"] = provisioning.disruption.expire_after
+    limits: dict[str, int] = {}
+    if provisioning.max_gpus is not None:
+        limits[GPU_RESOURCE] = provisioning.max_gpus
+    if provisioning.max_nodes is not None:
+        limits["nodes"] = provisioning.max_nodes
+    return {
+        "template": {"metadata": {"labels": dict(labels)}, "spec": template_spec},
+        "limits": limits,
+        "disruption": {
+            "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
+            "consolidateAfter": provisioning.disruption.consolidate_after,
+        },
+    }
+
+
+def block_device_mappings(spec: GpuNodePoolSpec, host: DevicePluginHost) -> list[dict[str, Any]]:
+    """EC2NodeClass ``blockDeviceMappings``: AL2023: the root volume sized ``disk_size_gb``; Bottlerocket: its 4Gi OS
+    volume and the data volume (:data:`~gpu_components.aws.bottlerocket.DATA_VOLUME_DEVICE`) sized ``disk_size_gb``.
+    gp3, encrypted (Karpenter's defaults, which a mapping replaces)."""
+
+    def volume(device: str, gib: int) -> dict[str, Any]:
+        return {"deviceName": device, "ebs": {"volumeSize": f"{gib}Gi", "volumeType": "gp3", "encrypted": True}}
+
+    if host == "node-image":
+        return [
+            volume(ROOT_DEVICE, BOTTLEROCKET_OS_VOLUME_GIB),
+            volume(bottlerocket.DATA_VOLUME_DEVICE, spec.disk_size_gb),
+        ]
+    return [volume(ROOT_DEVICE, spec.disk_size_gb)]
+
+
+def _selectors(
+    cluster_name: pulumi.Input[str], subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+) -> dict[str, Any]:
+    return {
+        "subnetSelectorTerms": pulumi.Output.from_input(subnet_ids).apply(lambda ids: [{"id": i} for i in ids]),
+        "securityGroupSelectorTerms": [{"tags": {CLUSTER_NAME_TAG: cluster_name}}],
+    }
+
+
+def ec2_node_class_spec(
+    spec: GpuNodePoolSpec, ami_type: str, host: DevicePluginHost, role: pulumi.Input[str]
+) -> dict[str, Any]:
+    """The EC2NodeClass ``spec`` fields derived from the pool (cluster selectors excluded): ``role``,
+    ``amiSelectorTerms``, ``blockDeviceMappings``, ``userData`` (Bottlerocket), ``capacityReservationSelectorTerms``
+    (reserved capacity)."""
+    result: dict[str, Any] = {
+        "role": role,
+        "amiSelectorTerms": [{"alias": ami_alias(ami_type)}],
+        "blockDeviceMappings": block_device_mappings(spec, host),
+    }
+    if host == "node-image":
+        result["userData"] = bottlerocket.user_data(spec)
+    provisioning = _provisioning(spec)
+    if provisioning.reservation is not None:
+        result["capacityReservationSelectorTerms"] = [{"id": provisioning.reservation}]
+    return result
+
+
+def _role_name(arn: str) -> str:
+    return arn.rsplit("/", 1)[-1]
+
+
+class _ProvisionedPool(pulumi.ComponentResource):
+    """What both provisioned pools share: the pool view, the node role, the two custom resources. Each component
+    declares its outputs itself (Pulumi's schema analyzer reads a class's own annotations and docstrings)."""
+
+    def _setup(self, spec: GpuNodePoolSpec, view: PoolView, gpu_stack: GpuStack) -> None:
+        self.spec: GpuNodePoolSpec = spec
+        self.served_by: str | None = None
+        self.pool_name = spec.name
+        self.node_pool_name = spec.name
+        self.gpu_stack: GpuStack = gpu_stack
+        adopt_view(cast(GpuNodePool, self), view)
+
+    def _role(
+        self, name: str, args: Mapping[str, Any], access: str
+    ) -> tuple[pulumi.Output[str], list[pulumi.Resource]]:
+        """The node role's name and what the NodeClass must wait for. Without ``node_role_arn``: a new role and its
+        EKS access entry of type ``access`` (``EC2_LINUX`` for Karpenter, ``EC2`` with the Auto Mode node policy):
+        :data:`SOURCE_ACCESS_ENTRIES`."""
+        child = pulumi.ResourceOptions(parent=self)
+        given = args.get("node_role_arn")
+        if given is not None:
+            self.node_role_arn = pulumi.Output.from_input(given)
+            return self.node_role_arn.apply(_role_name), []
+        role, depends = create_node_role(f"{name}-node-role", child)
+        entry = aws.eks.AccessEntry(
+            f"{name}-access-entry", cluster_name=args["cluster_name"], principal_arn=role.arn, type=access, opts=child
+        )
+        depends.append(entry)
+        if access == "EC2":
+            depends.append(
+                aws.eks.AccessPolicyAssociation(
+                    f"{name}-access-policy",
+                    cluster_name=args["cluster_name"],
+                    principal_arn=role.arn,
+                    policy_arn=AUTO_MODE_NODE_POLICY,
+                    access_scope={"type": "cluster"},
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+                )
+            )
+        self.node_role_arn = role.arn
+        return role.name, depends
+
+    def _custom_resources(
+        self,
+        name: str,
+        node_class: tuple[str, str, dict[str, Any]],
+        pool_spec: dict[str, Any],
+        depends: list[pulumi.Resource],
+    ) -> None:
+        api_version, kind, class_spec = node_class
+        self.node_class = k8s.apiextensions.CustomResource(
+            f"{name}-node-class",
+            api_version=api_version,
+            kind=kind,
+            metadata={"name": self.spec.name},
+            spec=class_spec,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+        )
+        self.node_pool = k8s.apiextensions.CustomResource(
+            f"{name}-node-pool",
+            api_version=NODEPOOL_API,
+            kind="NodePool",
+            metadata={"name": self.spec.name},
+            spec=pool_spec,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
+        )
+        self.register_outputs(
+            {
+                "nodePoolName": self.node_pool_name,
+                "nodeRoleArn": self.node_role_arn,
+                **pool_outputs(cast(GpuNodePool, self)),
+            }
+        )
+
+
+class EksKarpenterGpuNodePool(_ProvisionedPool):
+    """A Karpenter-provisioned pool of NVIDIA GPU nodes on EKS: a ``karpenter.sh/v1`` NodePool and a
+    ``karpenter.k8s.aws/v1`` EC2NodeClass, both named after the pool (Karpenter itself must run in the cluster).
+
+    Children: ``<name>-node-role`` and its policy attachments and ``<name>-access-entry`` (type ``EC2_LINUX``) when no
+    role is given, ``<name>-node-class`` (EC2NodeClass), ``<name>-node-pool`` (NodePool). Providers: ``aws``,
+    ``kubernetes``. Who advertises GPUs: as a fixed EKS pool of the same AMI (AL2023: the device plugin DaemonSet or
+    the GPU Operator; Bottlerocket: its host plugin, configured in the EC2NodeClass ``userData``).
+
+    Outputs: ``node_pool_name``, ``node_role_arn`` and the common pool outputs (``pool_name``, ``labels``, ``taints``,
+    ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note``). Other
+    attributes: ``spec``, ``ami_type``, ``gpu_stack``, ``node_pool``, ``node_class``, ``served_by``.
+
+    Raises:
+        GpuSpecError: invalid pool, a pool not provisioned by ``karpenter``, a non-NVIDIA or wrong-architecture AMI
+            type, sharing or MIG the image (or stack) cannot do, keys the library owns in ``node_pool_spec`` or
+            ``node_class_spec``.
+    """
+
+    node_pool_name: str
+    """Name of the NodePool (and of its NodeClass): the pool's name."""
+    node_role_arn: pulumi.Output[str]
+    """ARN of the nodes' IAM role: the one given, or the role the component created."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the NodePool's template puts on the nodes: the user's, ``gpu-components/pool``, and the
+    labels that select the device plugin's or GPU Operator's config (or keep the operator's operands off)."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling), the default GPU taint first when on."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
+    (EKS Auto Mode)."""
+    autoscaler_note: str | None
+    """What the provisioner cannot count when it scales the pool (shared or MIG resources), or null."""
+
+    def __init__(
+        self, name: str, args: EksKarpenterGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        args = plain(args)
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto")) if isinstance(args, Mapping) else "auto"
+        spec = collected(
+            lambda: validated_pool(
+                EksKarpenterGpuNodePoolArgs,
+                args,
+                "aws",
+                lambda spec: provisioner_problems(spec, "karpenter", "pool")
+                or karpenter_problems(spec, args.get("ami_type"), "pool", gpu_stack, "ami_type"),
+            ),
+            hatch_problems(args, EC2_NODE_CLASS_OWNED, "EC2NodeClass"),
+        )
+        super().__init__("gpu-components:index:EksKarpenterGpuNodePool", name, None, opts)
+        view = karpenter_pool_view(spec, args.get("ami_type"), gpu_stack)
+        self._setup(spec, view, gpu_stack)
+        self.ami_type: str = view.driver_setting
+        role, depends = self._role(name, args, "EC2_LINUX")
+        class_spec = {
+            **args.get("node_class_spec", {}),
+            **_selectors(args["cluster_name"], args["subnet_ids"]),
+            **ec2_node_class_spec(spec, self.ami_type, self.device_plugin_host, role),
+        }
+        family_label = FACTS.provisioners["karpenter"].instance_family_label or INSTANCE_TYPE_LABEL
+        ref = {"group": KARPENTER_GROUP, "kind": "EC2NodeClass", "name": spec.name}
+        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref, family_label)}
+        self._custom_resources(name, (f"{KARPENTER_GROUP}/v1", "EC2NodeClass", class_spec), pool_spec, depends)
+
+
+class EksAutoModeGpuNodePool(_ProvisionedPool):
+    """An EKS Auto Mode pool of NVIDIA GPU nodes: a ``karpenter.sh/v1`` NodePool and an ``eks.amazonaws.com/v1``
+    NodeClass, both named after the pool (the cluster must have Auto Mode compute on).
+
+    AWS runs the driver and device plugin on the nodes (``device_plugin_host`` ``cloud``): no DaemonSet or GPU
+    Operator operand is deployed there (under the GPU Operator the nodes carry ``nvidia.com/gpu.deploy.operands=
+    false``), and time-slicing, MPS and MIG are refused (:data:`SOURCE_AUTO_ACCELERATED`). Nodes live at most 21 days.
+
+    Children: ``<name>-node-role`` and its policy attachments, ``<name>-access-entry`` (type ``EC2``) and
+    ``<name>-access-policy`` (``AmazonEKSAutoNodePolicy``) when no role is given, ``<name>-node-class``,
+    ``<name>-node-pool``. Providers: ``aws``, ``kubernetes``.
+
+    Outputs: as :class:`EksKarpenterGpuNodePool`. Other attributes: ``spec``, ``gpu_stack``, ``node_pool``,
+    ``node_class``, ``served_by``.
+
+    Raises:
+        GpuSpecError: invalid pool, a pool not provisioned by ``eks-auto-mode``, sharing or MIG, reserved capacity,
+            ``expire_after`` above 504h, keys the library owns in ``node_pool_spec`` or ``node_class_spec``.
+    """
+
+    node_pool_name: str
+    """Name of the NodePool (and of its NodeClass): the pool's name."""
+    node_role_arn: pulumi.Output[str]
+    """ARN of the nodes' IAM role: the one given, or the role the component created."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the NodePool's template puts on the nodes: the user's, ``gpu-components/pool``, and the
+    labels that select the device plugin's or GPU Operator's config (or keep the operator's operands off)."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling), the default GPU taint first when on."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node advertises."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
+    (EKS Auto Mode)."""
+    autoscaler_note: str | None
+    """What the provisioner cannot count when it scales the pool (shared or MIG resources), or null."""
+
+    def __init__(self, name: str, args: EksAutoModeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto")) if isinstance(args, Mapping) else "auto"
+        spec = collected(
+            lambda: validated_pool(
+                EksAutoModeGpuNodePoolArgs,
+                args,
+                "aws",
+                lambda spec: provisioner_problems(spec, "eks-auto-mode", "pool") or auto_mode_problems(spec, "pool"),
+            ),
+            hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass"),
+        )
+        super().__init__("gpu-components:index:EksAutoModeGpuNodePool", name, None, opts)
+        self._setup(spec, auto_mode_pool_view(spec, gpu_stack), gpu_stack)
+        role, depends = self._role(name, args, "EC2")
+        class_spec = {
+            **args.get("node_class_spec", {}),
+            "role": role,
+            **_selectors(args["cluster_name"], args["subnet_ids"]),
+            "ephemeralStorage": {"size": f"{spec.disk_size_gb}Gi"},
+        }
+        family_label = FACTS.provisioners["eks-auto-mode"].instance_family_label or INSTANCE_TYPE_LABEL
+        ref = {"group": AUTO_MODE_GROUP, "kind": "NodeClass", "name": spec.name}
+        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref, family_label)}
+        self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
+
+
+def hatch_problems(args: object, class_owned: Sequence[str], class_kind: str, path: str = "") -> list[Problem]:
+    """Problems with the escape hatches ``node_pool_spec`` and ``node_class_spec`` of ``args`` (a component's args or
+    a pool's ``aws`` block at ``path``): keys the library sets (:data:`NODE_POOL_OWNED`, ``class_owned``)."""
+    if not isinstance(args, Mapping):
+        return []
+    prefix = f"{path}." if path else ""
+    return owned_key_problems(args.get("node_pool_spec"), NODE_POOL_OWNED, f"{prefix}node_pool_spec", "NodePool") + (
+        owned_key_problems(args.get("node_class_spec"), class_owned, f"{prefix}node_class_spec", class_kind)
+    )
