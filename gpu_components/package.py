@@ -41,6 +41,7 @@ from pulumi.provider.server import ComponentInitError
 
 from gpu_components.aws.eks import EksGpuNodeGroup
 from gpu_components.azure.aks import AksGpuNodePool
+from gpu_components.azure.nap import AksNapGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.gke import GkeGpuNodePool
@@ -57,6 +58,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     GpuCluster,
     EksGpuNodeGroup,
     AksGpuNodePool,
+    AksNapGpuNodePool,
     GkeGpuNodePool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,

@@ -136,13 +136,18 @@ FACTS = CloudFacts(
     provisioners=MappingProxyType(
         {
             "node-auto-provisioning": ProvisionerFacts(
-                source="https://learn.microsoft.com/azure/aks/node-autoprovision",
+                source="https://learn.microsoft.com/azure/aks/node-auto-provisioning",
                 gpu_name_label="karpenter.azure.com/sku-gpu-name",
                 gpu_count_label="karpenter.azure.com/sku-gpu-count",
                 gpu_memory_label=None,
                 instance_family_label="karpenter.azure.com/sku-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source="https://learn.microsoft.com/azure/aks/node-autoprovision-node-pools",
+                labels_source=(
+                    "https://learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools (well-known labels: "
+                    "sku-gpu-name, sku-gpu-count, sku-family; no GPU memory label); "
+                    "https://learn.microsoft.com/azure/aks/node-auto-provisioning-networking "
+                    "(karpenter.sh/do-not-disrupt)"
+                ),
             )
         }
     ),

@@ -198,6 +198,7 @@ def _plain_object(value: Any) -> Any:
 
 _CLUSTER_SCOPED_KINDS = frozenset(
     {
+        "AKSNodeClass",
         "APIService",
         "CSIDriver",
         "CSINode",
@@ -210,6 +211,7 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "NVIDIADriver",
         "Namespace",
         "Node",
+        "NodePool",
         "PersistentVolume",
         "PriorityClass",
         "PriorityLevelConfiguration",
