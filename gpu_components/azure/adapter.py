@@ -30,19 +30,24 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     if spec.provisioning is not None:
         return nap_problems(
             spec, options.get("gpu_driver"), options.get("node_class_spec"), path, where, gpu_stack
-        ) + _refused(options, "agent_pool_args", where, "an AKS agent pool's arguments", "node_class_spec")
+        ) + _refused(options, "agent_pool_args", where, "an AKS agent pool's arguments", NAP_POOL, "node_class_spec")
     return (
         aks_problems(spec, options.get("gpu_driver"), path, f"{where}.gpu_driver", gpu_stack)
         + AGENT_POOL_ARGS.problems(options.get("agent_pool_args"), f"{where}.agent_pool_args")
-        + _refused(options, "node_class_spec", where, "a Node Auto Provisioning node class", "agent_pool_args")
+        + _refused(
+            options, "node_class_spec", where, "a Node Auto Provisioning node class", FIXED_POOL, "agent_pool_args"
+        )
     )
 
 
-def _refused(options: Mapping[str, Any], key: str, where: str, what: str, instead: str) -> list[Problem]:
-    """``key`` in a pool's ``azure`` block where the pool's kind (fixed or provisioned) has no use for it."""
+NAP_POOL = "a Node Auto Provisioning pool"
+FIXED_POOL = "a fixed pool (an agent pool)"
+
+
+def _refused(options: Mapping[str, Any], key: str, where: str, what: str, kind: str, instead: str) -> list[Problem]:
+    """``key`` (``what``) in a pool's ``azure`` block where the pool's ``kind`` has no use for it."""
     if key not in options:
         return []
-    kind = "a fixed pool (an agent pool)" if instead == "agent_pool_args" else "a Node Auto Provisioning pool"
     return [Problem(f"{where}.{key}", options[key], f"{what}; the pool is {kind}", instead)]
 
 
