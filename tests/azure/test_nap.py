@@ -419,6 +419,8 @@ def test_every_custom_resource_of_the_nap_stack_matches_its_crd() -> None:
         "gpunap-gpu-a100nap-node-pool",
         "gpunap-gpu-h100mig-node-class",
         "gpunap-gpu-h100mig-node-pool",
+        "gpunap-gpu-t4shared-node-class",
+        "gpunap-gpu-t4shared-node-pool",
     ]
     for planned in resources:
         cr = {key: planned.inputs[key] for key in ("apiVersion", "kind", "metadata", "spec")}

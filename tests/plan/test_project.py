@@ -41,7 +41,7 @@ def test_the_example_project_is_one_such_project() -> None:
         name="gpu-components", directory=ROOT, main=ROOT / "stacks", stack_config_dir=ROOT / "stacks"
     )
     assert (loaded.program, loaded.program_directory) == (ROOT / "stacks" / "__main__.py", ROOT / "stacks")
-    assert loaded.stacks() == ["aws-eks", "aws-eks-operator", "azure-aks", "gcp-gke"]
+    assert loaded.stacks() == ["aws-eks", "aws-eks-operator", "azure-aks", "azure-aks-nap", "gcp-gke"]
 
 
 @pytest.mark.parametrize(
