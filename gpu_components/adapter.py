@@ -20,7 +20,7 @@ import pulumi
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
 from gpu_components.enums import GpuStackName
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
@@ -68,8 +68,9 @@ class GpuNodePool(Protocol):
     node_selector: dict[str, str]
     """Node labels a pod selects to land on this pool (the pool label, plus what the cloud requires)."""
     autoscaler_note: str | None
-    """What the Cluster Autoscaler cannot model about the pool's nodes when it scales it from zero (e.g. resources
-    that appear only after a node joins), or ``None`` (:mod:`gpu_components.autoscaler`)."""
+    """What the Cluster Autoscaler (a provisioned pool: its provisioner) cannot model about the pool's nodes when it
+    scales it from zero (e.g. resources that appear only after a node joins), or ``None``
+    (:mod:`gpu_components.autoscaler`, :func:`~gpu_components.autoscaler.provisioner_note`)."""
     tolerations: list[Toleration]
     """The tolerations a pod needs for every taint of the pool's nodes (Kubernetes spelling)."""
     served_by: str | None
@@ -100,6 +101,8 @@ class PoolView:
     EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``), the default filled in; what the GPU Operator's
     driver-ownership rule reads."""
     served_by: str | None = None
+    driver_setting_set: bool = True
+    """Whether ``driver_setting`` was given (``False``: the default filled in)."""
 
 
 def adopt_view(component: GpuNodePool, view: PoolView) -> None:
@@ -112,6 +115,18 @@ def adopt_view(component: GpuNodePool, view: PoolView) -> None:
     component.node_selector = view.node_selector
     component.autoscaler_note = view.autoscaler_note
     component.tolerations = view.tolerations
+    setattr(component, _DRIVER_SETTING_SET, view.driver_setting_set)
+
+
+def driver_setting_set(pool: GpuNodePool) -> bool:
+    """Whether a node-pool component's args set its cloud's driver setting (EKS ``ami_type``, AKS ``gpu_driver``,
+    GKE ``driver_version``); ``False`` when the default is in use, so an add-on's error shows it as the default. Kept
+    off the components' declared attributes, which are their outputs."""
+    return bool(getattr(pool, _DRIVER_SETTING_SET, True))
+
+
+_DRIVER_SETTING_SET = "_driver_setting_set"
+"""The private attribute :func:`adopt_view` sets for :func:`driver_setting_set`."""
 
 
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
@@ -149,11 +164,14 @@ class ProvisionedCluster:
         kubeconfig: kubeconfig text for the Kubernetes provider (the program marks it secret).
         wiring: the cloud's wiring args for :class:`~gpu_components.cluster.GpuCluster`.
         depends_on: resources the GPU pools must wait for (the cluster, its system pool).
+        kubernetes: what the cluster needs installed through the Kubernetes provider (given) before the GPU pools,
+            e.g. EKS's Karpenter chart; returns the resources the pools must wait for. None when nothing.
     """
 
     kubeconfig: pulumi.Input[str]
     wiring: Mapping[str, Any]
     depends_on: list[pulumi.Resource] = field(default_factory=list)
+    kubernetes: Callable[[pulumi.ProviderResource], list[pulumi.Resource]] | None = None
 
 
 @dataclass(frozen=True)
@@ -282,7 +300,8 @@ def example_cluster_problems(
 
     Returns:
         the problems, with paths ``cluster.<key>`` and ``cluster.<system key>.<name>``; a defaulted value is
-        marked ``(default)`` in the message.
+        marked ``(default)`` in the message, and a problem at a field left to its default shows it as
+        ``(default: 2)`` (:class:`~gpu_components.errors.Default`), not as a value given.
     """
     if cluster.get("existing", False):
         ignored = [
@@ -307,6 +326,9 @@ def example_cluster_problems(
     def label(name: str) -> str:
         return f"{name} {values[name]}" + ("" if name in given else " (default)")
 
+    def shown(name: str) -> object:
+        return values[name] if name in given else Default(values[name])
+
     low, count, high = system.names
     path = f"cluster.{system.key}"
     problems = []
@@ -314,7 +336,7 @@ def example_cluster_problems(
         problems.append(
             Problem(
                 f"{path}.{low}",
-                values[low],
+                shown(low),
                 f"must be at least {system.floor}",
                 f">= {system.floor}",
                 system.floor_source,
@@ -323,13 +345,13 @@ def example_cluster_problems(
     least_high = max(values[low], 1)
     if values[high] < least_high:
         problems.append(
-            Problem(f"{path}.{high}", values[high], f"must be at least 1 and at least {label(low)}", f">= {least_high}")
+            Problem(f"{path}.{high}", shown(high), f"must be at least 1 and at least {label(low)}", f">= {least_high}")
         )
     elif not values[low] <= values[count] <= values[high]:
         problems.append(
             Problem(
                 f"{path}.{count}",
-                values[count],
+                shown(count),
                 f"{label(count)} must lie between {label(low)} and {label(high)}",
                 f"{values[low]}..{values[high]}",
             )

@@ -17,14 +17,31 @@ settings; each cloud package says which, and sets them). Two things no template 
 
 Sources: https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/processors/customresources/gpu_processor.go,
 https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/README.md
+
+A provisioned pool (``provisioning``) is scaled by its provisioner instead; :func:`provisioner_note` says what a
+Karpenter-based one (Karpenter, EKS Auto Mode, AKS Node Auto Provisioning) cannot count: it plans nodes from each
+instance type's ``nvidia.com/gpu`` count, so time-slicing replicas, MPS clients and MIG devices are unknown to it
+(:data:`SOURCE_PROVISIONER_GPU_COUNT`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpu_components.adapter import DevicePluginHost
+from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Problem
-from gpu_components.nvidia.device_plugin import GPU_RESOURCE
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
+from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+
+SOURCE_PROVISIONER_GPU_COUNT = (
+    "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-time-slicing.html "
+    "(Karpenter counts each nvidia.com/gpu request as a physical GPU even when time-slicing is enabled); "
+    "https://github.com/kubernetes-sigs/karpenter/issues/2140; "
+    "https://karpenter.sh/docs/concepts/nodeoverlays/ (NodeOverlay spec.capacity adds extended resources to "
+    "instance types in the scheduling simulation; alpha, NodeOverlay feature gate)"
+)
+"""What a Karpenter-based provisioner knows of a node's GPUs when it scales, and what can tell it more."""
 
 
 def owned_tag_problems(
@@ -72,3 +89,54 @@ def joined(*notes: str | None) -> str | None:
     """The notes that are not ``None``, joined with ``"; "``; ``None`` when there are none."""
     present = [note for note in notes if note is not None]
     return "; ".join(present) if present else None
+
+
+def provisioner_note(spec: GpuNodePoolSpec, device_plugin_host: DevicePluginHost) -> str | None:
+    """What a provisioned pool's provisioner cannot count when it creates nodes, or ``None`` (a fixed pool, a
+    provisioner that plans nodes otherwise, or nodes that advertise exactly their GPUs as ``nvidia.com/gpu``).
+
+    A Karpenter-based provisioner (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.counts_whole_gpus`) plans
+    each node from the instance type's GPU count (:data:`SOURCE_PROVISIONER_GPU_COUNT`):
+
+    - nodes advertising ``nvidia.com/gpu`` replicas (time-slicing, MPS) or MIG devices (single strategy): it counts
+      each requested unit as a whole GPU, so it may create more nodes than the pending pods need (consolidation
+      removes the empty ones later);
+    - nodes advertising other names (renamed time-slicing ``nvidia.com/gpu.shared``, MIG ``nvidia.com/mig-*``):
+      no instance type has them in its simulation, so it creates no node for pods that request them until a
+      NodeOverlay (alpha) adds them.
+
+    Args:
+        spec: the validated pool.
+        device_plugin_host: who advertises its GPUs (``cloud``: what the cloud's own plugin advertises, whole GPUs
+            unless the cloud shares them, which the provisioned pool components refuse where the cloud does).
+    """
+    if spec.provisioning is None:
+        return None
+    facts = facts_for(spec.cloud).provisioners.get(spec.provisioning.provisioner)
+    if facts is None or not facts.counts_whole_gpus:
+        return None
+    advertised = advertised_resources(spec) if device_plugin_host != "cloud" else {GPU_RESOURCE: spec.gpu_count}
+    provisioner = spec.provisioning.provisioner
+    other = sorted(name for name in advertised if name != GPU_RESOURCE)
+    if other:
+        return (
+            f"{provisioner} plans nodes from each instance type's {GPU_RESOURCE} count; no instance type offers "
+            f"{', '.join(other)} in its simulation, so it creates no node for pods that request "
+            f"{'it' if len(other) == 1 else 'them'} unless a NodeOverlay (alpha, NodeOverlay feature gate) adds "
+            "that capacity"
+        )
+    per_node = advertised.get(GPU_RESOURCE, 0)
+    if per_node <= spec.gpu_count:
+        return None
+    device = "MIG device" if spec.mig is not None else "GPU"
+    if isinstance(spec.sharing, TimeSlicing):
+        why = f"time-slicing, {spec.sharing.replicas} replicas per {device}"
+    elif isinstance(spec.sharing, Mps):
+        why = f"MPS, {spec.sharing.replicas} clients per {device}"
+    else:
+        why = "MIG devices"
+    return (
+        f"{provisioner} counts each {GPU_RESOURCE} request as a whole GPU of the instance type ({spec.gpu_count} per "
+        f"{spec.instance_type} node) while a node advertises {per_node} ({why}): it may create up to "
+        f"{per_node // spec.gpu_count} times the nodes pending pods need; the empty ones are consolidated later"
+    )

@@ -13,6 +13,11 @@ DaemonSet, through the GPU Operator, or on Bottlerocket's host), each client
 gets an equal pinned-memory limit (device memory / replicas; the plugin's MPS control daemon sets
 ``set_default_device_pinned_mem_limit``), which caps memory but isolates neither faults nor bandwidth; under MPS
 served by GKE no limit is set unless the workload sets ``CUDA_MPS_PINNED_DEVICE_MEM_LIMIT``.
+
+A provisioned pool's record also says how its provisioner creates nodes (:class:`ProvisioningRecord`): the
+provisioner, the instance types it may choose, its limits in GPUs and nodes, the capacity types, when it removes
+nodes, and the pool's autoscaler note (what the provisioner cannot count when it scales:
+:func:`~gpu_components.autoscaler.provisioner_note`). Its other fields describe a node of its first instance type.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Literal
 
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import catalog
 from gpu_components.adapter import GpuNodePool
 from gpu_components.mig import mig_resource_name
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
@@ -32,6 +38,7 @@ __all__ = [
     "AdvertisedUnit",
     "Isolation",
     "PoolCapacity",
+    "ProvisioningRecord",
     "pool_capacity",
 ]
 
@@ -63,6 +70,39 @@ class AdvertisedUnit(TypedDict):
     memoryLimitGb: NotRequired[float]
 
 
+class DisruptionRecord(TypedDict):
+    """When a provisioner removes a provisioned pool's nodes: ``consolidation`` (``when-empty`` or
+    ``when-empty-or-underutilized``), ``consolidateAfter`` (a duration) and ``expireAfter`` (a duration or ``Never``;
+    left out when the provisioner's own default applies)."""
+
+    consolidation: str
+    consolidateAfter: str
+    expireAfter: NotRequired[str]
+
+
+class ProvisioningRecord(TypedDict):
+    """How a provisioned pool's nodes are created (camelCase, JSON-ready).
+
+    Fields: ``provisioner``; ``instanceTypes`` and ``instanceFamilies`` (as named); ``allowedTypes`` (every type the
+    provisioner may choose); ``gpuModels`` (their GPU models, sorted); ``maxGpus`` (the most GPUs the pool may have:
+    its ``max_gpus``, else ``max_nodes`` nodes of its largest allowed type); ``maxNodes`` (its ``max_nodes``, left
+    out when not given); ``capacityTypes``; ``reservation`` (left out without one); ``disruption``;
+    ``autoscalerNote`` (left out without one).
+    """
+
+    provisioner: str
+    instanceTypes: list[str]
+    instanceFamilies: list[str]
+    allowedTypes: list[str]
+    gpuModels: list[str]
+    maxGpus: int
+    maxNodes: NotRequired[int]
+    capacityTypes: list[str]
+    reservation: NotRequired[str]
+    disruption: DisruptionRecord
+    autoscalerNote: NotRequired[str]
+
+
 class PoolCapacity(TypedDict):
     """A pool's capacity record (camelCase, JSON-ready, as exported in a plan).
 
@@ -85,6 +125,7 @@ class PoolCapacity(TypedDict):
     mig: dict[str, int]
     isolation: Isolation
     advertises: list[AdvertisedUnit]
+    provisioning: NotRequired[ProvisioningRecord]
 
 
 def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
@@ -95,7 +136,7 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
         sharing = "time-slicing"
     elif isinstance(spec.sharing, Mps):
         sharing = "mps"
-    return {
+    record: PoolCapacity = {
         "cloud": spec.cloud,
         "instanceType": spec.instance_type,
         "gpuModel": spec.gpu.name,
@@ -113,6 +154,47 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
             for name, count in sorted(pool.advertised_resources.items())
         ],
     }
+    if spec.provisioning is not None:
+        record["provisioning"] = provisioning_record(spec, pool.autoscaler_note)
+    return record
+
+
+def provisioning_record(spec: GpuNodePoolSpec, autoscaler_note: str | None) -> ProvisioningRecord:
+    """The :class:`ProvisioningRecord` of a provisioned pool (``spec.provisioning`` set) and its autoscaler note."""
+    provisioning = spec.provisioning
+    assert provisioning is not None
+    counts = {spec.instance_type: spec.gpu_count}
+    models = {spec.gpu.name}
+    for name in provisioning.allowed_types[1:]:
+        found = catalog.instance_type(spec.cloud, name)
+        counts[name] = found.gpu_count
+        models.add(found.gpu_model or "")
+    most = [provisioning.max_gpus] if provisioning.max_gpus is not None else []
+    if provisioning.max_nodes is not None:
+        most.append(provisioning.max_nodes * max(counts.values()))
+    disruption: DisruptionRecord = {
+        "consolidation": provisioning.disruption.consolidation,
+        "consolidateAfter": provisioning.disruption.consolidate_after,
+    }
+    if provisioning.disruption.expire_after is not None:
+        disruption["expireAfter"] = provisioning.disruption.expire_after
+    record: ProvisioningRecord = {
+        "provisioner": provisioning.provisioner,
+        "instanceTypes": list(provisioning.instance_types),
+        "instanceFamilies": list(provisioning.instance_families),
+        "allowedTypes": list(provisioning.allowed_types),
+        "gpuModels": sorted(models),
+        "maxGpus": min(most),
+        "capacityTypes": list(provisioning.capacity_types),
+        "disruption": disruption,
+    }
+    if provisioning.max_nodes is not None:
+        record["maxNodes"] = provisioning.max_nodes
+    if provisioning.reservation is not None:
+        record["reservation"] = provisioning.reservation
+    if autoscaler_note is not None:
+        record["autoscalerNote"] = autoscaler_note
+    return record
 
 
 def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> AdvertisedUnit:

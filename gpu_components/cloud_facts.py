@@ -45,6 +45,7 @@ __all__ = [
     "NodeRolls",
     "NodeTemplate",
     "PoolNameRule",
+    "ProvisionerFacts",
     "TemplateSharing",
     "all_cloud_facts",
     "facts_for",
@@ -141,6 +142,11 @@ class ManagedDevicePlugin:
     mps_host_ipc_source: str | None = None
 
 
+def _no_value(instance_type: str) -> None:
+    """No label value known for any instance type."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ProvisionerFacts:
     """A provisioner of the cloud (``provisioning.provisioner``) as data: the node labels it sets on the nodes it
@@ -152,9 +158,18 @@ class ProvisionerFacts:
         gpu_count_label: node label with the node's GPU count.
         gpu_memory_label: node label with one GPU's memory (MiB), or ``None`` where the provisioner sets none.
         instance_family_label: node label with the instance family, or ``None``.
-        do_not_disrupt: the pod annotation (key, value) that keeps the provisioner from removing the pod's node
-            while it runs (consolidation, expiry).
+        do_not_disrupt: the pod annotation (key, value) that keeps the provisioner from voluntarily removing the
+            pod's node while the pod runs (consolidation; not forceful disruption such as expiry or a spot
+            interruption).
         labels_source: the page listing those labels and the annotation.
+        gpu_name_value: the value of ``gpu_name_label`` on a node of an instance type (as the catalog names it), or
+            ``None`` where the provisioner sets none or the library does not know it (the workload helpers then
+            refuse to select by it).
+        gpu_memory_mib: the value of ``gpu_memory_label`` on a node of an instance type, or ``None`` (as above).
+        values_source: the page or code the values of ``gpu_name_value`` / ``gpu_memory_mib`` come from.
+        counts_whole_gpus: the provisioner decides how many nodes to create from each instance type's GPU count
+            (``nvidia.com/gpu``), knowing nothing of time-slicing replicas, MPS clients or MIG devices
+            (Karpenter-based provisioners: :func:`~gpu_components.autoscaler.provisioner_note`).
     """
 
     source: str
@@ -164,6 +179,10 @@ class ProvisionerFacts:
     instance_family_label: str | None
     do_not_disrupt: tuple[str, str]
     labels_source: str
+    gpu_name_value: Callable[[str], str | None] = _no_value
+    gpu_memory_mib: Callable[[str], int | None] = _no_value
+    values_source: str = ""
+    counts_whole_gpus: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
 from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg, GpuStack, GpuStackArg, value_of
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.gcp.options import GkeWiringArgs
 from gpu_components.kubernetes.addon import namespace_problems, owned_value_problems
 from gpu_components.kubernetes.device_plugin import (
@@ -284,9 +284,10 @@ def validate_cluster(
                     "auto, or gpu-operator (which turns the cloud's plugin off)",
                 )
             )
-        if operator and adapter.device_plugin_host(spec, options, stack) == "gpu-operator":
+        host = adapter.device_plugin_host(spec, options, stack)
+        if operator and host == "gpu-operator":
             served.append((index, spec))
-        if operator:
+        if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
             found += driver_owner_problems(
                 adapter.cloud,
                 options.get(adapter.facts.driver.setting),
@@ -340,8 +341,11 @@ def _at_input_positions(problems: list[Problem], positions: Sequence[int], prefi
     def where(path: str) -> str:
         return f"{prefix}{at_input(path)}" if path.startswith("pools[") else f"{prefix}gpu_operator.{path}"
 
+    def value_at(value: object) -> object:
+        return Combined(tuple(where(field) for field in value.fields)) if isinstance(value, Combined) else value
+
     return [
-        Problem(where(problem.path), problem.value, at_input(problem.message), problem.valid, problem.source)
+        Problem(where(problem.path), value_at(problem.value), at_input(problem.message), problem.valid, problem.source)
         for problem in problems
     ]
 

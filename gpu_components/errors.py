@@ -16,12 +16,30 @@ import pulumi
 
 
 @dataclass(frozen=True, slots=True)
+class Default:
+    """The :attr:`Problem.value` of a field the user did not set: the library's default ``value`` for it, shown as
+    ``(default: single)`` rather than ``(got 'single')``, a value the user never wrote."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Combined:
+    """The :attr:`Problem.value` of a problem no single written value has: the ``fields`` (paths) whose values
+    combine into it, shown as ``(combines pools[1].mps and pools[0].mig.strategy)``."""
+
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One invalid value.
 
     Attributes:
         path: where the value sits in the input, e.g. ``pools[1].mig.profile``.
-        value: the value that was given (``None`` when a required value is missing).
+        value: the value that was given, as the user wrote it (``None`` when a required value is missing); a
+            :class:`Default` when the field was not set and its default breaks the rule, a :class:`Combined` when
+            the problem is a combination of fields.
         message: why the value is wrong, in the field's standard terms.
         valid: the valid values or range, as text; ``None`` when there is no short list.
         source: the document the rule comes from (URL or doc title); ``None`` for plain syntax rules.
@@ -39,7 +57,12 @@ class Problem:
     @property
     def reason(self) -> str:
         """Everything but the path: the message, the value given, the valid values and the source."""
-        text = f"{self.message} (got {self.value!r})"
+        if isinstance(self.value, Default):
+            text = f"{self.message} (default: {self.value.value})"
+        elif isinstance(self.value, Combined):
+            text = f"{self.message} (combines {' and '.join(self.value.fields)})"
+        else:
+            text = f"{self.message} (got {self.value!r})"
         if self.valid is not None:
             text += f"; valid: {self.valid}"
         if self.source is not None:
@@ -50,8 +73,20 @@ class Problem:
         """Return this problem with ``prefix`` put before its path (``pools[0]`` + ``name``)."""
         if not prefix:
             return self
-        path = f"{prefix}{self.path}" if self.path.startswith("[") else f"{prefix}.{self.path}"
-        return Problem(path, self.value, self.message, self.valid, self.source)
+        return Problem(
+            _under(prefix, self.path), _value_under(prefix, self.value), self.message, self.valid, self.source
+        )
+
+
+def _under(prefix: str, path: str) -> str:
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
+
+
+def _value_under(prefix: str, value: object) -> object:
+    """``value`` with a :class:`Combined`'s fields put under ``prefix`` as the problem's path is."""
+    if isinstance(value, Combined):
+        return Combined(tuple(_under(prefix, field) for field in value.fields))
+    return value
 
 
 class GpuSpecError(pulumi.InputPropertiesError, ValueError):

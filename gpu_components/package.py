@@ -44,6 +44,7 @@ from gpu_components.azure.aks import AksGpuNodePool
 from gpu_components.azure.nap import AksNapGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
@@ -60,6 +61,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     AksGpuNodePool,
     AksNapGpuNodePool,
     GkeGpuNodePool,
+    GkeComputeClassGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
 )
@@ -305,9 +307,13 @@ def _as_integers(prop: PropertyDefinition, value: object) -> object:
 
 def _masked(value: object) -> object:
     """``value`` with each output in it (a secret, or a value known only after deployment) as ``[secret or
-    unknown]``, so an error shows no object's address and no secret."""
+    unknown]``, so an error shows no object's address and no secret; and each whole-valued number as the integer
+    the program wrote: the wire (a protobuf ``Struct``) carries every number as a double, so a TypeScript ``5`` or
+    a YAML ``5`` arrives as ``5.0``, which the error would otherwise echo."""
     if isinstance(value, pulumi.Output):
         return _UNKNOWN_SHOWN
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
     if isinstance(value, Mapping):
         return {key: _masked(item) for key, item in value.items()}
     if isinstance(value, list):

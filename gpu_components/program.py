@@ -184,6 +184,7 @@ def main() -> None:
     provisioned = adapter_for(stack.cloud).provision(stack.cluster)
     kubeconfig = pulumi.Output.secret(provisioned.kubeconfig)
     provider = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig)
+    installed = provisioned.kubernetes(provider) if provisioned.kubernetes is not None else []
     args: dict[str, Any] = {
         "cloud": stack.cloud,
         "pools": stack.pools,
@@ -197,7 +198,7 @@ def main() -> None:
     gpus = GpuCluster(
         f"{name}-gpu",
         cast(GpuClusterArgs, args),
-        pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=provisioned.depends_on),
+        pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=[*provisioned.depends_on, *installed]),
     )
     pulumi.export("clusterName", name)
     pulumi.export("kubeconfig", kubeconfig)

@@ -36,7 +36,7 @@ from gpu_components.enums import (
     TaintEffectName,
     value_of,
 )
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, parse_mig_profile_name
 from gpu_components.shape import STRICT, plain, shape_problems
 
@@ -345,6 +345,12 @@ class Taint(Mapping[str, str]):
         """This taint as :class:`TaintArgs`, the shape component args take."""
         return {"key": self.key, "value": self.value, "effect": self.effect}
 
+    def as_given(self) -> dict[str, str]:
+        """The taint as a pool's ``taints`` item gives it, for an error: ``{"key", "value", "effect"}``, without
+        ``value`` when it is empty."""
+        given = {"key": self.key, "value": self.value, "effect": self.effect}
+        return given if self.value else {"key": self.key, "effect": self.effect}
+
     @property
     def text(self) -> str:
         """The taint as ``kubectl taint`` writes it: ``key=value:Effect``, or ``key:Effect`` without a value
@@ -393,17 +399,32 @@ class Mig:
     layout's name in mig-parted terms, also the value of the node label ``nvidia.com/mig.config``:
     :func:`~gpu_components.mig.mig_config_name` for a uniform profile (``all-1g.10gb``, ``all-1g.10gb.me`` for
     ``1g.10gb+me``), ``custom-<pool>`` for a layout.
+    ``strategy_set`` is ``False`` when the input left ``strategy`` to its default (``single``), so an error about
+    the strategy shows it as the default rather than as a value the user wrote.
     """
 
     devices: Mapping[str, int]
     strategy: MigStrategy
     profile: str | None
     config_name: str
+    strategy_set: bool = field(default=True, compare=False)
 
     @property
     def instances_per_gpu(self) -> int:
         """MIG devices on each GPU."""
         return sum(self.devices.values())
+
+    @property
+    def as_given(self) -> dict[str, object]:
+        """The pool's ``mig`` input as the user wrote it, for an error about the whole field: ``{"profile": ...}``
+        or ``{"layout": {...}}``, with ``"strategy"`` when it was set (not the devices a profile fills each GPU
+        with, nor the config name)."""
+        given: dict[str, object] = (
+            {"profile": self.profile} if self.profile is not None else {"layout": dict(self.devices)}
+        )
+        if self.strategy_set:
+            given["strategy"] = self.strategy
+        return given
 
 
 Sharing = TimeSlicing | Mps
@@ -471,6 +492,8 @@ class GpuNodePoolSpec:
             nodes of ``instance_type`` as ``max_gpus`` holds); ``spot`` says whether spot is among its capacity
             types; ``instance_type``, ``gpu``, ``gpu_count`` and ``cpu_architecture`` describe a node of its first
             instance type.
+        gpu_taint: whether the default GPU taint is on (input ``gpu_taint``, default ``True``), so
+            :meth:`taint_path` can tell the user's taints from it.
     """
 
     name: str
@@ -489,6 +512,13 @@ class GpuNodePoolSpec:
     sharing: Sharing | None = None
     mig: Mig | None = None
     provisioning: Provisioning | None = None
+    gpu_taint: bool = True
+
+    def taint_path(self, index: int) -> str:
+        """Where ``taints[index]`` of this spec sits in the input: ``taints[<i>]`` for a taint the user gave,
+        ``gpu_taint`` for the default GPU taint (first when on)."""
+        offset = 1 if self.gpu_taint else 0
+        return "gpu_taint" if index < offset else f"taints[{index - offset}]"
 
     @classmethod
     def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
@@ -671,7 +701,7 @@ def _taints(args: GpuNodePoolArgs, path: str) -> tuple[tuple[Taint, ...], list[P
                 if clash[0] == DEFAULT_GPU_TAINT
                 else "a taint with this key and effect is already given"
             )
-            problems.append(Problem(where, taint.text, message, None, SOURCE_TAINTS))
+            problems.append(Problem(where, dict(given), message, None, SOURCE_TAINTS))
         taints.append(taint)
     return tuple(taints), problems
 
@@ -778,13 +808,27 @@ def _gpu_names() -> str:
     return ", ".join(model.name for model in catalog.gpu_models())
 
 
-def _size_problems(min_size: int, desired: int, max_size: int, path: str) -> list[Problem]:
+def _size_problems(min_size: int, desired: int | None, max_size: int, path: str) -> list[Problem]:
+    """Node-count problems; ``desired`` is ``None`` when not set (it defaults to ``min_size``), so a ``min_size``
+    above ``max_size`` is reported at ``min_size``, the value the user wrote, not at a ``desired_size`` they never
+    set (nor anything when ``min_size`` is 0, maybe its default: the ``max_size`` problem says it all)."""
     problems: list[Problem] = []
     if min_size < 0:
         problems.append(Problem(_join(path, "min_size"), min_size, "must not be negative", ">= 0"))
     if max_size < 1:
         problems.append(Problem(_join(path, "max_size"), max_size, "a pool needs room for at least one node", ">= 1"))
-    if not min_size <= desired <= max_size:
+    if desired is None:
+        if min_size > max(max_size, 0):
+            problems.append(
+                Problem(
+                    _join(path, "min_size"),
+                    min_size,
+                    f"node counts must satisfy min_size <= max_size (max_size={max_size}; desired_size, not set, "
+                    "defaults to min_size)",
+                    f"0..{max_size}" if max_size >= 0 else None,
+                )
+            )
+    elif not min_size <= desired <= max_size:
         problems.append(
             Problem(
                 _join(path, "desired_size"),
@@ -974,7 +1018,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             problems.append(
                 Problem(
                     f"{where}.strategy",
-                    strategy,
+                    strategy if "strategy" in given else Default(strategy),
                     "the single MIG strategy needs one profile on every GPU; a layout of several profiles "
                     "needs the mixed strategy",
                     "mixed",
@@ -985,7 +1029,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         return None, problems
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
-    return Mig(MappingProxyType(devices), strategy, uniform, config_name), []
+    return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given), []
 
 
 def _media_engine_problems(devices: Mapping[str, int], gpu: GpuModel, field_path: str) -> list[Problem]:
@@ -1301,7 +1345,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         desired = args.get("desired_size", min_size)
         max_size = args.get("max_size", 0)
         if "max_size" in args:
-            problems += _size_problems(min_size, desired, max_size, path)
+            problems += _size_problems(min_size, args.get("desired_size"), max_size, path)
             problems += _node_limit_problems(max_size, cloud, path)
         else:
             problems.append(
@@ -1341,6 +1385,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         sharing=sharing,
         mig=mig,
         provisioning=provisioning,
+        gpu_taint=args.get("gpu_taint", True),
     )
 
 

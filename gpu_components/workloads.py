@@ -16,6 +16,13 @@ The GPU quantity rule lives here, once, and the policy pack (:mod:`gpu_component
   with ``fail_requests_greater_than_one`` (NVIDIA device plugin, :data:`~gpu_components.spec.SOURCE_SHARING`), and
   at most what a cloud's own device plugin allows where it serves the sharing
   (:attr:`~gpu_components.cloud_facts.CloudFacts.managed_device_plugin`, with its source; GKE: one).
+
+A provisioned pool (``provisioning``) may allow several instance types: :func:`gpu_node_requirements` selects
+among them by GPU model or GPU memory with the provisioner's own node labels
+(:class:`~gpu_components.cloud_facts.ProvisionerFacts`), and :func:`do_not_disrupt_annotation` gives the pod
+annotation that keeps a long GPU job's node from being consolidated away. Under time-slicing, pods ask for the
+resource the pool advertises as for a fixed pool; what the provisioner cannot count when it scales is the pool's
+``autoscaler_note`` (:func:`~gpu_components.autoscaler.provisioner_note`).
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import catalog
 from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
 from gpu_components.catalog import Cloud
-from gpu_components.cloud_facts import ManagedDevicePlugin, facts_for
+from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
@@ -49,6 +57,12 @@ VECTOR_ADD_NAMESPACE = "default"
 """Namespace of the sample Jobs unless another is given."""
 VECTOR_ADD_BACKOFF_LIMIT = 2
 """Retries of a sample Job's pod before the Job fails."""
+SOURCE_SAFE_TO_EVICT = "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md"
+"""Cluster Autoscaler FAQ: a pod annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`` keeps the
+autoscaler from removing its node when it scales down."""
+CLUSTER_AUTOSCALER_DO_NOT_DISRUPT = ("cluster-autoscaler.kubernetes.io/safe-to-evict", "false")
+"""The pod annotation that keeps the Cluster Autoscaler, which scales every fixed pool, from removing a pod's node
+(:data:`SOURCE_SAFE_TO_EVICT`)."""
 SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait"
 """pulumi-kubernetes annotation: do not wait for the Job to complete. Sample Jobs set it because their pools may
 scale from zero, and ``pulumi up`` should not block on the autoscaler and a spot market."""
@@ -79,18 +93,31 @@ class Toleration(TypedDict):
     effect: TaintEffect
 
 
+class NodeSelectorRequirement(TypedDict):
+    """One requirement of a node affinity term: node label ``key`` ``In`` the ``values``, or ``Gt`` the one value
+    (an integer as text)."""
+
+    key: str
+    operator: Literal["In", "Gt"]
+    values: list[str]
+
+
 class GpuPodSettings(TypedDict):
     """What a pod needs to land on a pool and get its GPUs.
 
-    Fields: ``resources`` (the GPU container's ``resources``), ``tolerations`` and ``nodeSelector`` (pod spec), and
+    Fields: ``resources`` (the GPU container's ``resources``), ``tolerations`` and ``nodeSelector`` (pod spec),
     ``hostIPC`` (pod spec; only present, ``True``, on MPS pools whose cloud's own device plugin needs it, as GKE's
-    does).
+    does), ``affinity`` (pod spec; only present when a GPU model or memory was asked for among a provisioned pool's
+    types: a required node affinity of :func:`gpu_node_requirements`) and ``annotations`` (pod metadata; only
+    present with ``do_not_disrupt``: :func:`do_not_disrupt_annotation`).
     """
 
     resources: ResourceRequirements
     tolerations: list[Toleration]
     nodeSelector: dict[str, str]
     hostIPC: NotRequired[bool]
+    affinity: NotRequired[dict[str, Any]]
+    annotations: NotRequired[dict[str, str]]
 
 
 class GpuPools(Protocol):
@@ -116,9 +143,9 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
     Args:
         value: the quantity as given.
         path: where it sits, for the problem.
-        integral_floats: accept floats with a whole value (``2.0``). Only for values that went through a protobuf
-            ``Struct`` (the Pulumi engine hands a policy pack every number as a double); callers writing Python
-            must never need it.
+        integral_floats: accept floats with a whole value (``2.0``), and show one in a problem as the integer the
+            user wrote (``0``, not ``0.0``). Only for values that went through a protobuf ``Struct`` (the Pulumi
+            engine hands a policy pack every number as a double); callers writing Python must never need it.
 
     Returns:
         ``(count, [])`` for a valid quantity, ``(None, [problem])`` otherwise.
@@ -146,8 +173,18 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
         message = "zero GPUs: leave the GPU resource out instead" if count == 0 else "a GPU count cannot be negative"
         count = None
     if count is None:
-        return None, [Problem(path, value, message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)]
+        return None, [
+            Problem(path, _as_written(value, integral_floats), message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)
+        ]
     return count, []
+
+
+def _as_written(value: object, integral_floats: bool) -> object:
+    """``value`` as the user wrote it: with ``integral_floats`` (numbers that went through a protobuf ``Struct``), a
+    whole-valued double is the integer the manifest had (``0``, not the engine's ``0.0``)."""
+    if integral_floats and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def max_gpus_per_container(
@@ -212,7 +249,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    requests[resource],
+                    _as_written(requests[resource], integral_floats),
                     "a GPU request without a limit: GPUs are set in limits (a request, if given, must equal it)",
                     f"limits[{resource!r}] with the same count",
                     SOURCE_SCHEDULE_GPUS,
@@ -228,7 +265,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    requests[resource],
+                    _as_written(requests[resource], integral_floats),
                     "a GPU request must equal the GPU limit",
                     str(limit),
                     SOURCE_SCHEDULE_GPUS,
@@ -238,7 +275,7 @@ def gpu_resource_problems(
         problems.append(
             Problem(
                 limit_path,
-                limits[resource],
+                _as_written(limits[resource], integral_floats),
                 f"the pool's GPU sharing lets a container ask for at most {max_per_container} shared GPU",
                 f"1..{max_per_container}",
                 max_source,
@@ -319,6 +356,183 @@ def tolerations(taints: Sequence[Taint]) -> list[Toleration]:
     return result
 
 
+def do_not_disrupt_annotation(spec: GpuNodePoolSpec) -> tuple[str, str]:
+    """The pod annotation (key, value) that keeps the pool's autoscaler from voluntarily removing the pod's node
+    while the pod runs, for long GPU jobs: a provisioned pool's provisioner's
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.do_not_disrupt`: Karpenter, EKS Auto Mode and AKS NAP
+    ``karpenter.sh/do-not-disrupt: "true"``; a GKE ComputeClass ``cluster-autoscaler.kubernetes.io/safe-to-evict:
+    "false"``), else the Cluster Autoscaler's (:data:`CLUSTER_AUTOSCALER_DO_NOT_DISRUPT`). It does not stop
+    forceful disruption: Karpenter's expiry (``expire_after``), spot interruption, node repair."""
+    if spec.provisioning is None:
+        return CLUSTER_AUTOSCALER_DO_NOT_DISRUPT
+    return facts_for(spec.cloud).provisioners[spec.provisioning.provisioner].do_not_disrupt
+
+
+def _allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
+    """GPU model and GPUs per node of each instance type the pool allows (a provisioned pool's allowed types, the
+    first with the pool's own hardware, which may be outside the catalog; a fixed pool's one type)."""
+    result = {spec.instance_type: (spec.gpu, spec.gpu_count)}
+    for name in spec.provisioning.allowed_types[1:] if spec.provisioning is not None else ():
+        found = catalog.instance_type(spec.cloud, name)
+        result[name] = (catalog.gpu_model(found.gpu_model or ""), found.gpu_count)
+    return result
+
+
+def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: int | None) -> list[str]:
+    """The pool's allowed types whose GPU is ``gpu_model`` with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
+    return [
+        name
+        for name, (gpu, _) in _allowed_gpus(spec).items()
+        if (gpu_model is None or gpu.name == gpu_model)
+        and (min_gpu_memory_gb is None or gpu.memory_gb >= min_gpu_memory_gb)
+    ]
+
+
+def gpu_node_requirements(
+    spec: GpuNodePoolSpec, gpu_model: str | None = None, min_gpu_memory_gb: int | None = None
+) -> tuple[list[NodeSelectorRequirement], list[Problem]]:
+    """Node affinity requirements that keep a pod on those of a provisioned pool's allowed instance types whose GPU
+    is ``gpu_model`` (a catalog name, e.g. ``L40S``) and has at least ``min_gpu_memory_gb`` GB (catalog memory),
+    in the provisioner's own node labels (:class:`~gpu_components.cloud_facts.ProvisionerFacts`).
+
+    Returns ``([], [])`` when nothing is asked, or when every allowed type qualifies (the pool label is enough).
+    Otherwise, for a memory floor alone where the provisioner labels GPU memory (Karpenter, EKS Auto Mode:
+    ``instance-gpu-memory`` in MiB as EC2 reports it), ``Gt`` one less than the least memory of the qualifying
+    types, provided it leaves out the others; else the GPU name label ``In`` the names of the qualifying types
+    (``l40s``, ``nvidia-l4``, ``A100``: each cloud's facts give the spelling per instance type), with the memory
+    label ``In`` their exact memory where a name covers two models (Karpenter's ``a100`` of p4d and p4de).
+
+    Returns:
+        ``(requirements, problems)``; a problem where the pool is fixed (one instance type: its pool label selects
+        it), no allowed type has such a GPU (``valid`` lists the pool's GPUs), or the provisioner's labels cannot
+        tell the qualifying types from the others (a type whose label value the library does not know, or two
+        types with the same values).
+    """
+    asked = [
+        (name, value)
+        for name, value in (("gpu_model", gpu_model), ("min_gpu_memory_gb", min_gpu_memory_gb))
+        if value is not None
+    ]
+    if not asked:
+        return [], []
+    field, value = asked[0]
+    problems: list[Problem] = []
+    if gpu_model is not None and not isinstance(gpu_model, str):
+        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
+    if min_gpu_memory_gb is not None and (
+        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
+    ):
+        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    if problems:
+        return [], problems
+    if spec.provisioning is None:
+        return [], [
+            Problem(
+                field,
+                value,
+                f"pool {spec.name} is a fixed pool of one instance type ({spec.instance_type}, {spec.gpu.name}): its "
+                "pool label selects it; GPU selection is for provisioned pools that allow several types",
+            )
+        ]
+    facts = facts_for(spec.cloud).provisioners[spec.provisioning.provisioner]
+    allowed = spec.provisioning.allowed_types
+    wanted = _selected(spec, gpu_model, min_gpu_memory_gb)
+    if not wanted:
+        offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in _allowed_gpus(spec).values()})
+        return [], [
+            Problem(
+                field,
+                value,
+                f"pool {spec.name} allows no instance type with such a GPU",
+                ", ".join(offered),
+            )
+        ]
+    if len(wanted) == len(allowed):
+        return [], []
+    others = [name for name in allowed if name not in wanted]
+    return _requirements(
+        spec.provisioning.provisioner,
+        facts,
+        wanted,
+        others,
+        by_memory_alone=gpu_model is None,
+        field=field,
+        value=value,
+    )
+
+
+def _requirements(
+    provisioner: str,
+    facts: ProvisionerFacts,
+    wanted: Sequence[str],
+    others: Sequence[str],
+    *,
+    by_memory_alone: bool,
+    field: str,
+    value: object,
+) -> tuple[list[NodeSelectorRequirement], list[Problem]]:
+    """The requirements of :func:`gpu_node_requirements` once the qualifying types are known."""
+    every = (*wanted, *others)
+    memory = {name: mib for name in every if (mib := facts.gpu_memory_mib(name)) is not None}
+    memory_label = facts.gpu_memory_label if len(memory) == len(every) else None
+    if by_memory_alone and memory_label is not None:
+        floor = min(memory[name] for name in wanted)
+        if all(memory[name] < floor for name in others):
+            return [{"key": memory_label, "operator": "Gt", "values": [str(floor - 1)]}], []
+    names = {name: label for name in every if (label := facts.gpu_name_value(name)) is not None}
+    unknown = [name for name in every if name not in names]
+    if unknown:
+        return [], [
+            Problem(
+                field,
+                value,
+                f"the library does not know the {facts.gpu_name_label} value {provisioner} gives nodes of "
+                f"{', '.join(unknown)}, so it cannot select among the pool's types by GPU; select by "
+                "node.kubernetes.io/instance-type yourself",
+                None,
+                facts.values_source or None,
+            )
+        ]
+    values = sorted({names[name] for name in wanted})
+    requirements: list[NodeSelectorRequirement] = [{"key": facts.gpu_name_label, "operator": "In", "values": values}]
+    alike = [name for name in others if names[name] in values]
+    if alike and memory_label is not None:
+        sizes = sorted({memory[name] for name in wanted})
+        alike = [name for name in alike if memory[name] in sizes]
+        requirements.append({"key": memory_label, "operator": "In", "values": [str(mib) for mib in sizes]})
+    if alike:
+        return [], [
+            Problem(
+                field,
+                value,
+                f"{provisioner}'s labels do not tell {', '.join(alike)} from {', '.join(wanted)}: the same "
+                f"{facts.gpu_name_label}; select by node.kubernetes.io/instance-type yourself",
+                None,
+                facts.values_source or None,
+            )
+        ]
+    return requirements, []
+
+
+def _most_per_node(spec: GpuNodePoolSpec, advertised: int, types: Sequence[str]) -> int:
+    """The most units of a resource one node of ``types`` advertises: ``advertised`` (a node of the pool's first
+    type) scaled by the most GPUs of those types (a provisioned pool may allow larger types; it advertises the same
+    units per GPU, its sharing and MIG being one GPU model's)."""
+    counts = _allowed_gpus(spec)
+    return advertised // max(spec.gpu_count, 1) * max(counts[name][1] for name in types)
+
+
+def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> dict[str, Any]:
+    """A pod's ``affinity`` requiring every one of ``requirements`` of the node (one node selector term)."""
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [dict(item) for item in requirements]}]
+            }
+        }
+    }
+
+
 def pod_settings(
     spec: GpuNodePoolSpec,
     advertised_resources: Mapping[str, int],
@@ -330,6 +544,9 @@ def pod_settings(
     mig_profile: str | None = None,
     requests: bool = False,
     device_plugin_host: DevicePluginHost = "daemonset",
+    gpu_model: str | None = None,
+    min_gpu_memory_gb: int | None = None,
+    do_not_disrupt: bool = False,
 ) -> GpuPodSettings:
     """Container resources, tolerations and node selector for ``gpus`` GPUs on a pool given by its plain pieces.
 
@@ -345,10 +562,17 @@ def pod_settings(
         device_plugin_host: who advertises the pool's GPUs. Defaults to ``daemonset``. ``cloud`` applies what the
             cloud's own device plugin asks of pods on shared GPUs (GKE: one shared GPU per container and, for MPS,
             ``hostIPC: true``).
+        gpu_model, min_gpu_memory_gb: on a provisioned pool allowing several instance types, keep the pod on the
+            types with this GPU model (catalog name, e.g. ``L40S``) / at least this much GPU memory (GB): the
+            ``affinity`` of :func:`gpu_node_requirements`, in the provisioner's own labels. Default: any type.
+        do_not_disrupt: annotate the pod so the pool's provisioner (or, on a fixed pool, the Cluster Autoscaler)
+            does not remove its node to consolidate while it runs (:func:`do_not_disrupt_annotation`); for long GPU
+            jobs that cannot resume. Defaults to False. It does not stop expiry or spot interruption.
 
     Raises:
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
-            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it.
+            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, a
+            GPU selection the pool cannot satisfy (see :func:`gpu_node_requirements`).
     """
     problems = [
         Problem(field, value, f"must be {expected}")
@@ -358,11 +582,17 @@ def pod_settings(
         )
         if value is not None and not isinstance(value, kind)
     ]
-    if not isinstance(requests, bool):
-        problems.append(Problem("requests", requests, "must be True or False"))
+    problems += [
+        Problem(field, value, "must be True or False")
+        for field, value in (("requests", requests), ("do_not_disrupt", do_not_disrupt))
+        if not isinstance(value, bool)
+    ]
     if problems:
         raise GpuSpecError(problems)
-    name, problems = select_resource(spec, advertised_resources, resource, mig_profile)
+    requirements, problems = gpu_node_requirements(spec, gpu_model, min_gpu_memory_gb)
+    types = _selected(spec, gpu_model, min_gpu_memory_gb) if not problems else [spec.instance_type]
+    name, found = select_resource(spec, advertised_resources, resource, mig_profile)
+    problems += found
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
     limit = max_gpus_per_container(spec.sharing, device_plugin_host, spec.cloud)
@@ -376,13 +606,15 @@ def pod_settings(
                 _sharing_source(spec.cloud, device_plugin_host),
             )
         )
-    elif count is not None and name is not None and count > advertised_resources[name]:
+    elif count is not None and name is not None and count > _most_per_node(spec, advertised_resources[name], types):
+        most = _most_per_node(spec, advertised_resources[name], types)
         problems.append(
             Problem(
                 "gpus",
                 gpus,
-                f"each node of pool {spec.name} has {advertised_resources[name]} {name}; the pod would never schedule",
-                f"1..{advertised_resources[name]}",
+                f"{'the largest node' if spec.provisioning is not None else 'each node'} of pool {spec.name} has "
+                f"{most} {name}; the pod would never schedule",
+                f"1..{most}",
                 SOURCE_SCHEDULE_GPUS,
             )
         )
@@ -400,6 +632,11 @@ def pod_settings(
     plugin = _managed_device_plugin(spec.cloud, device_plugin_host)
     if plugin is not None and plugin.mps_host_ipc_source is not None and isinstance(spec.sharing, Mps):
         settings["hostIPC"] = True
+    if requirements:
+        settings["affinity"] = node_affinity(requirements)
+    if do_not_disrupt:
+        key, value = do_not_disrupt_annotation(spec)
+        settings["annotations"] = {key: value}
     return settings
 
 
@@ -410,8 +647,12 @@ def gpu_pod_settings(
     resource: str | None = None,
     mig_profile: str | None = None,
     requests: bool = False,
+    gpu_model: str | None = None,
+    min_gpu_memory_gb: int | None = None,
+    do_not_disrupt: bool = False,
 ) -> GpuPodSettings:
-    """:func:`pod_settings` for a node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``).
+    """:func:`pod_settings` for a node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``,
+    and the provisioned pools' components).
 
     Uses the pool's advertised resources, every taint of its nodes, its node selector and device plugin host.
 
@@ -431,6 +672,9 @@ def gpu_pod_settings(
         mig_profile=mig_profile,
         requests=requests,
         device_plugin_host=pool.device_plugin_host,
+        gpu_model=gpu_model,
+        min_gpu_memory_gb=min_gpu_memory_gb,
+        do_not_disrupt=do_not_disrupt,
     )
 
 
@@ -479,6 +723,11 @@ def vector_add_manifest(
     }
     if settings.get("hostIPC"):
         pod_spec["hostIPC"] = True
+    if "affinity" in settings:
+        pod_spec["affinity"] = settings["affinity"]
+    template_metadata: dict[str, Any] = {"labels": pod_labels}
+    if "annotations" in settings:
+        template_metadata["annotations"] = dict(settings["annotations"])
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -490,7 +739,7 @@ def vector_add_manifest(
         },
         "spec": {
             "backoffLimit": VECTOR_ADD_BACKOFF_LIMIT,
-            "template": {"metadata": {"labels": pod_labels}, "spec": pod_spec},
+            "template": {"metadata": template_metadata, "spec": pod_spec},
         },
     }
 

@@ -529,3 +529,128 @@ def test_a_boolean_arg_given_a_non_boolean_names_true_and_false(shape: type, key
     assert [str(problem) for problem in problems] == [
         f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
     ]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# An error echoes what the user wrote at the path it names: a default as "(default: X)", a combination of fields
+# by their paths, never a value the library derived (issue 15 follow-up)
+# ---------------------------------------------------------------------------------------------------------------
+
+A100_80 = {"name": "uniform", "instance_type": "p4de.24xlarge", "max_size": 1, "mig": {"profile": "1g.10gb"}}
+MIXED = {
+    "name": "mixed",
+    "instance_type": "p4de.24xlarge",
+    "max_size": 1,
+    "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"},
+}
+OPERATOR_CLUSTER = {**CLUSTER_ARGS, "gpu_stack": "gpu-operator", "gpu_operator": {"operator_driver": False}}
+SOURCE_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
+
+ECHOES: dict[str, tuple[Callable[[], object], list[tuple[str, str]]]] = {
+    "cluster: a default MIG strategy beside a mixed pool": (
+        cluster({**OPERATOR_CLUSTER, "pools": [MIXED, A100_80]}),
+        [
+            (
+                "pools[1].mig.strategy",
+                "the GPU Operator has one MIG strategy per cluster (mig.strategy), and pools[0] (mixed) uses mixed "
+                f"(default: single); valid: mixed [source: {SOURCE_OPERATOR_MIG}]",
+            )
+        ],
+    ),
+    "cluster: an MPS pool beside a mixed MIG pool": (
+        cluster({**OPERATOR_CLUSTER, "pools": [L4 | {"mps": {"replicas": 4}}, MIXED]}),
+        [
+            (
+                "pools[0].mps",
+                "MPS pool l4 and pools[1] (mixed), whose MIG strategy is mixed, cannot share one GPU Operator: the "
+                "operator sets its one mig.strategy (mixed) in every device plugin pod, over each pool's own config "
+                'entry, and the device plugin refuses to start with MPS under it ("using --mig-strategy=mixed is '
+                'not supported with MPS") (combines pools[0].mps and pools[1].mig.strategy); valid: time_slicing '
+                "instead of mps on l4, or mig.strategy single on mixed (one profile per GPU: a mig.profile) "
+                "[source: https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/cmd/nvidia-device-plugin/main.go "
+                "(validateFlags); https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/controllers/object_controls.go "
+                "(applyMIGConfiguration)]",
+            )
+        ],
+    ),
+    "operator: one uniform profile on two GPUs": (
+        operator(nodes("aws", A100_80, {**A100_MIG, "mig": {"profile": "1g.10gb"}}, gpu_stack="gpu-operator")),
+        [
+            (
+                "pools[1].mig.profile",
+                "pools[0] (A100-80GB) has it too, with 7 x 1g.10gb per GPU, and here (A100-40GB) it is 4 x 1g.10gb; "
+                "both select the mig-parted config 'all-1g.10gb' (node label nvidia.com/mig.config), and one "
+                "mig-parted config name can hold only one layout for all GPUs (got '1g.10gb'); valid: the same "
+                "layout, or a mig.layout for one of the pools (its config is then custom-<pool>) "
+                "[source: https://github.com/NVIDIA/mig-parted/blob/v0.15.0/api/spec/v1/spec.go]",
+            )
+        ],
+    ),
+    "eks: a MIG pool on AL2023 without the operator": (
+        eks({**EKS_ARGS, "pool": A100_MIG}),
+        [
+            (
+                "pool.mig",
+                "AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through "
+                "NVIDIA's MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); "
+                "valid: gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile "
+                "[source: https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html]",
+            )
+        ],
+    ),
+    "eks: a layout without a strategy": (
+        eks({**EKS_ARGS, "pool": {**A100_80, "mig": {"layout": {"3g.40gb": 1, "4g.40gb": 1}}}}),
+        [
+            (
+                "pool.mig.strategy",
+                "the single MIG strategy needs one profile on every GPU; a layout of several profiles needs the "
+                "mixed strategy (default: single); valid: mixed "
+                "[source: https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies]",
+            )
+        ],
+    ),
+    "gke: min_size above max_size without desired_size": (
+        gke({**GKE_ARGS, "pool": {**GKE_L4, "min_size": 3}}),
+        [
+            (
+                "pool.min_size",
+                "node counts must satisfy min_size <= max_size (max_size=2; desired_size, not set, defaults to "
+                "min_size) (got 3); valid: 0..2",
+            )
+        ],
+    ),
+    "aks: the default driver beside the operator's": (
+        operator(
+            nodes("azure", {**L4, "instance_type": "Standard_NC4as_T4_v3"}, gpu_stack="gpu-operator"),
+            cloud="azure",
+            operator_driver=True,
+        ),
+        [
+            (
+                "pools[0].gpu_driver",
+                "two parties would install the NVIDIA driver: the AKS node image and the GPU Operator (gpu_driver aks "
+                "and operator_driver true) (default: aks); valid: operator_driver false, or gpu_driver none with "
+                "operator_driver true [source: "
+                "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html]",
+            )
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ECHOES.values(), ids=ECHOES.keys())
+def test_an_error_echoes_what_the_user_wrote_or_names_the_default_or_the_fields(
+    case: tuple[Callable[[], object], list[tuple[str, str]]],
+) -> None:
+    build, expected = case
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            build()
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan_of(program)
+    [error] = errors
+    assert [(problem.path, problem.reason) for problem in error.problems] == expected

@@ -9,7 +9,7 @@ import pytest
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.cluster import validate_cluster
-from gpu_components.errors import Problem
+from gpu_components.errors import Combined, Default, Problem
 from gpu_components.plan import Plan
 from tests.helpers import names, plan_of, resource
 
@@ -61,7 +61,7 @@ def values(plan: Plan) -> dict[str, Any]:
 
 def test_eks_two_driver_owners_name_the_ami_type_and_operator_driver() -> None:
     problem = only(problems("aws", [PLAIN["aws"]], operator_driver=True))
-    assert (problem.path, problem.value) == ("pools[0].aws.ami_type", "AL2023_x86_64_NVIDIA")
+    assert (problem.path, problem.value) == ("pools[0].aws.ami_type", Default("AL2023_x86_64_NVIDIA"))
     assert "two parties would install the NVIDIA driver" in problem.message
     assert "ami_type AL2023_x86_64_NVIDIA and gpu_operator.operator_driver true" in problem.message
     assert problem.valid == "gpu_operator.operator_driver false (every EKS NVIDIA AMI ships the driver)"
@@ -70,13 +70,13 @@ def test_eks_two_driver_owners_name_the_ami_type_and_operator_driver() -> None:
 def test_eks_arm64_pool_without_an_ami_type_is_told_of_its_own_arm64_ami() -> None:
     arm = {"name": "arm", "instance_type": "g5g.xlarge", "max_size": 2}
     problem = only(problems("aws", [arm], operator_driver=True))
-    assert (problem.path, problem.value) == ("pools[0].aws.ami_type", "AL2023_ARM_64_NVIDIA")
+    assert (problem.path, problem.value) == ("pools[0].aws.ami_type", Default("AL2023_ARM_64_NVIDIA"))
     assert "ami_type AL2023_ARM_64_NVIDIA and gpu_operator.operator_driver true" in problem.message
 
 
 def test_aks_two_driver_owners_and_none_name_both_settings() -> None:
     two = only(problems("azure", [PLAIN["azure"]], operator_driver=True))
-    assert (two.path, two.value) == ("pools[0].azure.gpu_driver", "aks")
+    assert (two.path, two.value) == ("pools[0].azure.gpu_driver", Default("aks"))
     assert "two parties" in two.message
     assert "gpu_driver aks and gpu_operator.operator_driver true" in two.message
     nobody = only(problems("azure", [{**PLAIN["azure"], "azure": {"gpu_driver": "none"}}]))
@@ -154,7 +154,7 @@ def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_at_their_input_position
         },
     ]
     problem = only(problems("aws", pools))
-    assert (problem.path, problem.value) == ("pools[1].mps", {"replicas": 4, "trusted": True})
+    assert (problem.path, problem.value) == ("pools[1].mps", Combined(("pools[1].mps", "pools[2].mig.strategy")))
     assert problem.message.startswith("MPS pool mps and pools[2] (mixed), whose MIG strategy is mixed, cannot share")
     assert problem.valid == (
         "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)"

@@ -142,7 +142,12 @@ def test_existing_cluster_with_settings_only_a_new_cluster_uses_is_refused(tmp_p
             "aws-eks",
             {"system_node_group": {"max_size": 1}},
             "cluster.system_node_group.desired_size: desired_size 2 (default) must lie between min_size 1 (default)"
-            " and max_size 1 (got 2); valid: 1..1",
+            " and max_size 1 (default: 2); valid: 1..1",  # desired_size not set: shown as its default
+        ),
+        (
+            "aws-eks",
+            {"system_node_group": {"min_size": 4, "desired_size": 4}},  # max_size not set (3)
+            "cluster.system_node_group.max_size: must be at least 1 and at least min_size 4 (default: 3); valid: >= 4",
         ),
         (
             "aws-eks",

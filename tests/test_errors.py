@@ -6,7 +6,7 @@ import pickle
 
 import pulumi
 
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, Default, GpuSpecError, Problem
 
 PROBLEMS = [
     Problem("pools[0].name", "GPU", "not a DNS label", "lowercase a-z, 0-9 and -", "RFC 1123"),
@@ -46,3 +46,17 @@ def test_the_message_lists_every_problem_with_its_path() -> None:
 def test_the_error_survives_pickling_with_its_problems() -> None:
     copy = pickle.loads(pickle.dumps(GpuSpecError(PROBLEMS)))
     assert (copy.problems, copy.errors, str(copy)) == (tuple(PROBLEMS), GpuSpecError(PROBLEMS).errors, str(copy))
+
+
+def test_a_default_is_shown_as_the_default_not_as_a_value_given() -> None:
+    problem = Problem("pools[0].mig.strategy", Default("single"), "needs the mixed strategy", "mixed")
+    assert problem.reason == "needs the mixed strategy (default: single); valid: mixed"
+
+
+def test_a_combination_names_its_fields_and_they_move_under_a_prefix() -> None:
+    problem = Problem("pools[1].mps", Combined(("pools[1].mps", "pools[0].mig.strategy")), "MPS under mixed")
+    assert problem.reason == "MPS under mixed (combines pools[1].mps and pools[0].mig.strategy)"
+    assert str(problem.under("gpu_operator")) == (
+        "gpu_operator.pools[1].mps: MPS under mixed (combines gpu_operator.pools[1].mps and "
+        "gpu_operator.pools[0].mig.strategy)"
+    )

@@ -272,6 +272,19 @@ def test_an_add_on_pool_error_is_named_in_camel_case() -> None:
     assert "node image's own device plugin" in error.problems[0].message
 
 
+def test_a_number_the_wire_made_a_double_is_echoed_as_the_integer_written() -> None:
+    # a TypeScript `name: 5` arrives as 5.0 (protobuf Struct); the error shows 5, what the program wrote
+    pool = {**SHARED_INPUTS, "name": 5, "labels": {"team": 3}}
+    error = construct_error("EksGpuNodeGroup", {"clusterName": "c", "subnetIds": ["s"], "pool": pool})
+    assert [str(p) for p in error.problems] == [
+        "pool.name: input should be a valid string (got 5)",
+        "pool.labels['team']: input should be a valid string (got 3)",
+    ]
+    fraction = {**SHARED_INPUTS, "timeSlicing": {"replicas": 2.5}}  # not whole: shown as it came
+    error = construct_error("EksGpuNodeGroup", {"clusterName": "c", "subnetIds": ["s"], "pool": fraction})
+    assert [str(p) for p in error.problems] == ["pool.timeSlicing.replicas: must be a whole number (got 2.5)"]
+
+
 def test_a_cluster_tells_a_consumer_how_to_schedule_on_each_pool() -> None:
     """``poolScheduling``: what a TypeScript or YAML program needs to put a workload on a pool (it cannot reach the
     node-pool components, which the Python workload helpers read)."""

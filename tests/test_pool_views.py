@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpu_components.adapter import PoolView
+from gpu_components.adapter import PoolView, driver_setting_set
 from gpu_components.aws.eks import eks_taints
 from gpu_components.azure.aks import aks_taints
 from gpu_components.cluster import ADAPTERS
@@ -70,9 +70,12 @@ def test_the_component_exposes_its_clouds_pool_view(
 ) -> None:
     plan, [component] = plan_and(lambda: pool_components(cloud, [pool], gpu_stack, **options))
     view = ADAPTERS[cloud].describe_pool(GpuNodePoolSpec.from_args(pool, cloud), options, gpu_stack)  # type: ignore[arg-type]
-    attributes = [field.name for field in fields(PoolView) if field.name != "driver_setting"]
+    attributes = [
+        field.name for field in fields(PoolView) if field.name not in ("driver_setting", "driver_setting_set")
+    ]
     assert {name: getattr(component, name) for name in attributes} == {name: getattr(view, name) for name in attributes}
     assert getattr(component, DRIVER_ATTRIBUTE[cloud]) == view.driver_setting
+    assert driver_setting_set(component) == view.driver_setting_set == (DRIVER_ATTRIBUTE[cloud] in options)
     node_pool = {"aws": "node-group", "azure": "agent-pool", "gcp": "node-pool"}[cloud]
     node_pool_type = {
         "aws": "aws:eks/nodeGroup:NodeGroup",

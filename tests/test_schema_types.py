@@ -1,4 +1,4 @@
-"""The six public components as Pulumi's schema analyzer reads them (issue 14): every property described, closed value
+"""The seven public components as Pulumi's schema analyzer reads them (issue 14): every property described, closed value
 sets as enums, camelCase names, required fields as the TypedDicts say, outputs as registered; and enum members
 behave exactly as their strings in Python."""
 
@@ -39,7 +39,7 @@ from gpu_components.enums import (
     Provisioner,
     TaintEffect,
 )
-from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.gcp import GkeComputeClassGpuPool, GkeGpuNodePool
 from gpu_components.kubernetes import (
     NvidiaDevicePlugin,
     NvidiaDevicePluginArgs,
@@ -52,7 +52,15 @@ from gpu_components.shape import plain, required_keys, shape_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 from tests.helpers import WIRING, plan_and
 
-COMPONENTS = [GpuCluster, EksGpuNodeGroup, AksGpuNodePool, GkeGpuNodePool, NvidiaDevicePlugin, NvidiaGpuOperator]
+COMPONENTS = [
+    GpuCluster,
+    EksGpuNodeGroup,
+    AksGpuNodePool,
+    GkeGpuNodePool,
+    GkeComputeClassGpuPool,
+    NvidiaDevicePlugin,
+    NvidiaGpuOperator,
+]
 
 POOL_OUTPUTS = {
     "poolName",
@@ -69,6 +77,7 @@ OUTPUTS = {
     "EksGpuNodeGroup": {"nodeGroupArn", "nodeRoleArn", "nodeGroupName", "autoscalingGroupName", *POOL_OUTPUTS},
     "AksGpuNodePool": {"agentPoolId", "agentPoolName", *POOL_OUTPUTS},
     "GkeGpuNodePool": {"nodePoolName", "nodePoolId", "serviceAccountEmail", *POOL_OUTPUTS},
+    "GkeComputeClassGpuPool": {"computeClassName", *POOL_OUTPUTS},
     "NvidiaDevicePlugin": {"namespace", "configMapName", "releaseName"},
     "NvidiaGpuOperator": {"namespace", "devicePluginConfigMapName", "migConfigMapName", "releaseName"},
 }
@@ -269,6 +278,11 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
 POOL = {"name": "l4", "instance_type": "g6.xlarge", "max_size": 2, "time_slicing": {"replicas": 4}}
 AKS_POOL = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2, "spot": True}
 GKE_POOL = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 2}
+GKE_PROVISIONED = {
+    "name": "l4",
+    "instance_type": "g2-standard-8",
+    "provisioning": {"provisioner": "compute-class", "max_gpus": 2},
+}
 
 
 def _builders() -> dict[str, Any]:
@@ -286,6 +300,7 @@ def _builders() -> dict[str, Any]:
         "EksGpuNodeGroup": eks,
         "AksGpuNodePool": aks,
         "GkeGpuNodePool": gke,
+        "GkeComputeClassGpuPool": lambda: GkeComputeClassGpuPool("cc", {"pool": GKE_PROVISIONED}),  # type: ignore[typeddict-item]
         "NvidiaDevicePlugin": lambda: NvidiaDevicePlugin("dp", {"pools": [eks()]}),
         "NvidiaGpuOperator": lambda: NvidiaGpuOperator(
             "op",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
     GpuNodePoolSpec,
@@ -109,7 +109,7 @@ def test_every_problem_is_reported_at_once() -> None:
     assert [p.path for p in problems] == [
         "name",
         "name",
-        "desired_size",
+        "min_size",
         "labels['kubernetes.io/arch']",
         "mps",
         "mps.replicas",
@@ -218,6 +218,23 @@ def test_labels_beside_the_gpu_operator_prefix_are_allowed() -> None:
 def test_taint_duplicating_the_default_gpu_taint_is_rejected() -> None:
     problem = only_problem(pool(taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]))
     assert problem.message == "duplicates the default GPU taint; set gpu_taint: false to replace it"
+    # the taint as written, not its kubectl text nvidia.com/gpu=true:NoSchedule
+    assert (problem.path, problem.value) == (
+        "taints[0]",
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+    )
+
+
+def test_spec_taint_paths_skip_the_default_gpu_taint() -> None:
+    taints = [{"key": "a", "effect": "NoSchedule"}, {"key": "b", "value": "", "effect": "NoExecute"}]
+    on = GpuNodePoolSpec.from_args(pool(taints=taints), "aws")
+    off = GpuNodePoolSpec.from_args(pool(gpu_taint=False, taints=taints), "aws")
+    assert [on.taint_path(i) for i in range(3)] == ["gpu_taint", "taints[0]", "taints[1]"]
+    assert [off.taint_path(i) for i in range(2)] == ["taints[0]", "taints[1]"]
+    assert [t.as_given() for t in off.taints] == [
+        {"key": "a", "effect": "NoSchedule"},
+        {"key": "b", "effect": "NoExecute"},
+    ]
 
 
 def test_time_slicing_needs_two_replicas() -> None:
@@ -276,7 +293,39 @@ def test_mig_layout_must_fit_the_gpu() -> None:
 
 def test_single_strategy_needs_one_profile() -> None:
     problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"layout": {"3g.40gb": 1, "4g.40gb": 1}}))
-    assert (problem.path, problem.valid) == ("mig.strategy", "mixed")
+    assert (problem.path, problem.value, problem.valid) == ("mig.strategy", Default("single"), "mixed")
+    # strategy was not set: the reason shows the default, not a value the user wrote
+    assert str(problem) == (
+        "mig.strategy: the single MIG strategy needs one profile on every GPU; a layout of several profiles needs "
+        "the mixed strategy (default: single); valid: mixed "
+        "[source: https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies]"
+    )
+
+
+def test_a_written_single_strategy_with_a_layout_is_echoed() -> None:
+    problem = only_problem(
+        pool(instance_type="p4de.24xlarge", mig={"layout": {"3g.40gb": 1, "4g.40gb": 1}, "strategy": "single"})
+    )
+    assert (problem.path, problem.value) == ("mig.strategy", "single")
+    assert "needs the mixed strategy (got 'single'); valid: mixed" in str(problem)
+
+
+def test_a_min_size_above_max_size_without_desired_size_is_reported_at_min_size() -> None:
+    # desired_size defaults to min_size: the problem is the min_size the user wrote, not a desired_size they did not
+    assert str(only_problem(pool(min_size=4, max_size=3))) == (
+        "min_size: node counts must satisfy min_size <= max_size (max_size=3; desired_size, not set, defaults to "
+        "min_size) (got 4); valid: 0..3"
+    )
+
+
+def test_mig_records_whether_the_strategy_was_set() -> None:
+    unset = GpuNodePoolSpec.from_args(pool(instance_type="p4de.24xlarge", mig={"profile": "1g.10gb"}), "aws").mig
+    given = GpuNodePoolSpec.from_args(
+        pool(instance_type="p4de.24xlarge", mig={"profile": "1g.10gb", "strategy": "single"}), "aws"
+    ).mig
+    assert unset is not None and given is not None
+    assert (unset.strategy, unset.strategy_set, given.strategy, given.strategy_set) == ("single", False, "single", True)
+    assert unset == given  # the same layout: where the strategy came from is not part of it
 
 
 def test_parse_pools_requires_unique_names_and_prefixes_paths() -> None:
@@ -320,7 +369,9 @@ def test_node_counts_on_the_boundaries_are_accepted(sizes: dict[str, int], expec
         ({"min_size": 1, "desired_size": 0, "max_size": 1}, [("desired_size", 0, "1..1")]),
         ({"min_size": 0, "desired_size": 2, "max_size": 1}, [("desired_size", 2, "0..1")]),
         ({"min_size": 2, "desired_size": 2, "max_size": 1}, [("desired_size", 2, None)]),
-        ({"min_size": 4, "max_size": 3}, [("desired_size", 4, None)]),  # desired_size follows min_size
+        ({"min_size": 4, "max_size": 3}, [("min_size", 4, "0..3")]),  # desired_size not set: at min_size
+        ({"min_size": 4, "max_size": 0}, [("max_size", 0, ">= 1"), ("min_size", 4, "0..0")]),
+        ({"max_size": -1}, [("max_size", -1, ">= 1")]),  # min_size and desired_size both defaults: not repeated
         ({"min_size": -1, "desired_size": 0, "max_size": 1}, [("min_size", -1, ">= 0")]),
         ({"min_size": 0, "desired_size": 0, "max_size": 0}, [("max_size", 0, ">= 1")]),
         (

@@ -9,6 +9,17 @@ What Bottlerocket supports (same source): time-slicing (from 1.25.0), MIG with a
 and the ``single`` strategy only (from 1.34.0; bottlerocket-os/bottlerocket#4483), MPS with 2-48 replicas
 (from 1.54.0), and not MIG together with a sharing strategy.
 
+``mig.profile`` maps a GPU model key (``a100.40gb``) to a plain ``<compute>g.<memory>gb`` profile (``2g.10gb``) or
+a number of partitions; neither Bottlerocket's settings reference (:data:`SOURCE_BOTTLEROCKET`, "NVIDIA Multi-Instance
+GPU (MIG)") nor the EKS user guide's Bottlerocket MIG section
+(https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html, "Use MIG on Bottlerocket nodes
+with the NVIDIA device plugin") documents a profile with an engine attribute (``+me``, ``+me.all``, ``+gfx``, ``-me``;
+:mod:`gpu_components.mig`), so :func:`bottlerocket_problems` refuses one. Bottlerocket's MIG manager reads the value
+against a fixed list of plain profiles per GPU model whose whole-GPU entry takes every other value
+(``#[serde(other)]``: ``1g.5gb+me`` on an A100 40GB would become ``7g.40gb``, whole GPUs instead of partitions;
+``sources/nvidia-migmanager/src/mig_profile.rs``, read in the copy at vyaghras/bottlerocket-kernel-kit a8c5da1, as
+the index holds no current upstream copy).
+
 :func:`sharing_settings` reads back what user data sets, for the policy pack's shared-GPU rule;
 :func:`decode_user_data` decodes a launch template's user data for the plan's diff.
 """
@@ -25,6 +36,7 @@ from typing import Any
 import tomli_w
 
 from gpu_components.errors import Problem
+from gpu_components.mig import MIG_PROFILE_ATTRIBUTES, parse_mig_profile_name
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing, sharing_trust_labels
 
 if sys.version_info >= (3, 11):
@@ -57,7 +69,8 @@ SHARING_STRATEGIES = frozenset({"time-slicing", "mps"})
 
 def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
     """What a Bottlerocket NVIDIA node cannot do for ``spec``: mixed MIG, MIG layouts, MIG with sharing, MIG on
-    a GPU model it does not document."""
+    a GPU model it does not document, a MIG profile with an engine attribute (``+me``, ``+me.all``, ``+gfx``,
+    ``-me``; module docstring). Each problem's path is under ``<path>.mig``."""
     problems: list[Problem] = []
     mig = spec.mig
     if mig is None:
@@ -90,6 +103,20 @@ def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                 "mig with sharing",
                 "Bottlerocket does not combine MIG partitioning with a sharing strategy",
                 "mig alone, or time_slicing / mps without mig",
+                SOURCE_BOTTLEROCKET,
+            )
+        )
+    parsed = parse_mig_profile_name(mig.profile) if mig.profile is not None else None
+    if parsed is not None and parsed.attribute:
+        problems.append(
+            Problem(
+                f"{where}.profile",
+                mig.profile,
+                "Bottlerocket's mig.profile takes a plain <compute>g.<memory>gb profile per GPU model and documents no "
+                f"engine attribute ({', '.join(MIG_PROFILE_ATTRIBUTES)}); its MIG manager turns a profile it does "
+                "not know into the whole-GPU profile",
+                f"{parsed.compute_slices}g.{parsed.memory_gb}gb, or an AL2023 NVIDIA AMI type with gpu_stack "
+                "gpu-operator (NVIDIA's MIG manager makes every profile of the GPU)",
                 SOURCE_BOTTLEROCKET,
             )
         )

@@ -1,23 +1,54 @@
 """What the example program needs of an EKS cluster: create a minimal one, or attach to an existing one.
 
 A new cluster is a pulumi-eks ``Cluster`` (API authentication mode, no default node group) with a small
-``AL2023_x86_64_STANDARD`` system node group for add-ons, in the given VPC or the account's default VPC.
+``AL2023_x86_64_STANDARD`` system node group for add-ons, in the given VPC or the account's default VPC. For
+provisioned GPU pools it can also get:
+
+- ``karpenter``: the Karpenter controller, as Karpenter v1.14's getting-started guide sets it up
+  (:data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`, the data in
+  :mod:`gpu_components.aws.karpenter_controller`): a role for the nodes it launches with an ``EC2_LINUX`` access
+  entry (a role of its own: a managed node group's role needs no access entry, EKS adds one, and a principal has one
+  access entry per cluster, :data:`~gpu_components.aws.facts.SOURCE_ACCESS_ENTRIES`), the controller's role and
+  policy through EKS Pod Identity (the ``eks-pod-identity-agent`` add-on and an association for service account
+  ``kube-system/karpenter``), the interruption queue with its policy and EventBridge rules, and the chart (pinned,
+  :data:`~gpu_components.aws.facts.KARPENTER_VERSION`) on the system node group, installed through the Kubernetes
+  provider before the GPU pools (:attr:`~gpu_components.adapter.ProvisionedCluster.kubernetes`).
+- ``auto_mode``: EKS Auto Mode (pulumi-eks ``autoMode``, which turns compute, block storage and load balancing on
+  together as EKS requires, :data:`~gpu_components.aws.facts.SOURCE_PULUMI_EKS_AUTO_MODE`), with its built-in
+  ``general-purpose`` and ``system`` node pools (which run the add-ons: no system node group) and a node role the
+  program creates (:data:`~gpu_components.aws.facts.SOURCE_AUTO_NODE_ROLE`), whose access entry EKS creates.
+
+The GPU pools' wiring (:class:`~gpu_components.aws.options.EksWiringArgs`) then names the provisioner's node role as
+``node_role_arn``: the role Karpenter may pass to EC2, or the Auto Mode node role a NodeClass must name.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
+import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import create_node_role
-from gpu_components.aws.facts import NODE_GROUP_OPTIONS
+from gpu_components.aws.facts import (
+    KARPENTER_CHART,
+    KARPENTER_NAMESPACE,
+    KARPENTER_SERVICE_ACCOUNT,
+    KARPENTER_VERSION,
+    NODE_GROUP_OPTIONS,
+    SOURCE_ACCESS_ENTRIES,
+    SOURCE_AUTO_MIGRATE_KARPENTER,
+    SOURCE_KARPENTER_GETTING_STARTED,
+    SOURCE_PULUMI_EKS_AUTO_MODE,
+)
 from gpu_components.errors import Problem
+from gpu_components.nvidia.device_plugin import deep_merge
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
 
@@ -29,6 +60,15 @@ SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size",
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
 NEW_CLUSTER_ONLY = ("kubernetes_version", "vpc_id", "system_node_group")
 """``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
+AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
+"""EKS Auto Mode's built-in node pools a new Auto Mode cluster gets (pulumi-eks's default): ``system`` runs the
+add-ons, ``general-purpose`` other workloads."""
+AUTO_MODE_NODE_ROLE_POLICIES = {
+    "worker": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodeMinimalPolicy",
+    "ecr": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+}
+"""Managed policies of the Auto Mode node role (role suffix -> ARN):
+:data:`~gpu_components.aws.facts.SOURCE_AUTO_NODE_ROLE`."""
 
 
 @STRICT
@@ -42,6 +82,38 @@ class SystemNodeGroupConfig(TypedDict):
 
 
 @STRICT
+class KarpenterConfig(TypedDict):
+    """``cluster.karpenter``: the Karpenter controller for Karpenter GPU pools.
+
+    Fields:
+        existing: the cluster already runs Karpenter (with its IAM, interruption queue and node role): create nothing,
+            and give the role its nodes use as ``cluster.node_role_arn``. Required with ``cluster.existing``; refused
+            on a new cluster. Defaults to False.
+        version: the chart (and controller) version. Defaults to ``1.14.1``, the version of the CRDs the library's
+            NodePools and EC2NodeClasses are checked against.
+        helm_values: other chart values (e.g. ``settings.featureGates.nodeOverlay``), merged over the library's.
+            Defaults to none. ``settings.clusterName``, ``settings.interruptionQueue`` and ``serviceAccount.name``
+            are the library's.
+    """
+
+    existing: NotRequired[bool]
+    version: NotRequired[str]
+    helm_values: NotRequired[dict[str, Any]]
+
+
+@STRICT
+class AutoModeConfig(TypedDict):
+    """``cluster.auto_mode``: EKS Auto Mode for Auto Mode GPU pools.
+
+    Fields:
+        existing: the cluster already has Auto Mode on: give its node role (the compute config's ``nodeRoleArn``) as
+            ``cluster.node_role_arn``. Required with ``cluster.existing``; refused on a new cluster. Defaults to False.
+    """
+
+    existing: NotRequired[bool]
+
+
+@STRICT
 class EksClusterConfig(TypedDict):
     """``cluster`` config on AWS.
 
@@ -51,8 +123,12 @@ class EksClusterConfig(TypedDict):
         kubernetes_version: version of a new cluster. Defaults to ``1.34``.
         vpc_id, subnet_ids: network of a new cluster and of the node groups. Defaults to the account's default
             VPC and its subnets; ``subnet_ids`` is required with ``existing``.
-        node_role_arn: IAM role for the node groups. Defaults to one role created for all of them.
-        system_node_group: see :class:`SystemNodeGroupConfig` (new clusters only).
+        node_role_arn: IAM role for the node groups. Defaults to one role created for all of them. With
+            ``auto_mode``: the Auto Mode node role (defaults to one created for it); required with an existing
+            Karpenter or Auto Mode, whose node role it must be.
+        system_node_group: see :class:`SystemNodeGroupConfig` (new clusters only; not with ``auto_mode``).
+        karpenter: the Karpenter controller, see :class:`KarpenterConfig`. Defaults to none.
+        auto_mode: EKS Auto Mode, see :class:`AutoModeConfig`. Defaults to off. Not with ``karpenter``.
     """
 
     name: str
@@ -62,6 +138,8 @@ class EksClusterConfig(TypedDict):
     subnet_ids: NotRequired[list[str]]
     node_role_arn: NotRequired[str]
     system_node_group: NotRequired[SystemNodeGroupConfig]
+    karpenter: NotRequired[KarpenterConfig]
+    auto_mode: NotRequired[AutoModeConfig]
 
 
 def eks_kubeconfig(cluster_name: str, endpoint: str, certificate_authority: str) -> str:
@@ -103,31 +181,17 @@ def _network(cluster: EksClusterConfig) -> tuple[pulumi.Input[str], pulumi.Input
     return vpc_id, subnet_ids
 
 
-def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
-    name = cluster["name"]
-    vpc_id, subnet_ids = _network(cluster)
-    depends_on: list[pulumi.Resource] = []
-    eks_cluster = eks.Cluster(
-        name,
-        name=name,
-        version=cluster.get("kubernetes_version", DEFAULT_KUBERNETES_VERSION),
-        vpc_id=vpc_id,
-        subnet_ids=subnet_ids,
-        skip_default_node_group=True,
-        authentication_mode=eks.AuthenticationMode.API,
-    )
-    role_arn: pulumi.Input[str]
-    if "node_role_arn" in cluster:
-        role_arn = cluster["node_role_arn"]
-    else:
-        role, attachments = create_node_role(f"{name}-node-role")
-        role_arn = role.arn
-        depends_on.extend(attachments)
+def _system_node_group(
+    cluster: EksClusterConfig,
+    role_arn: pulumi.Input[str],
+    subnet_ids: pulumi.Input[Sequence[str]],
+    depends_on: list[pulumi.Resource],
+) -> aws.eks.NodeGroup:
     system = cluster.get("system_node_group", {})
     counts = SYSTEM_SIZES.counts(cluster)
-    system_group = aws.eks.NodeGroup(
-        f"{name}-system",
-        cluster_name=name,
+    return aws.eks.NodeGroup(
+        f"{cluster['name']}-system",
+        cluster_name=cluster["name"],
         node_role_arn=role_arn,
         subnet_ids=subnet_ids,
         ami_type="AL2023_x86_64_STANDARD",
@@ -138,14 +202,163 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
             "desired_size": counts["desired_size"],
         },
         labels={SYSTEM_ROLE_LABEL: "system"},
-        opts=pulumi.ResourceOptions(
-            depends_on=[eks_cluster, *depends_on], ignore_changes=list(NODE_GROUP_OPTIONS.ignore_changes)
+        opts=pulumi.ResourceOptions(depends_on=depends_on, ignore_changes=list(NODE_GROUP_OPTIONS.ignore_changes)),
+    )
+
+
+def _interruption_queue(name: str) -> tuple[aws.sqs.Queue, list[pulumi.Resource]]:
+    """The queue (named after the cluster), its policy and one EventBridge rule and target per
+    :data:`~gpu_components.aws.karpenter_controller.INTERRUPTION_EVENTS`."""
+    queue = aws.sqs.Queue(
+        f"{name}-karpenter-queue",
+        name=name,
+        message_retention_seconds=karpenter.QUEUE_RETENTION_SECONDS,
+        sqs_managed_sse_enabled=True,
+    )
+    made: list[pulumi.Resource] = [
+        aws.sqs.QueuePolicy(
+            f"{name}-karpenter-queue-policy",
+            queue_url=queue.url,
+            policy=queue.arn.apply(lambda arn: json.dumps(karpenter.queue_policy(arn), sort_keys=True)),
+        )
+    ]
+    for suffix, (source, detail_type) in karpenter.INTERRUPTION_EVENTS.items():
+        rule = aws.cloudwatch.EventRule(
+            f"{name}-karpenter-{suffix}",
+            event_pattern=json.dumps(karpenter.event_pattern(source, detail_type), sort_keys=True),
+        )
+        made += [
+            rule,
+            aws.cloudwatch.EventTarget(
+                f"{name}-karpenter-{suffix}-target",
+                rule=rule.name,
+                arn=queue.arn,
+                target_id="KarpenterInterruptionQueueTarget",
+            ),
+        ]
+    return queue, made
+
+
+def _karpenter(
+    cluster: EksClusterConfig, system_group: aws.eks.NodeGroup, cluster_ready: list[pulumi.Resource]
+) -> tuple[pulumi.Output[str], list[pulumi.Resource], Callable[[pulumi.ProviderResource], list[pulumi.Resource]]]:
+    """Karpenter's AWS side on a new cluster; returns its node role's ARN, what its nodes and pools wait for, and the
+    step that installs its chart once the Kubernetes provider exists."""
+    name = cluster["name"]
+    settings = cluster.get("karpenter", {})
+    after_cluster = pulumi.ResourceOptions(depends_on=cluster_ready)
+    node_role, attachments = create_node_role(f"{name}-karpenter-node-role", policies=karpenter.NODE_ROLE_POLICIES)
+    access_entry = aws.eks.AccessEntry(
+        f"{name}-karpenter-node-access",
+        cluster_name=name,
+        principal_arn=node_role.arn,
+        type="EC2_LINUX",
+        opts=after_cluster,
+    )
+    queue, interruption = _interruption_queue(name)
+    region = aws.get_region_output().region
+    account = aws.get_caller_identity_output().account_id
+    controller_role = aws.iam.Role(
+        f"{name}-karpenter-controller", assume_role_policy=json.dumps(karpenter.POD_IDENTITY_TRUST, sort_keys=True)
+    )
+    policy = aws.iam.Policy(
+        f"{name}-karpenter-controller",
+        policy=pulumi.Output.all(region, account, node_role.arn, queue.arn).apply(
+            lambda parts: json.dumps(
+                karpenter.controller_policy(name, parts[0], parts[1], parts[2], parts[3]), sort_keys=True
+            )
         ),
     )
+    attachment = aws.iam.RolePolicyAttachment(
+        f"{name}-karpenter-controller", role=controller_role.name, policy_arn=policy.arn
+    )
+    agent = aws.eks.Addon(
+        f"{name}-pod-identity-agent",
+        cluster_name=name,
+        addon_name="eks-pod-identity-agent",
+        opts=pulumi.ResourceOptions(depends_on=[*cluster_ready, system_group]),
+    )
+    association = aws.eks.PodIdentityAssociation(
+        f"{name}-karpenter",
+        cluster_name=name,
+        namespace=KARPENTER_NAMESPACE,
+        service_account=KARPENTER_SERVICE_ACCOUNT,
+        role_arn=controller_role.arn,
+        opts=after_cluster,
+    )
+    values = deep_merge(karpenter.helm_values(name, queue.name), settings.get("helm_values", {}))
+    before_chart: list[pulumi.Resource] = [
+        system_group,
+        agent,
+        association,
+        attachment,
+        access_entry,
+        *attachments,
+        *interruption,
+    ]
+
+    def install(provider: pulumi.ProviderResource) -> list[pulumi.Resource]:
+        return [
+            k8s.helm.v3.Release(
+                f"{name}-karpenter",
+                name="karpenter",
+                chart=KARPENTER_CHART,
+                version=settings.get("version", KARPENTER_VERSION),
+                namespace=KARPENTER_NAMESPACE,
+                values=values,
+                opts=pulumi.ResourceOptions(provider=provider, depends_on=before_chart),
+            )
+        ]
+
+    return node_role.arn, [access_entry, *attachments], install
+
+
+def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
+    name = cluster["name"]
+    vpc_id, subnet_ids = _network(cluster)
+    depends_on: list[pulumi.Resource] = []
+    auto_mode = "auto_mode" in cluster
+    role_arn: pulumi.Input[str]
+    if "node_role_arn" in cluster:
+        role_arn = cluster["node_role_arn"]
+    else:
+        policies = AUTO_MODE_NODE_ROLE_POLICIES if auto_mode else None
+        role, attachments = create_node_role(f"{name}-{'auto-' if auto_mode else ''}node-role", policies=policies)
+        role_arn = role.arn
+        depends_on.extend(attachments)
+    auto_mode_args: dict[str, Any] = {}
+    if auto_mode:
+        auto_mode_args["auto_mode"] = {
+            "enabled": True,
+            "create_node_role": False,
+            "compute_config": {"node_role_arn": role_arn, "node_pools": list(AUTO_MODE_NODE_POOLS)},
+        }
+    eks_cluster = eks.Cluster(
+        name,
+        name=name,
+        version=cluster.get("kubernetes_version", DEFAULT_KUBERNETES_VERSION),
+        vpc_id=vpc_id,
+        subnet_ids=subnet_ids,
+        skip_default_node_group=True,
+        authentication_mode=eks.AuthenticationMode.API,
+        **auto_mode_args,
+        opts=pulumi.ResourceOptions(depends_on=depends_on) if auto_mode else None,
+    )
+    wiring: dict[str, Any] = {"cluster_name": name, "subnet_ids": subnet_ids, "node_role_arn": role_arn}
+    if auto_mode:
+        return ProvisionedCluster(
+            kubeconfig=eks_cluster.kubeconfig_json, wiring=wiring, depends_on=[eks_cluster, *depends_on]
+        )
+    system_group = _system_node_group(cluster, role_arn, subnet_ids, [eks_cluster, *depends_on])
+    ready: list[pulumi.Resource] = [eks_cluster, system_group, *depends_on]
+    if "karpenter" not in cluster:
+        return ProvisionedCluster(kubeconfig=eks_cluster.kubeconfig_json, wiring=wiring, depends_on=ready)
+    wiring["node_role_arn"], karpenter_ready, install = _karpenter(cluster, system_group, [eks_cluster])
     return ProvisionedCluster(
         kubeconfig=eks_cluster.kubeconfig_json,
-        wiring={"cluster_name": name, "subnet_ids": subnet_ids, "node_role_arn": role_arn},
-        depends_on=[eks_cluster, system_group, *depends_on],
+        wiring=wiring,
+        depends_on=[*ready, *karpenter_ready],
+        kubernetes=install,
     )
 
 
@@ -160,11 +373,106 @@ def _attach(cluster: EksClusterConfig) -> ProvisionedCluster:
     return ProvisionedCluster(kubeconfig=kubeconfig, wiring=wiring)
 
 
+def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
+    """The rules of ``karpenter`` and ``auto_mode`` (see :func:`config_problems`)."""
+    problems: list[Problem] = []
+    if "karpenter" in cluster and "auto_mode" in cluster:
+        problems.append(
+            Problem(
+                "cluster.auto_mode",
+                cluster["auto_mode"],
+                "EKS Auto Mode runs its own Karpenter: with the karpenter controller too, two provisioners would "
+                "launch this cluster's nodes (AWS documents the two side by side only while migrating from one to "
+                "the other), and the Karpenter chart's default affinity keeps its controller off every Auto Mode node",
+                "karpenter or auto_mode, not both",
+                f"{SOURCE_AUTO_MIGRATE_KARPENTER}, {SOURCE_KARPENTER_GETTING_STARTED}",
+            )
+        )
+    existing = bool(cluster.get("existing", False))
+    for key, what in (("karpenter", "Karpenter"), ("auto_mode", "EKS Auto Mode")):
+        if key not in cluster:
+            continue
+        given: Mapping[str, Any] = cluster[key]
+        attached = bool(given.get("existing", False))
+        if existing and not attached:
+            problems.append(
+                Problem(
+                    f"cluster.{key}.existing",
+                    attached,
+                    f"the program turns {what} on only in a cluster it creates; on an existing cluster it uses the "
+                    f"{what} already there",
+                    "true (the cluster runs it), or create the cluster (existing: false)",
+                )
+            )
+        if not existing and attached:
+            problems.append(
+                Problem(
+                    f"cluster.{key}.existing",
+                    attached,
+                    f"a cluster this program creates has no {what} yet",
+                    "false (the program sets it up), or attach to the cluster (cluster.existing: true)",
+                )
+            )
+        if not attached:
+            continue
+        problems += [
+            Problem(
+                f"cluster.{key}.{field}",
+                value,
+                f"applies only to a {what} this program sets up; with {key}.existing: true it would be ignored",
+                "remove it",
+            )
+            for field, value in given.items()
+            if field != "existing"
+        ]
+        if "node_role_arn" not in cluster:
+            problems.append(
+                Problem(
+                    "cluster.node_role_arn",
+                    None,
+                    f"required with {key}.existing: the IAM role of the nodes {what} launches, which the GPU pools' "
+                    "node classes name (the one role with the cluster's access entry for them)",
+                    source=SOURCE_ACCESS_ENTRIES,
+                )
+            )
+    if "auto_mode" in cluster and not existing and "system_node_group" in cluster:
+        problems.append(
+            Problem(
+                "cluster.system_node_group",
+                cluster["system_node_group"],
+                "an Auto Mode cluster runs its add-ons on Auto Mode's built-in system node pool, and leaves the VPC "
+                "CNI and kube-proxy add-ons a managed node group needs off",
+                "remove it",
+                SOURCE_PULUMI_EKS_AUTO_MODE,
+            )
+        )
+    overrides = cluster.get("karpenter", {}).get("helm_values", {})
+    problems += [
+        Problem(
+            f"cluster.karpenter.helm_values.{section}.{field}",
+            overrides[section][field],
+            "set by the library (the cluster, its interruption queue, the service account of its Pod Identity "
+            "association)",
+            "remove it",
+            SOURCE_KARPENTER_GETTING_STARTED,
+        )
+        for section, field in karpenter.OWNED_HELM_VALUES
+        if isinstance(overrides.get(section), Mapping) and field in overrides[section]
+    ]
+    return problems
+
+
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: those of
-    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`), and
-    ``subnet_ids`` is required with ``existing``."""
-    return example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("subnet_ids",))
+    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`),
+    ``subnet_ids`` is required with ``existing``, and of ``karpenter`` and ``auto_mode``: not both; with
+    ``existing``, each must say ``existing: true`` (the program sets neither up on a cluster it did not create), and
+    a new cluster's must not; with ``existing: true`` no other key of theirs, and ``node_role_arn`` is required; no
+    ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
+    (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
+    return example_cluster_problems(
+        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("subnet_ids",)
+    ) + _provisioner_problems(cluster)
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

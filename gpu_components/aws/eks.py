@@ -2,7 +2,8 @@
 
 EKS spellings live in this package and nowhere else: AMI types and taint effects (``NO_SCHEDULE``) in
 :mod:`gpu_components.aws.facts`, which the plan and the policy pack read without the AWS SDKs, ``SPOT`` here. Facts:
-- NVIDIA AMI types and the AL2023 NVIDIA AMI contents (driver and container toolkit, no device plugin):
+- NVIDIA AMI types, the instance types each supports (the Bottlerocket ARM NVIDIA AMI: g5g only, not the Grace
+  Blackwell p6e hosts) and the AL2023 NVIDIA AMI contents (driver and container toolkit, no device plugin):
   https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
 - Taint effects and node group inputs: https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html
 - Node role policies: https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html
@@ -58,6 +59,7 @@ from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
     BOTTLEROCKET_AMI_TYPES,
+    BOTTLEROCKET_ARM_NVIDIA_FAMILIES,
     DEFAULT_AMI_TYPES,
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
@@ -71,7 +73,14 @@ from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resourc
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
+from gpu_components.spec import (
+    DEFAULT_GPU_TAINT,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Taint,
+    sharing_trust_labels,
+)
 from gpu_components.workloads import tolerations
 
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
@@ -146,10 +155,10 @@ class EksGpuNodeGroupArgs(TypedDict):
     (``NODE_ROLE_POLICIES``)."""
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
-    ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``). Defaults to
-    ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type runs the device plugin on the
-    host, configured through Bottlerocket settings, and the device plugin DaemonSet (or, under the GPU Operator, every
-    operand) is then kept off the pool."""
+    ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``, which EKS supports on
+    g5g only). Defaults to ``AL2023_x86_64_NVIDIA`` / ``AL2023_ARM_64_NVIDIA``. A ``BOTTLEROCKET_*_NVIDIA`` type
+    runs the device plugin on the host, configured through Bottlerocket settings, and the device plugin DaemonSet
+    (or, under the GPU Operator, every operand) is then kept off the pool."""
     tags: NotRequired[Mapping[str, str]]
     """AWS tags for the node group. Defaults to none. Keys under ``k8s.io/cluster-autoscaler/node-template/`` are
     refused: the library sets them (the autoscaler reads node group tags too, and they would override the
@@ -170,6 +179,19 @@ class EksGpuNodeGroupArgs(TypedDict):
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
     """The AMI type to use: ``ami_type`` when given, else the AL2023 NVIDIA AMI for the CPU architecture."""
     return ami_type if ami_type is not None else DEFAULT_AMI_TYPES[spec.cpu_architecture]
+
+
+def supported_ami_types(spec: GpuNodePoolSpec) -> tuple[str, ...]:
+    """The NVIDIA AMI types EKS supports for the pool's instance type: those of its CPU architecture, less
+    ``BOTTLEROCKET_ARM_64_NVIDIA`` outside :data:`~gpu_components.aws.facts.BOTTLEROCKET_ARM_NVIDIA_FAMILIES`
+    (:data:`SOURCE_AMI_TYPES`)."""
+    family = spec.instance_type.split(".", 1)[0]
+    return tuple(
+        name
+        for name, arch in NVIDIA_AMI_TYPES.items()
+        if arch == spec.cpu_architecture
+        and (name != BOTTLEROCKET_AMI_TYPES["arm64"] or family in BOTTLEROCKET_ARM_NVIDIA_FAMILIES)
+    )
 
 
 def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
@@ -213,20 +235,22 @@ def _autoscaler_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                 SOURCE_AUTOSCALER,
             )
         )
-    keys: set[str] = set()
-    for taint in spec.taints:
+    keys: dict[str, int] = {}
+    for index, taint in enumerate(spec.taints):
         if taint.key in keys:
+            first = spec.taint_path(keys[taint.key])
+            also = f"the default GPU taint {DEFAULT_GPU_TAINT.text}" if first == "gpu_taint" else f"{prefix}{first}"
             problems.append(
                 Problem(
-                    f"{prefix}taints",
-                    f"{taint.key}={taint.value}:{taint.effect}",
-                    f"a second taint with key {taint.key}: the Cluster Autoscaler learns an EKS pool's taints from "
-                    "one Auto Scaling group tag per key, which holds one value and effect",
+                    f"{prefix}{spec.taint_path(index)}",
+                    taint.as_given(),
+                    f"a second taint with key {taint.key} ({also} has it too): the Cluster Autoscaler learns an EKS "
+                    "pool's taints from one Auto Scaling group tag per key, which holds one value and effect",
                     "one taint per key on EKS",
                     SOURCE_AUTOSCALER,
                 )
             )
-        keys.add(taint.key)
+        keys.setdefault(taint.key, index)
     return problems
 
 
@@ -252,14 +276,25 @@ def _ami_problems(
                 SOURCE_AMI_TYPES,
             )
         ]
+    supported = supported_ami_types(spec)
     if arch != spec.cpu_architecture:
-        valid = ", ".join(name for name, a in NVIDIA_AMI_TYPES.items() if a == spec.cpu_architecture)
         return [
             Problem(
                 where,
                 chosen,
                 f"built for {arch}, but {spec.instance_type} is {spec.cpu_architecture}",
-                valid,
+                ", ".join(supported),
+                SOURCE_AMI_TYPES,
+            )
+        ]
+    if chosen not in supported:
+        return [
+            Problem(
+                where,
+                chosen,
+                f"EKS's {chosen} AMI supports only the {', '.join(sorted(BOTTLEROCKET_ARM_NVIDIA_FAMILIES))} "
+                f"instance family, not {spec.instance_type}",
+                ", ".join(supported),
                 SOURCE_AMI_TYPES,
             )
         ]
@@ -267,13 +302,16 @@ def _ami_problems(
         return bottlerocket.bottlerocket_problems(spec, path)
     if spec.mig is not None and gpu_stack != "gpu-operator":
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
+        valid = "gpu_stack gpu-operator"
+        if bottlerocket_type in supported:
+            valid += f", or ami_type {bottlerocket_type} with a uniform mig.profile"
         return [
             Problem(
                 f"{path}.mig" if path else "mig",
-                spec.mig.config_name,
+                spec.mig.as_given,
                 f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
-                f"gpu_stack gpu-operator, or ami_type {bottlerocket_type} with a uniform mig.profile",
+                valid,
                 SOURCE_MIG_ON_EKS,
             )
         ]
@@ -378,6 +416,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
         driver_setting=chosen,
+        driver_setting_set=ami_type is not None,
     )
 
 
@@ -446,17 +485,18 @@ _ASSUME_ROLE_POLICY = json.dumps(
 
 
 def create_node_role(
-    name: str, opts: pulumi.ResourceOptions | None = None
+    name: str, opts: pulumi.ResourceOptions | None = None, policies: Mapping[str, str] | None = None
 ) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
-    """An IAM role EC2 nodes can assume, with the :data:`NODE_ROLE_POLICIES` attached.
+    """An IAM role EC2 nodes can assume, with ``policies`` (suffix -> managed policy ARN; defaults to
+    :data:`NODE_ROLE_POLICIES`) attached.
 
-    Returns the role (``<name>``) and its policy attachments (``<name>-<worker|ecr|cni>``), which node groups
-    should depend on.
+    Returns the role (``<name>``) and its policy attachments (``<name>-<suffix>``, by default
+    ``<name>-<worker|ecr|cni>``), which node groups should depend on.
     """
     role = aws.iam.Role(name, assume_role_policy=_ASSUME_ROLE_POLICY, opts=opts)
     attachments: list[pulumi.Resource] = [
         aws.iam.RolePolicyAttachment(f"{name}-{suffix}", role=role.name, policy_arn=arn, opts=opts)
-        for suffix, arn in NODE_ROLE_POLICIES.items()
+        for suffix, arn in (NODE_ROLE_POLICIES if policies is None else policies).items()
     ]
     return role, attachments
 

@@ -76,6 +76,11 @@ BOTTLEROCKET_AMI_TYPES: Mapping[CpuArchitecture, str] = MappingProxyType(
     {"x86_64": "BOTTLEROCKET_x86_64_NVIDIA", "arm64": "BOTTLEROCKET_ARM_64_NVIDIA"}
 )
 """Bottlerocket NVIDIA AMI type by CPU architecture (its host device plugin makes MIG partitions from settings)."""
+BOTTLEROCKET_ARM_NVIDIA_FAMILIES = frozenset({"g5g"})
+"""Instance families the Bottlerocket aarch64 NVIDIA AMI supports: EKS's AMI table (:data:`SOURCE_AMI_TYPES`) lists
+g5g alone under "Bottlerocket aarch64/arm64 aws-k8s-nvidia", while the Grace Blackwell hosts (p6e-gb200,
+p6e-gb300) are listed under "AL2023 ARM NVIDIA" only. The x86_64 Bottlerocket and AL2023 NVIDIA AMIs list the same
+families."""
 
 TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
     {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
@@ -116,12 +121,108 @@ MAX_NODES = NodeLimit(450, "https://docs.aws.amazon.com/eks/latest/userguide/ser
 """EKS service quota: nodes per managed node group."""
 
 
+SOURCE_KARPENTER_GPU_LABELS = (
+    "https://karpenter.sh/docs/reference/instance-types/ (generated from EC2 DescribeInstanceTypes; "
+    "aws/karpenter-provider-aws@1d927085 website/content/en/docs/reference/instance-types.md); "
+    "https://github.com/aws/karpenter-provider-aws/blob/main/pkg/providers/instancetype/types.go "
+    "(instance-gpu-name: the EC2 GPU name in lower kebab case; instance-gpu-memory: the EC2 GPU memory in MiB)"
+)
+"""Where the values of Karpenter's GPU labels come from. EKS Auto Mode sets the same values under its own keys
+(``eks.amazonaws.com/instance-gpu-name: t4`` and ``instance-gpu-memory: 16384`` on a g4dn in AWS's label table,
+:data:`SOURCE_AUTO_MODE_LABELS`)."""
+SOURCE_KARPENTER_LABELS = "https://karpenter.sh/docs/reference/instance-types/"
+"""Karpenter's AWS well-known labels (``karpenter.k8s.aws/instance-gpu-name`` and the rest; the keys are in
+``pkg/apis/v1/labels.go`` of aws/karpenter-provider-aws)."""
+SOURCE_AUTO_MODE_LABELS = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html"
+"""EKS Auto Mode's supported labels (``eks.amazonaws.com/instance-gpu-name``, ``-count``, ``-memory`` (MiB),
+``instance-family``)."""
+SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
+"""``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
+expiration, interruption or node repair)."""
+SOURCE_KARPENTER_TIME_SLICING = (
+    "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-time-slicing.html; "
+    "https://github.com/kubernetes-sigs/karpenter/issues/2140"
+)
+"""AWS: Karpenter counts each ``nvidia.com/gpu`` request as a physical GPU even when the GPU is time-sliced;
+time-slicing is not available on EKS Auto Mode."""
+
+EC2_GPU_LABEL_VALUES: Mapping[str, tuple[str, int]] = MappingProxyType(
+    {
+        "g4dn": ("t4", 16384),
+        "g5": ("a10g", 22888),
+        "g5g": ("t4g", 16384),
+        "g6": ("l4", 22888),
+        "g6e": ("l40s", 45776),
+        "p3dn": ("v100", 32768),
+        "p4d": ("a100", 40960),
+        "p4de": ("a100", 81920),
+        "p5": ("h100", 81920),
+        "p5e": ("h200", 144384),
+        "p5en": ("h200", 144384),
+        "p6-b200": ("b200", 183359),
+        "p6-b300": ("b300", 275040),
+    }
+)
+"""Instance family -> (GPU name label value, GPU memory label value in MiB) that Karpenter sets on the NVIDIA GPU
+nodes of the catalog's families (:data:`SOURCE_KARPENTER_GPU_LABELS`). Note the EC2 memory figures: an A10G or L4
+"24 GB" GPU is 22888 MiB, an L40S 45776 MiB; and that the A100 of p4d (40 GB) and p4de (80 GB) share the name
+``a100``. Not listed (absent from Karpenter's reference): p3, p6e-gb200."""
+
+
+def ec2_gpu_name(instance_type: str) -> str | None:
+    """The GPU name label value of an EC2 instance type's nodes (``g6e.xlarge`` -> ``l40s``), or ``None`` when
+    :data:`EC2_GPU_LABEL_VALUES` does not list its family."""
+    values = EC2_GPU_LABEL_VALUES.get(instance_type.split(".")[0])
+    return values[0] if values is not None else None
+
+
+def ec2_gpu_memory_mib(instance_type: str) -> int | None:
+    """The GPU memory label value (MiB of one GPU) of an EC2 instance type's nodes (``g6e.xlarge`` -> 45776), or
+    ``None`` when :data:`EC2_GPU_LABEL_VALUES` does not list its family."""
+    values = EC2_GPU_LABEL_VALUES.get(instance_type.split(".")[0])
+    return values[1] if values is not None else None
+
+
 def _plan_mocks() -> ProviderMocks:
     """The offline plan's mocks of the AWS and EKS providers (:mod:`gpu_components.aws.plan_mocks`), imported when a
     plan first needs them, so the facts stay plain data."""
     from gpu_components.aws.plan_mocks import MOCKS
 
     return MOCKS
+
+
+SOURCE_KARPENTER_GETTING_STARTED = "https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/"
+"""Karpenter v1.14's getting-started guide: namespace ``kube-system``, chart version 1.14.1, the controller's EKS Pod
+Identity association (service account ``karpenter``) and the add-on ``eks-pod-identity-agent``, the Helm values
+``settings.clusterName`` and ``settings.interruptionQueue`` (the queue named after the cluster), the controller's
+1 CPU / 1Gi requests and limits, and its CloudFormation template (``cloudformation.yaml`` beside the page, the same at
+tag v1.14.1 under ``website/content/en/preview``): the node role's managed policies, the controller's permissions,
+the interruption queue (messages kept 300 s, SSE-SQS on, only EventBridge and SQS may send, HTTPS only) and its
+EventBridge rules."""
+KARPENTER_CHART = "oci://public.ecr.aws/karpenter/karpenter"
+"""Karpenter's Helm chart (public ECR, OCI)."""
+KARPENTER_VERSION = "1.14.1"
+"""Karpenter chart and controller version the example installs, the version of the CRDs under ``tests/reference``."""
+KARPENTER_NAMESPACE = "kube-system"
+"""Namespace of the Karpenter controller (the guide's ``KARPENTER_NAMESPACE``)."""
+KARPENTER_SERVICE_ACCOUNT = "karpenter"
+"""Service account of the Karpenter controller, which its EKS Pod Identity association names."""
+SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
+"""EKS access entries: type ``EC2_LINUX`` for a role of self-managed Linux nodes (Karpenter's); none is needed for a
+managed node group's role (EKS adds it); one access entry per IAM principal and cluster."""
+SOURCE_AUTO_MODE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-enable-existing.html"
+"""EKS Auto Mode: the compute, block storage and load balancing capabilities are enabled or disabled together."""
+SOURCE_AUTO_NODE_ROLE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-create-node-role.html"
+"""The Auto Mode node role: trusted by ``ec2.amazonaws.com``, with ``AmazonEKSWorkerNodeMinimalPolicy`` and
+``AmazonEC2ContainerRegistryPullOnly``; EKS creates its access entry when the cluster is created
+(https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html)."""
+SOURCE_AUTO_MIGRATE_KARPENTER = "https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html"
+"""AWS documents self-managed Karpenter beside EKS Auto Mode only as a migration from one to the other."""
+SOURCE_PULUMI_EKS_AUTO_MODE = "https://github.com/pulumi/pulumi-eks/blob/master/nodejs/eks/cluster/cluster.ts"
+"""pulumi-eks ``Cluster`` with ``autoMode.enabled``: sets the compute config (node pools ``general-purpose`` and
+``system`` unless given), ``storageConfig.blockStorage`` and ``kubernetesNetworkConfig.elasticLoadBalancing`` on
+together, adds the Auto Mode policies to the cluster role, and leaves the VPC CNI and kube-proxy add-ons and the
+self-managed add-ons off (Auto Mode nodes bring their own networking)."""
 
 
 _TERRAFORM_AWS = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/"
@@ -151,7 +252,11 @@ FACTS = CloudFacts(
                 gpu_memory_label="karpenter.k8s.aws/instance-gpu-memory",
                 instance_family_label="karpenter.k8s.aws/instance-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source="https://karpenter.sh/docs/reference/instance-types/",
+                labels_source=f"{SOURCE_KARPENTER_LABELS}; {SOURCE_KARPENTER_DISRUPTION}",
+                gpu_name_value=ec2_gpu_name,
+                gpu_memory_mib=ec2_gpu_memory_mib,
+                values_source=SOURCE_KARPENTER_GPU_LABELS,
+                counts_whole_gpus=True,
             ),
             "eks-auto-mode": ProvisionerFacts(
                 source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
@@ -160,7 +265,11 @@ FACTS = CloudFacts(
                 gpu_memory_label="eks.amazonaws.com/instance-gpu-memory",
                 instance_family_label="eks.amazonaws.com/instance-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source="https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html",
+                labels_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_DISRUPTION}",
+                gpu_name_value=ec2_gpu_name,
+                gpu_memory_mib=ec2_gpu_memory_mib,
+                values_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_GPU_LABELS}",
+                counts_whole_gpus=True,
             ),
         }
     ),

@@ -6,8 +6,8 @@ is here: each pulumi-aws resource's identity (:func:`_aws_resource`: its id and 
 the stack's ``aws:region``, default :data:`DEFAULT_AWS_REGION`; EC2 ids are a prefix and 17 hex digits, auto-names 7
 hex characters, as the provider's), and the values other resources or invokes read: a node group's Auto Scaling
 group, a launch template's id and version, pulumi-eks's ``Cluster`` (its EKS cluster, with the endpoint and CA
-its kubeconfig is made from), and the invokes the library makes (the default VPC and its subnets, an existing
-cluster).
+its kubeconfig is made from), an SQS queue's URL, and the invokes the library makes (the default VPC and its subnets,
+an existing cluster, the region and the account).
 
 Sources for the formats: the AWS identifier reference
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html), the EC2 launch template API
@@ -52,7 +52,12 @@ _EC2_ID_PREFIXES = {
     "aws:ec2/vpc:Vpc": "vpc",
 }
 """EC2 resources whose id is their prefix and 17 hex digits (EC2's resource ids)."""
-_NAME_INPUTS = {"aws:eks/cluster:Cluster": "name", "aws:iam/role:Role": "name", "aws:iam/policy:Policy": "name"}
+_NAME_INPUTS = {
+    "aws:cloudwatch/eventRule:EventRule": "name",
+    "aws:eks/cluster:Cluster": "name",
+    "aws:iam/role:Role": "name",
+    "aws:iam/policy:Policy": "name",
+}
 """Resources whose name input the provider fills in with an auto-name when the program gives none."""
 _GLOBAL_SERVICES = frozenset({"iam"})
 """Services whose ARNs have no region."""
@@ -104,6 +109,15 @@ def _launch_template(r: MockResource) -> Outputs:
         "latestVersion": 1,
         "defaultVersion": 1,
     }
+
+
+def _queue(r: MockResource) -> Outputs:
+    """An SQS queue: its URL (the queue's id), ``https://sqs.<region>.amazonaws.com/<account>/<name>``, and ARN
+    ``arn:aws:sqs:<region>:<account>:<name>`` (SQS's ARN has no resource type)."""
+    name = r.autoname("name")
+    region = _region(r.config)
+    url = f"https://sqs.{region}.amazonaws.com/{AWS_ACCOUNT_ID}/{name}"
+    return url, {"name": name, "url": url, "arn": f"arn:aws:sqs:{region}:{AWS_ACCOUNT_ID}:{name}"}
 
 
 def _node_group(r: MockResource) -> Outputs:
@@ -204,6 +218,18 @@ def _get_subnets(i: MockInvoke) -> dict[str, Any]:
     return {"id": _region(i.config), "ids": [f"subnet-{hex_of(i.seed() + str(n), 17)}" for n in range(3)]}
 
 
+def _get_region(i: MockInvoke) -> dict[str, Any]:
+    """``aws.get_region``: the stack's ``aws:region`` (default :data:`DEFAULT_AWS_REGION`)."""
+    region = _region(i.config)
+    return {"id": region, "region": region, "name": region, "endpoint": f"ec2.{region}.amazonaws.com"}
+
+
+def _get_caller_identity(i: MockInvoke) -> dict[str, Any]:
+    """``aws.get_caller_identity``: :data:`AWS_ACCOUNT_ID`, as a user of it."""
+    arn = f"arn:aws:iam::{AWS_ACCOUNT_ID}:user/plan"
+    return {"id": AWS_ACCOUNT_ID, "accountId": AWS_ACCOUNT_ID, "arn": arn, "userId": "AIDAPLAN"}
+
+
 def _get_eks_cluster(i: MockInvoke) -> dict[str, Any]:
     """``aws.eks.get_cluster`` (an existing cluster): its endpoint and CA, from its name."""
     name = str(i.args.get("name", "cluster"))
@@ -219,15 +245,21 @@ def _get_eks_cluster(i: MockInvoke) -> dict[str, Any]:
 
 
 MOCKS = ProviderMocks(
-    resources={"aws:ec2/launchTemplate:LaunchTemplate": _launch_template, "aws:eks/nodeGroup:NodeGroup": _node_group},
+    resources={
+        "aws:ec2/launchTemplate:LaunchTemplate": _launch_template,
+        "aws:eks/nodeGroup:NodeGroup": _node_group,
+        "aws:sqs/queue:Queue": _queue,
+    },
     components={"eks:index:Cluster": _eks_component_cluster},
     invokes={
         "aws:ec2/getVpc:getVpc": _get_vpc,
         "aws:ec2/getSubnets:getSubnets": _get_subnets,
         "aws:eks/getCluster:getCluster": _get_eks_cluster,
+        "aws:index/getCallerIdentity:getCallerIdentity": _get_caller_identity,
+        "aws:index/getRegion:getRegion": _get_region,
         "eks:index:Cluster/getKubeconfig": _eks_get_kubeconfig,
     },
     fallbacks={"aws": _aws_resource},
 )
-"""pulumi-aws resources (every one: :func:`_aws_resource`; node groups and launch templates as other resources read
-them), pulumi-eks's ``Cluster`` and its ``getKubeconfig`` method, and the invokes the library makes."""
+"""pulumi-aws resources (every one: :func:`_aws_resource`; node groups, launch templates and SQS queues as other
+resources read them), pulumi-eks's ``Cluster`` and its ``getKubeconfig`` method, and the invokes the library makes."""

@@ -105,8 +105,9 @@ AKS_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H100-94GB", "H200-141GB"
 """Catalog GPU models AKS makes MIG partitions on (``gpuInstanceProfile``): "Multi-instance GPU is currently
 supported on NVIDIA A100, H100, and H200 series GPU VM sizes on AKS" (:data:`SOURCE_MIG_ON_AKS`, "Prerequisites and
 limitations"; MicrosoftDocs/azure-aks-docs ``articles/aks/gpu-multi-instance.md``, ms.date 05/22/2026). The GB200
-of the ND GB200 v6 sizes is MIG-capable but not among them. The library makes every AKS MIG pool with
-``gpuInstanceProfile``, the GPU Operator's MIG manager kept off it, under any ``gpu_stack``."""
+of the ND GB200 v6 sizes and the GB300 of the ND GB300 v6 sizes are MIG-capable but not among them. The library
+makes every AKS MIG pool with ``gpuInstanceProfile``, the GPU Operator's MIG manager kept off it, under any
+``gpu_stack``."""
 
 GPU_DRIVER_SETTINGS: Mapping[str, str] = MappingProxyType({"aks": "Install", "none": "None"})
 """``gpu_driver`` -> ``gpuProfile.driver``."""
@@ -242,7 +243,7 @@ def aks_problems(
         problems.append(
             Problem(
                 where,
-                mig.profile if mig.profile is not None else dict(mig.devices),
+                mig.as_given,
                 f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
                 f"{spec.instance_type} carries {spec.gpu.name}",
                 f"a VM size with one of {', '.join(AKS_MIG_GPUS)}, or no mig",
@@ -410,6 +411,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         autoscaler_note=aks_autoscaler_note(spec),
         tolerations=tolerations(taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+        driver_setting_set=gpu_driver is not None,
     )
 
 
@@ -479,7 +481,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
-        view = aks_pool_view(spec, self.gpu_driver, gpu_stack)
+        view = aks_pool_view(spec, self.gpu_driver if "gpu_driver" in args else None, gpu_stack)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name

@@ -110,6 +110,34 @@ MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-r
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 
 
+SOURCE_NAP_LABELS = (
+    "https://learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools; "
+    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/apis/v1beta1/labels.go"
+)
+"""AKS NAP's (Azure Karpenter provider's) node labels: ``karpenter.azure.com/sku-gpu-name``, ``sku-gpu-count``,
+``sku-family`` (the size's one-letter family, ``N`` for the NVIDIA sizes); no GPU memory label."""
+SOURCE_NAP_GPU_NAME = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/providers/instancetype/instancetype.go "
+    "(setRequirementsGPU: sku-gpu-name is the size's AcceleratorType parsed by github.com/Azure/skewer from the "
+    "size name); https://learn.microsoft.com/azure/virtual-machines/vm-naming-conventions"
+)
+"""Where the ``sku-gpu-name`` values come from."""
+SOURCE_NAP_DISRUPTION = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-disruption"
+"""AKS NAP honours Karpenter's ``karpenter.sh/do-not-disrupt`` pod annotation."""
+
+_ACCELERATOR_IN_SIZE = re.compile(r"^Standard_[A-Z]+[0-9]+[a-z]*_(?:NDR_)?(?P<accelerator>[A-Z]+[0-9]+[A-Z]*)_v[0-9]+$")
+
+
+def nap_gpu_name(vm_size: str) -> str | None:
+    """The ``karpenter.azure.com/sku-gpu-name`` value of a VM size's nodes: the accelerator part of the size name
+    (``Standard_NC24ads_A100_v4`` -> ``A100``, ``Standard_ND128isr_NDR_GB200_v6`` -> ``GB200``), or ``None`` for a
+    size whose name carries none (``Standard_NC6s_v3``, ``Standard_ND96asr_v4``): a newer Azure/skewer maps those
+    by a table of its own, so whether the label is there depends on the provider's release, and the library does
+    not select by it (:data:`SOURCE_NAP_GPU_NAME`)."""
+    match = _ACCELERATOR_IN_SIZE.match(vm_size)
+    return match.group("accelerator") if match is not None else None
+
+
 def _plan_mocks() -> ProviderMocks:
     """The offline plan's mocks of the Azure Native provider (:mod:`gpu_components.azure.plan_mocks`), imported when a
     plan first needs them, so the facts stay plain data."""
@@ -142,12 +170,10 @@ FACTS = CloudFacts(
                 gpu_memory_label=None,
                 instance_family_label="karpenter.azure.com/sku-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
-                labels_source=(
-                    "https://learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools (well-known labels: "
-                    "sku-gpu-name, sku-gpu-count, sku-family; no GPU memory label); "
-                    "https://learn.microsoft.com/azure/aks/node-auto-provisioning-networking "
-                    "(karpenter.sh/do-not-disrupt)"
-                ),
+                labels_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_DISRUPTION}",
+                gpu_name_value=nap_gpu_name,
+                values_source=SOURCE_NAP_GPU_NAME,
+                counts_whole_gpus=True,
             )
         }
     ),

@@ -46,7 +46,7 @@ from gpu_components.adapter import (
     pool_outputs,
     validated_pool,
 )
-from gpu_components.autoscaler import gpu_resource_note
+from gpu_components.autoscaler import provisioner_note
 from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels
 from gpu_components.azure.facts import DEFAULT_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
@@ -235,31 +235,12 @@ def node_class_spec_problems(node_class_spec: object, path: str = "node_class_sp
     ]
 
 
-def nap_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
-    """What Karpenter cannot count when it creates the pool's nodes, or ``None``: it sizes a node by its VM size's GPU
-    count (``karpenter.azure.com/sku-gpu-count``), not by the time-slicing replicas, MPS shares or MIG devices it will
-    advertise, so it may create a node per pod where one node would hold several, until consolidation removes the
-    empty ones. A Karpenter NodeOverlay could tell it the real count, but it is alpha behind a feature gate, and NAP
-    (which runs Karpenter for the cluster) documents no way to turn one on: none is rendered."""
-    advertised = advertised_resources(spec)
-    whole_gpus = {GPU_RESOURCE: spec.gpu_count}
-    notes = [note for note in (gpu_resource_note(advertised),) if note is not None]
-    if advertised != whole_gpus:
-        shown = ", ".join(f"{name}: {count}" for name, count in sorted(advertised.items()))
-        notes.append(
-            f"Karpenter (Node Auto Provisioning) counts {GPU_RESOURCE}: {spec.gpu_count} per {spec.instance_type} "
-            f"node (its VM size's GPUs), but each node advertises {shown}: it may create more nodes than the pods "
-            "need until consolidation removes empty ones (a NodeOverlay could say so, but NAP enables no Karpenter "
-            "feature gates)"
-        )
-    return "; ".join(notes) or None
-
-
 def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
     """What an :class:`AksNapGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs (as on an
     agent pool: the device plugin DaemonSet or the GPU Operator), the NodePool template's labels
     (:func:`~gpu_components.azure.aks.node_labels` for NAP) and taints (the pool's own: NAP adds none), the node
-    selector (the pool label), and ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    selector (the pool label), what Karpenter cannot count (:func:`~gpu_components.autoscaler.provisioner_note`),
+    and ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
     return PoolView(
         spec=spec,
         device_plugin_host=device_plugin_host(spec, gpu_stack),
@@ -267,9 +248,10 @@ def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         taints=spec.taints,
         advertised_resources=advertised_resources(spec),
         node_selector={POOL_LABEL: spec.name},
-        autoscaler_note=nap_autoscaler_note(spec),
+        autoscaler_note=provisioner_note(spec, device_plugin_host(spec, gpu_stack)),
         tolerations=tolerations(spec.taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+        driver_setting_set=gpu_driver is not None,
     )
 
 

@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING
 from gpu_components._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from gpu_components.gcp.compute_class import GkeComputeClassGpuPool, GkeComputeClassGpuPoolArgs
     from gpu_components.gcp.gke import GkeGpuNodePool, GkeGpuNodePoolArgs
 
-__all__ = ["GkeGpuNodePool", "GkeGpuNodePoolArgs"]
+__all__ = ["GkeComputeClassGpuPool", "GkeComputeClassGpuPoolArgs", "GkeGpuNodePool", "GkeGpuNodePoolArgs"]
 
-__getattr__ = lazy_attributes(__name__, dict.fromkeys(__all__, "gpu_components.gcp.gke"))
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        **dict.fromkeys(("GkeGpuNodePool", "GkeGpuNodePoolArgs"), "gpu_components.gcp.gke"),
+        **dict.fromkeys(("GkeComputeClassGpuPool", "GkeComputeClassGpuPoolArgs"), "gpu_components.gcp.compute_class"),
+    },
+)

@@ -1,4 +1,5 @@
-"""The GCP adapter of the cross-cloud composition: GKE node pools and the example GKE cluster."""
+"""The GCP adapter of the cross-cloud composition: GKE node pools, ComputeClass pools (a pool with ``provisioning``,
+:mod:`gpu_components.gcp.compute_class`) and the example GKE cluster."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ import pulumi
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
+from gpu_components.gcp.compute_class import (
+    DEVICE_PLUGIN_HOST,
+    GkeComputeClassGpuPool,
+    GkeComputeClassGpuPoolArgs,
+    compute_class_pool_view,
+    compute_class_problems,
+    compute_class_spec_problems,
+)
 from gpu_components.gcp.facts import FACTS
 from gpu_components.gcp.gke import (
     NODE_POOL_ARGS,
@@ -24,17 +33,43 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
+    """A fixed pool's GKE rules and ``node_pool_args``; a ComputeClass pool's rules and ``compute_class_spec``. Each
+    kind refuses the other's escape hatch: a ComputeClass pool has no node pool of its own to pass arguments to."""
     where = f"{path}.gcp" if path else "gcp"
-    return gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack) + NODE_POOL_ARGS.problems(
-        options.get("node_pool_args"), f"{where}.node_pool_args"
-    )
+    if spec.provisioning is not None:
+        problems = compute_class_problems(spec, options.get("driver_version"), path)
+        problems += compute_class_spec_problems(options.get("compute_class_spec"), f"{where}.compute_class_spec")
+        if "node_pool_args" in options:
+            problems.append(
+                Problem(
+                    f"{where}.node_pool_args",
+                    options["node_pool_args"],
+                    "a ComputeClass pool has no node pool of its own: GKE creates its node pools",
+                    f"{where}.compute_class_spec (other ComputeClass spec fields)",
+                )
+            )
+        return problems
+    problems = gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
+    problems += NODE_POOL_ARGS.problems(options.get("node_pool_args"), f"{where}.node_pool_args")
+    if "compute_class_spec" in options:
+        problems.append(
+            Problem(
+                f"{where}.compute_class_spec",
+                options["compute_class_spec"],
+                "only a ComputeClass pool (provisioning with provisioner compute-class) has a ComputeClass",
+                f"{where}.node_pool_args for a fixed node pool",
+            )
+        )
+    return problems
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
-    return device_plugin_host(gpu_stack)
+    return DEVICE_PLUGIN_HOST if spec.provisioning is not None else device_plugin_host(gpu_stack)
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    if spec.provisioning is not None:
+        return compute_class_pool_view(spec, options.get("driver_version"), gpu_stack)
     return gke_pool_view(spec, options.get("driver_version"), gpu_stack)
 
 
@@ -45,7 +80,13 @@ def _create_pool(
     wiring: Mapping[str, Any],
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
-) -> GkeGpuNodePool:
+) -> GkeGpuNodePool | GkeComputeClassGpuPool:
+    """A ComputeClass pool for a pool with ``provisioning`` (its wiring: the nodes' service account and zones; a
+    ComputeClass lives in the cluster the ``kubernetes`` provider reaches), else a GKE node pool."""
+    if "provisioning" in pool:
+        args: dict[str, Any] = {"pool": pool, **options, "gpu_stack": gpu_stack}
+        args |= {key: wiring[key] for key in ("service_account", "node_locations") if key in wiring}
+        return GkeComputeClassGpuPool(name, cast(GkeComputeClassGpuPoolArgs, args), opts)
     return GkeGpuNodePool(name, cast(GkeGpuNodePoolArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
@@ -63,4 +104,5 @@ ADAPTER = CloudAdapter(
     facts=FACTS,
 )
 """GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
-the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages."""
+the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages; and ComputeClasses whose node
+pools GKE creates, with GKE's driver, device plugin and sharing."""

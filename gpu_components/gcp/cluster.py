@@ -8,6 +8,14 @@ Kubernetes provider reaches the cluster through a kubeconfig built from the endp
 authenticates with ``gke-gcloud-auth-plugin``
 (https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin); the program
 marks it secret.
+
+``node_auto_provisioning`` turns on GKE's cluster-level node auto-provisioning with resource limits
+(``cluster_autoscaling``: ``enabled`` and one ``resource_limits`` entry each for ``cpu`` in cores, ``memory`` in GB
+and each GPU accelerator type, e.g. ``nvidia-l4``). Their limits also apply to the node pools GKE creates for
+ComputeClasses, and they are the only limit on a ComputeClass pool's GPUs (:data:`SOURCE_NAP_LIMITS`, "Limitations");
+a ComputeClass creates node pools without them from GKE 1.33.3-gke.1136000 on
+(:data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION`). With ``existing: true`` the key is
+refused like the other settings of a new cluster: an existing cluster keeps the limits it has.
 """
 
 from __future__ import annotations
@@ -19,11 +27,12 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import catalog
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import NODE_POOL_OPTIONS
-from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, create_node_service_account
+from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, N1_ATTACHED_GPUS, create_node_service_account
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
 
@@ -35,7 +44,14 @@ AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 """The kubectl credential plugin GKE requires since Kubernetes 1.26."""
 SYSTEM_SIZES = SystemPoolSizes("system_node_pool", ("min_size", "desired_size", "max_size"), (1, 1, 3))
 """The system pool's node counts (autoscaling totals and initial count): 1 to 3 nodes, 1 at creation."""
-NEW_CLUSTER_ONLY = ("kubernetes_version", "network", "subnetwork", "deletion_protection", "system_node_pool")
+NEW_CLUSTER_ONLY = (
+    "kubernetes_version",
+    "network",
+    "subnetwork",
+    "deletion_protection",
+    "system_node_pool",
+    "node_auto_provisioning",
+)
 """``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
 
@@ -47,6 +63,28 @@ class SystemNodePoolConfig(TypedDict):
     min_size: NotRequired[int]
     max_size: NotRequired[int]
     desired_size: NotRequired[int]
+
+
+SOURCE_NAP_LIMITS = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"
+"""GKE's node pool auto-creation page: cluster resource limits (``cpu``, ``memory`` in GB, GPU accelerator types) and
+that they also apply to the node pools GKE creates for ComputeClasses."""
+
+
+@STRICT
+class NodeAutoProvisioningConfig(TypedDict):
+    """Cluster-level node auto-provisioning of a new cluster: the most resources all auto-created nodes may have.
+
+    Fields:
+        cpu: most vCPUs (cores) in all, >= 1.
+        memory_gb: most memory in GB in all, >= 1.
+        gpus: GPU accelerator type (``nvidia-l4``, ``nvidia-h100-80gb``...) -> most GPUs of that type in all, each
+            >= 1; the limit of the ComputeClass pools with those GPUs (their ``max_gpus``). Defaults to none (no GPU
+            node can be auto-provisioned).
+    """
+
+    cpu: int
+    memory_gb: int
+    gpus: NotRequired[dict[str, int]]
 
 
 @STRICT
@@ -67,6 +105,7 @@ class GkeClusterConfig(TypedDict):
         deletion_protection: GKE's deletion protection of a new cluster. Defaults to True (the provider's
             default); set False before ``pulumi destroy``.
         system_node_pool: see :class:`SystemNodePoolConfig` (new clusters only).
+        node_auto_provisioning: see :class:`NodeAutoProvisioningConfig` (new clusters only). Defaults to off.
     """
 
     name: str
@@ -80,6 +119,48 @@ class GkeClusterConfig(TypedDict):
     node_service_account: NotRequired[str]
     deletion_protection: NotRequired[bool]
     system_node_pool: NotRequired[SystemNodePoolConfig]
+    node_auto_provisioning: NotRequired[NodeAutoProvisioningConfig]
+
+
+def cluster_autoscaling(config: NodeAutoProvisioningConfig) -> dict[str, Any]:
+    """The ``gcp.container.Cluster`` ``cluster_autoscaling`` of a ``node_auto_provisioning`` config: enabled, and
+    the limits of ``cpu``, ``memory`` and each accelerator type (sorted), each from 0."""
+    limits = [("cpu", config["cpu"]), ("memory", config["memory_gb"]), *sorted(config.get("gpus", {}).items())]
+    return {
+        "enabled": True,
+        "resource_limits": [
+            {"resource_type": resource, "minimum": 0, "maximum": maximum} for resource, maximum in limits
+        ],
+    }
+
+
+def _accelerator_types() -> list[str]:
+    """Every GPU accelerator type of the catalog's GCP machine types and attachable GPUs."""
+    found = {t.accelerator_type for t in catalog.instance_types("gcp") if t.accelerator_type is not None}
+    found |= {catalog.gcp_accelerator_type(model) for model in N1_ATTACHED_GPUS}
+    return sorted(found)
+
+
+def _auto_provisioning_problems(config: Mapping[str, Any]) -> list[Problem]:
+    path = "cluster.node_auto_provisioning"
+    problems = [
+        Problem(f"{path}.{key}", config[key], "a limit of at least 1", ">= 1", SOURCE_NAP_LIMITS)
+        for key in ("cpu", "memory_gb")
+        if config.get(key, 1) < 1
+    ]
+    known = _accelerator_types()
+    for accelerator, maximum in config.get("gpus", {}).items():
+        if accelerator not in known:
+            problems.append(
+                Problem(
+                    f"{path}.gpus[{accelerator!r}]", accelerator, "not a GKE GPU accelerator type", ", ".join(known)
+                )
+            )
+        elif maximum < 1:
+            problems.append(
+                Problem(f"{path}.gpus[{accelerator!r}]", maximum, "a limit of at least 1", ">= 1", SOURCE_NAP_LIMITS)
+            )
+    return problems
 
 
 def gke_kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> str:
@@ -149,6 +230,9 @@ def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
         network=cluster.get("network"),
         subnetwork=cluster.get("subnetwork"),
         deletion_protection=cluster.get("deletion_protection", True),
+        cluster_autoscaling=(
+            cluster_autoscaling(cluster["node_auto_provisioning"]) if "node_auto_provisioning" in cluster else None
+        ),
     )
     depends_on: list[pulumi.Resource] = []
     service_account: pulumi.Input[str]
@@ -205,9 +289,12 @@ def _ca_certificate(master_auth: Any) -> str:
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: a project, from ``cluster.project`` or ``gcp:project``;
+    ``node_auto_provisioning`` limits of at least 1 and GPU accelerator types of the catalog;
     the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`)."""
     problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
+    if not cluster.get("existing", False) and "node_auto_provisioning" in cluster:
+        problems += _auto_provisioning_problems(cluster["node_auto_provisioning"])
     if _project(cast(GkeClusterConfig, cluster)) is None:
         problems.append(
             Problem(

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from gpu_components import catalog
 from gpu_components.cloud_facts import (
     CloudFacts,
     ComponentOptions,
@@ -132,6 +133,26 @@ def gke_resource_quota_spec() -> dict[str, Any]:
     }
 
 
+SOURCE_GKE_NODE_LABELS = "https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus"
+"""GKE's GPU node labels, as a GPU node shows them: ``cloud.google.com/gke-accelerator: nvidia-tesla-t4`` (the
+accelerator type), ``cloud.google.com/gke-accelerator-count: "1"``, ``cloud.google.com/machine-family``; GKE sets
+no GPU memory label."""
+SOURCE_SAFE_TO_EVICT = (
+    "https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler; "
+    "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md"
+)
+"""``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`` on a pod keeps GKE's cluster autoscaler (which also
+scales ComputeClass node pools) from removing its node to scale down."""
+
+
+def gke_accelerator(machine_type: str) -> str | None:
+    """The ``cloud.google.com/gke-accelerator`` value of a GPU machine type's nodes: its accelerator type
+    (``g2-standard-8`` -> ``nvidia-l4``, ``a3-megagpu-8g`` -> ``nvidia-h100-mega-80gb``; catalog, from
+    https://cloud.google.com/compute/docs/gpus), or ``None`` for a type the catalog does not list with one."""
+    found = catalog.find_instance_type("gcp", machine_type)
+    return found.accelerator_type if found is not None else None
+
+
 def _plan_mocks() -> ProviderMocks:
     """The offline plan's mocks of the Google Cloud provider (:mod:`gpu_components.gcp.plan_mocks`), imported when a
     plan first needs them, so the facts stay plain data."""
@@ -170,7 +191,9 @@ FACTS = CloudFacts(
                 gpu_memory_label=None,
                 instance_family_label="cloud.google.com/machine-family",
                 do_not_disrupt=("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
-                labels_source="https://cloud.google.com/kubernetes-engine/docs/how-to/gpus",
+                labels_source=f"{SOURCE_GKE_NODE_LABELS}; {SOURCE_SAFE_TO_EVICT}",
+                gpu_name_value=gke_accelerator,
+                values_source="https://cloud.google.com/compute/docs/gpus (the machine type's accelerator type)",
             )
         }
     ),

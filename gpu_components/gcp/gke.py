@@ -42,9 +42,9 @@ Facts and their sources:
 - MPS (all NVIDIA GPUs; at most 48 clients per GPU; not with MIG):
   https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
 - MIG: one partition size per node pool (``gpu_partition_size``), A100 40GB/80GB, H100 80GB, H200, B200 only
-  (:data:`GKE_MIG_GPUS`; not the GB200 of A4X nor the RTX PRO 6000 of G4); label
+  (:data:`GKE_MIG_GPUS`; not the GB200 of A4X, the GB300 of A4X Max nor the RTX PRO 6000 of G4); label
   ``cloud.google.com/gke-gpu-partition-size``: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
-- Arm nodes (A4X) carry GKE's ``kubernetes.io/arch=arm64:NoSchedule`` taint (:data:`ARM_TAINT`):
+- Arm nodes (A4X, A4X Max) carry GKE's ``kubernetes.io/arch=arm64:NoSchedule`` taint (:data:`ARM_TAINT`):
   https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment
 - The GKE node label names are also the Cluster Autoscaler's GKE constants
   (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/gce``: ``GPUPartitionSizeLabel``,
@@ -154,8 +154,8 @@ this toleration stays off them."""
 GKE_MIG_GPUS = ("A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB", "B200")
 """Catalog GPU models GKE makes MIG partitions on (``gpu_partition_size``): "The following GPU types support
 multi-instance GPUs", :data:`SOURCE_MIG` (A100 40GB and 80GB, H100 80GB, H200 141GB, B200). GKE offers the GB200
-(A4X) and the RTX PRO 6000 (G4), which are MIG-capable, but does not partition them: their MIG is the GPU
-Operator's (``gpu_stack: gpu-operator``)."""
+(A4X), the GB300 (A4X Max) and the RTX PRO 6000 (G4), which are MIG-capable, but does not partition them: their MIG
+is the GPU Operator's (``gpu_stack: gpu-operator``)."""
 GKE_GPU_LABELS = (ACCELERATOR_LABEL, SHARING_STRATEGY_LABEL, MAX_SHARED_CLIENTS_LABEL, PARTITION_SIZE_LABEL)
 """Node labels GKE derives from the pool's accelerator settings; a user label may not set them."""
 
@@ -340,12 +340,12 @@ def gke_problems(
             )
         )
     problems += _attached_gpu_problems(spec, path)
-    for taint in spec.taints:
+    for index, taint in enumerate(spec.taints):
         if taint.key == GPU_TAINT_KEY and taint != DEFAULT_GPU_TAINT:
             problems.append(
                 Problem(
-                    _join(path, "taints"),
-                    taint.text,
+                    _join(path, spec.taint_path(index)),
+                    taint.as_given(),
                     f"GKE taints GPU nodes {DEFAULT_GPU_TAINT.text} itself; another value or effect for this key "
                     "would conflict with it",
                     f"{DEFAULT_GPU_TAINT.text} (gpu_taint: true), or a taint with another key",
@@ -436,7 +436,7 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
             problems.append(
                 Problem(
                     _join(path, "mig"),
-                    mig.profile if mig.profile is not None else dict(mig.devices),
+                    mig.as_given,
                     f"GKE makes MIG partitions only on {', '.join(GKE_MIG_GPUS)}; {spec.instance_type} carries "
                     f"{spec.gpu.name}",
                     "gpu_stack gpu-operator (its MIG manager partitions any MIG-capable GPU), or a machine type "
@@ -650,6 +650,7 @@ def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_
         autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
         tolerations=tolerations(taints),
         driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+        driver_setting_set=driver_version is not None,
     )
 
 

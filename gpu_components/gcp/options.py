@@ -22,7 +22,11 @@ class GkePoolOptionsArgs(TypedDict):
     node_pool_args: NotRequired[dict[str, Any]]
     """The escape hatch: other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names, and
     ``node_config`` keys (e.g. ``node_config.disk_type``), merged under the library's. Defaults to none. A key the
-    library sets or that the SDK does not take is an error naming the key."""
+    library sets or that the SDK does not take is an error naming the key. Fixed pools only."""
+    compute_class_spec: NotRequired[dict[str, Any]]
+    """The escape hatch of a ComputeClass pool (``provisioning.provisioner: compute-class``): other ComputeClass
+    ``spec`` fields in the CRD's camelCase, merged over the library's; see
+    :class:`~gpu_components.gcp.compute_class.GkeComputeClassGpuPoolArgs`. Defaults to none."""
 
 
 class GkeWiringArgs(TypedDict):

@@ -26,13 +26,14 @@ from gpu_components.adapter import (
     GpuNodePool,
     GpuStack,
     PoolView,
+    driver_setting_set,
     is_pool_component,
 )
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CLOUDS, facts_for
 from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
 from gpu_components.shape import args_problems, shape_problems
 from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
@@ -103,14 +104,15 @@ class ServedPools:
             once, in order of first appearance.
         driver_settings: each pool's value of its cloud's driver setting (EKS ``ami_type``, AKS ``gpu_driver``,
             GKE ``driver_version``; ``None`` for the default) and where it sits in the args (``pools[0].ami_type``
-            for a component, ``pools[0].aws.ami_type`` for a plain pool), in the same order.
+            for a component, ``pools[0].aws.ami_type`` for a plain pool), and whether the args set it (``False``:
+            the default filled in), in the same order.
     """
 
     cloud: Cloud
     pools: tuple[GpuNodePool, ...]
     specs: tuple[GpuNodePoolSpec, ...]
     node_taints: tuple[Taint, ...]
-    driver_settings: tuple[tuple[str | None, str], ...]
+    driver_settings: tuple[tuple[str | None, str, bool], ...]
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,7 @@ def served_pools(
     problems = args_problems(shape, args, validated_elsewhere=("pools",))
     problems += extra
     pools: list[GpuNodePool] = []
-    drivers: list[tuple[str | None, str]] = []
+    drivers: list[tuple[str | None, str, bool]] = []
     mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
     given = mapping.get("pools")
     cloud: Cloud | None = mapping["cloud"] if mapping.get("cloud") in CLOUDS else None
@@ -207,7 +209,7 @@ def served_pools(
             if is_pool_component(entry):
                 pool: GpuNodePool = entry
                 setting = facts_for(pool.spec.cloud).driver.setting
-                driver = (getattr(pool, setting, None), f"{where}.{setting}")
+                driver = (getattr(pool, setting, None), f"{where}.{setting}", driver_setting_set(pool))
                 component_clouds.setdefault(pool.spec.cloud, []).append(where)
             elif isinstance(entry, Mapping):
                 plain_pools.append(where)
@@ -216,7 +218,8 @@ def served_pools(
                 if view is None:
                     continue
                 pool = view
-                driver = (view.driver_setting, f"{where}.{view.spec.cloud}.{facts_for(view.spec.cloud).driver.setting}")
+                setting = facts_for(view.spec.cloud).driver.setting
+                driver = (view.driver_setting, f"{where}.{view.spec.cloud}.{setting}", view.driver_setting_set)
             else:
                 message = "not a node-pool component or a cluster pool (a mapping)"
                 problems.append(Problem(where, entry, message, POOL_ENTRIES))
@@ -274,7 +277,11 @@ def _cloud_problems(
     cloud. A ``cloud`` not among the clouds is a shape problem, listed already."""
     clouds = sorted(component_clouds)
     if len(clouds) > 1:
-        return [Problem("pools", clouds, "the pools of one add-on must be of one cluster's cloud")]
+        # No one value was written wrong: the components' clouds combine into the problem, so name the components.
+        on = "; ".join(f"{', '.join(component_clouds[c])} on {c}" for c in clouds)
+        fields = tuple(sorted((p for c in clouds for p in component_clouds[c]), key=_pool_index))
+        message = f"the pools of one add-on must be of one cluster's cloud, but the node-pool components are not ({on})"
+        return [Problem("pools", Combined(fields), message)]
     if "cloud" not in args:
         if not plain_pools:
             return []
@@ -300,6 +307,11 @@ def _cloud_problems(
             f"{components_cloud}, the components' cloud",
         )
     ]
+
+
+def _pool_index(path: str) -> int:
+    """The index in a component's path ``pools[<index>]``."""
+    return int(path.removeprefix("pools[").removesuffix("]"))
 
 
 def _plain_pool(

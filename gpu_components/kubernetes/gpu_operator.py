@@ -150,9 +150,9 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
         problems = [
             problem
-            for spec, (driver, path) in zip(specs, served.driver_settings, strict=True)
+            for spec, (driver, path, given) in zip(specs, served.driver_settings, strict=True)
             for problem in driver_owner_problems(
-                cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture
+                cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture, given
             )
         ]
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)

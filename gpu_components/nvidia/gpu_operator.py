@@ -57,7 +57,7 @@ from typing import Any
 
 from gpu_components.catalog import Cloud, CpuArchitecture
 from gpu_components.cloud_facts import facts_for
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Combined, Default, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import (
     DEFAULT_CONFIG_NAME,
     config_hash,
@@ -131,6 +131,7 @@ def driver_owner_problems(
     node_driver_path: str | None = None,
     operator_driver_path: str = "gpu_operator.operator_driver",
     cpu_architecture: CpuArchitecture = "x86_64",
+    node_driver_set: bool = True,
 ) -> list[Problem]:
     """The one driver-ownership rule of a pool served by the GPU Operator: exactly one party installs the driver.
 
@@ -147,8 +148,11 @@ def driver_owner_problems(
         operator_driver_path: where ``operator_driver`` sits.
         cpu_architecture: the pool's CPU architecture, which picks the default of ``node_driver`` (EKS: the AL2023
             NVIDIA AMI of the architecture). Defaults to ``x86_64``.
+        node_driver_set: ``False`` when ``node_driver`` is the default a node-pool component filled in, not a value
+            its args gave; the problem then shows it as the default. Defaults to ``True``.
 
-    Returns one problem (at ``node_driver_path``, naming both settings) when both or neither install the driver,
+    Returns one problem (at ``node_driver_path``, naming both settings; an unset ``node_driver`` shown as its default,
+    ``(default: AL2023_x86_64_NVIDIA)``) when both or neither install the driver,
     and, where the cloud's installation must be off under the operator, when it is on: NVIDIA's GKE guide requires
     ``gpu-driver-version=disabled`` with the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with
     ``operator_driver: true`` passes (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
@@ -158,6 +162,8 @@ def driver_owner_problems(
     chosen = node_driver if node_driver is not None else rule.defaults[cpu_architecture]
     prefix = f"{path}." if path else ""
     where = node_driver_path if node_driver_path is not None else f"{prefix}{cloud}.{rule.setting}"
+    # An unset driver option is shown as its default, never as a value the user wrote.
+    shown: object = chosen if node_driver is not None and node_driver_set else Default(chosen)
     node = node_installs_driver(cloud, chosen)
     both = f"{rule.setting} {chosen} and {operator_driver_path} {str(operator_driver).lower()}"
     needs = f" ({rule.operator_driver_needs})" if rule.operator_driver_needs else ""
@@ -166,7 +172,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"{reason} ({both}); {rule.operator_exclusive}",
                 f"{rule.setting} {rule.off} with {operator_driver_path} true{needs}",
                 rule.source,
@@ -176,7 +182,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"two parties would install the NVIDIA driver: the {rule.owner} and the GPU Operator ({both})",
                 f"{operator_driver_path} false (every {rule.owner} ships the driver)"
                 if rule.off is None
@@ -188,7 +194,7 @@ def driver_owner_problems(
         return [
             Problem(
                 where,
-                chosen,
+                shown,
                 f"nobody would install the NVIDIA driver: not the {rule.owner} and not the GPU Operator ({both})",
                 f"{operator_driver_path} true{needs}"
                 if rule.operator_exclusive
@@ -249,7 +255,9 @@ def mig_strategy(specs: Sequence[GpuNodePoolSpec]) -> MigStrategy:
 
 def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: str = "") -> list[Problem]:
     """MPS pools among ``specs`` when the operator's MIG strategy (:func:`mig_strategy`) is ``mixed``: one problem
-    per MPS pool, at ``<path>.pools[<i>].mps``, naming it, the MIG pool that makes the strategy ``mixed`` and why.
+    per MPS pool, at ``<path>.pools[<i>].mps``, naming it, the MIG pool that makes the strategy ``mixed`` and why;
+    its value is the two fields that combine (:class:`~gpu_components.errors.Combined`), not the pool's MPS
+    settings with their defaults filled in.
 
     The operator puts its one ``mig.strategy`` into every device plugin pod as ``MIG_STRATEGY`` (GPU Operator
     v26.7.0 ``controllers/object_controls.go``: ``TransformDevicePlugin`` and ``TransformMPSControlDaemon`` call
@@ -275,7 +283,7 @@ def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: st
         problems.append(
             Problem(
                 f"{prefix}pools[{index}].mps",
-                {"replicas": spec.sharing.replicas, "trusted": spec.sharing.trusted},
+                Combined((f"{prefix}pools[{index}].mps", f"{prefix}pools[{mig_index}].mig.strategy")),
                 f"MPS pool {spec.name} and {prefix}pools[{mig_index}] ({mig_pool.name}), whose MIG strategy is "
                 "mixed, cannot share one GPU Operator: the operator sets its one mig.strategy (mixed) in every "
                 "device plugin pod, over each pool's own config entry, and the device plugin refuses to start "
@@ -312,12 +320,13 @@ def gpu_operator_problems(
         first_index, first = mig_pools[0]
         for index, spec in mig_pools[1:]:
             if spec.mig is not None and first.mig is not None and spec.mig.strategy != first.mig.strategy:
+                first_default = "" if first.mig.strategy_set else " (its default)"
                 problems.append(
                     Problem(
                         f"{prefix}pools[{index}].mig.strategy",
-                        spec.mig.strategy,
+                        spec.mig.strategy if spec.mig.strategy_set else Default(spec.mig.strategy),
                         f"the GPU Operator has one MIG strategy per cluster (mig.strategy), and "
-                        f"{prefix}pools[{first_index}] ({first.name}) uses {first.mig.strategy}",
+                        f"{prefix}pools[{first_index}] ({first.name}) uses {first.mig.strategy}{first_default}",
                         first.mig.strategy,
                         SOURCE_OPERATOR_MIG,
                     )

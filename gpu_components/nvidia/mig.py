@@ -95,7 +95,8 @@ def mig_config_problems(specs: Iterable[GpuNodePoolSpec], path: str = "pools") -
 
     A uniform profile is named ``all-<profile>`` whatever the GPU, so ``1g.10gb`` on an A100 40GB (4 per GPU) and on
     an A100 80GB (7 per GPU) would need two different configs of one name; one config entry can hold only one
-    layout for ``devices: all``. Paths are ``<path>[<index>].mig``.
+    layout for ``devices: all``. Paths are ``<path>[<index>].mig.profile`` with the profile as written (the config
+    name and the per-GPU counts are derived, so they are in the message).
     """
     problems: list[Problem] = []
     seen: dict[str, tuple[int, GpuNodePoolSpec, dict[str, int]]] = {}
@@ -106,17 +107,24 @@ def mig_config_problems(specs: Iterable[GpuNodePoolSpec], path: str = "pools") -
         first_index, first, first_devices = seen.setdefault(name, (index, spec, devices))
         if first is spec or first_devices == devices:
             continue
+        profile = spec.mig.profile
         problems.append(
             Problem(
-                f"{path}[{index}].mig",
-                devices,
-                f"MIG config {name!r} already holds {first_devices} for {path}[{first_index}] ({first.gpu.name}); "
-                "one mig-parted config name can hold only one layout for all GPUs",
+                f"{path}[{index}].mig.profile" if profile is not None else f"{path}[{index}].mig.layout",
+                profile if profile is not None else devices,
+                f"{path}[{first_index}] ({first.gpu.name}) has it too, with {_per_gpu(first_devices)} per GPU, and "
+                f"here ({spec.gpu.name}) it is {_per_gpu(devices)}; both select the mig-parted config {name!r} "
+                "(node label nvidia.com/mig.config), and one mig-parted config name can hold only one layout for "
+                "all GPUs",
                 "the same layout, or a mig.layout for one of the pools (its config is then custom-<pool>)",
                 SOURCE_MIG_PARTED_SPEC,
             )
         )
     return problems
+
+
+def _per_gpu(devices: dict[str, int]) -> str:
+    return ", ".join(f"{count} x {profile}" for profile, count in devices.items())
 
 
 def mig_parted_config(specs: Iterable[GpuNodePoolSpec]) -> MigPartedConfig:

@@ -2,7 +2,9 @@
 
 :func:`capacity_report` renders a Markdown table per stack: GPU model and memory, GPUs per node, node range, what
 each node advertises to Kubernetes (count x resource), GPU memory per advertised unit and the isolation level, then
-the stack's totals at maximum size. The records come from the node-pool components the program created
+the stack's totals at maximum size; then, for provisioned pools, how their provisioner creates nodes (provisioner,
+allowed instance types, limits in GPUs and nodes, capacity types, disruption) and each one's autoscaler note. The
+records come from the node-pool components the program created
 (``gpu-components plan`` hands them over: :attr:`~gpu_components.plan.project.ProjectPlan.pools`, so any program that
 uses the components gets a report), or else from a plan's outputs (``gpuPools.<pool>.capacity``, which the example
 program exports with :func:`~gpu_components.capacity.pool_capacity`), so a JSON plan file with that output alone is
@@ -15,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gpu_components.adapter import POOL_COMPONENTS
-from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, AdvertisedUnit, PoolCapacity
+from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, AdvertisedUnit, PoolCapacity, ProvisioningRecord
 
 __all__ = [
     "ISOLATION_TEXT",
@@ -56,7 +58,10 @@ def capacity_report(
 
     One row per pool: GPU model (memory), GPUs per node, node range (``min..max``, ``spot`` noted), what each node
     advertises (``count x resource``, one per resource), GPU memory per advertised unit, isolation. Then the
-    stack's totals at maximum size: nodes, GPUs per model. A stack without capacity records says so.
+    stack's totals at maximum size: nodes, GPUs per model (a provisioned pool's GPUs are its ``maxGpus``, counted
+    under its GPU models joined with ``/``). Then, when there are provisioned pools, a table of them (provisioner,
+    instance types and families with the number of allowed types, limits, capacity types, disruption) and their
+    autoscaler notes. A stack without capacity records says so.
 
     ``records`` (pool name -> record, e.g. the node-pool components a program created:
     :attr:`~gpu_components.plan.project.ProjectPlan.pools`) is reported when given; otherwise the records are read
@@ -86,7 +91,38 @@ def capacity_report(
             f"{ISOLATION_TEXT.get(record['isolation'], record['isolation'])} |"
         )
     lines += ["", _totals(records.values())]
+    provisioned = {name: record["provisioning"] for name, record in records.items() if "provisioning" in record}
+    if provisioned:
+        lines += ["", *_provisioned(provisioned)]
     return "\n".join(lines) + "\n"
+
+
+def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
+    """The provisioned pools' table and their autoscaler notes."""
+    lines = [
+        "Provisioned pools:",
+        "",
+        "| pool | provisioner | instance types | limits | capacity | disruption |",
+        "|---|---|---|---|---|---|",
+    ]
+    notes: list[str] = []
+    for name, record in records.items():
+        types = ", ".join(record["instanceTypes"])
+        if record["instanceFamilies"]:
+            types += f"; families {', '.join(record['instanceFamilies'])}"
+        types += f" ({len(record['allowedTypes'])} types: {'/'.join(record['gpuModels'])})"
+        limits = f"{record['maxGpus']} GPUs" + (f", {record['maxNodes']} nodes" if "maxNodes" in record else "")
+        capacity = ", ".join(record["capacityTypes"])
+        if "reservation" in record:
+            capacity += f" ({record['reservation']})"
+        disruption = record["disruption"]
+        policy = f"{disruption['consolidation']} after {disruption['consolidateAfter']}"
+        if "expireAfter" in disruption:
+            policy += f", expire after {disruption['expireAfter']}"
+        lines.append(f"| {name} | {record['provisioner']} | {types} | {limits} | {capacity} | {policy} |")
+        if "autoscalerNote" in record:
+            notes.append(f"- {name}: {record['autoscalerNote']}.")
+    return [*lines, *(["", "Autoscaler notes:", "", *notes] if notes else [])]
 
 
 def _memory_text(record: PoolCapacity, unit: AdvertisedUnit) -> str:
@@ -107,7 +143,10 @@ def _totals(records: Iterable[PoolCapacity]) -> str:
     gpus: dict[str, int] = {}
     for record in records:
         nodes += record["maxNodes"]
-        gpus[record["gpuModel"]] = gpus.get(record["gpuModel"], 0) + record["maxNodes"] * record["gpusPerNode"]
+        model, count = record["gpuModel"], record["maxNodes"] * record["gpusPerNode"]
+        if "provisioning" in record:
+            model, count = "/".join(record["provisioning"]["gpuModels"]), record["provisioning"]["maxGpus"]
+        gpus[model] = gpus.get(model, 0) + count
     models = ", ".join(f"{count} x {model}" for model, count in sorted(gpus.items()))
     return f"At maximum size: {nodes} GPU nodes, {sum(gpus.values())} GPUs ({models})."
 

@@ -76,17 +76,13 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
     for index, (name, record) in enumerate(records.items()):
         pool, gpus = f"p{index}", f"p{index}g"
         spot = ", spot" if record["spot"] else ""
-        nodes.append(
-            _Node(
-                pool,
-                "pool",
-                (
-                    f"pool {name}",
-                    f"{record['instanceType']}{spot}",
-                    f"{record['minNodes']}..{record['maxNodes']} nodes",
-                ),
-            )
-        )
+        types, size = record["instanceType"], f"{record['minNodes']}..{record['maxNodes']} nodes"
+        if "provisioning" in record:
+            provisioning = record["provisioning"]
+            more = len(provisioning["allowedTypes"]) - 1
+            types = f"{provisioning['provisioner']}: {types}" + (f" +{more} types" if more else "")
+            size += f", at most {provisioning['maxGpus']} GPUs"
+        nodes.append(_Node(pool, "pool", (f"pool {name}", f"{types}{spot}", size)))
         nodes.append(
             _Node(
                 gpus,

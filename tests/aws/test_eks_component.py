@@ -304,8 +304,26 @@ def test_two_taints_with_one_key_cannot_be_tagged() -> None:
         "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"}],
     }
     [problem] = rejected(wired(pool)).problems
-    assert (problem.path, problem.value) == ("pool.taints", "nvidia.com/gpu=present:NoExecute")
+    assert (problem.path, problem.value) == (
+        "pool.taints[0]",
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"},  # as written, at its own index
+    )
+    assert problem.message.startswith(
+        "a second taint with key nvidia.com/gpu (the default GPU taint nvidia.com/gpu=present:NoSchedule has it too)"
+    )
     assert problem.valid == "one taint per key on EKS"
+
+
+def test_two_written_taints_with_one_key_name_both() -> None:
+    pool = {
+        "name": "gpu",
+        "instance_type": "g5.xlarge",
+        "max_size": 1,
+        "taints": [{"key": "team", "value": "a", "effect": "NoSchedule"}, {"key": "team", "effect": "NoExecute"}],
+    }
+    [problem] = rejected(wired(pool)).problems
+    assert (problem.path, problem.value) == ("pool.taints[1]", {"key": "team", "effect": "NoExecute"})
+    assert problem.message.startswith("a second taint with key team (pool.taints[0] has it too)")
 
 
 def test_the_autoscaler_gpu_label_is_the_library_s() -> None:

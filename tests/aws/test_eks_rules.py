@@ -15,6 +15,7 @@ import pytest
 from gpu_components.aws import bottlerocket
 from gpu_components.aws.adapter import ADAPTER
 from gpu_components.aws.eks import (
+    ami_type_for,
     autoscaler_tag_role,
     autoscaler_tags,
     eks_autoscaler_note,
@@ -60,7 +61,7 @@ def test_gb200_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
     assert (problem.path, problem.message, problem.valid) == (
         "pools[0].ami_type",
         "built for x86_64, but p6e-gb200.36xlarge is arm64",
-        "AL2023_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA",
+        "AL2023_ARM_64_NVIDIA",
     )
     b300 = spec(instance_type="p6-b300.48xlarge", mig={"profile": "1g.34gb"})
     assert (b300.cpu_architecture, b300.gpu.name, b300.gpu_count) == ("x86_64", "B300", 8)
@@ -68,10 +69,94 @@ def test_gb200_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
     assert problem.message == "built for arm64, but p6-b300.48xlarge is x86_64"
 
 
+def test_gb300_hosts_are_arm64_and_take_only_the_arm_nvidia_amis() -> None:
+    gb300 = spec(instance_type="p6e-gb300.36xlarge")
+    assert (gb300.cpu_architecture, gb300.gpu.name, gb300.gpu_count) == ("arm64", "GB300", 4)
+    assert ami_type_for(gb300, None) == "AL2023_ARM_64_NVIDIA"
+    assert eks_problems(gb300, None) == []
+    [problem] = eks_problems(gb300, "AL2023_x86_64_NVIDIA", "pools[0]")
+    assert (problem.path, problem.message, problem.valid) == (
+        "pools[0].ami_type",
+        "built for x86_64, but p6e-gb300.36xlarge is arm64",
+        "AL2023_ARM_64_NVIDIA",
+    )
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile"), [("p6e-gb200.36xlarge", "1g.23gb"), ("p6e-gb300.36xlarge", "1g.35gb")]
+)
+def test_the_bottlerocket_arm_nvidia_ami_is_refused_on_grace_blackwell_hosts(instance_type: str, profile: str) -> None:
+    # EKS's AMI table lists g5g alone for Bottlerocket aarch64 aws-k8s-nvidia; p6e-gb200/p6e-gb300 take AL2023 ARM
+    pool = spec(instance_type=instance_type)
+    [problem] = eks_problems(pool, "BOTTLEROCKET_ARM_64_NVIDIA", "pools[0]")
+    assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
+        "pools[0].ami_type",
+        "BOTTLEROCKET_ARM_64_NVIDIA",
+        f"EKS's BOTTLEROCKET_ARM_64_NVIDIA AMI supports only the g5g instance family, not {instance_type}",
+        "AL2023_ARM_64_NVIDIA",
+        "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
+    )
+    assert eks_problems(spec(instance_type="g5g.xlarge"), "BOTTLEROCKET_ARM_64_NVIDIA") == []
+    [mig] = eks_problems(spec(instance_type=instance_type, mig={"profile": profile}), None)
+    assert (mig.path, mig.valid) == ("mig", "gpu_stack gpu-operator")
+
+
+def test_g7e_is_x86_64_rtx_pro_6000_and_its_mig_is_the_operators() -> None:
+    g7e = spec(instance_type="g7e.48xlarge")
+    assert (g7e.cpu_architecture, g7e.gpu.name, g7e.gpu_count) == ("x86_64", "RTX-PRO-6000", 8)
+    assert ami_type_for(g7e, None) == "AL2023_x86_64_NVIDIA"
+    mig = spec(instance_type="g7e.48xlarge", mig={"profile": "1g.24gb"})
+    assert eks_problems(mig, None, gpu_stack="gpu-operator") == []
+    [problem] = eks_problems(mig, "BOTTLEROCKET_x86_64_NVIDIA")
+    assert (problem.path, problem.value) == ("mig", "RTX-PRO-6000")
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "profile", "plain"),
+    [
+        ("p4d.24xlarge", "1g.5gb+me", "1g.5gb"),
+        ("p5.48xlarge", "1g.10gb+me", "1g.10gb"),
+        ("p5e.48xlarge", "1g.18gb+me", "1g.18gb"),
+    ],
+)
+def test_bottlerocket_refuses_a_mig_profile_with_an_engine_attribute(
+    instance_type: str, profile: str, plain: str
+) -> None:
+    # Bottlerocket documents plain <compute>g.<memory>gb profiles only; its MIG manager would turn the
+    # unknown value into the whole-GPU profile
+    pool = spec(instance_type=instance_type, mig={"profile": profile})
+    [problem] = eks_problems(pool, "BOTTLEROCKET_x86_64_NVIDIA", "pools[0]")
+    assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
+        "pools[0].mig.profile",
+        profile,
+        "Bottlerocket's mig.profile takes a plain <compute>g.<memory>gb profile per GPU model and documents no "
+        "engine attribute (+me, +me.all, +gfx, -me); its MIG manager turns a profile it does not know into the "
+        "whole-GPU profile",
+        f"{plain}, or an AL2023 NVIDIA AMI type with gpu_stack gpu-operator (NVIDIA's MIG manager makes every "
+        "profile of the GPU)",
+        bottlerocket.SOURCE_BOTTLEROCKET,
+    )
+    assert eks_problems(spec(instance_type=instance_type, mig={"profile": plain}), "BOTTLEROCKET_x86_64_NVIDIA") == []
+    assert eks_problems(pool, None, gpu_stack="gpu-operator") == []
+
+
 def test_mig_on_al2023_points_to_bottlerocket() -> None:
     [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), None)
     assert problem.path == "mig"
     assert problem.valid == "gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile"
+    # the mig field as written, not the config name all-1g.5gb the library derives from it
+    assert problem.value == {"profile": "1g.5gb"}
+    assert str(problem) == (
+        "mig: AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
+        "MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); valid: gpu_stack "
+        f"gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile [source: {problem.source}]"
+    )
+
+
+def test_mig_on_al2023_echoes_a_layout_and_its_strategy_as_written() -> None:
+    layout = {"3g.20gb": 1, "2g.10gb": 2}
+    [problem] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"layout": layout, "strategy": "mixed"}), None)
+    assert (problem.path, problem.value) == ("mig", {"layout": layout, "strategy": "mixed"})
 
 
 def test_bottlerocket_rejects_what_it_cannot_do() -> None:

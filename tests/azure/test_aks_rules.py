@@ -168,7 +168,7 @@ def test_a_gb200_vm_is_arm64_and_takes_no_gpu_instance_profile() -> None:
     assert aks_problems(pool, None) == []
     assert "gpu_instance_profile" not in agent_pool_inputs(pool)
     [problem] = aks_problems(spec(instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb+me"}), None)
-    assert (problem.path, problem.value) == ("mig", "1g.23gb+me")
+    assert (problem.path, problem.value) == ("mig", {"profile": "1g.23gb+me"})
 
 
 def test_mig_layout_is_rejected() -> None:
@@ -226,27 +226,45 @@ def test_aks_mig_gpus_are_the_catalogs_a100_h100_and_h200_models() -> None:
     assert set(AKS_MIG_GPUS) == {n for n in mig_models if n.split("-")[0] in ("A100", "H100", "H200")}
 
 
-def test_mig_on_a_gb200_vm_size_is_rejected_by_aks() -> None:
-    # the new-user trial: Standard_ND128isr_NDR_GB200_v6 with mig.profile 1g.23gb rendered gpuInstanceProfile MIG1g
-    pool = spec(name="mig", instance_type="Standard_ND128isr_NDR_GB200_v6", mig={"profile": "1g.23gb"})
+@pytest.mark.parametrize(
+    ("instance_type", "profile", "gpu"),
+    [
+        # the new-user trial: Standard_ND128isr_NDR_GB200_v6 with mig.profile 1g.23gb rendered gpuInstanceProfile MIG1g
+        ("Standard_ND128isr_NDR_GB200_v6", "1g.23gb", "GB200"),
+        ("Standard_ND128isr_GB300_v6", "1g.35gb", "GB300"),
+    ],
+)
+def test_mig_on_a_grace_blackwell_vm_size_is_rejected_by_aks(instance_type: str, profile: str, gpu: str) -> None:
+    pool = spec(name="mig", instance_type=instance_type, mig={"profile": profile})
     [problem] = aks_problems(pool, None, "pools[0]")
     assert (problem.path, problem.value, problem.message, problem.valid, problem.source) == (
         "pools[0].mig",
-        "1g.23gb",
-        "AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; "
-        "Standard_ND128isr_NDR_GB200_v6 carries GB200",
+        {"profile": profile},  # the mig field as written
+        f"AKS makes MIG partitions (gpuInstanceProfile) only on A100, H100 and H200 VM sizes; {instance_type} carries "
+        f"{gpu}",
         "a VM size with one of A100-40GB, A100-80GB, H100-80GB, H100-94GB, H200-141GB, or no mig",
         SOURCE_MIG_ON_AKS,
     )
 
 
 def test_mig_is_rejected_on_every_azure_size_of_a_mig_gpu_aks_does_not_partition() -> None:
-    rejected = sorted(
-        t.name
+    sizes = {
+        t.name: t.gpu_model
         for t in catalog.instance_types("azure")
         if t.gpu_model is not None and catalog.gpu_model(t.gpu_model).mig_capable and t.gpu_model not in AKS_MIG_GPUS
-    )
-    assert rejected == ["Standard_ND128isr_NDR_GB200_v6"]
+    }
+    assert sizes == {"Standard_ND128isr_GB300_v6": "GB300", "Standard_ND128isr_NDR_GB200_v6": "GB200"}
+    for name, gpu in sizes.items():
+        profile = next(iter(catalog.gpu_model(gpu).mig_profiles))
+        [problem] = aks_problems(spec(instance_type=name, mig={"profile": profile}), None)
+        assert (problem.path, problem.value) == ("mig", {"profile": profile})
+
+
+def test_a_gb300_vm_is_arm64_with_four_whole_gpus() -> None:
+    pool = spec(name="gb300", instance_type="Standard_ND128isr_GB300_v6")
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB300", 4)
+    assert aks_problems(pool, None) == []
+    assert "gpu_instance_profile" not in agent_pool_inputs(pool)
 
 
 @pytest.mark.parametrize(

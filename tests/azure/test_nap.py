@@ -191,9 +191,9 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
         "daemonset",
     )
     assert pool.autoscaler_note == (
-        "Karpenter (Node Auto Provisioning) counts nvidia.com/gpu: 1 per Standard_NC8as_T4_v3 node (its VM size's "
-        "GPUs), but each node advertises nvidia.com/gpu: 4: it may create more nodes than the pods need until "
-        "consolidation removes empty ones (a NodeOverlay could say so, but NAP enables no Karpenter feature gates)"
+        "node-auto-provisioning counts each nvidia.com/gpu request as a whole GPU of the instance type (1 per "
+        "Standard_NC8as_T4_v3 node) while a node advertises 4 (time-slicing, 4 replicas per GPU): it may create up to "
+        "4 times the nodes pending pods need; the empty ones are consolidated later"
     )
     node_pool = custom_resource(plan, NODE_POOL, "p-node-pool")
     assert node_pool["spec"]["template"]["spec"]["taints"] == [

@@ -177,6 +177,11 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         **_sizes("g5", "A10G", _G5_PATTERN),
         **_sizes("g6", "L4", _G5_PATTERN),
         **_sizes("g6e", "L40S", _G5_PATTERN),
+        **_sizes(
+            "g7e",
+            "RTX-PRO-6000",
+            {"2xlarge": 1, "4xlarge": 1, "8xlarge": 1, "12xlarge": 2, "24xlarge": 4, "48xlarge": 8},
+        ),
         **_sizes("g5g", "T4G", {"xlarge": 1, "2xlarge": 1, "4xlarge": 1, "8xlarge": 1, "16xlarge": 2, "metal": 2}),
         **_sizes("p3", "V100", {"2xlarge": 1, "8xlarge": 4, "16xlarge": 8}),
         "p3dn.24xlarge": ("V100", 8),
@@ -188,6 +193,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "p6-b200.48xlarge": ("B200", 8),
         "p6-b300.48xlarge": ("B300", 8),
         "p6e-gb200.36xlarge": ("GB200", 4),
+        "p6e-gb300.36xlarge": ("GB300", 4),
     },
     "azure": {
         "Standard_NC4as_T4_v3": ("T4", 1),
@@ -207,6 +213,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "Standard_ND96isr_H100_v5": ("H100-80GB", 8),
         "Standard_ND96isr_H200_v5": ("H200-141GB", 8),
         "Standard_ND128isr_NDR_GB200_v6": ("GB200", 4),
+        "Standard_ND128isr_GB300_v6": ("GB300", 4),
     },
     "gcp": {
         **{f"g2-standard-{n}": ("L4", 1) for n in (4, 8, 12, 16, 32)},
@@ -221,6 +228,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "a3-ultragpu-8g": ("H200-141GB", 8),
         "a4-highgpu-8g": ("B200", 8),
         "a4x-highgpu-4g": ("GB200", 4),
+        "a4x-maxgpu-4g-metal": ("GB300", 4),
         "g4-standard-48": ("RTX-PRO-6000", 1),
         "g4-standard-96": ("RTX-PRO-6000", 2),
         "g4-standard-192": ("RTX-PRO-6000", 4),
@@ -248,6 +256,7 @@ EXPECTED_GCP_ACCELERATORS = {
     "H200-141GB": "nvidia-h200-141gb",
     "B200": "nvidia-b200",
     "GB200": "nvidia-gb200",
+    "GB300": "nvidia-gb300",
     "RTX-PRO-6000": "nvidia-rtx-pro-6000",
     "V100": "nvidia-tesla-v100",
 }
@@ -413,10 +422,66 @@ def test_g5g_is_arm64_with_t4g() -> None:
     assert (g5g.cpu_architecture, g5g.gpu_model, g5g.gpu_count) == ("arm64", "T4G", 2)
 
 
-def test_only_g5g_and_the_gb200_hosts_are_arm64_among_gpu_types() -> None:
+def test_only_g5g_and_the_grace_blackwell_hosts_are_arm64_among_gpu_types() -> None:
     arm = {t.name for t in _all_instance_types() if t.cpu_architecture == "arm64"}
     gb200 = {"p6e-gb200.36xlarge", "Standard_ND128isr_NDR_GB200_v6", "a4x-highgpu-4g"}
-    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")} | gb200
+    gb300 = {"p6e-gb300.36xlarge", "Standard_ND128isr_GB300_v6", "a4x-maxgpu-4g-metal"}
+    assert arm == {name for name in EXPECTED_NVIDIA_TYPES["aws"] if name.startswith("g5g.")} | gb200 | gb300
+
+
+@pytest.mark.parametrize(
+    ("cloud", "name", "accelerator", "source"),
+    [
+        ("aws", "p6e-gb300.36xlarge", None, "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"),
+        (
+            "azure",
+            "Standard_ND128isr_GB300_v6",
+            None,
+            "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-gb300-v6-series",
+        ),
+        (
+            "gcp",
+            "a4x-maxgpu-4g-metal",
+            "nvidia-gb300",
+            "https://cloud.google.com/compute/docs/accelerator-optimized-machines",
+        ),
+    ],
+)
+def test_each_cloud_has_a_gb300_type_with_four_gpus_on_arm64(
+    cloud: Cloud, name: str, accelerator: str | None, source: str
+) -> None:
+    gb300 = instance_type(cloud, name)
+    assert (gb300.gpu_vendor, gb300.gpu_model, gb300.gpu_count, gb300.cpu_architecture) == (
+        "nvidia",
+        "GB300",
+        4,
+        "arm64",
+    )
+    assert (gb300.accelerator_type, gb300.source, gb300.gpu_description) == (
+        accelerator,
+        source,
+        "4 x NVIDIA GB300 288GB",
+    )
+
+
+def test_g7e_carries_whole_rtx_pro_6000_gpus_on_x86_64() -> None:
+    g7e = instance_type("aws", "g7e.12xlarge")
+    assert (g7e.gpu_model, g7e.gpu_count, g7e.cpu_architecture) == ("RTX-PRO-6000", 2, "x86_64")
+    assert g7e.gpu_description == "2 x NVIDIA RTX PRO 6000 Blackwell Server Edition 96GB"
+
+
+@pytest.mark.parametrize(
+    ("cloud", "name"),
+    [
+        # fractional SR-IOV (vGPU) sizes are left out: no GPU count describes them
+        ("azure", "Standard_NC128ds_xl_RTXPRO6000BSE_v6"),
+        # the AWS PCS guide names these beside the 36xlarge types; no AWS page gives their GPUs
+        ("aws", "p6e-gb200.72xlarge"),
+        ("aws", "p6e-gb300.72xlarge"),
+    ],
+)
+def test_types_without_an_honest_gpu_count_are_unknown(cloud: Cloud, name: str) -> None:
+    assert find_instance_type(cloud, name) is None
 
 
 def test_g4ad_is_amd_radeon_pro_v520() -> None:

@@ -188,6 +188,14 @@ def test_an_arm_a4x_pool_carries_gkes_arm_taint_which_is_tolerated_but_not_sent(
     assert gke_effective_taints(spec(instance_type="g4-standard-48")) == (DEFAULT_GPU_TAINT,)
 
 
+def test_an_a4x_max_pool_is_arm64_gb300_with_gkes_arm_taint() -> None:
+    pool = spec(instance_type="a4x-maxgpu-4g-metal")
+    assert (pool.cpu_architecture, pool.gpu.name, pool.gpu_count) == ("arm64", "GB300", 4)
+    assert accelerator_type_for(pool) == "nvidia-gb300"
+    assert gke_effective_taints(pool) == (DEFAULT_GPU_TAINT, Taint("kubernetes.io/arch", "arm64", "NoSchedule"))
+    assert gke_problems(pool, None) == []
+
+
 # ------------------------------------------------------------------------------------------ workload side
 
 
@@ -288,6 +296,7 @@ def test_b200_partitions_are_gkes_and_its_accelerator_is_nvidia_b200() -> None:
     ("instance_type", "profile", "gpu", "accelerator"),
     [
         ("a4x-highgpu-4g", "1g.23gb", "GB200", "nvidia-gb200"),
+        ("a4x-maxgpu-4g-metal", "1g.35gb", "GB300", "nvidia-gb300"),
         ("g4-standard-48", "1g.24gb", "RTX-PRO-6000", "nvidia-rtx-pro-6000"),
     ],
 )
@@ -297,7 +306,7 @@ def test_mig_on_a_gpu_gke_does_not_partition_is_refused_unless_the_operator_make
     pool = spec(instance_type=instance_type, mig={"profile": profile})
     assert accelerator_type_for(pool) == accelerator
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].mig", profile)
+    assert (problem.path, problem.value) == ("pools[0].mig", {"profile": profile})
     assert problem.message == (
         f"GKE makes MIG partitions only on A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200; {instance_type} "
         f"carries {gpu}"
@@ -322,10 +331,18 @@ def test_mixed_mig_strategy_is_rejected() -> None:
 def test_conflicting_gpu_taint_is_rejected() -> None:
     pool = spec(gpu_taint=False, taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].taints", "nvidia.com/gpu=true:NoSchedule")
+    # the taint as written, at its own index (not its kubectl text at the list)
+    assert (problem.path, problem.value) == (
+        "pools[0].taints[0]",
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+    )
     assert problem.message.startswith("GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself")
     no_execute = spec(taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"}])
-    assert only(gke_problems(no_execute, None)).value == "nvidia.com/gpu=present:NoExecute"
+    found = only(gke_problems(no_execute, None))
+    assert (found.path, found.value) == (
+        "taints[0]",  # the default GPU taint is on, so the user's first taint is the spec's second
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoExecute"},
+    )
 
 
 def test_explicit_gke_taint_without_the_default_is_fine() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from gpu_components.errors import GpuSpecError
+from gpu_components.errors import Combined, Default, GpuSpecError
 from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
 from gpu_components.plan import Plan
 from tests.helpers import BOTH_MODES, WIRING, plan_and, plan_of
@@ -332,7 +332,15 @@ BAD: dict[str, tuple[str, dict[str, Any], list[tuple[str, object, str, str | Non
     "components of two clouds": (
         "device-plugin",
         {"pools": [Built("aws", L4), Built("azure", T4)]},
-        [("pools", ["aws", "azure"], "the pools of one add-on must be of one cluster's cloud", None)],
+        [
+            (
+                "pools",
+                Combined(("pools[0]", "pools[1]")),  # not ['aws', 'azure'], which nobody wrote
+                "the pools of one add-on must be of one cluster's cloud, but the node-pool components are not "
+                "(pools[0] on aws; pools[1] on azure)",
+                None,
+            )
+        ],
     ),
     "MIG profile the GPU does not have, on the second pool": (
         "gpu-operator",
@@ -405,14 +413,14 @@ BAD: dict[str, tuple[str, dict[str, Any], list[tuple[str, object, str, str | Non
         [
             (
                 "pools[0].ami_type",
-                "AL2023_x86_64_NVIDIA",
+                Default("AL2023_x86_64_NVIDIA"),  # the component's ami_type was not set
                 "two parties would install the NVIDIA driver: the EKS NVIDIA AMI and the GPU Operator (ami_type "
                 "AL2023_x86_64_NVIDIA and operator_driver true)",
                 "operator_driver false (every EKS NVIDIA AMI ships the driver)",
             ),
             (
                 "pools[1].aws.ami_type",
-                "AL2023_x86_64_NVIDIA",
+                Default("AL2023_x86_64_NVIDIA"),  # the plain pool's ami_type was not set
                 "two parties would install the NVIDIA driver: the EKS NVIDIA AMI and the GPU Operator (ami_type "
                 "AL2023_x86_64_NVIDIA and operator_driver true)",
                 "operator_driver false (every EKS NVIDIA AMI ships the driver)",

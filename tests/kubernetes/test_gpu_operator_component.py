@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
-from gpu_components.errors import GpuSpecError
+from gpu_components.errors import Default, GpuSpecError
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
 from gpu_components.plan import Plan
 from tests.helpers import names, plan_of, pool_components, resource
@@ -124,7 +124,9 @@ def test_an_operator_driver_on_eks_nvidia_amis_is_two_driver_owners() -> None:
                 "op", {"pools": pool_components("aws", POOLS[:1], "gpu-operator"), "operator_driver": True}
             )
         )
-    assert [(p.path, p.value) for p in caught.value.problems] == [("pools[0].ami_type", "AL2023_x86_64_NVIDIA")]
+    assert [(p.path, p.value) for p in caught.value.problems] == [
+        ("pools[0].ami_type", Default("AL2023_x86_64_NVIDIA"))
+    ]
     assert "operator_driver true" in caught.value.problems[0].message
 
 

@@ -10,7 +10,7 @@ import yaml
 
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.catalog import Cloud
-from gpu_components.errors import GpuSpecError
+from gpu_components.errors import Combined, Default, GpuSpecError
 from gpu_components.gcp.facts import gke_resource_quota_spec
 from gpu_components.nvidia.device_plugin import config_hash, device_plugin_config_map
 from gpu_components.nvidia.gpu_operator import (
@@ -133,8 +133,20 @@ def test_two_owners_or_none_is_rejected_naming_both_settings(
 
 def test_an_arm64_eks_pool_without_an_ami_type_is_told_of_the_arm64_ami() -> None:
     (problem,) = driver_owner_problems("aws", None, True, "pools[0]", cpu_architecture="arm64")
-    assert problem.value == "AL2023_ARM_64_NVIDIA"
+    assert problem.value == Default("AL2023_ARM_64_NVIDIA")
     assert "(ami_type AL2023_ARM_64_NVIDIA and gpu_operator.operator_driver true)" in problem.message
+
+
+def test_an_unset_driver_option_is_shown_as_its_default_and_a_written_one_as_written() -> None:
+    (unset,) = driver_owner_problems("azure", None, True, "pools[0]")
+    assert str(unset) == (
+        "pools[0].azure.gpu_driver: two parties would install the NVIDIA driver: the AKS node image and the GPU "
+        "Operator (gpu_driver aks and gpu_operator.operator_driver true) (default: aks); valid: "
+        "gpu_operator.operator_driver false, or gpu_driver none with gpu_operator.operator_driver true "
+        "[source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html]"
+    )
+    (written,) = driver_owner_problems("azure", "aks", True, "pools[0]")
+    assert written.reason == unset.reason.replace("(default: aks)", "(got 'aks')")
 
 
 def test_on_gke_only_the_operators_driver_with_gkes_installation_off_is_offered() -> None:
@@ -237,11 +249,17 @@ def test_an_mps_pool_beside_a_mixed_mig_pool_is_rejected_naming_both_pools_and_t
     assert [(p.path, p.value, p.message, p.valid) for p in problems] == [
         (
             "gpu_operator.pools[2].mps",
-            {"replicas": 4, "trusted": False},
+            Combined(("gpu_operator.pools[2].mps", "gpu_operator.pools[0].mig.strategy")),
             MPS_UNDER_MIXED.replace("pools[0]", "gpu_operator.pools[0]"),
             "time_slicing instead of mps on mps, or mig.strategy single on mixed (one profile per GPU: a mig.profile)",
         )
     ]
+    # The pool's MPS settings with their defaults filled in ({'replicas': 4, 'trusted': False}) are not what the
+    # user wrote: the reason names the two fields that combine.
+    assert problems[0].reason.startswith(
+        MPS_UNDER_MIXED.replace("pools[0]", "gpu_operator.pools[0]")
+        + " (combines gpu_operator.pools[2].mps and gpu_operator.pools[0].mig.strategy); valid: time_slicing"
+    )
     assert "k8s-device-plugin/blob/v0.20.0/cmd/nvidia-device-plugin/main.go" in str(problems[0].source)
     with pytest.raises(GpuSpecError, match="not supported with MPS"):
         values("aws", False, mixed, mps)
@@ -263,7 +281,41 @@ def test_service_monitor_needs_the_exporter() -> None:
 def test_one_mig_config_name_with_two_layouts_is_rejected() -> None:
     eighty = spec("aws", "mig", name="a", mig={"profile": "1g.10gb"})
     forty = spec("aws", "mig40", name="b", mig={"profile": "1g.10gb"})
-    assert [p.path for p in gpu_operator_problems([eighty, forty])] == ["pools[1].mig"]
+    assert [(p.path, p.value) for p in gpu_operator_problems([eighty, forty])] == [("pools[1].mig.profile", "1g.10gb")]
+
+
+STRATEGY_VALID = "[source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html]"
+
+
+def test_a_default_mig_strategy_beside_a_mixed_pool_is_shown_as_the_default() -> None:
+    mixed = spec("aws", "mig", name="mixed", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    uniform = spec("aws", "mig", name="uniform", mig={"profile": "1g.10gb"})  # strategy not set: single
+    problems = gpu_operator_problems([mixed, uniform])
+    assert [(p.path, p.value) for p in problems] == [("pools[1].mig.strategy", Default("single"))]
+    assert str(problems[0]) == (
+        "pools[1].mig.strategy: the GPU Operator has one MIG strategy per cluster (mig.strategy), and pools[0] "
+        f"(mixed) uses mixed (default: single); valid: mixed {STRATEGY_VALID}"
+    )
+
+
+def test_a_written_mig_strategy_beside_a_default_one_says_the_first_is_its_default() -> None:
+    uniform = spec("aws", "mig", name="uniform", mig={"profile": "1g.10gb"})  # strategy not set: single
+    mixed = spec("aws", "mig", name="mixed", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    problems = gpu_operator_problems([uniform, mixed])
+    assert [str(p) for p in problems] == [
+        "pools[1].mig.strategy: the GPU Operator has one MIG strategy per cluster (mig.strategy), and pools[0] "
+        f"(uniform) uses single (its default) (got 'mixed'); valid: single {STRATEGY_VALID}"
+    ]
+
+
+def test_two_written_mig_strategies_echo_the_second() -> None:
+    mixed = spec("aws", "mig", name="mixed", mig={"layout": {"3g.40gb": 1, "1g.10gb": 2}, "strategy": "mixed"})
+    single = spec("aws", "mig", name="single", mig={"profile": "1g.10gb", "strategy": "single"})
+    problems = gpu_operator_problems([mixed, single])
+    assert [str(p) for p in problems] == [
+        "pools[1].mig.strategy: the GPU Operator has one MIG strategy per cluster (mig.strategy), and pools[0] "
+        f"(mixed) uses mixed (got 'single'); valid: mixed {STRATEGY_VALID}"
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -172,3 +172,26 @@ def test_records_without_capacity_are_skipped_and_reported() -> None:
         "## GPU capacity: s\n\nNo GPU pools with a capacity record: the program creates no node-pool component "
         "(EksGpuNodeGroup, AksGpuNodePool or GkeGpuNodePool) and exports no stack output `gpuPools`.\n"
     )
+
+
+def test_gb300_host_of_1g_35gb_and_g7e_of_1g_24gb_under_the_single_strategy() -> None:
+    gb300 = pool_capacity(pool(instance_type="p6e-gb300.36xlarge", mig={"profile": "1g.35gb"}))
+    assert (gb300["gpuModel"], gb300["gpuMemoryGb"], gb300["gpusPerNode"], gb300["mig"]) == (
+        "GB300",
+        278,
+        4,
+        {"1g.35gb": 7},
+    )
+    assert [(u["name"], u["perNode"], u["device"], u["memoryGb"]) for u in gb300["advertises"]] == [
+        ("nvidia.com/gpu", 28, "MIG 1g.35gb", 35.0)
+    ]
+    g7e = pool_capacity(pool(instance_type="g7e.24xlarge", mig={"profile": "1g.24gb"}))
+    assert (g7e["gpuModel"], g7e["gpuMemoryGb"], g7e["gpusPerNode"], g7e["mig"]) == (
+        "RTX-PRO-6000",
+        96,
+        4,
+        {"1g.24gb": 4},
+    )
+    assert [(u["name"], u["perNode"], u["device"], u["memoryGb"]) for u in g7e["advertises"]] == [
+        ("nvidia.com/gpu", 16, "MIG 1g.24gb", 24.0)
+    ]

@@ -77,6 +77,25 @@ def test_mermaid_is_exact() -> None:
     )
 
 
+def test_provisioned_pool_shows_its_provisioner_types_and_gpu_limit() -> None:
+    provisioned = {
+        **SHARED,
+        "maxNodes": 8,
+        "provisioning": {
+            "provisioner": "karpenter",
+            "instanceTypes": ["g5.2xlarge"],
+            "instanceFamilies": ["g5"],
+            "allowedTypes": ["g5.2xlarge", "g5.xlarge", "g5.4xlarge"],
+            "gpuModels": ["A10G"],
+            "maxGpus": 8,
+            "capacityTypes": ["spot"],
+            "disruption": {"consolidation": "when-empty", "consolidateAfter": "10m"},
+        },
+    }
+    mermaid = to_mermaid("dev", {"gpuPools": {"shared": {"capacity": provisioned}}})
+    assert '    p0["pool shared<br>karpenter: g5.2xlarge +2 types, spot<br>0..8 nodes, at most 8 GPUs"]\n' in mermaid
+
+
 def test_layout_centres_parents_on_their_children() -> None:
     boxes = {box.id: box for box in layout("dev", OUTPUTS).boxes}
     slices = (boxes["p0s0"], boxes["p0s1"])

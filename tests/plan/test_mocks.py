@@ -102,11 +102,24 @@ def test_launch_template_has_an_ec2_id_and_version_one() -> None:
     }
 
 
+def test_region_and_account_invokes_answer_the_stack_region_and_the_mocked_account() -> None:
+    mocks = PlanMocks({"aws:region": "eu-west-1"})
+    assert invoke(mocks, "aws:index/getRegion:getRegion", {})["region"] == "eu-west-1"
+    assert invoke(mocks, "aws:index/getCallerIdentity:getCallerIdentity", {})["accountId"] == "123456789012"
+
+
+def test_sqs_queue_is_known_by_its_url_and_has_an_arn_without_a_resource_type() -> None:
+    url, state = new(PlanMocks({"aws:region": "eu-west-1"}), "aws:sqs/queue:Queue", "q", {"name": "demo"})
+
+    assert url == "https://sqs.eu-west-1.amazonaws.com/123456789012/demo"
+    assert state == {"name": "demo", "url": url, "arn": "arn:aws:sqs:eu-west-1:123456789012:demo"}
+
+
 @pytest.mark.parametrize(
     ("typ", "name", "expected_id", "arn_resource"),
     [
         ("aws:ec2/vpc:Vpc", "net", "vpc-{hex17}", "vpc/vpc-{hex17}"),
-        ("aws:sqs/queue:Queue", "q", "q-{hex7}", "queue/q-{hex7}"),
+        ("aws:eks/addon:Addon", "a", "a-{hex7}", "addon/a-{hex7}"),
         ("aws:autoscaling/tag:Tag", "t", "t-{hex7}", "tag/t-{hex7}"),
     ],
 )

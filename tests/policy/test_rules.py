@@ -245,6 +245,34 @@ def test_deployments_with_invalid_gpu_quantities_are_flagged(resources: dict[str
     assert message.endswith("[source: https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/]")
 
 
+@pytest.mark.parametrize(
+    ("resources", "expected"),
+    [
+        (
+            {"limits": {"nvidia.com/gpu": 0.0}},
+            "spec.template.spec.containers[0].resources.limits['nvidia.com/gpu']: zero GPUs: leave the GPU resource "
+            "out instead (got 0)",
+        ),
+        (
+            {"limits": {"nvidia.com/gpu": 2.0}, "requests": {"nvidia.com/gpu": 1.0}},
+            "spec.template.spec.containers[0].resources.requests['nvidia.com/gpu']: a GPU request must equal the GPU "
+            "limit (got 1); valid: 2",
+        ),
+        (
+            {"requests": {"nvidia.com/gpu": 1.0}},
+            "spec.template.spec.containers[0].resources.requests['nvidia.com/gpu']: a GPU request without a limit: "
+            "GPUs are set in limits (a request, if given, must equal it) (got 1)",
+        ),
+    ],
+)
+def test_engine_doubles_of_whole_counts_are_echoed_as_the_integers_written(
+    resources: dict[str, Any], expected: str
+) -> None:
+    # The engine hands the pack every number as a double: the manifest's 0 arrives as 0.0, and is shown as 0.
+    (message,) = workload_gpu_quantity_violations("kubernetes:apps/v1:Deployment", deployment([container(**resources)]))
+    assert message.startswith(expected)
+
+
 def test_every_workload_kind_and_init_containers_are_checked() -> None:
     bad = {"containers": [container(limits={"nvidia.com/gpu": "1.5"})]}
     shapes = {

@@ -141,6 +141,7 @@ def test_gke_preview_unknowns() -> None:
         "gpu-demo-gpu-a100-mig-node-pool.nodeConfig.serviceAccount": email,
         "gpu-demo-gpu-b200-mig-node-pool.nodeConfig.serviceAccount": email,
         "gpu-demo-gpu-l4-shared-node-pool.nodeConfig.serviceAccount": email,
+        "gpu-demo-gpu-l4-auto-compute-class.spec.nodePoolConfig.serviceAccount": email,
         "gpu-demo-nodes-node.member": f"serviceAccount:{email}",
         "gpu-demo-nodes-registry.member": f"serviceAccount:{email}",
         "gpu-demo-k8s.kubeconfig": "[secret]",
