@@ -55,7 +55,7 @@ from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, TimeSlicing
 from gpu_components.workloads import tolerations
 
 SOURCE_NAP = "https://learn.microsoft.com/azure/aks/node-auto-provisioning"
@@ -149,8 +149,9 @@ def nap_problems(
 
     - ``reserved`` capacity: NAP offers ``spot`` and ``on-demand`` only.
     - MIG only under the GPU Operator (NAP and the device plugin make no partitions; its MIG manager does), and with
-      the ``single`` strategy: Karpenter knows an instance type's ``nvidia.com/gpu`` count, never a
-      ``nvidia.com/mig-<profile>`` resource, so a pod asking for one would never get a node.
+      the ``single`` strategy; no ``time_slicing.rename_by_default``: Karpenter knows an instance type's
+      ``nvidia.com/gpu`` count, never a ``nvidia.com/mig-<profile>`` or ``nvidia.com/gpu.shared`` resource, so a pod
+      asking for one would never get a node.
     - ``disk_size_gb`` at least 30 (the AKSNodeClass's ``osDiskSizeGB`` minimum).
     - ``gpu_driver none`` only where the GPU Operator brings a driver
       (:func:`~gpu_components.azure.aks.driver_problems`).
@@ -195,9 +196,18 @@ def nap_problems(
             Problem(
                 f"{path}.mig.strategy",
                 mig.strategy,
-                "Karpenter sizes a node by its VM size's nvidia.com/gpu count and knows no nvidia.com/mig-<profile> "
-                "resource: a pod requesting one would stay pending, with no node created for it",
+                _unknown_resource("nvidia.com/mig-<profile>"),
                 "single",
+                SOURCE_NODE_OVERLAY,
+            )
+        )
+    if isinstance(spec.sharing, TimeSlicing) and spec.sharing.rename_by_default:
+        problems.append(
+            Problem(
+                f"{path}.time_slicing.rename_by_default",
+                True,
+                _unknown_resource(f"{GPU_RESOURCE}.shared"),
+                "false",
                 SOURCE_NODE_OVERLAY,
             )
         )
@@ -215,6 +225,15 @@ def nap_problems(
     problems += driver_problems(spec, driver, at("gpu_driver"), gpu_stack)
     problems += node_class_spec_problems(node_class_spec, at("node_class_spec"))
     return problems
+
+
+def _unknown_resource(resource: str) -> str:
+    """Why a NAP pool may not advertise ``resource`` (a name other than ``nvidia.com/gpu``): Karpenter would never
+    create a node for a pod requesting it, and NAP offers no NodeOverlay (an alpha feature gate) to declare it."""
+    return (
+        f"Karpenter sizes a node by its VM size's {GPU_RESOURCE} count and knows no {resource} resource: a pod "
+        "requesting one would stay pending, with no node created for it"
+    )
 
 
 def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:

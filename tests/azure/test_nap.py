@@ -246,6 +246,16 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
             ],
         ),
         (
+            {"pool": {**T4_SHARED, "time_slicing": {"replicas": 4, "rename_by_default": True}}},
+            [
+                (
+                    "pool.time_slicing.rename_by_default",
+                    "Karpenter sizes a node by its VM size's nvidia.com/gpu count and knows no nvidia.com/gpu.shared "
+                    "resource: a pod requesting one would stay pending, with no node created for it",
+                )
+            ],
+        ),
+        (
             {"pool": {**A100, "disk_size_gb": 20}, "gpu_driver": "none"},
             [
                 ("pool.disk_size_gb", "an AKSNodeClass's osDiskSizeGB is at least 30 GB"),
@@ -280,7 +290,15 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
             ],
         ),
     ],
-    ids=["reserved", "mig-without-operator", "mig-mixed", "small-disk-and-no-driver", "owned-node-class-keys", "fixed"],
+    ids=[
+        "reserved",
+        "mig-without-operator",
+        "mig-mixed",
+        "renamed-time-slicing",
+        "small-disk-and-no-driver",
+        "owned-node-class-keys",
+        "fixed",
+    ],
 )
 def test_bad_inputs_raise_before_anything_is_registered(args: dict[str, Any], expected: list[tuple[str, str]]) -> None:
     assert component_problems(args) == expected
