@@ -11,7 +11,7 @@ spelling.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
@@ -213,6 +213,9 @@ class CloudAdapter:
     """The cloud's facts as data (spellings, pool-name rule, driver ownership, GPU Operator needs, node-pool
     resources), the record ``gpu_components.<cloud>.facts`` holds without the SDK
     (:func:`~gpu_components.cloud_facts.facts_for`)."""
+    stack_problems: Callable[[Mapping[str, Any], Sequence[Any]], list[Problem]] = lambda cluster, pools: []
+    """The example program's rules between a well-shaped ``cluster`` config and the pools (paths ``pools[<i>]...``),
+    e.g. a provisioned pool needs its provisioner on the cluster. Defaults to none."""
 
 
 def validated_pool(

@@ -42,6 +42,7 @@ from pulumi.provider.server import ComponentInitError
 from gpu_components.aws.eks import EksGpuNodeGroup
 from gpu_components.aws.provisioned import EksAutoModeGpuNodePool, EksKarpenterGpuNodePool
 from gpu_components.azure.aks import AksGpuNodePool
+from gpu_components.azure.nap import AksNapGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
@@ -61,6 +62,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     EksKarpenterGpuNodePool,
     EksAutoModeGpuNodePool,
     AksGpuNodePool,
+    AksNapGpuNodePool,
     GkeGpuNodePool,
     GkeComputeClassGpuPool,
     NvidiaDevicePlugin,

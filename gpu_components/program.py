@@ -149,6 +149,7 @@ def read_config(config: pulumi.Config) -> StackConfig:
         if cluster is not None:
             misshapen = shape_problems(adapter.cluster_config, cluster, "cluster")
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
+            problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
         try:
             validate_cluster(
                 checked_cloud,

@@ -1,4 +1,5 @@
-"""The Azure adapter of the cross-cloud composition: AKS agent pools and the example AKS cluster."""
+"""The Azure adapter of the cross-cloud composition: AKS agent pools, Node Auto Provisioning pools and the example AKS
+cluster."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from gpu_components.azure.aks import (
     device_plugin_host,
 )
 from gpu_components.azure.facts import FACTS
+from gpu_components.azure.nap import AksNapGpuNodePool, AksNapGpuNodePoolArgs, nap_pool_view, nap_problems
 from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -25,9 +27,28 @@ from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_stack: GpuStack) -> list[Problem]:
     where = f"{path}.azure" if path else "azure"
-    return aks_problems(spec, options.get("gpu_driver"), path, f"{where}.gpu_driver", gpu_stack) + (
-        AGENT_POOL_ARGS.problems(options.get("agent_pool_args"), f"{where}.agent_pool_args")
+    if spec.provisioning is not None:
+        return nap_problems(
+            spec, options.get("gpu_driver"), options.get("node_class_spec"), path, where, gpu_stack
+        ) + _refused(options, "agent_pool_args", where, "an AKS agent pool's arguments", NAP_POOL, "node_class_spec")
+    return (
+        aks_problems(spec, options.get("gpu_driver"), path, f"{where}.gpu_driver", gpu_stack)
+        + AGENT_POOL_ARGS.problems(options.get("agent_pool_args"), f"{where}.agent_pool_args")
+        + _refused(
+            options, "node_class_spec", where, "a Node Auto Provisioning node class", FIXED_POOL, "agent_pool_args"
+        )
     )
+
+
+NAP_POOL = "a Node Auto Provisioning pool"
+FIXED_POOL = "a fixed pool (an agent pool)"
+
+
+def _refused(options: Mapping[str, Any], key: str, where: str, what: str, kind: str, instead: str) -> list[Problem]:
+    """``key`` (``what``) in a pool's ``azure`` block where the pool's ``kind`` has no use for it."""
+    if key not in options:
+        return []
+    return [Problem(f"{where}.{key}", options[key], f"{what}; the pool is {kind}", instead)]
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
@@ -35,6 +56,8 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
+    if spec.provisioning is not None:
+        return nap_pool_view(spec, options.get("gpu_driver"), gpu_stack)
     return aks_pool_view(spec, options.get("gpu_driver"), gpu_stack)
 
 
@@ -45,7 +68,11 @@ def _create_pool(
     wiring: Mapping[str, Any],
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
-) -> AksGpuNodePool:
+) -> AksGpuNodePool | AksNapGpuNodePool:
+    if "provisioning" in pool:
+        # NAP pools are Kubernetes objects: no resource group or cluster name, the kubernetes provider in opts.
+        nap_args = pool_component_args(pool, options, {}, gpu_stack)
+        return AksNapGpuNodePool(name, cast(AksNapGpuNodePoolArgs, nap_args), opts)
     return AksGpuNodePool(name, cast(AksGpuNodePoolArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
@@ -61,6 +88,8 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=AksWiringArgs,
     facts=FACTS,
+    stack_problems=cluster.stack_problems,
 )
-"""AKS: user agent pools with the AKS-installed NVIDIA driver (or, under the GPU Operator, optionally the
-operator's); the device plugin DaemonSet or the GPU Operator on every pool."""
+"""AKS: user agent pools (fixed pools) or Node Auto Provisioning NodePools (provisioned pools), with the AKS-installed
+NVIDIA driver (or, under the GPU Operator, optionally the operator's); the device plugin DaemonSet or the GPU Operator
+on every pool."""

@@ -272,19 +272,27 @@ def aks_problems(
                 SOURCE_MIG_ON_AKS,
             )
         )
+    return problems + driver_problems(spec, gpu_driver, driver_path, gpu_stack)
+
+
+def driver_problems(
+    spec: GpuNodePoolSpec, gpu_driver: str | None, driver_path: str = "gpu_driver", gpu_stack: GpuStack = "auto"
+) -> list[Problem]:
+    """``gpu_driver none`` on a pool the NVIDIA device plugin serves, which installs no driver either (agent pools
+    and Node Auto Provisioning pools alike; ``None``: the default, ``aks``)."""
     driver = gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER
-    if driver == NO_GPU_DRIVER and device_plugin_host(spec, gpu_stack) == "daemonset":
-        problems.append(
-            Problem(
-                driver_path,
-                driver,
-                "gpu_driver none stops AKS installing the NVIDIA driver, and the pool's GPU stack (the NVIDIA "
-                "device plugin, gpu_stack auto or device-plugin) installs none either: the GPUs would be unusable",
-                "gpu_driver aks with the device plugin, or gpu_stack gpu-operator with operator_driver true",
-                SOURCE_GPU_DRIVER,
-            )
+    if driver != NO_GPU_DRIVER or device_plugin_host(spec, gpu_stack) != "daemonset":
+        return []
+    return [
+        Problem(
+            driver_path,
+            driver,
+            "gpu_driver none stops AKS installing the NVIDIA driver, and the pool's GPU stack (the NVIDIA "
+            "device plugin, gpu_stack auto or device-plugin) installs none either: the GPUs would be unusable",
+            "gpu_driver aks with the device plugin, or gpu_stack gpu-operator with operator_driver true",
+            SOURCE_GPU_DRIVER,
         )
-    return problems
+    ]
 
 
 def pool_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
@@ -300,19 +308,23 @@ def aks_taints(taints: Sequence[Taint]) -> list[str]:
     return [taint.text for taint in taints]
 
 
-def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
+def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool: bool = True) -> dict[str, str]:
     """Node labels of the pool: the user's, the pool label, the selection labels of what serves the pool (the
     device plugin DaemonSet's, or the GPU Operator's with the MIG manager off MIG pools, whose partitions AKS makes
     from ``gpuInstanceProfile``), on spot pools the spot label AKS keeps among the pool's labels, and on pools whose
     sharing is declared trusted ``gpu-components/sharing: trusted``
-    (:func:`~gpu_components.spec.sharing_trust_labels`)."""
+    (:func:`~gpu_components.spec.sharing_trust_labels`).
+
+    ``agent_pool`` false (a Node Auto Provisioning pool): no spot label (NAP writes
+    ``kubernetes.azure.com/scalesetpriority`` on each node itself, ``spot`` or ``regular``) and, under the GPU
+    Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``)."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if device_plugin_host(spec, gpu_stack) == "gpu-operator":
-        labels.update(operator_node_labels(spec, "azure", host_mig=spec.mig is not None))
+        labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
     else:
         labels.update(device_plugin_node_labels(spec))
-    if spec.spot:
+    if spec.spot and agent_pool:
         labels.update(SPOT_LABELS)
     labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
@@ -458,7 +470,8 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 AksGpuNodePoolArgs,
                 args,
                 "azure",
-                lambda spec: aks_problems(
+                lambda spec: _provisioned_problems(spec)
+                or aks_problems(
                     spec, args.get("gpu_driver"), "pool", "gpu_driver", value_of(args.get("gpu_stack", "auto"))
                 ),
                 spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
@@ -499,3 +512,18 @@ def _own_args_problems(args: object) -> list[Problem]:
     if not isinstance(args, Mapping):
         return []
     return tag_problems(args.get("tags")) + AGENT_POOL_ARGS.problems(args.get("agent_pool_args"), "agent_pool_args")
+
+
+def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """A provisioned pool given to :class:`AksGpuNodePool`, which makes fixed agent pools only."""
+    if spec.provisioning is None:
+        return []
+    return [
+        Problem(
+            "pool.provisioning.provisioner",
+            spec.provisioning.provisioner,
+            "AksGpuNodePool makes a fixed AKS agent pool; a pool that Node Auto Provisioning creates nodes for is an "
+            "AksNapGpuNodePool",
+            "no provisioning, or AksNapGpuNodePool",
+        )
+    ]

@@ -2,8 +2,9 @@
 
 A new cluster is a resource group and a ``ManagedCluster`` with a system-assigned managed identity and a small
 ``System`` pool for add-ons; the GPU pools are separate ``AgentPool`` resources (AKS refuses to add pools through
-the managed cluster once it exists). The kubeconfig is the cluster user credential from
-``listManagedClusterUserCredentials``, base64-decoded; the program marks it secret.
+the managed cluster once it exists), or, with ``node_auto_provisioning``, Node Auto Provisioning NodePools. The
+kubeconfig is the cluster user credential from ``listManagedClusterUserCredentials``, base64-decoded; the program
+marks it secret.
 """
 
 from __future__ import annotations
@@ -39,6 +40,25 @@ SYSTEM_SIZES = SystemPoolSizes(
 NEW_CLUSTER_ONLY = ("location", "kubernetes_version", "system_node_pool")
 """``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
+SOURCE_NAP = "https://learn.microsoft.com/azure/aks/node-auto-provisioning"
+"""NAP's limits: not on a cluster with the Cluster Autoscaler; managed identity only; Standard Load Balancer."""
+SOURCE_NAP_ENABLE = "https://learn.microsoft.com/azure/aks/use-node-auto-provisioning"
+"""How to turn NAP on: ``nodeProvisioningProfile.mode: Auto``, with Azure CNI overlay and the Cilium data plane."""
+SOURCE_NAP_NETWORKING = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-networking"
+"""NAP's networking: Azure CNI (overlay or node subnet), Cilium recommended; kubenet and Calico not supported."""
+NAP_NETWORK_PROFILE: dict[str, str] = {
+    "network_plugin": "azure",
+    "network_plugin_mode": "overlay",
+    "network_dataplane": "cilium",
+}
+"""The network profile of a new cluster with Node Auto Provisioning: Azure CNI overlay with the Cilium data plane,
+what AKS's NAP guide creates (``az aks create --node-provisioning-mode Auto --network-plugin azure
+--network-plugin-mode overlay --network-dataplane cilium``, :data:`SOURCE_NAP_ENABLE`) and recommends
+(:data:`SOURCE_NAP_NETWORKING`). Clusters without NAP keep AKS's default network profile."""
+NAP_FIXED_SYSTEM_KEYS = ("min_count", "max_count")
+"""System pool keys that configure the Cluster Autoscaler, which a NAP cluster may not run: its system pool has a
+fixed ``count``."""
+
 
 @STRICT
 class SystemNodePoolConfig(TypedDict):
@@ -64,6 +84,11 @@ class AksClusterConfig(TypedDict):
         location: Azure region of a new cluster. Defaults to the provider's ``azure-native:location``.
         kubernetes_version: version of a new cluster. Defaults to ``1.34``.
         system_node_pool: see :class:`SystemNodePoolConfig` (new clusters only).
+        node_auto_provisioning: AKS Node Auto Provisioning (NAP) on the cluster, which pools with ``provisioning``
+            need. A new cluster gets ``nodeProvisioningProfile.mode: Auto``, Azure CNI overlay with Cilium, and a
+            system pool of a fixed ``count`` (NAP may not run beside the Cluster Autoscaler, so
+            ``system_node_pool.min_count``/``max_count`` and fixed GPU pools are refused). With ``existing`` it
+            states that the existing cluster has NAP on (the program cannot check). Defaults to False.
     """
 
     name: str
@@ -72,6 +97,7 @@ class AksClusterConfig(TypedDict):
     location: NotRequired[str]
     kubernetes_version: NotRequired[str]
     system_node_pool: NotRequired[SystemNodePoolConfig]
+    node_auto_provisioning: NotRequired[bool]
 
 
 def decode_kubeconfig(kubeconfigs: Sequence[Any]) -> str:
@@ -97,20 +123,23 @@ def _create(cluster: AksClusterConfig) -> ProvisionedCluster:
     group = azure_native.resources.ResourceGroup(f"{name}-rg", **group_args)
     system = cluster.get("system_node_pool", {})
     counts = SYSTEM_SIZES.counts(cluster)
+    nap = cluster.get("node_auto_provisioning", False)
     system_pool: azure_native.containerservice.ManagedClusterAgentPoolProfileArgsDict = {
         "name": SYSTEM_POOL_NAME,
         "mode": "System",
         "os_type": "Linux",
         "type": "VirtualMachineScaleSets",
         "vm_size": system.get("vm_size", SYSTEM_VM_SIZE),
-        "enable_auto_scaling": True,
-        "min_count": counts["min_count"],
-        "max_count": counts["max_count"],
         "count": counts["count"],
     }
+    if not nap:
+        system_pool.update(enable_auto_scaling=True, min_count=counts["min_count"], max_count=counts["max_count"])
     identity: azure_native.containerservice.ManagedClusterIdentityArgsDict = {
         "type": azure_native.containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
     }
+    nap_args: dict[str, Any] = (
+        {"node_provisioning_profile": {"mode": "Auto"}, "network_profile": dict(NAP_NETWORK_PROFILE)} if nap else {}
+    )
     managed = azure_native.containerservice.ManagedCluster(
         name,
         resource_group_name=group.name,
@@ -120,6 +149,7 @@ def _create(cluster: AksClusterConfig) -> ProvisionedCluster:
         kubernetes_version=cluster.get("kubernetes_version", DEFAULT_KUBERNETES_VERSION),
         identity=identity,
         agent_pool_profiles=[system_pool],
+        **nap_args,
     )
     return ProvisionedCluster(
         kubeconfig=_kubeconfig(group.name, managed.name),
@@ -138,9 +168,59 @@ def _attach(cluster: AksClusterConfig) -> ProvisionedCluster:
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: those of
-    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`), and
-    ``resource_group_name`` is required with ``existing``."""
-    return example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("resource_group_name",))
+    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`),
+    ``resource_group_name`` is required with ``existing``, and a new NAP cluster's system pool has no autoscaler
+    bounds (:data:`NAP_FIXED_SYSTEM_KEYS`)."""
+    problems = example_cluster_problems(
+        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("resource_group_name",)
+    )
+    if cluster.get("node_auto_provisioning", False) and not cluster.get("existing", False):
+        system = cluster.get("system_node_pool") or {}
+        problems += [
+            Problem(
+                f"cluster.system_node_pool.{key}",
+                system[key],
+                "Node Auto Provisioning may not run beside the Cluster Autoscaler: the system pool of a NAP cluster "
+                "has a fixed count",
+                "system_node_pool.count only",
+                SOURCE_NAP,
+            )
+            for key in NAP_FIXED_SYSTEM_KEYS
+            if key in system
+        ]
+    return problems
+
+
+def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Rules between the ``cluster`` config and the pools: a provisioned pool needs ``node_auto_provisioning``; a
+    fixed pool (an agent pool with the Cluster Autoscaler) may not be on a NAP cluster (:data:`SOURCE_NAP`)."""
+    nap = bool(cluster.get("node_auto_provisioning", False))
+    problems: list[Problem] = []
+    for index, pool in enumerate(pools):
+        if not isinstance(pool, Mapping):
+            continue
+        if "provisioning" in pool and not nap:
+            problems.append(
+                Problem(
+                    f"pools[{index}].provisioning",
+                    pool["provisioning"].get("provisioner") if isinstance(pool["provisioning"], Mapping) else None,
+                    "a Node Auto Provisioning pool needs NAP on the cluster",
+                    "cluster.node_auto_provisioning: true",
+                    SOURCE_NAP_ENABLE,
+                )
+            )
+        elif "provisioning" not in pool and nap:
+            problems.append(
+                Problem(
+                    f"pools[{index}]",
+                    pool.get("name"),
+                    "a fixed pool is an agent pool scaled by the Cluster Autoscaler, which a cluster with Node Auto "
+                    "Provisioning may not run",
+                    "provisioning with provisioner node-auto-provisioning, or node_auto_provisioning: false",
+                    SOURCE_NAP,
+                )
+            )
+    return problems
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

@@ -164,7 +164,7 @@ FACTS = CloudFacts(
     provisioners=MappingProxyType(
         {
             "node-auto-provisioning": ProvisionerFacts(
-                source="https://learn.microsoft.com/azure/aks/node-autoprovision",
+                source="https://learn.microsoft.com/azure/aks/node-auto-provisioning",
                 gpu_name_label="karpenter.azure.com/sku-gpu-name",
                 gpu_count_label="karpenter.azure.com/sku-gpu-count",
                 gpu_memory_label=None,

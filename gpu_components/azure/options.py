@@ -24,9 +24,13 @@ class AksPoolOptionsArgs(TypedDict):
     """Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKS) or ``none`` (only under the GPU Operator with
     ``operator_driver``). Defaults to ``aks``."""
     agent_pool_args: NotRequired[dict[str, Any]]
-    """The escape hatch: other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case
-    names (e.g. ``availability_zones``), merged under the library's. Defaults to none. A key the library sets or that
-    ``AgentPool`` does not take is an error naming the key."""
+    """The escape hatch of a fixed pool: other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the
+    SDK's snake_case names (e.g. ``availability_zones``), merged under the library's. Defaults to none. A key the
+    library sets or that ``AgentPool`` does not take is an error naming the key; refused on a provisioned pool."""
+    node_class_spec: NotRequired[dict[str, Any]]
+    """The escape hatch of a provisioned (Node Auto Provisioning) pool: more ``AKSNodeClass`` spec fields in the
+    CRD's camelCase (``imageFamily``, ``vnetSubnetID``, ...). Defaults to none. ``gpu`` and ``osDiskSizeGB`` are the
+    library's; refused on a fixed pool."""
 
 
 class AksWiringArgs(TypedDict):

@@ -198,6 +198,7 @@ def _plain_object(value: Any) -> Any:
 
 _CLUSTER_SCOPED_KINDS = frozenset(
     {
+        "AKSNodeClass",
         "APIService",
         "CSIDriver",
         "CSINode",

@@ -47,6 +47,7 @@ def test_the_example_project_is_one_such_project() -> None:
         "aws-eks-karpenter",
         "aws-eks-operator",
         "azure-aks",
+        "azure-aks-nap",
         "gcp-gke",
     ]
 

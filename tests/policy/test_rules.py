@@ -507,6 +507,7 @@ EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "aws-eks-karpenter": [],
     "aws-eks-operator": [],
     "azure-aks": [],
+    "azure-aks-nap": [],
     "gcp-gke": [],
 }
 """Example stack -> (policy name, resource URN) of every violation the rules find in its golden plan: none, now that

@@ -72,7 +72,7 @@ def test_preview_and_up_plans_have_the_same_resources_and_differ_only_by_unknown
         return
     # The Kubernetes provider is fed the cluster's kubeconfig, made from outputs the cluster has only once it exists;
     # after `pulumi up` it is a secret, in preview it is unknown (an unknown hides nothing).
-    provider = "gpudemo-k8s" if stack == "azure-aks" else "gpu-demo-k8s"
+    provider = {"azure-aks": "gpudemo-k8s", "azure-aks-nap": "gpunap-k8s"}.get(stack, "gpu-demo-k8s")
     assert (found[f"{provider}.kubeconfig"], found["outputs.kubeconfig"]) == ("[secret]", "[secret]")
 
 

@@ -1,0 +1,448 @@
+"""``AksNapGpuNodePool``: a provisioned GPU pool on AKS Node Auto Provisioning (NAP), a ``karpenter.sh/v1``
+``NodePool`` and the ``karpenter.azure.com/v1beta1`` ``AKSNodeClass`` it names.
+
+NAP runs Karpenter with Azure's provider for the cluster (``nodeProvisioningProfile.mode: Auto``, see
+:mod:`gpu_components.azure.cluster`); it creates a pool's nodes for pending pods that tolerate its taints, within its
+limits. Facts and sources:
+
+- NodePool requirements on ``karpenter.azure.com/sku-name`` (VM sizes), ``karpenter.sh/capacity-type``
+  (``spot`` / ``on-demand``), ``kubernetes.io/arch`` and ``kubernetes.io/os``; limits; weights
+  (:data:`SOURCE_NAP_NODE_POOLS`). Karpenter v1.14's ``limits`` take ``nodes`` beside resources such as
+  ``nvidia.com/gpu`` (the NodePool CRD of Azure's provider v1.14.2: "Limits other than limits.nodes is not supported
+  when replicas is set").
+- AKSNodeClass (:data:`SOURCE_AKS_NODE_CLASS`): ``imageFamily`` (``Ubuntu``, the default, or ``AzureLinux``; "GPUs
+  are supported with both image families on compatible VM sizes"), ``osDiskSizeGB`` (default 128, at least 30), and
+  ``gpu.mode``: ``Driver`` (the default: AKS installs the NVIDIA driver, and only VM sizes with a managed driver are
+  considered) or ``None`` (no driver: for the GPU Operator's), the pool's ``gpu_driver`` ``aks`` / ``none``.
+- NAP installs neither the device plugin nor MIG partitions: the provider's bootstrap contract sets
+  ``EnableGPUDevicePluginIfNeeded`` and ``MIGNode`` false (:data:`SOURCE_NAP_BOOTSTRAP`) and the AKSNodeClass has
+  no ``gpuInstanceProfile``. So the cluster's NVIDIA device plugin DaemonSet or the GPU Operator advertises the GPUs
+  (as on agent pools), and MIG is made only by the GPU Operator's MIG manager, which works with a preinstalled
+  driver (:data:`SOURCE_MIG_MANAGER`); the pool's ``nvidia.com/mig.config`` label tells it the layout.
+- Capacity: NAP maps ``spot`` and ``on-demand`` to AKS priorities ``Spot`` and ``Regular`` and knows no other
+  capacity type (:data:`SOURCE_NAP_CAPACITY`); ``reserved`` is refused.
+- Taints and labels: a node gets its NodeClaim's taints (the NodePool template's), and nothing else; NAP adds no
+  spot taint, unlike an agent pool, and labels every node ``kubernetes.azure.com/scalesetpriority`` ``spot`` or
+  ``regular`` itself (:data:`SOURCE_NAP_TAINTS`).
+- Disruption: ``consolidationPolicy``, ``consolidateAfter`` and ``template.spec.expireAfter`` as Karpenter's; NAP's
+  own default NodePool uses ``expireAfter: Never`` (:data:`SOURCE_NAP_NODE_POOLS`), Karpenter's CRD defaults to
+  ``720h``.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.adapter import (
+    GpuStack,
+    PoolDevicePluginHost,
+    PoolTaints,
+    PoolTolerations,
+    PoolView,
+    adopt_view,
+    pool_outputs,
+    validated_pool,
+)
+from gpu_components.autoscaler import provisioner_note
+from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels
+from gpu_components.azure.facts import DEFAULT_GPU_DRIVER
+from gpu_components.azure.options import GpuDriver
+from gpu_components.catalog import CpuArchitecture
+from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
+from gpu_components.errors import Problem
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
+from gpu_components.shape import plain
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, TimeSlicing
+from gpu_components.workloads import tolerations
+
+SOURCE_NAP = "https://learn.microsoft.com/azure/aks/node-auto-provisioning"
+"""NAP overview: Karpenter-based; not on clusters with the Cluster Autoscaler; managed identity only."""
+SOURCE_NAP_NODE_POOLS = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools"
+"""NAP NodePools: SKU selectors and well-known labels, capacity types, limits, the default NodePool."""
+SOURCE_AKS_NODE_CLASS = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-aksnodeclass"
+"""AKSNodeClass: image families, OS disk size (default 128, minimum 30 GB), ``gpu.mode``."""
+SOURCE_NAP_BOOTSTRAP = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/providers/imagefamily/bootstrap/staticvalues.go "
+    "(MIGNode, EnableGPUDevicePluginIfNeeded: false); designs/0002-gpu-selection-and-bootstrap.md"
+)
+"""NAP's node bootstrap: no MIG node, no AKS device plugin."""
+SOURCE_NAP_CAPACITY = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/providers/instance/aksmachineinstanceutils.go "
+    f"(capacity types spot and on-demand only); {SOURCE_NAP_NODE_POOLS}"
+)
+"""Which capacity types NAP offers."""
+SOURCE_NAP_TAINTS = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/providers/instance/aksmachineinstancehelpers.go "
+    "(configureTaints: the NodeClaim's taints only); pkg/cloudprovider/cloudprovider.go (scalesetpriority label)"
+)
+"""What taints and priority label NAP puts on its nodes."""
+SOURCE_MIG_MANAGER = (
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html "
+    "(MIG Manager with preinstalled drivers)"
+)
+"""The GPU Operator's MIG manager partitions GPUs whose driver the node image installed."""
+SOURCE_NODE_OVERLAY = "https://karpenter.sh/docs/concepts/nodeoverlays/"
+"""Karpenter's NodeOverlay (v1alpha1, behind the NodeOverlay feature gate)."""
+
+NODE_POOL_API_VERSION = "karpenter.sh/v1"
+"""API version of Karpenter's NodePool."""
+NODE_CLASS_API_VERSION = "karpenter.azure.com/v1beta1"
+"""API version of Azure's AKSNodeClass (the served storage version of the provider's CRD v1.14.2)."""
+NODE_CLASS_GROUP = "karpenter.azure.com"
+"""API group of AKSNodeClass, as a NodePool's ``nodeClassRef`` names it."""
+SKU_NAME_LABEL = "karpenter.azure.com/sku-name"
+"""NodePool requirement key of the VM size (SKU)."""
+CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
+"""NodePool requirement key of the capacity type."""
+ARCH_LABEL = "kubernetes.io/arch"
+"""Well-known node label of the CPU architecture."""
+OS_LABEL = "kubernetes.io/os"
+"""Well-known node label of the operating system; NAP makes Linux nodes only (no Windows pools)."""
+KARPENTER_ARCH: Mapping[CpuArchitecture, str] = {"x86_64": "amd64", "arm64": "arm64"}
+"""Catalog CPU architecture -> ``kubernetes.io/arch`` value."""
+CONSOLIDATION_POLICIES = {"when-empty": "WhenEmpty", "when-empty-or-underutilized": "WhenEmptyOrUnderutilized"}
+"""``provisioning.disruption.consolidation`` -> Karpenter's ``consolidationPolicy``."""
+NAP_CAPACITY_TYPES = ("on-demand", "spot")
+"""Capacity types NAP offers (:data:`SOURCE_NAP_CAPACITY`)."""
+DEFAULT_IMAGE_FAMILY = "Ubuntu"
+"""``imageFamily`` of the node class unless ``node_class_spec`` says otherwise: AKS's default Linux (Ubuntu 24.04 from
+Kubernetes 1.34), with NVIDIA GPU support (:data:`SOURCE_AKS_NODE_CLASS`)."""
+GPU_MODES: Mapping[str, str] = {"aks": "Driver", "none": "None"}
+"""``gpu_driver`` -> AKSNodeClass ``gpu.mode``."""
+MIN_OS_DISK_GB = 30
+"""Smallest ``osDiskSizeGB`` of an AKSNodeClass (its CRD's minimum; :data:`SOURCE_AKS_NODE_CLASS`)."""
+NODE_CLASS_OWNED_KEYS = ("gpu", "osDiskSizeGB")
+"""AKSNodeClass spec keys the library sets (from ``gpu_driver`` and ``pool.disk_size_gb``), refused in
+``node_class_spec``."""
+
+
+class AksNapGpuNodePoolArgs(TypedDict):
+    """Inputs of :class:`AksNapGpuNodePool`."""
+
+    pool: GpuNodePoolArgs
+    """The GPU pool, validated for ``azure``, with ``provisioning.provisioner`` ``node-auto-provisioning``."""
+    gpu_driver: NotRequired[GpuDriverArg]
+    """Who installs the NVIDIA driver on the pool's nodes: ``aks`` (AKSNodeClass ``gpu.mode: Driver``) or ``none``
+    (``gpu.mode: None``, for the GPU Operator's driver). Defaults to ``aks``. ``none`` is rejected while the NVIDIA
+    device plugin serves the pool."""
+    node_class_spec: NotRequired[dict[str, Any]]
+    """The escape hatch: more AKSNodeClass ``spec`` fields, in the CRD's camelCase (``imageFamily``, ``vnetSubnetID``,
+    ``kubelet``, ``tags``, ...), merged over the library's defaults (``imageFamily: Ubuntu``). Defaults to none.
+    ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused."""
+    gpu_stack: NotRequired[GpuStackArg]
+    """The cluster's GPU stack. Defaults to ``auto`` (the NVIDIA device plugin DaemonSet). With ``gpu-operator`` the
+    pool gets the operator's node labels, its MIG manager among them for a MIG pool."""
+
+
+def nap_problems(
+    spec: GpuNodePoolSpec,
+    gpu_driver: object,
+    node_class_spec: object,
+    path: str = "pool",
+    options_path: str = "",
+    gpu_stack: GpuStack = "auto",
+) -> list[Problem]:
+    """NAP rules for a validated provisioned pool and its AKS options.
+
+    - ``reserved`` capacity: NAP offers ``spot`` and ``on-demand`` only.
+    - MIG only under the GPU Operator (NAP and the device plugin make no partitions; its MIG manager does), and with
+      the ``single`` strategy; no ``time_slicing.rename_by_default``: Karpenter knows an instance type's
+      ``nvidia.com/gpu`` count, never a ``nvidia.com/mig-<profile>`` or ``nvidia.com/gpu.shared`` resource, so a pod
+      asking for one would never get a node.
+    - ``disk_size_gb`` at least 30 (the AKSNodeClass's ``osDiskSizeGB`` minimum).
+    - ``gpu_driver none`` only where the GPU Operator brings a driver
+      (:func:`~gpu_components.azure.aks.driver_problems`).
+    - ``node_class_spec``: a mapping without the library's keys (:data:`NODE_CLASS_OWNED_KEYS`).
+
+    Args:
+        path: where the pool sits (``pool``, ``pools[0]``).
+        options_path: where the AKS options sit (``""`` for a component's own args, ``pools[0].azure``).
+    """
+
+    def at(key: str) -> str:
+        return f"{options_path}.{key}" if options_path else key
+
+    provisioning = spec.provisioning
+    assert provisioning is not None, "nap_problems takes a provisioned pool"
+    problems: list[Problem] = []
+    for index, capacity in enumerate(provisioning.capacity_types):
+        if capacity not in NAP_CAPACITY_TYPES:
+            problems.append(
+                Problem(
+                    f"{path}.provisioning.capacity_types[{index}]",
+                    capacity,
+                    "AKS Node Auto Provisioning offers spot and on-demand capacity only (no capacity reservations)",
+                    ", ".join(NAP_CAPACITY_TYPES),
+                    SOURCE_NAP_CAPACITY,
+                )
+            )
+    mig = spec.mig
+    if mig is not None and device_plugin_host(spec, gpu_stack) != "gpu-operator":
+        problems.append(
+            Problem(
+                f"{path}.mig",
+                mig.profile if mig.profile is not None else dict(mig.devices),
+                "Node Auto Provisioning makes no MIG partitions (its AKSNodeClass has no gpuInstanceProfile) and the "
+                "NVIDIA device plugin makes none either: only the GPU Operator's MIG manager can",
+                "gpu_stack gpu-operator, or a fixed pool (no provisioning) with AKS's gpuInstanceProfile",
+                SOURCE_NAP_BOOTSTRAP,
+            )
+        )
+    elif mig is not None and mig.strategy != "single":
+        problems.append(
+            Problem(
+                f"{path}.mig.strategy",
+                mig.strategy,
+                _unknown_resource("nvidia.com/mig-<profile>"),
+                "single",
+                SOURCE_NODE_OVERLAY,
+            )
+        )
+    if isinstance(spec.sharing, TimeSlicing) and spec.sharing.rename_by_default:
+        problems.append(
+            Problem(
+                f"{path}.time_slicing.rename_by_default",
+                True,
+                _unknown_resource(f"{GPU_RESOURCE}.shared"),
+                "false",
+                SOURCE_NODE_OVERLAY,
+            )
+        )
+    if spec.disk_size_gb < MIN_OS_DISK_GB:
+        problems.append(
+            Problem(
+                f"{path}.disk_size_gb",
+                spec.disk_size_gb,
+                f"an AKSNodeClass's osDiskSizeGB is at least {MIN_OS_DISK_GB} GB",
+                f"{MIN_OS_DISK_GB}..2048",
+                SOURCE_AKS_NODE_CLASS,
+            )
+        )
+    driver = value_of(gpu_driver) if isinstance(gpu_driver, str) else None
+    problems += driver_problems(spec, driver, at("gpu_driver"), gpu_stack)
+    problems += node_class_spec_problems(node_class_spec, at("node_class_spec"))
+    return problems
+
+
+def _unknown_resource(resource: str) -> str:
+    """Why a NAP pool may not advertise ``resource`` (a name other than ``nvidia.com/gpu``): Karpenter would never
+    create a node for a pod requesting it, and NAP offers no NodeOverlay (an alpha feature gate) to declare it."""
+    return (
+        f"Karpenter sizes a node by its VM size's {GPU_RESOURCE} count and knows no {resource} resource: a pod "
+        "requesting one would stay pending, with no node created for it"
+    )
+
+
+def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:
+    """Problems of ``node_class_spec``: not a mapping, or a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`)."""
+    if node_class_spec is None:
+        return []
+    if not isinstance(node_class_spec, Mapping):
+        return [Problem(path, node_class_spec, "must be a mapping of AKSNodeClass spec fields")]
+    return [
+        Problem(
+            f"{path}.{key}",
+            node_class_spec[key],
+            "set by gpu_components: gpu.mode from gpu_driver, osDiskSizeGB from the pool's disk_size_gb",
+            "gpu_driver, pool.disk_size_gb",
+        )
+        for key in NODE_CLASS_OWNED_KEYS
+        if key in node_class_spec
+    ]
+
+
+def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+    """What an :class:`AksNapGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs (as on an
+    agent pool: the device plugin DaemonSet or the GPU Operator), the NodePool template's labels
+    (:func:`~gpu_components.azure.aks.node_labels` for NAP) and taints (the pool's own: NAP adds none), the node
+    selector (the pool label), what Karpenter cannot count (:func:`~gpu_components.autoscaler.provisioner_note`),
+    and ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    return PoolView(
+        spec=spec,
+        device_plugin_host=device_plugin_host(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack, agent_pool=False),
+        taints=spec.taints,
+        advertised_resources=advertised_resources(spec),
+        node_selector={POOL_LABEL: spec.name},
+        autoscaler_note=provisioner_note(spec, device_plugin_host(spec, gpu_stack)),
+        tolerations=tolerations(spec.taints),
+        driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
+        driver_setting_set=gpu_driver is not None,
+    )
+
+
+def node_class(
+    spec: GpuNodePoolSpec, gpu_driver: GpuDriver = DEFAULT_GPU_DRIVER, node_class_spec: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The pool's AKSNodeClass (a whole custom resource; metadata name: the pool's): ``imageFamily``
+    (:data:`DEFAULT_IMAGE_FAMILY` unless ``node_class_spec`` gives one), ``node_class_spec``'s other fields,
+    ``osDiskSizeGB`` = ``disk_size_gb`` and ``gpu.mode`` from ``gpu_driver``."""
+    return {
+        "apiVersion": NODE_CLASS_API_VERSION,
+        "kind": "AKSNodeClass",
+        "metadata": {"name": spec.name},
+        "spec": {
+            "imageFamily": DEFAULT_IMAGE_FAMILY,
+            **(node_class_spec or {}),
+            "osDiskSizeGB": spec.disk_size_gb,
+            "gpu": {"mode": GPU_MODES[gpu_driver]},
+        },
+    }
+
+
+def node_pool(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
+    """The pool's Karpenter NodePool (a whole custom resource; metadata name: the pool's).
+
+    ``template.metadata.labels``: :func:`nap_pool_view`'s labels; ``template.spec``: the pool's taints, the node class
+    of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, capacity types, architecture, Linux)
+    and ``expireAfter`` when ``provisioning.disruption.expire_after`` is given; ``limits``: ``nvidia.com/gpu`` (the
+    VM sizes' physical GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
+    ``consolidationPolicy`` and ``consolidateAfter``.
+    """
+    provisioning = spec.provisioning
+    assert provisioning is not None, "node_pool takes a provisioned pool"
+    template_spec: dict[str, Any] = {
+        "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "AKSNodeClass", "name": spec.name},
+        "requirements": [
+            {"key": SKU_NAME_LABEL, "operator": "In", "values": list(provisioning.allowed_types)},
+            {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": list(provisioning.capacity_types)},
+            {"key": ARCH_LABEL, "operator": "In", "values": [KARPENTER_ARCH[spec.cpu_architecture]]},
+            {"key": OS_LABEL, "operator": "In", "values": ["linux"]},
+        ],
+        "taints": [_taint(taint.key, taint.value, taint.effect) for taint in spec.taints],
+    }
+    if provisioning.disruption.expire_after is not None:
+        template_spec["expireAfter"] = provisioning.disruption.expire_after
+    limits: dict[str, str] = {}
+    if provisioning.max_gpus is not None:
+        limits[GPU_RESOURCE] = str(provisioning.max_gpus)
+    if provisioning.max_nodes is not None:
+        limits["nodes"] = str(provisioning.max_nodes)
+    return {
+        "apiVersion": NODE_POOL_API_VERSION,
+        "kind": "NodePool",
+        "metadata": {"name": spec.name},
+        "spec": {
+            "template": {"metadata": {"labels": node_labels(spec, gpu_stack, agent_pool=False)}, "spec": template_spec},
+            "limits": limits,
+            "disruption": {
+                "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
+                "consolidateAfter": provisioning.disruption.consolidate_after,
+            },
+        },
+    }
+
+
+def _taint(key: str, value: str, effect: str) -> dict[str, str]:
+    """A taint as a NodePool's ``template.spec.taints`` item (no ``value`` when it has none)."""
+    return {"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect}
+
+
+class AksNapGpuNodePool(pulumi.ComponentResource):
+    """A provisioned GPU pool on AKS Node Auto Provisioning: a Karpenter ``NodePool`` and its ``AKSNodeClass``, both
+    named after the pool, through the ``kubernetes`` provider (``opts.providers``) of a cluster with NAP on.
+
+    Children: ``<name>-node-class`` (AKSNodeClass), ``<name>-node-pool`` (NodePool, after the node class). NAP
+    creates the nodes for pending pods that tolerate the pool's taints; the cluster's NVIDIA device plugin or GPU
+    Operator (``device_plugin_host``) advertises their GPUs, as on an agent pool.
+
+    Outputs: ``node_pool_name``, ``node_class_name``, ``pool_name``, ``labels``, ``taints``, ``tolerations``,
+    ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note`` (plain values). Other
+    attributes: ``spec``, ``gpu_driver``, ``gpu_stack``, ``node_pool`` and ``node_class`` (the custom resources),
+    ``served_by``.
+
+    Raises:
+        GpuSpecError: invalid pool, a fixed pool (no ``provisioning``), reserved capacity, MIG without the GPU
+            Operator or with the ``mixed`` strategy, a disk under 30 GB, no driver for the device plugin,
+            ``node_class_spec`` keys the library owns (:func:`nap_problems`).
+    """
+
+    node_pool_name: str
+    """Name of the NodePool (and of the AKSNodeClass): the pool's name."""
+    node_class_name: str
+    """Name of the AKSNodeClass: the pool's name."""
+    pool_name: str
+    """The pool's name."""
+    labels: dict[str, str]
+    """Every node label the NodePool template gives the pool's nodes: the user's, ``gpu-components/pool``, the labels
+    that select the device plugin's or GPU Operator's config (the MIG manager's layout among them), and
+    ``gpu-components/sharing`` for trusted sharing. NAP adds its own (``karpenter.azure.com/sku-*``,
+    ``kubernetes.azure.com/scalesetpriority``)."""
+    taints: PoolTaints
+    """Every taint on the pool's nodes (Kubernetes spelling): the NodePool template's, the default GPU taint first when
+    on; NAP adds none, spot nodes included."""
+    tolerations: PoolTolerations
+    """The tolerations a pod needs for every taint of the pool's nodes."""
+    node_selector: dict[str, str]
+    """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
+    advertised_resources: dict[str, int]
+    """Extended resource name -> how many each node of the pool's first VM size advertises."""
+    device_plugin_host: PoolDevicePluginHost
+    """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``) or ``gpu-operator``
+    (``NvidiaGpuOperator``); NAP runs none itself."""
+    autoscaler_note: str | None
+    """What Karpenter cannot count when it creates the pool's nodes (shared or MIG devices), or null."""
+
+    def __init__(self, name: str, args: AksNapGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
+        gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto")) if isinstance(args, Mapping) else "auto"
+        spec = validated_pool(
+            AksNapGpuNodePoolArgs,
+            args,
+            "azure",
+            lambda spec: _fixed_pool_problems(spec)
+            or nap_problems(spec, args.get("gpu_driver"), args.get("node_class_spec"), "pool", "", gpu_stack),
+            spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_MODES.items()}},
+        )
+        super().__init__("gpu-components:index:AksNapGpuNodePool", name, None, opts)
+        self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
+        self.spec: GpuNodePoolSpec = spec
+        self.served_by: str | None = None
+        self.pool_name = spec.name
+        self.node_pool_name = spec.name
+        self.node_class_name = spec.name
+        self.gpu_stack: GpuStack = gpu_stack
+        adopt_view(self, nap_pool_view(spec, self.gpu_driver, gpu_stack))
+        self.node_class = _custom_resource(
+            f"{name}-node-class",
+            node_class(spec, self.gpu_driver, args.get("node_class_spec")),
+            pulumi.ResourceOptions(parent=self),
+        )
+        self.node_pool = _custom_resource(
+            f"{name}-node-pool",
+            node_pool(spec, gpu_stack),
+            pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
+        )
+        self.register_outputs(
+            {"nodePoolName": self.node_pool_name, "nodeClassName": self.node_class_name, **pool_outputs(self)}
+        )
+
+
+def _custom_resource(
+    name: str, resource: Mapping[str, Any], opts: pulumi.ResourceOptions
+) -> k8s.apiextensions.CustomResource:
+    return k8s.apiextensions.CustomResource(
+        name,
+        api_version=resource["apiVersion"],
+        kind=resource["kind"],
+        metadata=resource["metadata"],
+        spec=resource["spec"],
+        opts=opts,
+    )
+
+
+def _fixed_pool_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """A fixed pool given to :class:`AksNapGpuNodePool`."""
+    if spec.provisioning is not None:
+        return []
+    return [
+        Problem(
+            "pool.provisioning",
+            None,
+            "AksNapGpuNodePool makes a pool that Node Auto Provisioning creates nodes for: give provisioning with "
+            "provisioner node-auto-provisioning (a fixed pool is an AksGpuNodePool)",
+        )
+    ]
