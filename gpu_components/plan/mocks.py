@@ -203,6 +203,7 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "CSIDriver",
         "CSINode",
         "CertificateSigningRequest",
+        "ComputeClass",
         "CustomResourceDefinition",
         "DeviceClass",
         "EC2NodeClass",

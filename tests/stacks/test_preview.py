@@ -72,27 +72,37 @@ def test_preview_and_up_plans_have_the_same_resources_and_differ_only_by_unknown
         return
     # The Kubernetes provider is fed the cluster's kubeconfig, made from outputs the cluster has only once it exists;
     # after `pulumi up` it is a secret, in preview it is unknown (an unknown hides nothing).
-    provider = {"azure-aks": "gpudemo-k8s", "azure-aks-nap": "gpunap-k8s"}.get(stack, "gpu-demo-k8s")
+    provider = {
+        "azure-aks": "gpudemo-k8s",
+        "azure-aks-nap": "gpunap-k8s",
+        "aws-eks-karpenter": "gpu-karpenter-k8s",
+        "aws-eks-auto": "gpu-auto-k8s",
+    }.get(stack, "gpu-demo-k8s")
     assert (found[f"{provider}.kubeconfig"], found["outputs.kubeconfig"]) == ("[secret]", "[secret]")
 
 
-ATTACHED = ("aws-eks-auto", "aws-eks-karpenter")
+ATTACHED: tuple[str, ...] = ()
 """Stacks that attach to an existing cluster (``existing: true``)."""
 
 
 def test_provisioned_eks_preview_unknowns() -> None:
-    # Each provisioned pool creates its node role; its access entry (and Auto Mode's access policy association)
-    # names the role's ARN, a computed output. The NodeClass names the role by its name, known at preview.
-    def role(pool: str, suffix: str) -> str:
-        return f"arn:aws:iam::123456789012:role/{pool}-node-role-{suffix}"
-
-    assert unknown_paths("aws-eks-karpenter") == {
-        "gpu-demo-gpu-h100-mig-access-entry.principalArn": role("gpu-demo-gpu-h100-mig", "3a2c85b"),
-        "gpu-demo-gpu-l40s-shared-access-entry.principalArn": role("gpu-demo-gpu-l40s-shared", "7a6b60c"),
+    # The pools' node classes name the node role the cluster side creates (Karpenter's, or Auto Mode's), by its name:
+    # unknown until the role exists. The NodePools hold no unknown (their limits, requirements and labels are the
+    # pools' plain values).
+    karpenter = unknown_paths("aws-eks-karpenter")
+    auto = unknown_paths("aws-eks-auto")
+    assert {k: v for k, v in karpenter.items() if "-node-class." in k or "-node-pool." in k} == {
+        "gpu-karpenter-gpu-h100-mig-node-class.spec.role": "gpu-karpenter-karpenter-node-role-aa9d4d0",
+        "gpu-karpenter-gpu-l40s-shared-node-class.spec.role": "gpu-karpenter-karpenter-node-role-aa9d4d0",
     }
-    assert unknown_paths("aws-eks-auto") == {
-        "gpu-auto-gpu-l4-auto-access-entry.principalArn": role("gpu-auto-gpu-l4-auto", "74e9ea4"),
-        "gpu-auto-gpu-l4-auto-access-policy.principalArn": role("gpu-auto-gpu-l4-auto", "74e9ea4"),
+    assert karpenter["gpu-karpenter-karpenter-node-access.principalArn"] == (
+        "arn:aws:iam::123456789012:role/gpu-karpenter-karpenter-node-role-aa9d4d0"
+    )
+    assert auto == {
+        "gpu-auto-gpu-l4-auto-node-class.spec.role": "gpu-auto-auto-node-role-369b3d0",
+        "gpu-auto-k8s.kubeconfig": "[secret]",
+        "gpu-auto.autoMode.computeConfig.nodeRoleArn": "arn:aws:iam::123456789012:role/gpu-auto-auto-node-role-369b3d0",
+        "outputs.kubeconfig": "[secret]",
     }
 
 
