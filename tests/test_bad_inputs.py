@@ -591,7 +591,8 @@ ECHOES: dict[str, tuple[Callable[[], object], list[tuple[str, str]]]] = {
         [
             (
                 "pool.mig",
-                "AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through "
+                "nodes of the ami_type left unset (default: AL2023_x86_64_NVIDIA) have no MIG partitioning of their "
+                "own; EKS documents MIG through "
                 "NVIDIA's MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); "
                 "valid: gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile "
                 "[source: https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html]",
