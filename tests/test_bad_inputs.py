@@ -120,7 +120,7 @@ CASES: dict[str, Case] = {
     ),
     "eks: replicas as a string": Case(
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": "4"}}}),
-        [("pool.time_slicing.replicas", "valid integer")],
+        [("pool.time_slicing.replicas", "must be a whole number")],
     ),
     "eks: time_slicing.trusted a string": Case(
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": 4, "trusted": "yes"}}}),

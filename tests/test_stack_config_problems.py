@@ -33,9 +33,10 @@ POOLS = """\
 shaped but breaks two rules (its name is not a DNS label, MIG1g is AKS's spelling, not a MIG profile name)."""
 
 POOL_PROBLEMS = [
-    "pools[0].max_size: input should be a valid integer (got '2')",
+    "pools[0].max_size: must be a whole number (got '2'); valid: a whole number, without quotes or a fraction (2, not "
+    "2.5, 2.0 or '2')",
     "pools[0].spot: input should be a valid boolean (got 'yes'); valid: true, false",
-    "pools[0].taints[0].effect: not one of the allowed values (got 'NO_SCHEDULE'); "
+    "pools[0].taints[0].effect: not one of the allowed values; did you mean 'NoSchedule'? (got 'NO_SCHEDULE'); "
     "valid: 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'",
     "pools[1].name: pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels "
     "(got 'A100')",
