@@ -47,7 +47,7 @@ from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
-from gpu_components.shape import unknown_field
+from gpu_components.shape import WHOLE_NUMBER, not_allowed, unknown_field
 
 __all__ = ["COMPONENTS", "PACKAGE_NAME", "GpuComponentsProvider", "main", "package_schema", "package_version"]
 
@@ -184,11 +184,13 @@ class GpuComponentsProvider(ComponentProvider):
                 return [Problem(path, _UNKNOWN_SHOWN, _WHOLE_OUTPUT)]
             return [Problem(path, _UNKNOWN_SHOWN, _NOT_PLAIN)]
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
-            return [Problem(path, value, "must be a whole number")]
+            return [Problem(path, value, "must be a whole number", WHOLE_NUMBER)]
         type_def = self.get_type_definition(prop) if prop.ref else None
         if type_def is not None and type_def.enum:
             values = [member.value for member in type_def.enum]
-            return [] if value in values else [Problem(path, value, "not one of the allowed values", _one_of(values))]
+            if value in values:
+                return []
+            return [Problem(path, value, not_allowed(value, [str(v) for v in values]), _one_of(values))]
         if type_def is not None:
             if not isinstance(value, Mapping):
                 return [Problem(path, value, "must be an object", "{" + ", ".join(sorted(type_def.properties)) + "}")]

@@ -147,6 +147,35 @@ CASES: dict[str, Case] = {
     "eks: MIG on AL2023 without the operator": Case(
         eks({**EKS_ARGS, "pool": A100_MIG}), [("pool.mig", "no MIG partitioning of their own")]
     ),
+    "eks: Bottlerocket MIG on an RTX PRO 6000 is one problem, as written": Case(
+        eks(
+            {
+                **EKS_ARGS,
+                **BOTTLEROCKET,
+                "pool": {
+                    "name": "br",
+                    "instance_type": "g7e.2xlarge",
+                    "max_size": 1,
+                    "mig": {"profile": "1g.24gb+gfx"},
+                },
+            }
+        ),
+        [("pool.mig", "and g7e.2xlarge's RTX-PRO-6000 is not one of them")],
+    ),
+    "eks: MIG on a GB200 names the unset ami_type's default": Case(
+        eks(
+            {
+                **EKS_ARGS,
+                "pool": {
+                    "name": "gb",
+                    "instance_type": "p6e-gb200.36xlarge",
+                    "max_size": 1,
+                    "mig": {"profile": "1g.23gb"},
+                },
+            }
+        ),
+        [("pool.mig", "nodes of the ami_type left unset (default: AL2023_ARM_64_NVIDIA) have no MIG partitioning")],
+    ),
     "eks: escape hatch values of the wrong type": Case(
         eks({**EKS_ARGS, "node_group_args": {"update_config": "fast", "force_update_version": "yes"}}),
         [
