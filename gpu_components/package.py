@@ -295,13 +295,19 @@ def _description(text: str, renames: Mapping[str, str]) -> str:
 
 def _as_integers(prop: PropertyDefinition, value: object) -> object:
     """``value`` with the whole floats of an integer property (or of an integer list's items or map's values, e.g. a
-    MIG layout's counts) as ints (checked whole before)."""
+    MIG layout's counts) as ints (checked whole before), and an integer map's keys in order of name."""
     if prop.type == PropertyType.INTEGER and isinstance(value, float):
         return int(value)
     if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
         return [_as_integers(prop.items, item) for item in value]
     if prop.additional_properties is not None and isinstance(value, dict):
-        return {key: _as_integers(prop.additional_properties, item) for key, item in value.items()}
+        items = value.items()
+        if prop.additional_properties.type == PropertyType.INTEGER:
+            # The wire (a protobuf Struct, a map) does not keep the order the program wrote a map's keys in: a MIG
+            # layout gets its profiles in order of name, which is how they are usually written (1g before 2g), so
+            # an error echoes the layout the same way on every run.
+            items = sorted(items)
+        return {key: _as_integers(prop.additional_properties, item) for key, item in items}
     return value
 
 

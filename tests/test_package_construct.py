@@ -10,7 +10,7 @@ import contextvars
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pytest
@@ -579,3 +579,12 @@ def test_escape_hatches_take_outputs_and_errors_never_show_an_outputs_address() 
     assert len(ok) == 1
     (problem,) = errors[0].problems
     assert (problem.path, problem.value) == ("nodeGroupArgs.releaseVersion", "[secret or unknown]")
+
+
+def test_a_mig_layout_is_echoed_in_order_of_profile_name_whatever_order_the_wire_gave() -> None:
+    # the protobuf Struct the engine sends keeps no key order: the plugin puts a layout's profiles in order of name
+    layout = {"2g.48gb+me.all": 1, "1g.24gb": 2}
+    pool = {"name": "g7", "instanceType": "g7e.2xlarge", "maxSize": 1, "mig": {"layout": layout, "strategy": "mixed"}}
+    error = construct_error("GpuCluster", {**CLUSTER, "gpuStack": "gpu-operator", "pools": [pool]})
+    [problem] = [p for p in error.problems if p.path == "pools[0].mig.layout"]
+    assert list(cast(dict[str, int], problem.value)) == ["1g.24gb", "2g.48gb+me.all"]
