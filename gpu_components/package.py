@@ -301,13 +301,13 @@ def _as_integers(prop: PropertyDefinition, value: object) -> object:
     if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
         return [_as_integers(prop.items, item) for item in value]
     if prop.additional_properties is not None and isinstance(value, dict):
-        items = value.items()
+        keys = list(value)
         if prop.additional_properties.type == PropertyType.INTEGER:
             # The wire (a protobuf Struct, a map) does not keep the order the program wrote a map's keys in: a MIG
             # layout gets its profiles in order of name, which is how they are usually written (1g before 2g), so
             # an error echoes the layout the same way on every run.
-            items = sorted(items)
-        return {key: _as_integers(prop.additional_properties, item) for key, item in items}
+            keys.sort()
+        return {key: _as_integers(prop.additional_properties, value[key]) for key in keys}
     return value
 
 
