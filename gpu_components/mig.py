@@ -58,6 +58,7 @@ __all__ = [
     "MIG_UNIFORM_CONFIG_PREFIX",
     "MigProfileName",
     "mig_config_name",
+    "mig_profile_spelling",
     "mig_resource_name",
     "parse_mig_profile_name",
 ]
@@ -114,6 +115,26 @@ def parse_mig_profile_name(name: str) -> MigProfileName | None:
     if match is None:
         return None
     return MigProfileName(int(match["compute"]), int(match["memory"]), match["attribute"] or "")
+
+
+_DOTTED_NAME = re.compile(
+    r"(?P<base>[0-9]+g\.[0-9]+gb)\.(?P<attribute>"
+    + "|".join(re.escape(attribute[1:]) for attribute in MIG_PROFILE_ATTRIBUTES if attribute.startswith("+"))
+    + ")"
+)
+
+
+def mig_profile_spelling(name: str) -> str | None:
+    """The profile name of the grammar that ``name`` writes another way, or ``None`` when there is none: another
+    case (``1G.24GB`` -> ``1g.24gb``, ``1g.24gb+ME`` -> ``1g.24gb+me``) or the ``.`` spelling of names derived from
+    a profile (:func:`mig_config_name`, ``nvidia.com/mig.config``: ``1g.24gb.me.all`` -> ``1g.24gb+me.all``,
+    ``all-1g.10gb.me`` -> ``1g.10gb+me``). For a "did you mean" of a name :func:`parse_mig_profile_name` refuses."""
+    lowered = name.strip().lower().removeprefix(MIG_UNIFORM_CONFIG_PREFIX)
+    dotted = _DOTTED_NAME.fullmatch(lowered)
+    candidate = f"{dotted['base']}+{dotted['attribute']}" if dotted else lowered
+    if candidate == name or parse_mig_profile_name(candidate) is None:
+        return None
+    return candidate
 
 
 def _dotted(profile: str) -> str:

@@ -49,7 +49,7 @@ from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
-from gpu_components.shape import unknown_field
+from gpu_components.shape import WHOLE_NUMBER, not_allowed, unknown_field
 
 __all__ = ["COMPONENTS", "PACKAGE_NAME", "GpuComponentsProvider", "main", "package_schema", "package_version"]
 
@@ -189,11 +189,13 @@ class GpuComponentsProvider(ComponentProvider):
                 return [Problem(path, _UNKNOWN_SHOWN, _WHOLE_OUTPUT)]
             return [Problem(path, _UNKNOWN_SHOWN, _NOT_PLAIN)]
         if prop.type == PropertyType.INTEGER and not _whole_number(value):
-            return [Problem(path, value, "must be a whole number")]
+            return [Problem(path, value, "must be a whole number", WHOLE_NUMBER)]
         type_def = self.get_type_definition(prop) if prop.ref else None
         if type_def is not None and type_def.enum:
             values = [member.value for member in type_def.enum]
-            return [] if value in values else [Problem(path, value, "not one of the allowed values", _one_of(values))]
+            if value in values:
+                return []
+            return [Problem(path, value, not_allowed(value, [str(v) for v in values]), _one_of(values))]
         if type_def is not None:
             if not isinstance(value, Mapping):
                 return [Problem(path, value, "must be an object", "{" + ", ".join(sorted(type_def.properties)) + "}")]
@@ -298,13 +300,19 @@ def _description(text: str, renames: Mapping[str, str]) -> str:
 
 def _as_integers(prop: PropertyDefinition, value: object) -> object:
     """``value`` with the whole floats of an integer property (or of an integer list's items or map's values, e.g. a
-    MIG layout's counts) as ints (checked whole before)."""
+    MIG layout's counts) as ints (checked whole before), and an integer map's keys in order of name."""
     if prop.type == PropertyType.INTEGER and isinstance(value, float):
         return int(value)
     if prop.type == PropertyType.ARRAY and prop.items is not None and isinstance(value, list):
         return [_as_integers(prop.items, item) for item in value]
     if prop.additional_properties is not None and isinstance(value, dict):
-        return {key: _as_integers(prop.additional_properties, item) for key, item in value.items()}
+        keys = list(value)
+        if prop.additional_properties.type == PropertyType.INTEGER:
+            # The wire (a protobuf Struct, a map) does not keep the order the program wrote a map's keys in: a MIG
+            # layout gets its profiles in order of name, which is how they are usually written (1g before 2g), so
+            # an error echoes the layout the same way on every run.
+            keys.sort()
+        return {key: _as_integers(prop.additional_properties, value[key]) for key in keys}
     return value
 
 

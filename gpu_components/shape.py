@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import typing
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, TypeVar, cast
 
@@ -78,13 +78,46 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
     expected = item.get("ctx", {}).get("expected")
     message = str(item["msg"])
     if expected is not None:
-        return Problem(path, item["input"], "not one of the allowed values", str(expected))
+        return Problem(path, item["input"], not_allowed(item["input"], _allowed_at(shape, loc)), str(expected))
+    if item["type"] in _INTEGER_TYPES:
+        return Problem(path, item["input"], "must be a whole number", WHOLE_NUMBER)
     return Problem(path, item["input"], message[:1].lower() + message[1:], _VALID_OF_TYPE.get(item["type"]))
 
 
+WHOLE_NUMBER = "a whole number, without quotes or a fraction (2, not 2.5, 2.0 or '2')"
+"""The valid values of an integer field, as its type error states them (strict: no float, string or boolean)."""
+_INTEGER_TYPES = frozenset({"int_type", "int_parsing", "int_from_float"})
+"""pydantic's error types of a value that is not an integer."""
 _VALID_OF_TYPE: Mapping[str, str] = {"bool_type": "true, false", "bool_parsing": "true, false"}
 """pydantic's error type of a value not of a field's type -> the valid values, for types that have a short list
 (``bool``: YAML's ``true``/``false``; strict mode takes no ``"true"``, ``yes``, ``1`` or null)."""
+
+
+def _allowed_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
+    """The values a ``Literal`` or enum field at ``loc`` inside ``shape`` allows, as strings (empty elsewhere)."""
+    current: Any = shape
+    for part in loc:
+        current = _inside(current, part)
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, Enum):
+        return [str(member.value) for member in current]
+    return [str(value) for value in typing.get_args(current) if isinstance(value, str)]
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``word`` most likely meant: the one equal to it but for case, else the closest by
+    ``difflib.get_close_matches`` (ratio >= 0.6, compared in lower case); ``None`` when none is close. The one
+    suggestion helper of the library's messages (unknown keys, enum values, MIG profile names)."""
+    by_lower = {candidate.lower(): candidate for candidate in candidates}
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1)
+    return by_lower[close[0]] if close else None
+
+
+def not_allowed(value: object, allowed: Iterable[str]) -> str:
+    """The message for a value not among the ``allowed`` values: ``not one of the allowed values``, with the closest
+    allowed value when a string is close to one (``Single`` -> ``did you mean 'single'?``)."""
+    close = did_you_mean(value, allowed) if isinstance(value, str) else None
+    return f"not one of the allowed values; did you mean {close!r}?" if close else "not one of the allowed values"
 
 
 def _join(prefix: str, loc: tuple[int | str, ...], shape: Any) -> str:
@@ -147,8 +180,8 @@ def required_keys(shape: type) -> list[str]:
 
 def unknown_field(key: str, allowed: Sequence[str]) -> str:
     """The message for an unknown key: ``unknown field``, with the closest allowed key when one is close."""
-    close = difflib.get_close_matches(key, allowed, n=1)
-    return f"unknown field; did you mean {close[0]!r}?" if close else "unknown field"
+    close = did_you_mean(key, allowed)
+    return f"unknown field; did you mean {close!r}?" if close else "unknown field"
 
 
 _STRICT_CONFIG = ConfigDict(strict=True)

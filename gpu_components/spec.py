@@ -37,7 +37,7 @@ from gpu_components.enums import (
     value_of,
 )
 from gpu_components.errors import Default, GpuSpecError, Problem
-from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, parse_mig_profile_name
+from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, mig_profile_spelling, parse_mig_profile_name
 from gpu_components.shape import STRICT, plain, shape_problems
 
 TaintEffect = TaintEffectName
@@ -949,7 +949,8 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         return None, problems
     devices: dict[str, int] = {given["profile"]: 0} if has_profile else dict(given["layout"])
     if not devices:
-        problems.append(Problem(f"{where}.layout", {}, "a MIG layout needs at least one profile"))
+        valid = "at least one entry <profile>: <instances per GPU>, e.g. {'1g.10gb': 2}"
+        problems.append(Problem(f"{where}.layout", {}, "a MIG layout needs at least one profile", valid))
         return None, problems
     bad_syntax = [p for p in devices if parse_mig_profile_name(p) is None]
     for profile in bad_syntax:
@@ -958,7 +959,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             Problem(
                 field_path,
                 profile,
-                "not a MIG profile name",
+                "not a MIG profile name" + _did_you_mean_profile(profile, gpu),
                 MIG_PROFILE_FORMAT,
                 SOURCE_MIG,
             )
@@ -982,21 +983,17 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
         known = gpu.mig_profiles.get(profile)
         if known is None:
-            problems.append(
-                Problem(field_path, profile, f"not a MIG profile of {gpu.name}", valid_profiles, gpu.source)
-            )
+            message = f"not a MIG profile of {gpu.name}" + _did_you_mean_profile(profile, gpu)
+            problems.append(Problem(field_path, profile, message, valid_profiles, gpu.mig_source))
         elif has_profile:
             devices[profile] = known.max_instances
         elif not 1 <= count <= known.max_instances:
-            problems.append(
-                Problem(
-                    field_path,
-                    count,
-                    f"{gpu.name} holds at most {known.max_instances} instances of {profile}",
-                    f"1..{known.max_instances}",
-                    gpu.source,
-                )
-            )
+            most = known.max_instances
+            if count < 1:
+                message = f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
+            else:
+                message = f"{gpu.name} holds at most {most} instance{'s' if most != 1 else ''} of {profile}"
+            problems.append(Problem(field_path, count, message, f"1..{most}", gpu.mig_source))
     if problems:
         return None, problems
     if not has_profile:
@@ -1030,6 +1027,16 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
     return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given), []
+
+
+def _did_you_mean_profile(profile: str, gpu: GpuModel | None) -> str:
+    """``; did you mean '<name>'?`` for a MIG profile name written another way (:func:`mig_profile_spelling`: case,
+    NVIDIA's ``.`` spelling of config names) that names a profile of ``gpu`` (any profile when the GPU is unknown);
+    ``""`` otherwise: a profile of another size is a different partition, not a typo to correct."""
+    spelling = mig_profile_spelling(profile)
+    if spelling is None or (gpu is not None and gpu.mig_capable and spelling not in gpu.mig_profiles):
+        return ""
+    return f"; did you mean {spelling!r}?"
 
 
 def _media_engine_problems(devices: Mapping[str, int], gpu: GpuModel, field_path: str) -> list[Problem]:

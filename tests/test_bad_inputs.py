@@ -120,7 +120,7 @@ CASES: dict[str, Case] = {
     ),
     "eks: replicas as a string": Case(
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": "4"}}}),
-        [("pool.time_slicing.replicas", "valid integer")],
+        [("pool.time_slicing.replicas", "must be a whole number")],
     ),
     "eks: time_slicing.trusted a string": Case(
         eks({**EKS_ARGS, "pool": {**L4, "time_slicing": {"replicas": 4, "trusted": "yes"}}}),
@@ -146,6 +146,35 @@ CASES: dict[str, Case] = {
     ),
     "eks: MIG on AL2023 without the operator": Case(
         eks({**EKS_ARGS, "pool": A100_MIG}), [("pool.mig", "no MIG partitioning of their own")]
+    ),
+    "eks: Bottlerocket MIG on an RTX PRO 6000 is one problem, as written": Case(
+        eks(
+            {
+                **EKS_ARGS,
+                **BOTTLEROCKET,
+                "pool": {
+                    "name": "br",
+                    "instance_type": "g7e.2xlarge",
+                    "max_size": 1,
+                    "mig": {"profile": "1g.24gb+gfx"},
+                },
+            }
+        ),
+        [("pool.mig", "and g7e.2xlarge's RTX-PRO-6000 is not one of them")],
+    ),
+    "eks: MIG on a GB200 names the unset ami_type's default": Case(
+        eks(
+            {
+                **EKS_ARGS,
+                "pool": {
+                    "name": "gb",
+                    "instance_type": "p6e-gb200.36xlarge",
+                    "max_size": 1,
+                    "mig": {"profile": "1g.23gb"},
+                },
+            }
+        ),
+        [("pool.mig", "nodes of the ami_type left unset (default: AL2023_ARM_64_NVIDIA) have no MIG partitioning")],
     ),
     "eks: escape hatch values of the wrong type": Case(
         eks({**EKS_ARGS, "node_group_args": {"update_config": "fast", "force_update_version": "yes"}}),
@@ -591,7 +620,8 @@ ECHOES: dict[str, tuple[Callable[[], object], list[tuple[str, str]]]] = {
         [
             (
                 "pool.mig",
-                "AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through "
+                "nodes of the ami_type left unset (default: AL2023_x86_64_NVIDIA) have no MIG partitioning of their "
+                "own; EKS documents MIG through "
                 "NVIDIA's MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); "
                 "valid: gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile "
                 "[source: https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html]",

@@ -10,7 +10,7 @@ import contextvars
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pytest
@@ -282,7 +282,10 @@ def test_a_number_the_wire_made_a_double_is_echoed_as_the_integer_written() -> N
     ]
     fraction = {**SHARED_INPUTS, "timeSlicing": {"replicas": 2.5}}  # not whole: shown as it came
     error = construct_error("EksGpuNodeGroup", {"clusterName": "c", "subnetIds": ["s"], "pool": fraction})
-    assert [str(p) for p in error.problems] == ["pool.timeSlicing.replicas: must be a whole number (got 2.5)"]
+    assert [str(p) for p in error.problems] == [
+        "pool.timeSlicing.replicas: must be a whole number (got 2.5); valid: a whole number, without quotes or a "
+        "fraction (2, not 2.5, 2.0 or '2')"
+    ]
 
 
 def test_a_cluster_tells_a_consumer_how_to_schedule_on_each_pool() -> None:
@@ -395,7 +398,18 @@ def test_raw_value_problems_at_every_level_come_at_once() -> None:
         ("pools[1].timeSlicng", "unknown field; did you mean 'timeSlicing'?"),
         ("pools[1].maxSize", "must be a whole number"),
         ("pools[1].taints[0].effect", "not one of the allowed values"),
-        ("gpuStack", "not one of the allowed values"),
+        ("gpuStack", "not one of the allowed values; did you mean 'gpu-operator'?"),
+    ]
+
+
+def test_a_fraction_and_a_miscased_enum_value_read_as_on_the_python_path() -> None:
+    pool = {**SHARED_INPUTS, "maxSize": 2.5, "taints": [{"key": "k", "effect": "noSchedule"}]}
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [pool]})
+    assert [str(p) for p in error.problems] == [
+        "pools[0].maxSize: must be a whole number (got 2.5); valid: a whole number, without quotes or a fraction (2, "
+        "not 2.5, 2.0 or '2')",
+        "pools[0].taints[0].effect: not one of the allowed values; did you mean 'NoSchedule'? (got 'noSchedule'); "
+        "valid: 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'",
     ]
 
 
@@ -565,3 +579,12 @@ def test_escape_hatches_take_outputs_and_errors_never_show_an_outputs_address() 
     assert len(ok) == 1
     (problem,) = errors[0].problems
     assert (problem.path, problem.value) == ("nodeGroupArgs.releaseVersion", "[secret or unknown]")
+
+
+def test_a_mig_layout_is_echoed_in_order_of_profile_name_whatever_order_the_wire_gave() -> None:
+    # the protobuf Struct the engine sends keeps no key order: the plugin puts a layout's profiles in order of name
+    layout = {"2g.48gb+me.all": 1, "1g.24gb": 2}
+    pool = {"name": "g7", "instanceType": "g7e.2xlarge", "maxSize": 1, "mig": {"layout": layout, "strategy": "mixed"}}
+    error = construct_error("GpuCluster", {**CLUSTER, "gpuStack": "gpu-operator", "pools": [pool]})
+    [problem] = [p for p in error.problems if p.path == "pools[0].mig.layout"]
+    assert list(cast(dict[str, int], problem.value)) == ["1g.24gb", "2g.48gb+me.all"]

@@ -411,7 +411,7 @@ def test_members_pass_the_shape_check_and_wrong_values_get_the_literal_error() -
     assert shape_problems(GpuNodePoolArgs, MEMBER_POOL) == []
     bad = shape_problems(GpuNodePoolArgs, {**POOL, "taints": [{"key": "a", "effect": "NO_SCHEDULE"}]}, "pools[0]")
     assert [str(problem) for problem in bad] == [
-        "pools[0].taints[0].effect: not one of the allowed values (got 'NO_SCHEDULE'); "
+        "pools[0].taints[0].effect: not one of the allowed values; did you mean 'NoSchedule'? (got 'NO_SCHEDULE'); "
         "valid: 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'"
     ]
     wrong_enum = shape_problems(GpuNodePoolArgs, {**POOL, "mig": {"profile": "1g.5gb", "strategy": GpuStack.AUTO}})

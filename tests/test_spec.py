@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from gpu_components import catalog
 from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
@@ -80,12 +81,32 @@ def test_mixed_mig_layout_that_fits_is_accepted() -> None:
 def test_structural_errors_name_field_value_and_allowed_keys() -> None:
     problems = problems_of(pool(max_size=2.0, replica=3, taints=[{"key": "a", "effect": "NoSchedul"}]))
     rendered = [str(p) for p in problems]
-    assert "max_size: input should be a valid integer (got 2.0)" in rendered
+    assert (
+        "max_size: must be a whole number (got 2.0); valid: a whole number, without quotes or a fraction (2, not 2.5, "
+        "2.0 or '2')"
+    ) in rendered
     unknown = next(p for p in problems if p.path == "replica")
     assert unknown.message == "unknown field"
     assert unknown.valid is not None and "time_slicing" in unknown.valid and "max_size" in unknown.valid
     effect = next(p for p in problems if p.path == "taints[0].effect")
+    assert effect.message == "not one of the allowed values; did you mean 'NoSchedule'?"
     assert effect.valid == "'NoSchedule', 'PreferNoSchedule' or 'NoExecute'"
+
+
+@pytest.mark.parametrize(("path", "value"), [("mig.layout['1g.24gb']", 2.5), ("mig.layout['1g.24gb']", "2")])
+def test_a_layout_count_that_is_not_an_integer_must_be_a_whole_number(path: str, value: object) -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"layout": {"1g.24gb": value}, "strategy": "mixed"}))
+    assert str(problem) == (
+        f"{path}: must be a whole number (got {value!r}); valid: a whole number, without quotes or a fraction (2, not "
+        "2.5, 2.0 or '2')"
+    )
+
+
+def test_a_miscased_mig_strategy_gets_did_you_mean() -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"profile": "1g.24gb", "strategy": "Single"}))
+    assert str(problem) == (
+        "mig.strategy: not one of the allowed values; did you mean 'single'? (got 'Single'); valid: 'single' or 'mixed'"
+    )
 
 
 @pytest.mark.parametrize("value", [True, "3", 2.5])
@@ -414,3 +435,74 @@ def test_a_shape_problem_in_a_mapping_names_its_key_as_the_rules_do() -> None:
         "pool.labels['team.example.com/owner']",
         "pool.mig.layout['3g.20gb']",
     ]
+
+
+@pytest.mark.parametrize(
+    ("profile", "meant"),
+    [("1G.24GB", "1g.24gb"), ("1g.24gb+ME", "1g.24gb+me"), ("1g.24gb.me.all", "1g.24gb+me.all")],
+)
+def test_a_mig_profile_written_another_way_gets_did_you_mean(profile: str, meant: str) -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"profile": profile}))
+    assert (problem.path, problem.value, problem.message) == (
+        "mig.profile",
+        profile,
+        f"not a MIG profile name; did you mean {meant!r}?",
+    )
+
+
+def test_a_mig_profile_of_another_size_gets_no_did_you_mean() -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"profile": "1G.23GB"}))
+    assert problem.message == "not a MIG profile name"
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"profile": "1g.23gb"}))
+    assert problem.message == "not a MIG profile of RTX-PRO-6000"
+
+
+def test_an_empty_mig_layout_names_what_it_needs() -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"layout": {}, "strategy": "mixed"}))
+    assert str(problem) == (
+        "mig.layout: a MIG layout needs at least one profile (got {}); valid: at least one entry <profile>: "
+        "<instances per GPU>, e.g. {'1g.10gb': 2}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        (
+            {"1g.24gb": 0},
+            "mig.layout['1g.24gb']: a layout entry needs at least 1 instance of 1g.24gb; leave out a profile it has "
+            "none of (got 0); valid: 1..4",
+        ),
+        (
+            {"1g.24gb+me": 2},
+            "mig.layout['1g.24gb+me']: RTX-PRO-6000 holds at most 1 instance of 1g.24gb+me (got 2); valid: 1..1",
+        ),
+        (
+            {"1g.24gb": 5},
+            "mig.layout['1g.24gb']: RTX-PRO-6000 holds at most 4 instances of 1g.24gb (got 5); valid: 1..4",
+        ),
+    ],
+)
+def test_a_layout_count_out_of_range_says_which_bound(layout: dict[str, int], expected: str) -> None:
+    problem = only_problem(pool(instance_type="g7e.2xlarge", mig={"layout": layout, "strategy": "mixed"}))
+    source = catalog.gpu_model("RTX-PRO-6000").mig_source
+    assert source == "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+    assert str(problem) == f"{expected} [source: {source}]"
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "mig"),
+    [
+        ("p6e-gb300.36xlarge", {"profile": "1g.34gb"}),
+        ("p6-b300.48xlarge", {"layout": {"1g.34gb": 8}, "strategy": "mixed"}),
+    ],
+)
+def test_mig_errors_cite_the_mig_blocks_source_not_the_gpus(instance_type: str, mig: dict[str, Any]) -> None:
+    problem = only_problem(pool(instance_type=instance_type, mig=mig), "aws")
+    gpu = catalog.gpu_model(str(catalog.instance_type("aws", instance_type).gpu_model))
+    assert gpu.source == "https://developer.nvidia.com/cuda-gpus"
+    assert (
+        problem.source
+        == gpu.mig_source
+        == ("https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/assets/state-mig-manager/0400_configmap.yaml")
+    )

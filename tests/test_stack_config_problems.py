@@ -33,9 +33,10 @@ POOLS = """\
 shaped but breaks two rules (its name is not a DNS label, MIG1g is AKS's spelling, not a MIG profile name)."""
 
 POOL_PROBLEMS = [
-    "pools[0].max_size: input should be a valid integer (got '2')",
+    "pools[0].max_size: must be a whole number (got '2'); valid: a whole number, without quotes or a fraction (2, not "
+    "2.5, 2.0 or '2')",
     "pools[0].spot: input should be a valid boolean (got 'yes'); valid: true, false",
-    "pools[0].taints[0].effect: not one of the allowed values (got 'NO_SCHEDULE'); "
+    "pools[0].taints[0].effect: not one of the allowed values; did you mean 'NoSchedule'? (got 'NO_SCHEDULE'); "
     "valid: 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'",
     "pools[1].name: pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels "
     "(got 'A100')",
@@ -160,3 +161,50 @@ def test_an_unknown_key_hides_no_cluster_rule(tmp_path: Path) -> None:
     )
     assert any(line.startswith("cluster.subnet_ids: ") for line in reported), reported
     assert_reported(reported, POOL_PROBLEMS)
+
+
+MIG_POOLS = """\
+  gpu-components:pools:
+    - name: count
+      instance_type: g7e.2xlarge
+      max_size: 1
+      mig: {layout: {1g.24gb: 2.5}, strategy: mixed}
+    - name: empty
+      instance_type: g7e.2xlarge
+      max_size: 1
+      mig: {layout: {}, strategy: mixed}
+    - name: strategy
+      instance_type: g7e.2xlarge
+      max_size: 1
+      mig: {profile: 1g.24gb, strategy: Single}
+    - name: dotted
+      instance_type: g7e.2xlarge
+      max_size: 1
+      mig: {profile: 1g.24gb.me.all}
+    - name: gb300
+      instance_type: p6e-gb300.36xlarge
+      max_size: 1
+      mig: {profile: 1g.34gb}
+"""
+
+
+def test_mig_config_problems_read_as_documented_with_did_you_mean_and_the_mig_source(tmp_path: Path) -> None:
+    config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: gpu-operator\n{CLUSTER}{MIG_POOLS}"
+    result = plan(tmp_path, config)
+    reported = problems(result)
+    assert sorted(reported) == [  # shape problems come first; sorted, they are in pool order
+        "pools[0].mig.layout['1g.24gb']: must be a whole number (got 2.5); valid: a whole number, without quotes or a "
+        "fraction (2, not 2.5, 2.0 or '2')",
+        "pools[1].mig.layout: a MIG layout needs at least one profile (got {}); valid: at least one entry <profile>: "
+        "<instances per GPU>, e.g. {'1g.10gb': 2}",
+        "pools[2].mig.strategy: not one of the allowed values; did you mean 'single'? (got 'Single'); valid: 'single' "
+        "or 'mixed'",
+        "pools[3].mig.profile: not a MIG profile name; did you mean '1g.24gb+me.all'? (got '1g.24gb.me.all'); valid: "
+        "<compute>g.<memory>gb[+me|+me.all|+gfx|-me], e.g. 1g.10gb",
+        "pools[4].mig.profile: not a MIG profile of GB300 (got '1g.34gb'); valid: 1g.35gb, 1g.35gb+me, 1g.70gb, "
+        "2g.70gb, 3g.139gb, 4g.139gb, 7g.278gb",
+    ]
+    gb300 = next(line for line in result.output.splitlines() if line.startswith("  - pools[4]"))
+    assert gb300.endswith(
+        "[source: https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/assets/state-mig-manager/0400_configmap.yaml]"
+    )

@@ -68,14 +68,28 @@ SHARING_STRATEGIES = frozenset({"time-slicing", "mps"})
 
 
 def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
-    """What a Bottlerocket NVIDIA node cannot do for ``spec``: mixed MIG, MIG layouts, MIG with sharing, MIG on
-    a GPU model it does not document, a MIG profile with an engine attribute (``+me``, ``+me.all``, ``+gfx``,
-    ``-me``; module docstring). Each problem's path is under ``<path>.mig``."""
+    """What a Bottlerocket NVIDIA node cannot do for ``spec``: MIG on a GPU model it does not document (then the
+    only problem, echoing the ``mig`` block as written), mixed MIG, MIG layouts, MIG with sharing, a MIG profile
+    with an engine attribute (``+me``, ``+me.all``, ``+gfx``, ``-me``; module docstring). Each problem's path is
+    under ``<path>.mig``."""
     problems: list[Problem] = []
     mig = spec.mig
     if mig is None:
         return problems
     where = f"{path}.mig" if path else "mig"
+    if spec.gpu.name not in MIG_PROFILE_KEYS:
+        # the one problem: whatever the profile, strategy or layout, Bottlerocket does not partition this GPU
+        return [
+            Problem(
+                where,
+                mig.as_given,
+                f"Bottlerocket documents MIG profiles only for some GPU models, and {spec.instance_type}'s "
+                f"{spec.gpu.name} is not one of them",
+                f"an instance type with one of {', '.join(MIG_PROFILE_KEYS)}, or an AL2023 NVIDIA AMI type with "
+                "gpu_stack gpu-operator (NVIDIA's MIG manager makes every profile of the GPU)",
+                SOURCE_BOTTLEROCKET,
+            )
+        ]
     if mig.strategy != "single":
         problems.append(
             Problem(
@@ -117,16 +131,6 @@ def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                 "not know into the whole-GPU profile",
                 f"{parsed.compute_slices}g.{parsed.memory_gb}gb, or an AL2023 NVIDIA AMI type with gpu_stack "
                 "gpu-operator (NVIDIA's MIG manager makes every profile of the GPU)",
-                SOURCE_BOTTLEROCKET,
-            )
-        )
-    if spec.gpu.name not in MIG_PROFILE_KEYS:
-        problems.append(
-            Problem(
-                where,
-                spec.gpu.name,
-                "Bottlerocket documents MIG profiles only for some GPU models",
-                ", ".join(MIG_PROFILE_KEYS),
                 SOURCE_BOTTLEROCKET,
             )
         )

@@ -308,11 +308,13 @@ def ami_problems(
         valid = "gpu_stack gpu-operator"
         if bottlerocket_type in supported:
             valid += f", or ami_type {bottlerocket_type} with a uniform mig.profile"
+        # name a default as the default: the user never wrote it
+        nodes = f"{chosen} nodes" if ami_type is not None else f"nodes of the ami_type left unset (default: {chosen})"
         return [
             Problem(
                 f"{path}.mig" if path else "mig",
                 spec.mig.as_given,
-                f"{chosen} nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
+                f"{nodes} have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
                 "MIG Manager (GPU Operator) or Bottlerocket's MIG settings",
                 valid,
                 SOURCE_MIG_ON_EKS,

@@ -121,6 +121,8 @@ class GpuModel:
         mig_profiles: MIG profiles by name, in the MIG User Guide's order; empty when not MIG-capable.
             Read-only (a ``types.MappingProxyType``).
         source: URL of the page the model's memory, architecture and compute capability come from.
+        mig_source: URL of the page its MIG profiles and their instance counts come from (gpus.yaml's ``mig``
+            block ``source``); ``None`` when not MIG-capable. Defaults to ``None``.
     """
 
     name: str
@@ -130,6 +132,7 @@ class GpuModel:
     compute_capability: tuple[int, int]
     mig_profiles: Mapping[str, MigProfile] = field(hash=False)
     source: str
+    mig_source: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.mig_profiles, MappingProxyType):
@@ -635,6 +638,7 @@ def _gpu_model(name: str, shape: _GpuShape, problems: list[str]) -> GpuModel:
         compute_capability=(major, minor),
         mig_profiles=MappingProxyType(profiles),
         source=shape.source,
+        mig_source=shape.mig.source if shape.mig is not None else None,
     )
 
 

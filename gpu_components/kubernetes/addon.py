@@ -15,6 +15,7 @@ from, so both give the add-on the same resources.
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
+from weakref import WeakKeyDictionary
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -366,3 +367,79 @@ def config_map_metadata(
     if annotations:
         metadata["annotations"] = annotations
     return metadata
+
+
+SOURCE_CLUSTER_POLICY = (
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/clusterpolicy-reference.html"
+)
+"""NVIDIA's ClusterPolicy reference: "A single ClusterPolicy instance in the cluster describes the desired state of
+every GPU Operator component" (the CRD is ``scope: Cluster``, chart v26.7.0 ``crds/nvidia.com_clusterpolicies.yaml``),
+and the operator's device plugin runs on every GPU node its DaemonSet tolerates."""
+
+_CLUSTER_ADD_ONS: "WeakKeyDictionary[object, list[tuple[str, str]]]" = WeakKeyDictionary()
+"""The GPU add-ons of each cluster in the running program: the cluster's key (:func:`_cluster_key`) -> each add-on's
+component type and name, in order of construction."""
+
+
+def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:
+    """The Kubernetes provider a component built with ``opts`` uses, as Pulumi resolves it: ``opts.provider``,
+    ``opts.providers``' ``kubernetes`` entry, then the parent's; ``None`` for the default provider."""
+    if opts is None:
+        return None
+    if opts.provider is not None and opts.provider.package == "kubernetes":
+        return opts.provider
+    providers = opts.providers
+    if isinstance(providers, Mapping) and "kubernetes" in providers:
+        return providers["kubernetes"]
+    if isinstance(providers, Sequence):
+        for provider in providers:
+            if provider.package == "kubernetes":
+                return provider
+    return opts.parent.get_provider("kubernetes::") if opts.parent is not None else None
+
+
+def _cluster_key(provider: pulumi.ProviderResource | None) -> object:
+    """What identifies the cluster of ``provider`` in the running program: the provider itself, or for the default
+    provider the program's root stack resource (the engine connection under mocks without one)."""
+    if provider is not None:
+        return provider
+    root = pulumi.runtime.get_root_resource()
+    return root if root is not None else pulumi.runtime.settings.SETTINGS.monitor
+
+
+def gpu_stack_problems(kind: str, name: str, opts: pulumi.ResourceOptions | None) -> list[Problem]:
+    """Problems of GPU add-on ``kind`` ``name`` (``NvidiaGpuOperator`` or ``NvidiaDevicePlugin``) joining the add-ons
+    already built on the same cluster (the same Kubernetes provider, or both on the default one): one GPU stack per
+    cluster. The GPU Operator's ClusterPolicy is cluster-wide, so a second operator would fight the first over every
+    GPU node's operands and MIG strategy; and its device plugin runs on every GPU node it tolerates, so beside the
+    device plugin add-on it would also start on that add-on's pools and advertise their GPUs twice (and under a mixed
+    MIG strategy refuse their MPS). Two device plugin add-ons are fine: each is pinned to its own pools."""
+    provider = _kubernetes_provider(opts)
+    where = "the same Kubernetes provider" if provider is not None else "the default Kubernetes provider"
+    problems: list[Problem] = []
+    for other_kind, other_name in _CLUSTER_ADD_ONS.get(_cluster_key(provider), []):
+        if kind == other_kind == "NvidiaDevicePlugin":
+            continue
+        if kind == other_kind:
+            why = "the GPU Operator's ClusterPolicy is cluster-wide, one per cluster"
+        else:
+            why = (
+                "the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the "
+                "device plugin's pools, a second time"
+            )
+        problems.append(
+            Problem(
+                "opts.provider",
+                Combined((f"{other_kind} '{other_name}'", f"{kind} '{name}'")),
+                f"one GPU stack per cluster, but both are on one cluster ({where}); {why}",
+                f"one NvidiaGpuOperator, or NvidiaDevicePlugin add-ons only, per cluster: give {other_kind} "
+                f"'{other_name}' all the cluster's GPU pools (built with one gpu_stack)",
+                SOURCE_CLUSTER_POLICY,
+            )
+        )
+    return problems
+
+
+def join_cluster(kind: str, name: str, opts: pulumi.ResourceOptions | None) -> None:
+    """Record GPU add-on ``kind`` ``name`` as built on its cluster, for :func:`gpu_stack_problems` of later ones."""
+    _CLUSTER_ADD_ONS.setdefault(_cluster_key(_kubernetes_provider(opts)), []).append((kind, name))

@@ -12,6 +12,8 @@ from gpu_components.kubernetes.addon import (
     AddOnPools,
     OwnedValue,
     config_map_metadata,
+    gpu_stack_problems,
+    join_cluster,
     owned_value_problems,
     served_pools,
 )
@@ -105,8 +107,10 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         owned = owned_value_problems(
             DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
+        owned += gpu_stack_problems("NvidiaDevicePlugin", name, opts)
         served, settings = served_pools(name, NvidiaDevicePluginArgs, args, "daemonset", "device-plugin", owned)
         specs = served.specs
+        join_cluster("NvidiaDevicePlugin", name, opts)
         super().__init__("gpu-components:index:NvidiaDevicePlugin", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(

@@ -15,6 +15,8 @@ from gpu_components.kubernetes.addon import (
     AddOnPools,
     OwnedValue,
     config_map_metadata,
+    gpu_stack_problems,
+    join_cluster,
     owned_value_problems,
     served_pools,
 )
@@ -143,6 +145,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         owned = owned_value_problems(
             OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
+        owned += gpu_stack_problems("NvidiaGpuOperator", name, opts)
         served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", "gpu-operator", owned)
         cloud, specs = served.cloud, served.specs
         dcgm_exporter = settings.get("dcgm_exporter", True)
@@ -158,6 +161,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         if problems:
             raise GpuSpecError(problems)
+        join_cluster("NvidiaGpuOperator", name, opts)
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs)

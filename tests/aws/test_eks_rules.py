@@ -108,7 +108,19 @@ def test_g7e_is_x86_64_rtx_pro_6000_and_its_mig_is_the_operators() -> None:
     mig = spec(instance_type="g7e.48xlarge", mig={"profile": "1g.24gb"})
     assert eks_problems(mig, None, gpu_stack="gpu-operator") == []
     [problem] = eks_problems(mig, "BOTTLEROCKET_x86_64_NVIDIA")
-    assert (problem.path, problem.value) == ("mig", "RTX-PRO-6000")
+    assert (problem.path, problem.value) == ("mig", {"profile": "1g.24gb"})
+
+
+def test_bottlerocket_mig_on_an_rtx_pro_6000_is_one_problem_echoing_the_instance_type_and_mig_block() -> None:
+    # the GPU is the problem: no suggestion of a plain profile Bottlerocket would not make either
+    pool = spec(instance_type="g7e.2xlarge", mig={"profile": "1g.24gb+gfx"})
+    [problem] = eks_problems(pool, "BOTTLEROCKET_x86_64_NVIDIA", "pool")
+    assert str(problem) == (
+        "pool.mig: Bottlerocket documents MIG profiles only for some GPU models, and g7e.2xlarge's RTX-PRO-6000 is "
+        "not one of them (got {'profile': '1g.24gb+gfx'}); valid: an instance type with one of A100-40GB, A100-80GB, "
+        "H100-80GB, H200-141GB, or an AL2023 NVIDIA AMI type with gpu_stack gpu-operator (NVIDIA's MIG manager makes "
+        f"every profile of the GPU) [source: {bottlerocket.SOURCE_BOTTLEROCKET}]"
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,10 +159,22 @@ def test_mig_on_al2023_points_to_bottlerocket() -> None:
     # the mig field as written, not the config name all-1g.5gb the library derives from it
     assert problem.value == {"profile": "1g.5gb"}
     assert str(problem) == (
-        "mig: AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; EKS documents MIG through NVIDIA's "
-        "MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got {'profile': '1g.5gb'}); valid: gpu_stack "
-        f"gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform mig.profile [source: {problem.source}]"
+        "mig: nodes of the ami_type left unset (default: AL2023_x86_64_NVIDIA) have no MIG partitioning of their own; "
+        "EKS documents MIG through NVIDIA's MIG Manager (GPU Operator) or Bottlerocket's MIG settings (got "
+        "{'profile': '1g.5gb'}); valid: gpu_stack gpu-operator, or ami_type BOTTLEROCKET_x86_64_NVIDIA with a uniform "
+        f"mig.profile [source: {problem.source}]"
     )
+    [given] = eks_problems(spec(instance_type="p4d.24xlarge", mig={"profile": "1g.5gb"}), "AL2023_x86_64_NVIDIA")
+    assert given.message.startswith("AL2023_x86_64_NVIDIA nodes have no MIG partitioning of their own; ")
+
+
+def test_mig_on_a_gb200_without_ami_type_names_the_arm_ami_as_the_default() -> None:
+    [problem] = eks_problems(spec(instance_type="p6e-gb200.36xlarge", mig={"profile": "1g.23gb"}), None, "pools[3]")
+    assert str(problem).startswith(
+        "pools[3].mig: nodes of the ami_type left unset (default: AL2023_ARM_64_NVIDIA) have no MIG partitioning of "
+        "their own; "
+    )
+    assert problem.valid == "gpu_stack gpu-operator"
 
 
 def test_mig_on_al2023_echoes_a_layout_and_its_strategy_as_written() -> None:
@@ -173,7 +197,8 @@ def test_bottlerocket_rejects_what_it_cannot_do() -> None:
     ]
     b200 = spec(instance_type="p6-b200.48xlarge", mig={"profile": "1g.23gb"})
     assert [p.valid for p in eks_problems(b200, "BOTTLEROCKET_x86_64_NVIDIA")] == [
-        "A100-40GB, A100-80GB, H100-80GB, H200-141GB"
+        "an instance type with one of A100-40GB, A100-80GB, H100-80GB, H200-141GB, or an AL2023 NVIDIA AMI type with "
+        "gpu_stack gpu-operator (NVIDIA's MIG manager makes every profile of the GPU)"
     ]
 
 

@@ -192,7 +192,11 @@ BAD_VALUES = [
         ("pools[1].mig.profile", "7g.80gb", "not a MIG profile of A100-40GB"),
         "1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb",
     ),
-    ("replicas: 4\0replicas: 1.5", ("pools[0].timeSlicing.replicas", 1.5, "must be a whole number"), None),
+    (
+        "replicas: 4\0replicas: 1.5",
+        ("pools[0].timeSlicing.replicas", 1.5, "must be a whole number"),
+        "a whole number, without quotes or a fraction (2, not 2.5, 2.0 or '2')",
+    ),
     (
         "timeSlicing:\0timeSlicng:",
         ("pools[0].timeSlicng", {"replicas": 4.0, "trusted": True}, "unknown field; did you mean 'timeSlicing'?"),

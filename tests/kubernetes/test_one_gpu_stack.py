@@ -1,0 +1,122 @@
+"""One GPU stack per cluster: a second NvidiaGpuOperator, or the operator beside the device plugin add-on, on one
+cluster (one Kubernetes provider, or the default one) is refused before it registers anything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+
+from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
+from tests.helpers import plan_of, pool_components
+
+MPS: dict[str, Any] = {
+    "name": "mps",
+    "instance_type": "g5.2xlarge",
+    "max_size": 1,
+    "mps": {"replicas": 4, "trusted": True},
+}
+MIXED: dict[str, Any] = {
+    "name": "mix",
+    "instance_type": "p4d.24xlarge",
+    "max_size": 1,
+    "mig": {"layout": {"1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1}, "strategy": "mixed"},
+}
+SOURCE = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/clusterpolicy-reference.html"
+VALID = "one NvidiaGpuOperator, or NvidiaDevicePlugin add-ons only, per cluster"
+
+
+def refused(program: Callable[[], None]) -> tuple[str, list[str]]:
+    """The one problem ``program`` raises for its last add-on, and every resource name the plan still holds."""
+    raised: list[GpuSpecError] = []
+
+    def run() -> None:
+        try:
+            program()
+        except GpuSpecError as error:
+            raised.append(error)
+
+    plan = plan_of(run)
+    [error] = raised
+    [problem] = error.problems
+    return str(problem), sorted(resource.name for resource in plan.resources)
+
+
+def provider_opts(name: str = "k8s") -> pulumi.ResourceOptions:
+    return pulumi.ResourceOptions(provider=k8s.Provider(name, kubeconfig="{}"))
+
+
+def test_a_second_gpu_operator_on_one_provider_is_refused_naming_both() -> None:
+    def program() -> None:
+        opts = provider_opts()
+        NvidiaGpuOperator("op1", {"cloud": "aws", "pools": [MPS]}, opts)
+        NvidiaGpuOperator("op2", {"cloud": "aws", "pools": [MIXED]}, opts)
+
+    problem, resources = refused(program)
+    assert problem == (
+        "opts.provider: one GPU stack per cluster, but both are on one cluster (the same Kubernetes provider); the "
+        "GPU Operator's ClusterPolicy is cluster-wide, one per cluster (combines NvidiaGpuOperator 'op1' and "
+        f"NvidiaGpuOperator 'op2'); valid: {VALID}: give NvidiaGpuOperator 'op1' all the cluster's GPU pools (built "
+        f"with one gpu_stack) [source: {SOURCE}]"
+    )
+    assert [name for name in resources if name.startswith("op2")] == []
+
+
+def test_a_second_gpu_operator_on_the_default_provider_is_refused() -> None:
+    def program() -> None:
+        NvidiaGpuOperator("op1", {"pools": pool_components("aws", [MPS], "gpu-operator")})
+        NvidiaGpuOperator("op2", {"pools": pool_components("aws", [MIXED], "gpu-operator")})
+
+    problem, resources = refused(program)
+    assert "(the default Kubernetes provider)" in problem
+    assert "(combines NvidiaGpuOperator 'op1' and NvidiaGpuOperator 'op2')" in problem
+    assert [name for name in resources if name.startswith("op2")] == []
+
+
+def test_a_second_gpu_operator_inherits_its_parents_provider() -> None:
+    def program() -> None:
+        opts = provider_opts()
+        NvidiaGpuOperator("op1", {"cloud": "aws", "pools": [MPS]}, opts)
+        parent = pulumi.ComponentResource("test:index:Parent", "parent", None, opts)
+        NvidiaGpuOperator("op2", {"cloud": "aws", "pools": [MIXED]}, pulumi.ResourceOptions(parent=parent))
+
+    problem, _ = refused(program)
+    assert "(the same Kubernetes provider)" in problem
+
+
+@pytest.mark.parametrize("operator_first", [False, True])
+def test_the_gpu_operator_beside_the_device_plugin_is_refused(operator_first: bool) -> None:
+    def program() -> None:
+        plugin_pools = pool_components("aws", [MPS])
+        operator_pools = pool_components("aws", [MIXED], "gpu-operator")
+        if operator_first:
+            NvidiaGpuOperator("op", {"pools": operator_pools})
+            NvidiaDevicePlugin("dp", {"pools": plugin_pools})
+        else:
+            NvidiaDevicePlugin("dp", {"pools": plugin_pools})
+            NvidiaGpuOperator("op", {"pools": operator_pools})
+
+    problem, resources = refused(program)
+    first, second = ("NvidiaGpuOperator 'op'", "NvidiaDevicePlugin 'dp'")[:: 1 if operator_first else -1]
+    assert problem.startswith(
+        "opts.provider: one GPU stack per cluster, but both are on one cluster (the default Kubernetes provider); "
+        "the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the device "
+        f"plugin's pools, a second time (combines {first} and {second}); valid: {VALID}: give {first} all"
+    )
+    late = "dp" if operator_first else "op"
+    assert [name for name in resources if name.startswith(f"{late}-")] == []
+
+
+def test_add_ons_on_different_providers_or_two_device_plugins_are_accepted() -> None:
+    def program() -> None:
+        NvidiaGpuOperator("op1", {"cloud": "aws", "pools": [MPS]}, provider_opts())
+        NvidiaGpuOperator("op2", {"cloud": "aws", "pools": [MIXED]}, provider_opts("other"))
+        NvidiaDevicePlugin("dp1", {"cloud": "aws", "pools": [MPS]})
+        NvidiaDevicePlugin("dp2", {"cloud": "aws", "pools": [{**MPS, "name": "mps2"}]}, pulumi.ResourceOptions())
+
+    releases = sorted(r.name for r in plan_of(program).resources if r.type == "kubernetes:helm.sh/v3:Release")
+    assert releases == ["dp1-release", "dp2-release", "op1-release", "op2-release"]
