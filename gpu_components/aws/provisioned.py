@@ -88,7 +88,7 @@ SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creati
 
 SOURCE_RESERVATION_ID = (
     "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml "
-    "(capacityReservationSelectorTerms.id: pattern ^cr-[0-9a-z]+$; tests/reference/karpenter/aws-v1.14.1/"
+    "(the pattern of capacityReservationSelectorTerms.id; tests/reference/karpenter/aws-v1.14.1/"
     "karpenter.k8s.aws_ec2nodeclasses.yaml line 264)"
 )
 RESERVATION_ID = re.compile(r"^cr-[0-9a-z]+$")
@@ -248,7 +248,7 @@ def karpenter_problems(
                 reservation,
                 "not an EC2 capacity reservation id: the EC2NodeClass's capacityReservationSelectorTerms[].id takes "
                 "only one",
-                "cr- and lower-case letters or digits, e.g. cr-0123456789abcdef0",
+                f"an id matching {RESERVATION_ID.pattern}, e.g. cr-0123456789abcdef0",
                 SOURCE_RESERVATION_ID,
             )
         )
