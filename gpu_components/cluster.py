@@ -269,6 +269,7 @@ def validate_cluster(
     given_driver = settings.get("operator_driver")
     operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
+    hosts: dict[int, str] = {}
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
         if index in misshapen:  # its cloud block may not be a mapping; its shape problems are listed already
@@ -286,6 +287,7 @@ def validate_cluster(
                 )
             )
         host = adapter.device_plugin_host(spec, options, stack)
+        hosts[index] = host
         if operator and host == "gpu-operator":
             served.append((index, spec))
         if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
@@ -324,9 +326,31 @@ def validate_cluster(
             prefix,
         )
     pool_problems += _provisioner_mix_problems(specs, adapter.facts, prefix)
+    if specs and not pool_problems:
+        pool_problems += _unused_settings_problems(hosts, gpu_operator if operator else device_plugin, stack, prefix)
     if pool_problems:
         raise GpuSpecError(pool_problems)
     return specs
+
+
+def _unused_settings_problems(hosts: Mapping[int, str], settings: object, gpu_stack: str, prefix: str) -> list[Problem]:
+    """The GPU add-on's settings (``gpu_operator`` under ``gpu-operator``, else ``device_plugin``) when no pool is
+    served by that add-on (``hosts``: pool index -> who advertises its GPUs): no add-on is deployed and they would be
+    ignored (e.g. only EKS Auto Mode pools, served by AWS's own plugin)."""
+    key, host = ("gpu_operator", "gpu-operator") if gpu_stack == "gpu-operator" else ("device_plugin", "daemonset")
+    if settings is None or host in hosts.values():
+        return []
+    served_by = ", ".join(f"pools[{index}]: {hosts[index]}" for index in sorted(hosts))
+    return [
+        Problem(
+            f"{prefix}{key}",
+            settings,
+            f"no pool is served by the {'GPU Operator' if key == 'gpu_operator' else 'NVIDIA device plugin DaemonSet'}"
+            f", so none is deployed and these settings would be ignored (who advertises each pool's GPUs: "
+            f"{served_by})",
+            f"no {key} settings",
+        )
+    ]
 
 
 def _provisioner_mix_problems(specs: Sequence[GpuNodePoolSpec], facts: CloudFacts, prefix: str) -> list[Problem]:

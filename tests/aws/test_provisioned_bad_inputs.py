@@ -320,3 +320,19 @@ def test_a_miscased_provisioner_or_family_gets_a_did_you_mean_and_only_the_cloud
         "pool.provisioning.provisioner: not a provisioner of EKS; did you mean 'karpenter'? (got 'karpentr'); "
         "valid: karpenter, eks-auto-mode"
     ]
+
+
+def test_gpu_cluster_refuses_add_on_settings_no_pool_uses() -> None:
+    cluster = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "device_plugin": {"namespace": "gpu"}}
+    assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
+        "device_plugin: no pool is served by the NVIDIA device plugin DaemonSet, so none is deployed and these "
+        "settings would be ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); "
+        "valid: no device_plugin settings"
+    ]
+    operator = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "gpu_stack": "gpu-operator"}
+    operator["gpu_operator"] = {"namespace": "gpu"}
+    assert _problems(lambda: GpuCluster("c", operator)) == [  # type: ignore[arg-type]
+        "gpu_operator: no pool is served by the GPU Operator, so none is deployed and these settings would be "
+        "ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); valid: no "
+        "gpu_operator settings"
+    ]
