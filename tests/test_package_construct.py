@@ -20,6 +20,7 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import errors_pb2, status_pb2
 
 from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.aws.provisioned import EksKarpenterGpuNodePool
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
@@ -151,6 +152,49 @@ def test_eks_node_group_registers_what_the_python_path_registers() -> None:
         },
     )
     assert constructed.resources == python.resources
+
+
+def test_a_karpenter_pools_capacity_types_arrive_as_the_python_path_gives_them() -> None:
+    """A list of enum values (``capacityTypes``): the Pulumi SDK maps each item as an object (``"spot"`` became
+    ``{}``, refused as not an allowed value); the provider passes the values on as the enum's members."""
+    provisioning = {"provisioner": "karpenter", "max_gpus": 8, "capacity_types": ["spot", "on-demand"]}
+    python, constructed = both_paths(
+        lambda: EksKarpenterGpuNodePool(
+            "l40s",
+            {
+                "pool": {"name": "l40s", "instance_type": "g6e.xlarge", "provisioning": provisioning},
+                "cluster_name": "demo",
+                "subnet_ids": ["subnet-a"],
+                "node_role_arn": ROLE,
+            },
+        ),
+        "EksKarpenterGpuNodePool",
+        "l40s",
+        {
+            "pool": {
+                "name": "l40s",
+                "instanceType": "g6e.xlarge",
+                "provisioning": {"provisioner": "karpenter", "maxGpus": 8, "capacityTypes": ["spot", "on-demand"]},
+            },
+            "clusterName": "demo",
+            "subnetIds": ["subnet-a"],
+            "nodeRoleArn": ROLE,
+        },
+    )
+    assert constructed.resources == python.resources
+    [node_pool] = [r for r in python.resources if r.inputs.get("kind") == "NodePool"]
+    assert {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]} in node_pool.inputs[
+        "spec"
+    ]["template"]["spec"]["requirements"]
+
+
+def test_a_capacity_type_outside_the_enum_lists_the_allowed_values() -> None:
+    pool = {"name": "l40s", "instanceType": "g6e.xlarge", "provisioning": {"provisioner": "karpenter", "maxGpus": 8}}
+    pool["provisioning"]["capacityTypes"] = ["spot", "Spot"]  # type: ignore[index]
+    error = construct_error("EksKarpenterGpuNodePool", {"pool": pool, "clusterName": "demo", "subnetIds": ["s"]})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("pool.provisioning.capacityTypes[1]", "Spot", "'on-demand', 'spot' or 'reserved'")
+    ]
 
 
 def test_aks_node_pool_registers_what_the_python_path_registers() -> None:
