@@ -321,14 +321,18 @@ def compute_class_node_selector(spec: GpuNodePoolSpec) -> dict[str, str]:
     return dict(sorted(selector.items()))
 
 
+def compute_class_accelerator_types(spec: GpuNodePoolSpec) -> list[str]:
+    """The GPU accelerator types (``nvidia-l4``...) of the pool's allowed machine types, sorted."""
+    return sorted({accelerator for accelerator, _ in _accelerators(spec).values()})
+
+
 def compute_class_autoscaler_note(spec: GpuNodePoolSpec) -> str:
     """What GKE does not enforce of the pool: its GPU limit is the cluster's, per accelerator type."""
     provisioning = _provisioning(spec)
-    accelerators = sorted({accelerator for accelerator, _ in _accelerators(spec).values()})
     return (
         f"GKE applies no limit to a ComputeClass: max_gpus {provisioning.max_gpus} holds only as the cluster's node "
-        f"auto-provisioning resource limit on {', '.join(accelerators)}, shared by every node pool GKE creates with "
-        "those GPUs (cluster.node_auto_provisioning)"
+        f"auto-provisioning resource limit on {', '.join(compute_class_accelerator_types(spec))}, shared by every "
+        "node pool GKE creates with those GPUs (cluster.node_auto_provisioning)"
     )
 
 

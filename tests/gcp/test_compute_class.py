@@ -416,6 +416,54 @@ def test_node_auto_provisioning_config_problems() -> None:
     assert gke_cluster.config_problems({**where, "node_auto_provisioning": NAP}) == []
 
 
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        (
+            "{nvidia-h100-80gb: 8}",
+            "cluster.node_auto_provisioning.gpus: no limit on nvidia-l4, the GPUs of pools[1] (l4-auto, a ComputeClass "
+            "pool, max_gpus 8): GKE creates no node with GPUs the cluster's node auto-provisioning has no limit on, "
+            "and those limits also bound the node pools it creates for a ComputeClass (got {'nvidia-h100-80gb': 8}); "
+            "valid: nvidia-l4: 8 or more",
+        ),
+        (
+            "{nvidia-l4: 2}",
+            "cluster.node_auto_provisioning.gpus['nvidia-l4']: below the max_gpus of pools[1] (l4-auto, a ComputeClass "
+            "pool, max_gpus 8): the cluster's limit on nvidia-l4 is what holds the pool, which could never have more "
+            "than 2 (got 2); valid: 8 or more",
+        ),
+    ],
+    ids=["no-limit-on-the-pools-gpus", "limit-below-max-gpus"],
+)
+def test_a_compute_class_pool_needs_the_new_clusters_limit_on_its_gpus(
+    tmp_path: Path, gpus: str, expected: str
+) -> None:
+    copy_example_project(tmp_path)
+    stack = (
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+        f"    node_auto_provisioning: {{cpu: 64, memory_gb: 256, gpus: {gpus}}}\n"
+        "  gpu-components:pools:\n"
+        "    - {name: fixed, instance_type: g2-standard-8, max_size: 1}\n"
+        "    - name: l4-auto\n      instance_type: g2-standard-8\n"
+        "      provisioning: {provisioner: compute-class, max_gpus: 8}\n"
+    )
+    (tmp_path / "stacks" / "Pulumi.t-nap.yaml").write_text(stack)
+    result = CliRunner().invoke(main, ["plan", "t-nap", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[1:] == [
+        f"  - {expected} [source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning]"
+    ]
+    (tmp_path / "stacks" / "Pulumi.t-nap.yaml").write_text(stack.replace(gpus, "{nvidia-l4: 8}"))
+    assert CliRunner().invoke(main, ["plan", "t-nap", "--cwd", str(tmp_path)]).exit_code == 0
+    (tmp_path / "stacks" / "Pulumi.t-nap.yaml").write_text(
+        stack.replace(f"    node_auto_provisioning: {{cpu: 64, memory_gb: 256, gpus: {gpus}}}\n", "")
+    )
+    assert CliRunner().invoke(main, ["plan", "t-nap", "--cwd", str(tmp_path)]).exit_code == 0
+
+
 def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_nodes() -> None:
     plan = example_plan("gcp-gke")
     [found] = [r for r in plan.resources if r.type == COMPUTE_CLASS]
