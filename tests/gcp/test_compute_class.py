@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpu_components.cli import main
-from gpu_components.cluster import GpuCluster
+from gpu_components.cluster import GpuCluster, validate_cluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool
 from gpu_components.gcp import cluster as gke_cluster
@@ -342,6 +342,31 @@ def test_gpu_cluster_and_device_plugin_refuse_compute_class_pools_with_exact_err
         "advertiser on its nodes would break them (got 'gpu'); valid: pools served by the NVIDIA device plugin "
         "DaemonSet (NvidiaDevicePlugin)",
     ]
+
+
+COMPUTE_CLASS_KEY_PROBLEMS = [
+    "pools[0].taints[0]: GKE taints a ComputeClass's nodes cloud.google.com/compute-class=gpu:NoSchedule itself and "
+    "gives the pods that select the class its toleration; a taint of yours with this key would conflict with it (got "
+    "{'key': 'cloud.google.com/compute-class', 'value': 'gpu', 'effect': 'NoSchedule'}); valid: a taint with another "
+    "key",
+    "pools[0].labels['cloud.google.com/compute-class']: set by GKE on a ComputeClass's nodes to the class's name "
+    "(gpu): pods select the class with it (the pool's node_selector has it) (got 'cloud.google.com/compute-class'); "
+    "valid: any other label key",
+]
+
+
+def test_a_compute_class_pool_refuses_a_label_or_taint_on_gkes_compute_class_key() -> None:
+    pool = provisioned(
+        labels={"cloud.google.com/compute-class": "other"},
+        taints=[{"key": "cloud.google.com/compute-class", "value": "gpu", "effect": "NoSchedule"}],
+    )
+    assert problem_lines(lambda: gcp_cluster([pool])) == COMPUTE_CLASS_KEY_PROBLEMS
+    component = [line.replace("pools[0].", "pool.") for line in COMPUTE_CLASS_KEY_PROBLEMS]
+    assert problem_lines(lambda: GkeComputeClassGpuPool("demo", {"pool": pool})) == component  # type: ignore[typeddict-item]
+    # A fixed pool may carry them: GKE's way to let a ComputeClass use a node pool you create.
+    fixed = {**pool, "max_size": 1}
+    del fixed["provisioning"]
+    assert [spec.name for spec in validate_cluster("gcp", [fixed])] == ["gpu"]
 
 
 def test_stack_config_reports_compute_class_problems(tmp_path: Path) -> None:
