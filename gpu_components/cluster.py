@@ -303,6 +303,7 @@ def validate_cluster(
     neutral = [_neutral(pool) if isinstance(pool, Mapping) else cast(GpuNodePoolArgs, pool) for pool in pools]
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
+        pool_problems += adapter.pools_problems(specs, prefix)
     except GpuSpecError as error:
         # A misshapen pool's problems are already listed, from the shape of a cluster pool; every other pool's
         # problems are listed too, so one bad pool never hides another's.
