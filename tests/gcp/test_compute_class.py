@@ -18,7 +18,7 @@ from gpu_components.gcp import cluster as gke_cluster
 from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
 from tests import crd_schemas
-from tests.helpers import BOTH_MODES, copy_example_project, example_plan, plan_and, plan_of
+from tests.helpers import BOTH_MODES, ROOT, copy_example_project, example_plan, plan_and, plan_of
 
 COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 CONFIG = {"gcp:project": "proj"}
@@ -367,6 +367,25 @@ def test_a_compute_class_pool_refuses_a_label_or_taint_on_gkes_compute_class_key
     fixed = {**pool, "max_size": 1}
     del fixed["provisioning"]
     assert [spec.name for spec in validate_cluster("gcp", [fixed])] == ["gpu"]
+
+
+def test_device_plugin_settings_on_a_stack_of_gke_served_pools_are_an_error(tmp_path: Path) -> None:
+    """Every pool of the gcp-gke stack is served by GKE's device plugin: settings of the NVIDIA one would be
+    ignored."""
+    copy_example_project(tmp_path)
+    stack = (ROOT / "stacks" / "Pulumi.gcp-gke.yaml").read_text()
+    stack = stack.replace(
+        "  gpu-components:pools:\n", "  gpu-components:device_plugin: {namespace: gpu}\n  gpu-components:pools:\n"
+    )
+    (tmp_path / "stacks" / "Pulumi.t-dp.yaml").write_text(stack)
+    result = CliRunner().invoke(main, ["plan", "t-dp", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[1:] == [
+        "  - device_plugin: NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (each "
+        "pool's GPUs are advertised by another: pools[0] (a100-mig): cloud, pools[1] (b200-mig): cloud, pools[2] "
+        "(l4-shared): cloud, pools[3] (l4-auto): cloud), so the cluster deploys none and they would be ignored (got "
+        "{'namespace': 'gpu'}); valid: no device_plugin settings, or a pool the NVIDIA device plugin serves"
+    ]
 
 
 def test_stack_config_reports_compute_class_problems(tmp_path: Path) -> None:
