@@ -632,3 +632,27 @@ def test_a_mig_layout_is_echoed_in_order_of_profile_name_whatever_order_the_wire
     error = construct_error("GpuCluster", {**CLUSTER, "gpuStack": "gpu-operator", "pools": [pool]})
     [problem] = [p for p in error.problems if p.path == "pools[0].mig.layout"]
     assert list(cast(dict[str, int], problem.value)) == ["1g.24gb", "2g.48gb+me.all"]
+
+
+def test_cluster_wide_pool_rules_name_the_pools_and_settings_in_camel_case() -> None:
+    """The AKS pool mix and the unused add-on settings, from another language."""
+    nap = {
+        "name": "a100",
+        "instanceType": "Standard_NC24ads_A100_v4",
+        "provisioning": {"provisioner": "node-auto-provisioning", "maxGpus": 4},
+    }
+    fixed = {"name": "t4", "instanceType": "Standard_NC8as_T4_v3", "maxSize": 2}
+    azure = {"cloud": "azure", "azure": {"resourceGroupName": "rg", "clusterName": "aks"}}
+    error = construct_error("GpuCluster", {**azure, "pools": [nap, fixed]})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("pools[1]", "t4", "every pool provisioned with provisioner node-auto-provisioning, or none")
+    ]
+    auto_mode = {
+        "name": "auto",
+        "instanceType": "g6.xlarge",
+        "provisioning": {"provisioner": "eks-auto-mode", "maxGpus": 4},
+    }
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [auto_mode], "devicePlugin": {"namespace": "gpu"}})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("devicePlugin", {"namespace": "gpu"}, "no device_plugin settings, or a pool the NVIDIA device plugin serves")
+    ]
