@@ -21,7 +21,7 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import GPU_STACKS, CloudAdapter, GpuNodePool, PoolTolerations
+from gpu_components.adapter import GPU_STACKS, CloudAdapter, DevicePluginHost, GpuNodePool, PoolTolerations
 from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
 from gpu_components.azure.options import AksWiringArgs
@@ -168,6 +168,36 @@ def _neutral(pool: Mapping[str, Any]) -> GpuNodePoolArgs:
     return cast(GpuNodePoolArgs, {key: value for key, value in pool.items() if key not in ADAPTERS})
 
 
+_ADD_ON_HOST: Mapping[str, DevicePluginHost] = {"device_plugin": "daemonset", "gpu_operator": "gpu-operator"}
+"""The GPU stack add-on a settings key configures -> the ``device_plugin_host`` of the pools it serves."""
+
+
+def _unused_settings_problems(
+    key: str,
+    settings_: Mapping[str, Any] | None,
+    specs: Sequence[GpuNodePoolSpec],
+    hosts: Mapping[int, DevicePluginHost],
+    prefix: str,
+) -> list[Problem]:
+    """Settings of the add-on ``key`` (``device_plugin``, ``gpu_operator``) when no pool is served by it: the
+    cluster deploys no such add-on (every pool's GPUs are advertised by the cloud or the node image), so they would
+    be ignored."""
+    wanted = _ADD_ON_HOST[key]
+    if settings_ is None or wanted in hosts.values():
+        return []
+    others = ", ".join(f"{prefix}pools[{index}] ({spec.name}): {hosts[index]}" for index, spec in enumerate(specs))
+    add_on = "NVIDIA device plugin" if key == "device_plugin" else "GPU Operator"
+    return [
+        Problem(
+            f"{prefix}{key}",
+            settings_,
+            f"{add_on} settings, but no pool is served by the {add_on} (each pool's GPUs are advertised by another: "
+            f"{others}), so the cluster deploys none and they would be ignored",
+            f"no {key} settings, or a pool the {add_on} serves",
+        )
+    ]
+
+
 def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
     """The adapter of ``cloud``.
 
@@ -269,7 +299,7 @@ def validate_cluster(
     given_driver = settings.get("operator_driver")
     operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
-    hosts: dict[int, str] = {}
+    hosts: dict[int, DevicePluginHost] = {}
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
         if index in misshapen:  # its cloud block may not be a mapping; its shape problems are listed already
@@ -306,6 +336,9 @@ def validate_cluster(
     neutral = [_neutral(pool) if isinstance(pool, Mapping) else cast(GpuNodePoolArgs, pool) for pool in pools]
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
+        pool_problems += adapter.pools_problems(specs, prefix)
+        add_on = ("gpu_operator", gpu_operator) if operator else ("device_plugin", device_plugin)
+        pool_problems += _unused_settings_problems(add_on[0], add_on[1], specs, hosts, prefix)
     except GpuSpecError as error:
         # A misshapen pool's problems are already listed, from the shape of a cluster pool; every other pool's
         # problems are listed too, so one bad pool never hides another's.
@@ -326,31 +359,9 @@ def validate_cluster(
             prefix,
         )
     pool_problems += _provisioner_mix_problems(specs, adapter.facts, prefix)
-    if specs and not pool_problems:
-        pool_problems += _unused_settings_problems(hosts, gpu_operator if operator else device_plugin, stack, prefix)
     if pool_problems:
         raise GpuSpecError(pool_problems)
     return specs
-
-
-def _unused_settings_problems(hosts: Mapping[int, str], settings: object, gpu_stack: str, prefix: str) -> list[Problem]:
-    """The GPU add-on's settings (``gpu_operator`` under ``gpu-operator``, else ``device_plugin``) when no pool is
-    served by that add-on (``hosts``: pool index -> who advertises its GPUs): no add-on is deployed and they would be
-    ignored (e.g. only EKS Auto Mode pools, served by AWS's own plugin)."""
-    key, host = ("gpu_operator", "gpu-operator") if gpu_stack == "gpu-operator" else ("device_plugin", "daemonset")
-    if settings is None or host in hosts.values():
-        return []
-    served_by = ", ".join(f"pools[{index}]: {hosts[index]}" for index in sorted(hosts))
-    return [
-        Problem(
-            f"{prefix}{key}",
-            settings,
-            f"no pool is served by the {'GPU Operator' if key == 'gpu_operator' else 'NVIDIA device plugin DaemonSet'}"
-            f", so none is deployed and these settings would be ignored (who advertises each pool's GPUs: "
-            f"{served_by})",
-            f"no {key} settings",
-        )
-    ]
 
 
 def _provisioner_mix_problems(specs: Sequence[GpuNodePoolSpec], facts: CloudFacts, prefix: str) -> list[Problem]:

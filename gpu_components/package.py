@@ -15,12 +15,14 @@ What a consumer sees differs from a Python caller's only in spelling: property n
 (``timeSlicing.failRequestsGreaterThanOne``), and every validation error names the property by that path. Values are
 checked before the component runs where the Python SDK would otherwise coerce them silently: a whole number for an
 integer property (numbers cross the wire as floats, and ``int()`` would round ``1.5``), a known value for an enum
-property, and no property the schema does not declare.
+property, and no property the schema does not declare. A list of enum values (``capacityTypes``) reaches the
+component as the enum's members: the SDK alone would map each item as an object.
 
 Built on ``pulumi.provider.experimental.component.ComponentProvider`` (checked on pulumi 3.272.0, the locked
 version): this module overrides its ``construct`` and ``map_input_properties``, reads its component and type
-definitions (``_component_defs``, ``_type_defs``) and ``get_type_definition``, and unwraps the SDK's
-``ComponentInitError`` (its ``inner`` exception); ``tests/test_package_construct.py`` fails if those change.
+definitions (``_component_defs``, ``_type_defs``, an enum's ``python_type``) and ``get_type_definition``, and
+unwraps the SDK's ``ComponentInitError`` (its ``inner`` exception); ``tests/test_package_construct.py`` fails if those
+change.
 """
 
 import difflib
@@ -29,6 +31,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping
+from enum import Enum
 from importlib.metadata import version as distribution_version
 from typing import Any
 
@@ -149,11 +152,34 @@ class GpuComponentsProvider(ComponentProvider):
     ) -> pulumi.Inputs:
         """Let Pulumi map one object's names to Python's (its raw values were checked before, in :meth:`construct`)."""
         mapped = dict(super().map_input_properties(inputs, properties, mapping, component_name, property_path))
-        # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
         for schema_name, python_name in mapping.items():
-            if python_name in mapped:
-                mapped[python_name] = _as_integers(properties[schema_name], mapped[python_name])
+            if python_name not in mapped:
+                continue
+            prop = properties[schema_name]
+            # The SDK maps a list or map of enum values item by item as an object (each ``"spot"`` becomes ``{}``):
+            # such a property gets its raw values (checked before), as the enum's members.
+            if isinstance(inputs, Mapping) and (members := self._enum_members(prop, inputs[schema_name])) is not None:
+                mapped[python_name] = members
+            # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
+            mapped[python_name] = _as_integers(prop, mapped[python_name])
         return mapped
+
+    def _enum_members(self, prop: PropertyDefinition, value: object) -> object | None:
+        """``value`` (a list or map of enum values) with each value as its enum's member; ``None`` when ``prop`` is
+        not a list or map of an enum of this package, or ``value`` is not that shape (an output, passed on)."""
+        if prop.items is not None and isinstance(value, list):
+            item_type = self._enum_type(prop.items)
+            return None if item_type is None else [item_type(item) for item in value]
+        if prop.additional_properties is not None and isinstance(value, Mapping):
+            item_type = self._enum_type(prop.additional_properties)
+            return None if item_type is None else {key: item_type(item) for key, item in value.items()}
+        return None
+
+    def _enum_type(self, prop: PropertyDefinition) -> type[Enum] | None:
+        type_def = self.get_type_definition(prop) if prop.ref else None
+        if type_def is None or not type_def.enum or not issubclass(type_def.python_type, Enum):
+            return None
+        return type_def.python_type
 
     def _raw_problems(self, inputs: object, properties: dict[str, PropertyDefinition], path: str) -> list[Problem]:
         """Every raw-value problem of one object and of the objects, lists and maps inside it, at once."""

@@ -103,3 +103,35 @@ def test_module_entry_point_runs_the_plan() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == to_json(example_plan("azure-aks"))
+
+
+BOTTLEROCKET_ONLY = {**MIG, "name": "br"}
+AUTO_MODE = {
+    "name": "auto",
+    "instance_type": "g6.xlarge",
+    "provisioning": {"provisioner": "eks-auto-mode", "max_gpus": 4},
+}
+
+
+@pytest.mark.parametrize(
+    ("gpu_stack", "key", "settings", "add_on"),
+    [
+        ("auto", "device_plugin", {"namespace": "gpu"}, "NVIDIA device plugin"),
+        ("gpu-operator", "gpu_operator", {"dcgm_exporter": False}, "GPU Operator"),
+    ],
+)
+def test_add_on_settings_with_no_pool_the_add_on_serves_are_an_error(
+    gpu_stack: str, key: str, settings: dict[str, Any], add_on: str
+) -> None:
+    """Only pools whose GPUs EKS Auto Mode or the Bottlerocket image advertise: the cluster deploys no add-on, so its
+    settings would be ignored."""
+    with pytest.raises(GpuSpecError) as raised:
+        plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY], gpu_stack=gpu_stack, **{key: settings}))
+    assert [str(p) for p in raised.value.problems] == [
+        f"{key}: {add_on} settings, but no pool is served by the {add_on} (each pool's GPUs are advertised by "
+        "another: pools[0] (auto): cloud, pools[1] (br): node-image), so the cluster deploys none and they would "
+        f"be ignored (got {settings!r}); valid: no {key} settings, or a pool the {add_on} serves"
+    ]
+    plan = plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY, SHARED], gpu_stack=gpu_stack, **{key: settings}))
+    component = "NvidiaGpuOperator" if key == "gpu_operator" else "NvidiaDevicePlugin"
+    assert names(plan, f"gpu-components:index:{component}") == [f"gpus-{key.replace('_', '-')}"]

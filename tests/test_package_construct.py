@@ -20,6 +20,7 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import errors_pb2, status_pb2
 
 from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.aws.provisioned import EksKarpenterGpuNodePool
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
@@ -151,6 +152,49 @@ def test_eks_node_group_registers_what_the_python_path_registers() -> None:
         },
     )
     assert constructed.resources == python.resources
+
+
+def test_a_karpenter_pools_capacity_types_arrive_as_the_python_path_gives_them() -> None:
+    """A list of enum values (``capacityTypes``): the Pulumi SDK maps each item as an object (``"spot"`` became
+    ``{}``, refused as not an allowed value); the provider passes the values on as the enum's members."""
+    provisioning = {"provisioner": "karpenter", "max_gpus": 8, "capacity_types": ["spot", "on-demand"]}
+    python, constructed = both_paths(
+        lambda: EksKarpenterGpuNodePool(
+            "l40s",
+            {
+                "pool": {"name": "l40s", "instance_type": "g6e.xlarge", "provisioning": provisioning},
+                "cluster_name": "demo",
+                "subnet_ids": ["subnet-a"],
+                "node_role_arn": ROLE,
+            },
+        ),
+        "EksKarpenterGpuNodePool",
+        "l40s",
+        {
+            "pool": {
+                "name": "l40s",
+                "instanceType": "g6e.xlarge",
+                "provisioning": {"provisioner": "karpenter", "maxGpus": 8, "capacityTypes": ["spot", "on-demand"]},
+            },
+            "clusterName": "demo",
+            "subnetIds": ["subnet-a"],
+            "nodeRoleArn": ROLE,
+        },
+    )
+    assert constructed.resources == python.resources
+    [node_pool] = [r for r in python.resources if r.inputs.get("kind") == "NodePool"]
+    assert {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]} in node_pool.inputs[
+        "spec"
+    ]["template"]["spec"]["requirements"]
+
+
+def test_a_capacity_type_outside_the_enum_lists_the_allowed_values() -> None:
+    pool = {"name": "l40s", "instanceType": "g6e.xlarge", "provisioning": {"provisioner": "karpenter", "maxGpus": 8}}
+    pool["provisioning"]["capacityTypes"] = ["spot", "Spot"]  # type: ignore[index]
+    error = construct_error("EksKarpenterGpuNodePool", {"pool": pool, "clusterName": "demo", "subnetIds": ["s"]})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("pool.provisioning.capacityTypes[1]", "Spot", "'on-demand', 'spot' or 'reserved'")
+    ]
 
 
 def test_aks_node_pool_registers_what_the_python_path_registers() -> None:
@@ -588,3 +632,27 @@ def test_a_mig_layout_is_echoed_in_order_of_profile_name_whatever_order_the_wire
     error = construct_error("GpuCluster", {**CLUSTER, "gpuStack": "gpu-operator", "pools": [pool]})
     [problem] = [p for p in error.problems if p.path == "pools[0].mig.layout"]
     assert list(cast(dict[str, int], problem.value)) == ["1g.24gb", "2g.48gb+me.all"]
+
+
+def test_cluster_wide_pool_rules_name_the_pools_and_settings_in_camel_case() -> None:
+    """The AKS pool mix and the unused add-on settings, from another language."""
+    nap = {
+        "name": "a100",
+        "instanceType": "Standard_NC24ads_A100_v4",
+        "provisioning": {"provisioner": "node-auto-provisioning", "maxGpus": 4},
+    }
+    fixed = {"name": "t4", "instanceType": "Standard_NC8as_T4_v3", "maxSize": 2}
+    azure = {"cloud": "azure", "azure": {"resourceGroupName": "rg", "clusterName": "aks"}}
+    error = construct_error("GpuCluster", {**azure, "pools": [nap, fixed]})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("pools[1]", "t4", "every pool provisioned with provisioner node-auto-provisioning, or none")
+    ]
+    auto_mode = {
+        "name": "auto",
+        "instanceType": "g6.xlarge",
+        "provisioning": {"provisioner": "eks-auto-mode", "maxGpus": 4},
+    }
+    error = construct_error("GpuCluster", {**CLUSTER, "pools": [auto_mode], "devicePlugin": {"namespace": "gpu"}})
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("devicePlugin", {"namespace": "gpu"}, "no device_plugin settings, or a pool the NVIDIA device plugin serves")
+    ]

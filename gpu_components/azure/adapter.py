@@ -89,6 +89,7 @@ ADAPTER = CloudAdapter(
     wiring=AksWiringArgs,
     facts=FACTS,
     stack_problems=cluster.stack_problems,
+    pools_problems=cluster.pool_mix_problems,
 )
 """AKS: user agent pools (fixed pools) or Node Auto Provisioning NodePools (provisioned pools), with the AKS-installed
 NVIDIA driver (or, under the GPU Operator, optionally the operator's); the device plugin DaemonSet or the GPU Operator

@@ -20,6 +20,7 @@ from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_
 from gpu_components.azure._sdk import azure_native
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
+from gpu_components.spec import GpuNodePoolSpec
 
 DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new AKS cluster: in AKS standard support in late 2026 (AKS Kubernetes release calendar,
@@ -191,10 +192,39 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     return problems
 
 
+_FIXED_ON_NAP = (
+    "a fixed pool is an agent pool scaled by the Cluster Autoscaler, which a cluster with Node Auto Provisioning may "
+    "not run"
+)
+
+
+def pool_mix_problems(specs: Sequence[GpuNodePoolSpec], prefix: str = "") -> list[Problem]:
+    """The pools of one cluster are all Node Auto Provisioning pools or all fixed pools: a NAP pool needs NAP on the
+    cluster, and a cluster with NAP may not run the Cluster Autoscaler that scales a fixed pool
+    (:data:`SOURCE_NAP`). Each fixed pool beside a NAP pool is a problem, at ``<prefix>pools[<i>]``."""
+    provisioned = [index for index, spec in enumerate(specs) if spec.provisioning is not None]
+    if not provisioned:
+        return []
+    return [
+        Problem(
+            f"{prefix}pools[{index}]",
+            spec.name,
+            f"{_FIXED_ON_NAP}: {prefix}pools[{provisioned[0]}] ({specs[provisioned[0]].name}) is a Node Auto "
+            "Provisioning pool, which needs NAP on the cluster",
+            "every pool provisioned with provisioner node-auto-provisioning, or none",
+            SOURCE_NAP,
+        )
+        for index, spec in enumerate(specs)
+        if spec.provisioning is None
+    ]
+
+
 def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
     """Rules between the ``cluster`` config and the pools: a provisioned pool needs ``node_auto_provisioning``; a
-    fixed pool (an agent pool with the Cluster Autoscaler) may not be on a NAP cluster (:data:`SOURCE_NAP`)."""
+    fixed pool (an agent pool with the Cluster Autoscaler) may not be on a NAP cluster (:data:`SOURCE_NAP`). Fixed
+    pools beside NAP pools are :func:`pool_mix_problems`' (every entry point's), not repeated here."""
     nap = bool(cluster.get("node_auto_provisioning", False))
+    mixed = any(isinstance(pool, Mapping) and "provisioning" in pool for pool in pools)
     problems: list[Problem] = []
     for index, pool in enumerate(pools):
         if not isinstance(pool, Mapping):
@@ -209,13 +239,12 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
                     SOURCE_NAP_ENABLE,
                 )
             )
-        elif "provisioning" not in pool and nap:
+        elif "provisioning" not in pool and nap and not mixed:
             problems.append(
                 Problem(
                     f"pools[{index}]",
                     pool.get("name"),
-                    "a fixed pool is an agent pool scaled by the Cluster Autoscaler, which a cluster with Node Auto "
-                    "Provisioning may not run",
+                    _FIXED_ON_NAP,
                     "provisioning with provisioner node-auto-provisioning, or node_auto_provisioning: false",
                     SOURCE_NAP,
                 )

@@ -14,14 +14,16 @@ marks it secret.
 and each GPU accelerator type, e.g. ``nvidia-l4``). Their limits also apply to the node pools GKE creates for
 ComputeClasses, and they are the only limit on a ComputeClass pool's GPUs (:data:`SOURCE_NAP_LIMITS`, "Limitations");
 a ComputeClass creates node pools without them from GKE 1.33.3-gke.1136000 on
-(:data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION`). With ``existing: true`` the key is
-refused like the other settings of a new cluster: an existing cluster keeps the limits it has.
+(:data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION`). With them, each GPU accelerator type
+of a ComputeClass pool needs a limit of at least the pool's ``max_gpus`` (:func:`stack_problems`). With
+``existing: true`` the key is refused like the other settings of a new cluster: an existing cluster keeps the limits
+it has.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
@@ -29,12 +31,14 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
+from gpu_components.gcp.compute_class import compute_class_accelerator_types
 from gpu_components.gcp.facts import NODE_POOL_OPTIONS
 from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, N1_ATTACHED_GPUS, create_node_service_account
 from gpu_components.shape import STRICT
-from gpu_components.spec import SYSTEM_ROLE_LABEL
+from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec
 
 SYSTEM_MACHINE_TYPE = "e2-standard-4"
 """Machine type of the small system node pool that runs add-ons (kube-dns, metrics, the GPU stack's controllers)."""
@@ -303,6 +307,62 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
                 "required when the gcp:project config is not set (it names the Workload Identity pool)",
             )
         )
+    return problems
+
+
+def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Rules between a new cluster's ``node_auto_provisioning`` and its ComputeClass pools: the cluster's limits also
+    bound the node pools GKE creates for a ComputeClass, and the autoscaler creates no node past a limit
+    (:data:`SOURCE_NAP_LIMITS`), a GPU accelerator type without a limit counting as none of it (see
+    :class:`NodeAutoProvisioningConfig`). So each accelerator type a ComputeClass pool allows needs a limit of at
+    least the pool's ``max_gpus``, which is what holds the pool
+    (:func:`~gpu_components.gcp.compute_class.compute_class_autoscaler_note`). Without ``node_auto_provisioning``
+    GKE applies no limit to a ComputeClass (from GKE 1.33.3-gke.1136000), and an existing cluster keeps its own:
+    nothing to check. A pool with problems of its own is left to its own rules."""
+    config = cluster.get("node_auto_provisioning")
+    if cluster.get("existing", False) or not isinstance(config, Mapping):
+        return []
+    limits: Mapping[str, int] = config.get("gpus", {})
+    path = "cluster.node_auto_provisioning.gpus"
+    problems: list[Problem] = []
+    for index, pool in enumerate(pools):
+        if not isinstance(pool, Mapping) or not isinstance(pool.get("provisioning"), Mapping):
+            continue
+        try:
+            spec = GpuNodePoolSpec.from_args(
+                {key: value for key, value in pool.items() if key not in CLOUDS}, "gcp", f"pools[{index}]"
+            )
+        except GpuSpecError:
+            continue
+        if spec.provisioning is None or spec.provisioning.provisioner != "compute-class":
+            continue
+        max_gpus = spec.provisioning.max_gpus
+        which = f"pools[{index}] ({spec.name}, a ComputeClass pool, max_gpus {max_gpus})"
+        for accelerator in compute_class_accelerator_types(spec):
+            limit = limits.get(accelerator)
+            if limit is None:
+                problems.append(
+                    Problem(
+                        path,
+                        dict(limits),
+                        f"no limit on {accelerator}, the GPUs of {which}: GKE creates no node with GPUs the "
+                        "cluster's node auto-provisioning has no limit on, and those limits also bound the node "
+                        "pools it creates for a ComputeClass",
+                        f"{accelerator}: {max_gpus} or more",
+                        SOURCE_NAP_LIMITS,
+                    )
+                )
+            elif max_gpus is not None and limit < max_gpus:
+                problems.append(
+                    Problem(
+                        f"{path}[{accelerator!r}]",
+                        limit,
+                        f"below the max_gpus of {which}: the cluster's limit on {accelerator} is what holds the "
+                        f"pool, which could never have more than {limit}",
+                        f"{max_gpus} or more",
+                        SOURCE_NAP_LIMITS,
+                    )
+                )
     return problems
 
 

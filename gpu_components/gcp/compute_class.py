@@ -197,7 +197,8 @@ def compute_class_problems(
     """GKE's rules for a ComputeClass pool, every problem at once: those of a fixed GKE pool
     (:func:`~gpu_components.gcp.gke.gke_problems`: driver mode, taints, GKE's labels, sharing and MIG, as with
     GKE's own plugin under any GPU stack), no ``max_nodes``, a consolidation delay of whole
-    minutes in 1..1440, and a reservation name Compute Engine takes.
+    minutes in 1..1440, no label or taint of the pool's own on GKE's ``cloud.google.com/compute-class`` key
+    (:data:`COMPUTE_CLASS_LABEL`), and a reservation name Compute Engine takes.
 
     Args: as :func:`~gpu_components.gcp.gke.gke_problems`; ``spec.provisioning`` must be set.
     """
@@ -226,6 +227,29 @@ def compute_class_problems(
                 "a ComputeClass's consolidationDelayMinutes is whole minutes from 1 minute to 24 hours",
                 f"{low}m..{high}m in whole minutes, e.g. 10m, 1h30m",
                 SOURCE_CRD,
+            )
+        )
+    problems += [
+        Problem(
+            _join(path, spec.taint_path(index)),
+            taint.as_given(),
+            f"GKE taints a ComputeClass's nodes {compute_class_taint(spec.name).text} itself and gives the pods that "
+            "select the class its toleration; a taint of yours with this key would conflict with it",
+            "a taint with another key",
+            SOURCE_CUSTOM_CLASSES,
+        )
+        for index, taint in enumerate(spec.taints)
+        if taint.key == COMPUTE_CLASS_LABEL
+    ]
+    if COMPUTE_CLASS_LABEL in spec.labels:
+        problems.append(
+            Problem(
+                f"{_join(path, 'labels')}[{COMPUTE_CLASS_LABEL!r}]",
+                COMPUTE_CLASS_LABEL,
+                f"set by GKE on a ComputeClass's nodes to the class's name ({spec.name}): pods select the class with "
+                "it (the pool's node_selector has it)",
+                "any other label key",
+                SOURCE_CUSTOM_CLASSES,
             )
         )
     if provisioning.reservation is not None and not RESERVATION_NAME.match(provisioning.reservation):
@@ -321,14 +345,18 @@ def compute_class_node_selector(spec: GpuNodePoolSpec) -> dict[str, str]:
     return dict(sorted(selector.items()))
 
 
+def compute_class_accelerator_types(spec: GpuNodePoolSpec) -> list[str]:
+    """The GPU accelerator types (``nvidia-l4``...) of the pool's allowed machine types, sorted."""
+    return sorted({accelerator for accelerator, _ in _accelerators(spec).values()})
+
+
 def compute_class_autoscaler_note(spec: GpuNodePoolSpec) -> str:
     """What GKE does not enforce of the pool: its GPU limit is the cluster's, per accelerator type."""
     provisioning = _provisioning(spec)
-    accelerators = sorted({accelerator for accelerator, _ in _accelerators(spec).values()})
     return (
         f"GKE applies no limit to a ComputeClass: max_gpus {provisioning.max_gpus} holds only as the cluster's node "
-        f"auto-provisioning resource limit on {', '.join(accelerators)}, shared by every node pool GKE creates with "
-        "those GPUs (cluster.node_auto_provisioning)"
+        f"auto-provisioning resource limit on {', '.join(compute_class_accelerator_types(spec))}, shared by every "
+        "node pool GKE creates with those GPUs (cluster.node_auto_provisioning)"
     )
 
 

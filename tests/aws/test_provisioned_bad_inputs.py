@@ -325,14 +325,15 @@ def test_a_miscased_provisioner_or_family_gets_a_did_you_mean_and_only_the_cloud
 def test_gpu_cluster_refuses_add_on_settings_no_pool_uses() -> None:
     cluster = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "device_plugin": {"namespace": "gpu"}}
     assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
-        "device_plugin: no pool is served by the NVIDIA device plugin DaemonSet, so none is deployed and these "
-        "settings would be ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); "
-        "valid: no device_plugin settings"
+        "device_plugin: NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (each "
+        "pool's GPUs are advertised by another: pools[0] (auto-l4): cloud), so the cluster deploys none and they "
+        "would be ignored (got {'namespace': 'gpu'}); valid: no device_plugin settings, or a pool the NVIDIA device "
+        "plugin serves"
     ]
     operator = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "gpu_stack": "gpu-operator"}
     operator["gpu_operator"] = {"namespace": "gpu"}
     assert _problems(lambda: GpuCluster("c", operator)) == [  # type: ignore[arg-type]
-        "gpu_operator: no pool is served by the GPU Operator, so none is deployed and these settings would be "
-        "ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); valid: no "
-        "gpu_operator settings"
+        "gpu_operator: GPU Operator settings, but no pool is served by the GPU Operator (each pool's GPUs are "
+        "advertised by another: pools[0] (auto-l4): cloud), so the cluster deploys none and they would be ignored "
+        "(got {'namespace': 'gpu'}); valid: no gpu_operator settings, or a pool the GPU Operator serves"
     ]

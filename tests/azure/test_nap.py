@@ -421,6 +421,29 @@ def test_nap_cluster_config_rules() -> None:
     ]
 
 
+MIXED = (
+    "pools[1]: a fixed pool is an agent pool scaled by the Cluster Autoscaler, which a cluster with Node Auto "
+    "Provisioning may not run: pools[0] (a100nap) is a Node Auto Provisioning pool, which needs NAP on the cluster "
+    "(got 't4'); valid: every pool provisioned with provisioner node-auto-provisioning, or none [source: "
+    "https://learn.microsoft.com/azure/aks/node-auto-provisioning]"
+)
+T4_FIXED = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2}
+
+
+def test_gpu_cluster_refuses_a_fixed_pool_beside_a_nap_pool_as_the_stack_config_does(tmp_path: Path) -> None:
+    args: GpuClusterArgs = {"cloud": "azure", "pools": [A100, T4_FIXED], "azure": WIRING}  # type: ignore[typeddict-item]
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args))
+    assert [str(p) for p in error.value.problems] == [MIXED]
+    copy_example_project(tmp_path)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.azure-aks-nap.yaml").read_text())
+    stack["config"]["gpu-components:pools"] = [A100, T4_FIXED]
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [f"  - {MIXED}"]
+
+
 def test_the_stack_config_refuses_a_nap_pool_on_a_cluster_without_nap(tmp_path: Path) -> None:
     copy_example_project(tmp_path)
     stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.azure-aks-nap.yaml").read_text())

@@ -11,14 +11,14 @@ import pytest
 from click.testing import CliRunner
 
 from gpu_components.cli import main
-from gpu_components.cluster import GpuCluster
+from gpu_components.cluster import GpuCluster, validate_cluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool
 from gpu_components.gcp import cluster as gke_cluster
 from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
 from tests import crd_schemas
-from tests.helpers import BOTH_MODES, copy_example_project, example_plan, plan_and, plan_of
+from tests.helpers import BOTH_MODES, ROOT, copy_example_project, example_plan, plan_and, plan_of
 
 COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 CONFIG = {"gcp:project": "proj"}
@@ -344,20 +344,68 @@ def test_gpu_cluster_and_device_plugin_refuse_compute_class_pools_with_exact_err
     ]
 
 
-def test_stack_config_reports_compute_class_problems(tmp_path: Path) -> None:
+COMPUTE_CLASS_KEY_PROBLEMS = [
+    "pools[0].taints[0]: GKE taints a ComputeClass's nodes cloud.google.com/compute-class=gpu:NoSchedule itself and "
+    "gives the pods that select the class its toleration; a taint of yours with this key would conflict with it (got "
+    "{'key': 'cloud.google.com/compute-class', 'value': 'gpu', 'effect': 'NoSchedule'}); valid: a taint with another "
+    "key",
+    "pools[0].labels['cloud.google.com/compute-class']: set by GKE on a ComputeClass's nodes to the class's name "
+    "(gpu): pods select the class with it (the pool's node_selector has it) (got 'cloud.google.com/compute-class'); "
+    "valid: any other label key",
+]
+
+
+def test_a_compute_class_pool_refuses_a_label_or_taint_on_gkes_compute_class_key() -> None:
+    pool = provisioned(
+        labels={"cloud.google.com/compute-class": "other"},
+        taints=[{"key": "cloud.google.com/compute-class", "value": "gpu", "effect": "NoSchedule"}],
+    )
+    assert problem_lines(lambda: gcp_cluster([pool])) == COMPUTE_CLASS_KEY_PROBLEMS
+    component = [line.replace("pools[0].", "pool.") for line in COMPUTE_CLASS_KEY_PROBLEMS]
+    assert problem_lines(lambda: GkeComputeClassGpuPool("demo", {"pool": pool})) == component  # type: ignore[typeddict-item]
+    # A fixed pool may carry them: GKE's way to let a ComputeClass use a node pool you create.
+    fixed = {**pool, "max_size": 1}
+    del fixed["provisioning"]
+    assert [spec.name for spec in validate_cluster("gcp", [fixed])] == ["gpu"]
+
+
+def plan_stack_text(tmp_path: Path, stack: str) -> list[str]:
+    """``gpu-components plan`` of a stack file ``stack`` (its text) in a copy of the example project: the output's
+    lines after the first; ``[]`` when it plans."""
     copy_example_project(tmp_path)
-    (tmp_path / "stacks" / "Pulumi.t-cc.yaml").write_text(
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(stack)
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == (1 if "invalid GPU setting" in result.output else 0), result.output
+    return result.output.splitlines()[1:] if result.exit_code else []
+
+
+def test_device_plugin_settings_on_a_stack_of_gke_served_pools_are_an_error(tmp_path: Path) -> None:
+    """Every pool of the gcp-gke stack is served by GKE's device plugin: settings of the NVIDIA one would be
+    ignored."""
+    stack = (ROOT / "stacks" / "Pulumi.gcp-gke.yaml").read_text()
+    pools = "  gpu-components:pools:\n"
+    assert plan_stack_text(
+        tmp_path, stack.replace(pools, "  gpu-components:device_plugin: {namespace: gpu}\n" + pools)
+    ) == [
+        "  - device_plugin: NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (each "
+        "pool's GPUs are advertised by another: pools[0] (a100-mig): cloud, pools[1] (b200-mig): cloud, pools[2] "
+        "(l4-shared): cloud, pools[3] (l4-auto): cloud), so the cluster deploys none and they would be ignored (got "
+        "{'namespace': 'gpu'}); valid: no device_plugin settings, or a pool the NVIDIA device plugin serves"
+    ]
+
+
+def test_stack_config_reports_compute_class_problems(tmp_path: Path) -> None:
+    lines = plan_stack_text(
+        tmp_path,
         "config:\n"
         "  gcp:project: proj\n"
         "  gpu-components:cloud: gcp\n"
         "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
         "  gpu-components:pools:\n"
         "    - name: l4\n      instance_type: g2-standard-8\n"
-        "      provisioning: {provisioner: compute-class, max_nodes: 3}\n"
+        "      provisioning: {provisioner: compute-class, max_nodes: 3}\n",
     )
-    result = CliRunner().invoke(main, ["plan", "t-cc", "--cwd", str(tmp_path)])
-    assert result.exit_code == 1, result.output
-    assert result.output.splitlines()[1:] == [
+    assert lines == [
         "  - pools[0].provisioning.max_nodes: GKE has no node limit for a ComputeClass or the node pools it creates; "
         "its limits are the cluster's node auto-provisioning resource limits (cpu, memory, GPUs per accelerator "
         "type) (got 3); valid: pools[0].provisioning.max_gpus [source: "
@@ -414,6 +462,47 @@ def test_node_auto_provisioning_config_problems() -> None:
         f"would be ignored (got {NAP!r}); valid: remove it, or create the cluster (existing: false)"
     ]
     assert gke_cluster.config_problems({**where, "node_auto_provisioning": NAP}) == []
+
+
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        (
+            "{nvidia-h100-80gb: 8}",
+            "cluster.node_auto_provisioning.gpus: no limit on nvidia-l4, the GPUs of pools[1] (l4-auto, a ComputeClass "
+            "pool, max_gpus 8): GKE creates no node with GPUs the cluster's node auto-provisioning has no limit on, "
+            "and those limits also bound the node pools it creates for a ComputeClass (got {'nvidia-h100-80gb': 8}); "
+            "valid: nvidia-l4: 8 or more",
+        ),
+        (
+            "{nvidia-l4: 2}",
+            "cluster.node_auto_provisioning.gpus['nvidia-l4']: below the max_gpus of pools[1] (l4-auto, a ComputeClass "
+            "pool, max_gpus 8): the cluster's limit on nvidia-l4 is what holds the pool, which could never have more "
+            "than 2 (got 2); valid: 8 or more",
+        ),
+    ],
+    ids=["no-limit-on-the-pools-gpus", "limit-below-max-gpus"],
+)
+def test_a_compute_class_pool_needs_the_new_clusters_limit_on_its_gpus(
+    tmp_path: Path, gpus: str, expected: str
+) -> None:
+    stack = (
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+        f"    node_auto_provisioning: {{cpu: 64, memory_gb: 256, gpus: {gpus}}}\n"
+        "  gpu-components:pools:\n"
+        "    - {name: fixed, instance_type: g2-standard-8, max_size: 1}\n"
+        "    - name: l4-auto\n      instance_type: g2-standard-8\n"
+        "      provisioning: {provisioner: compute-class, max_gpus: 8}\n"
+    )
+    assert plan_stack_text(tmp_path, stack) == [
+        f"  - {expected} [source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning]"
+    ]
+    assert plan_stack_text(tmp_path, stack.replace(gpus, "{nvidia-l4: 8}")) == []
+    limits = f"    node_auto_provisioning: {{cpu: 64, memory_gb: 256, gpus: {gpus}}}\n"
+    assert plan_stack_text(tmp_path, stack.replace(limits, "")) == []
 
 
 def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_nodes() -> None:

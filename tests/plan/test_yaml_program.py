@@ -9,15 +9,18 @@ The checks of a program that declares components (its `packages:` entry, its com
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from gpu_components.aws.provisioned import EksKarpenterGpuNodePool
 from gpu_components.cli import main
-from gpu_components.plan import Project, StackFileError, load_project, run_project
+from gpu_components.plan import Plan, Project, StackFileError, load_project, run_project
 from gpu_components.plan.render import to_tree
 from gpu_components.plan.yaml_program import YamlProgramError
-from tests.helpers import ROOT
+from gpu_components.spec import GpuNodePoolArgs
+from tests.helpers import ROOT, plan_of
 
 HEADER = "name: team\nruntime: yaml\n"
 
@@ -44,6 +47,14 @@ config:
   team:kubeconfig:
     secure: v1:abc
 """
+
+
+ROLE = "arn:aws:iam::123456789012:role/nodes"
+
+
+def custom_inputs(plan: Plan) -> dict[tuple[str, str], dict[str, Any]]:
+    """The inputs of each provider-managed resource a plan registers, by type and name."""
+    return {(r.type, r.name): r.inputs for r in plan.resources if r.custom}
 
 
 def write(tmp_path: Path, program: str, stack: str = STACK) -> Path:
@@ -412,3 +423,40 @@ def test_a_component_type_must_be_one_of_the_packages_components(tmp_path: Path,
     with pytest.raises(YamlProgramError) as raised:
         load_project(tmp_path)
     assert str(raised.value) == f"{tmp_path / 'Pulumi.yaml'}: resources.l4.type: {problem}"
+
+
+def test_a_provisioned_pools_capacity_types_plan_as_on_the_python_path(tmp_path: Path) -> None:
+    """``capacityTypes`` (a list of enum values) from YAML: the Karpenter NodePool and EC2NodeClass are those the
+    Python program registers for the same pool, capacity types as written."""
+    program = f"""\
+packages:
+  gpu-components: {ROOT}
+resources:
+  l40s:
+    type: gpu-components:index:EksKarpenterGpuNodePool
+    properties:
+      clusterName: demo
+      subnetIds: [subnet-a]
+      nodeRoleArn: {ROLE}
+      pool:
+        name: l40s
+        instanceType: g6e.xlarge
+        provisioning: {{provisioner: karpenter, maxGpus: 8, capacityTypes: [spot, on-demand]}}
+"""
+    write(tmp_path, program, "config: {}\n")
+    pool: GpuNodePoolArgs = {
+        "name": "l40s",
+        "instance_type": "g6e.xlarge",
+        "provisioning": {"provisioner": "karpenter", "max_gpus": 8, "capacity_types": ["spot", "on-demand"]},
+    }
+    python = plan_of(
+        lambda: EksKarpenterGpuNodePool(
+            "l40s", {"pool": pool, "cluster_name": "demo", "subnet_ids": ["subnet-a"], "node_role_arn": ROLE}
+        ),
+        preview=False,
+    )
+    planned = run_project(tmp_path, "dev", preview=False)
+    assert custom_inputs(planned) == custom_inputs(python)
+    assert {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]} in custom_inputs(
+        planned
+    )[("kubernetes:karpenter.sh/v1:NodePool", "l40s-node-pool")]["spec"]["template"]["spec"]["requirements"]
