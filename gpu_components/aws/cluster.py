@@ -537,11 +537,25 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
     (:data:`PROVISIONER_SETTINGS`): a Karpenter pool needs ``cluster.karpenter``, an EKS Auto Mode pool
     ``cluster.auto_mode`` (on an existing cluster, those keys say what it runs). Without it the NodePool and its node
     class would be custom resources no controller reads (or whose CRD the cluster lacks: Auto Mode has no
-    EC2NodeClass, Karpenter no ``eks.amazonaws.com`` NodeClass)."""
+    EC2NodeClass, Karpenter no ``eks.amazonaws.com`` NodeClass). And no fixed pool (a managed node group) on an Auto
+    Mode cluster this program creates: it leaves off the VPC CNI and kube-proxy add-ons a managed node group needs,
+    as for ``system_node_group`` (:data:`~gpu_components.aws.facts.SOURCE_PULUMI_EKS_AUTO_MODE`)."""
     problems: list[Problem] = []
+    new_auto_mode = "auto_mode" in cluster and not cluster.get("existing", False)
     for index, pool in enumerate(pools):
         provisioning = pool.get("provisioning") if isinstance(pool, Mapping) else None
         if not isinstance(provisioning, Mapping):
+            if new_auto_mode and isinstance(pool, Mapping):
+                problems.append(
+                    Problem(
+                        f"pools[{index}]",
+                        pool.get("name"),
+                        "a fixed pool (an EKS managed node group) on the Auto Mode cluster this program creates, which "
+                        "leaves off the VPC CNI and kube-proxy add-ons a managed node group needs",
+                        "provisioning: {provisioner: eks-auto-mode, ...}",
+                        SOURCE_PULUMI_EKS_AUTO_MODE,
+                    )
+                )
             continue
         provisioner = value_of(provisioning.get("provisioner"))
         setting = PROVISIONER_SETTINGS.get(provisioner) if isinstance(provisioner, str) else None

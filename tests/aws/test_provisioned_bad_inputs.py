@@ -74,6 +74,16 @@ def test_a_karpenter_pool_on_auto_mode_and_an_auto_mode_pool_on_karpenter_are_re
     ]
 
 
+def test_a_fixed_pool_on_a_new_auto_mode_cluster_is_refused(tmp_path: Path) -> None:
+    # the trial: it planned a managed node group on a cluster without the VPC CNI and kube-proxy add-ons
+    pools = AUTO_MODE_POOL + "    - {name: fixed, instance_type: g6.xlarge, max_size: 2}\n"
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, auto_mode: {}}\n", pools) == [
+        "pools[1]: a fixed pool (an EKS managed node group) on the Auto Mode cluster this program creates, which "
+        "leaves off the VPC CNI and kube-proxy add-ons a managed node group needs (got 'fixed'); valid: "
+        "provisioning: {provisioner: eks-auto-mode, ...}"
+    ]
+
+
 def test_an_existing_cluster_says_what_it_runs(tmp_path: Path) -> None:
     cluster = (
         "  gpu-components:cluster:\n    name: c3\n    existing: true\n    subnet_ids: [subnet-a]\n"
