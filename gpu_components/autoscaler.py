@@ -149,12 +149,10 @@ def provisioner_note(spec: GpuNodePoolSpec, device_plugin_host: DevicePluginHost
     A Karpenter-based provisioner (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.counts_whole_gpus`) plans
     each node from the instance type's GPU count (:data:`SOURCE_PROVISIONER_GPU_COUNT`):
 
-    - nodes advertising ``nvidia.com/gpu`` replicas (time-slicing, MPS) or MIG devices (single strategy): it counts
-      each requested unit as a whole GPU, so it may create more nodes than the pending pods need (consolidation
-      removes the empty ones later);
-    - nodes advertising other names (renamed time-slicing ``nvidia.com/gpu.shared``, MIG ``nvidia.com/mig-*``):
-      no instance type has them in its simulation, so it creates no node for pods that request them until a
-      NodeOverlay (alpha) adds them.
+    nodes advertising ``nvidia.com/gpu`` replicas (time-slicing, MPS) or MIG devices (single strategy): it counts
+    each requested unit as a whole GPU, so it may create more nodes than the pending pods need (consolidation
+    removes the empty ones later). Nodes advertising other names (renamed time-slicing, MIG ``mixed``) are refused
+    on such pools (:func:`uncounted_resource_problems`).
 
     Args:
         spec: the validated pool.
@@ -168,14 +166,6 @@ def provisioner_note(spec: GpuNodePoolSpec, device_plugin_host: DevicePluginHost
         return None
     advertised = advertised_resources(spec) if device_plugin_host != "cloud" else {GPU_RESOURCE: spec.gpu_count}
     provisioner = spec.provisioning.provisioner
-    other = sorted(name for name in advertised if name != GPU_RESOURCE)
-    if other:
-        return (
-            f"{provisioner} plans nodes from each instance type's {GPU_RESOURCE} count; no instance type offers "
-            f"{', '.join(other)} in its simulation, so it creates no node for pods that request "
-            f"{'it' if len(other) == 1 else 'them'} unless a NodeOverlay (alpha, NodeOverlay feature gate) adds "
-            "that capacity"
-        )
     per_node = advertised.get(GPU_RESOURCE, 0)
     if per_node <= spec.gpu_count:
         return None

@@ -382,32 +382,7 @@ def test_note_when_karpenter_counts_time_slicing_replicas_as_whole_gpus() -> Non
     )
 
 
-def test_note_when_nap_cannot_see_mig_devices_at_all() -> None:
-    pool = spec(
-        "azure",
-        "Standard_ND96isr_H100_v5",
-        {"provisioner": "node-auto-provisioning", "max_nodes": 2},
-        mig={"layout": {"3g.40gb": 1, "1g.10gb": 4}, "strategy": "mixed"},
-    )
-    assert provisioner_note(pool, "daemonset") == (
-        "node-auto-provisioning plans nodes from each instance type's nvidia.com/gpu count; no instance type offers "
-        "nvidia.com/mig-1g.10gb, nvidia.com/mig-3g.40gb in its simulation, so it creates no node for pods that "
-        "request them unless a NodeOverlay (alpha, NodeOverlay feature gate) adds that capacity"
-    )
-
-
-def test_note_for_renamed_time_slicing_and_single_strategy_mig() -> None:
-    renamed = spec(
-        "aws",
-        "g6e.xlarge",
-        {"provisioner": "karpenter", "max_nodes": 2},
-        time_slicing={"replicas": 2, "rename_by_default": True},
-    )
-    assert provisioner_note(renamed, "daemonset") == (
-        "karpenter plans nodes from each instance type's nvidia.com/gpu count; no instance type offers "
-        "nvidia.com/gpu.shared in its simulation, so it creates no node for pods that request it unless a "
-        "NodeOverlay (alpha, NodeOverlay feature gate) adds that capacity"
-    )
+def test_note_for_single_strategy_mig() -> None:
     mig = spec("aws", "p5.48xlarge", {"provisioner": "karpenter", "max_nodes": 1}, mig={"profile": "1g.10gb"})
     assert provisioner_note(mig, "gpu-operator") == (
         "karpenter counts each nvidia.com/gpu request as a whole GPU of the instance type (8 per p5.48xlarge node) "

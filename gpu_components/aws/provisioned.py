@@ -53,7 +53,7 @@ from gpu_components.adapter import (
     pool_outputs,
     validated_pool,
 )
-from gpu_components.autoscaler import joined, uncounted_resource_problems
+from gpu_components.autoscaler import joined, provisioner_note, uncounted_resource_problems
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.eks import (
@@ -332,29 +332,13 @@ KARPENTER_LATE_MIG_NOTE = (
 
 
 def karpenter_note(spec: GpuNodePoolSpec, host: DevicePluginHost) -> str | None:
-    """What Karpenter cannot count when it picks nodes for pending pods, or ``None``: it takes ``nvidia.com/gpu``
-    from the instance type's GPU count, not from time-slicing/MPS replicas or MIG devices, and knows no other GPU
-    resource name; its alpha ``NodeOverlay`` could tell it (:data:`SOURCE_NODE_OVERLAY`), which the library does not
-    render. MIG made by the GPU Operator's MIG manager appears only after the node joins."""
-    advertised = advertised_resources(spec)
-    gpus = advertised.get(GPU_RESOURCE, 0)
-    notes: list[str | None] = []
-    if gpus not in (0, spec.gpu_count):
-        notes.append(
-            f"Karpenter sizes a new node from its instance type ({GPU_RESOURCE}: {spec.gpu_count} on "
-            f"{spec.instance_type}), not from the {gpus} {GPU_RESOURCE} it will advertise: it may launch more nodes "
-            "than the pods need"
-        )
-    others = sorted(name for name in advertised if name != GPU_RESOURCE)
-    if others:
-        notes.append(
-            f"Karpenter knows no {', '.join(others)} on any instance type: it launches no node for pods that request "
-            "them"
-        )
-    if notes:
-        notes.append("its alpha NodeOverlay (feature gate NodeOverlay) can declare the real capacity; not rendered")
-    notes.append(KARPENTER_LATE_MIG_NOTE if host == "gpu-operator" and spec.mig is not None else None)
-    return joined(*notes)
+    """What Karpenter cannot count when it picks nodes for pending pods
+    (:func:`~gpu_components.autoscaler.provisioner_note`: it takes ``nvidia.com/gpu`` from the instance type's GPU
+    count, not from time-slicing/MPS replicas or MIG devices; its alpha ``NodeOverlay`` could tell it,
+    :data:`SOURCE_NODE_OVERLAY`, which the library does not render), and that MIG made by the GPU Operator's MIG
+    manager appears only after the node joins; or ``None``."""
+    late_mig = KARPENTER_LATE_MIG_NOTE if host == "gpu-operator" and spec.mig is not None else None
+    return joined(provisioner_note(spec, host), late_mig)
 
 
 def karpenter_pool_view(spec: GpuNodePoolSpec, ami_type: str | None, gpu_stack: GpuStack) -> PoolView:

@@ -516,9 +516,9 @@ def test_existing_cluster_with_new_cluster_keys_and_karpenter_reports_both() -> 
     ]
 
 
-def stack_plan(cluster: dict[str, Any]) -> Plan:
-    """The aws-eks example stack's program and pools, with ``cluster`` as its cluster config."""
-    project, config = load_stack(ROOT, "aws-eks")
+def stack_plan(cluster: dict[str, Any], stack: str = "aws-eks") -> Plan:
+    """An example stack's program and pools (``aws-eks``'s by default), with ``cluster`` as its cluster config."""
+    project, config = load_stack(ROOT, stack)
     config["gpu-components:cluster"] = cluster
     return run_program(example_program, project=project, stack="provisioners", config=config)
 
@@ -535,10 +535,11 @@ def test_offline_plan_of_a_karpenter_cluster_installs_the_chart_before_the_gpu_p
 
 @pytest.mark.stack
 def test_offline_plan_of_an_auto_mode_cluster() -> None:
-    plan = stack_plan({"name": "gpu-demo", "auto_mode": {}})
+    # aws-eks-auto's pools (a fixed pool is refused on a new Auto Mode cluster)
+    plan = stack_plan({"name": "gpu-demo", "auto_mode": {}}, "aws-eks-auto")
     assert resource(plan, "eks:index:Cluster", "gpu-demo").inputs["autoMode"]["enabled"] is True
-    assert names(plan, RELEASE) == ["gpu-demo-gpu-device-plugin-release"]  # no Karpenter chart
-    assert "gpu-demo-system" not in names(plan, "aws:eks/nodeGroup:NodeGroup")
+    assert names(plan, RELEASE) == []  # no Karpenter chart, and no device plugin: AWS runs its own
+    assert names(plan, "aws:eks/nodeGroup:NodeGroup") == []
 
 
 @pytest.mark.stack

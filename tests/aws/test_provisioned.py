@@ -159,9 +159,9 @@ def test_time_sliced_l40s_karpenter_pool_renders_exact_crs() -> None:
     assert pool.device_plugin_host == "daemonset"
     assert pool.advertised_resources == {"nvidia.com/gpu": 4}
     assert pool.autoscaler_note == (
-        "Karpenter sizes a new node from its instance type (nvidia.com/gpu: 1 on g6e.xlarge), not from the 4 "
-        "nvidia.com/gpu it will advertise: it may launch more nodes than the pods need; its alpha NodeOverlay "
-        "(feature gate NodeOverlay) can declare the real capacity; not rendered"
+        "karpenter counts each nvidia.com/gpu request as a whole GPU of the instance type (1 per g6e.xlarge node) "
+        "while a node advertises 4 (time-slicing, 4 replicas per GPU): it may create up to 4 times the nodes "
+        "pending pods need; the empty ones are consolidated later"
     )
     assert names(plan, "aws:iam/role:Role") == []
 
