@@ -115,11 +115,14 @@ def test_each_provisioners_gpu_label_keys_and_annotation() -> None:
 
 def test_karpenter_label_values_are_ec2_lowercase_names_and_mib() -> None:
     assert [
-        (ec2_gpu_name(t), ec2_gpu_memory_mib(t)) for t in ("g6e.xlarge", "g6.xlarge", "g5.xlarge", "p5.48xlarge")
+        (ec2_gpu_name(t), ec2_gpu_memory_mib(t))
+        for t in ("g6e.xlarge", "g6.xlarge", "g5.xlarge", "p5.48xlarge", "gr6.4xlarge", "p5.4xlarge")
     ] == [
         ("l40s", 45776),
         ("l4", 22888),
         ("a10g", 22888),
+        ("h100", 81920),
+        ("l4", 22888),
         ("h100", 81920),
     ]
     assert (ec2_gpu_name("p3.2xlarge"), ec2_gpu_memory_mib("p6e-gb200.36xlarge")) == (None, None)

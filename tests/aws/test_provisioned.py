@@ -189,7 +189,11 @@ def test_h100_mig_pool_under_the_gpu_operator_selects_its_family_and_carries_the
             "spec": {
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "h100-mig"},
                 "requirements": requirements(
-                    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]},
+                    {
+                        "key": "node.kubernetes.io/instance-type",
+                        "operator": "In",
+                        "values": ["p5.48xlarge", "p5.4xlarge"],
+                    },
                     ["on-demand"],
                 ),
                 "taints": [GPU_TAINT],
