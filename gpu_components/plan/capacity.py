@@ -23,6 +23,7 @@ __all__ = [
     "ISOLATION_TEXT",
     "capacity_records",
     "capacity_report",
+    "per_node_text",
 ]
 
 ISOLATION_TEXT: Mapping[str, str] = {
@@ -90,11 +91,11 @@ def capacity_report(
             nodes += " " + ", ".join(record["provisioning"]["capacityTypes"])
         elif record["spot"]:
             nodes += " spot"
-        advertises = "<br>".join(f"{_per_node(record, u['perNode'])} x `{u['name']}`" for u in record["advertises"])
+        advertises = "<br>".join(f"{per_node_text(record, u['perNode'])} x `{u['name']}`" for u in record["advertises"])
         memory = "<br>".join(_memory_text(record, u) for u in record["advertises"])
         lines.append(
             f"| {name} | {record['cloud']} | {record['instanceType']} | {record['gpuModel']} "
-            f"({_gb(record['gpuMemoryGb'])}) | {_per_node(record, record['gpusPerNode'])} | {nodes} | {advertises} "
+            f"({_gb(record['gpuMemoryGb'])}) | {per_node_text(record, record['gpusPerNode'])} | {nodes} | {advertises} "
             f"| {memory} | {ISOLATION_TEXT.get(record['isolation'], record['isolation'])} |"
         )
     lines += ["", _totals(records.values())]
@@ -132,15 +133,18 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
     return [*lines, *(["", "Autoscaler notes:", "", *notes] if notes else [])]
 
 
-def _per_node(record: PoolCapacity, count: int) -> str:
+def per_node_text(record: PoolCapacity, count: int) -> str:
     """``count`` (of a node of the pool's first instance type) as text; for a provisioned pool whose allowed types
     have different GPU counts, the range over them (``1-2``), the count scaled per GPU (a pool's sharing and MIG
-    being one GPU model's, each GPU advertises the same units)."""
+    being one GPU model's, each GPU advertises the same units). A record without the range (a plan file written
+    before it was recorded) shows ``count``."""
     provisioning = record.get("provisioning")
-    if provisioning is None or provisioning["minGpusPerNode"] == provisioning["maxGpusPerNode"]:
+    fewest = provisioning.get("minGpusPerNode") if provisioning is not None else None
+    most = provisioning.get("maxGpusPerNode") if provisioning is not None else None
+    if fewest is None or most is None or fewest == most:
         return str(count)
     per_gpu = count // max(record["gpusPerNode"], 1)
-    return f"{per_gpu * provisioning['minGpusPerNode']}-{per_gpu * provisioning['maxGpusPerNode']}"
+    return f"{per_gpu * fewest}-{per_gpu * most}"
 
 
 def _memory_text(record: PoolCapacity, unit: AdvertisedUnit) -> str:

@@ -10,6 +10,7 @@ from gpu_components.autoscaler import provisioner_note
 from gpu_components.capacity import PoolCapacity, pool_capacity
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.diagram import to_mermaid
 from gpu_components.spec import GpuNodePoolSpec
 
 
@@ -86,8 +87,8 @@ def test_node_limit_gives_the_gpus_of_its_largest_allowed_type() -> None:
     assert "autoscalerNote" not in provisioning
 
 
-def test_report_shows_a_range_where_allowed_types_differ_in_gpus_and_the_totals_agree() -> None:
-    mig = record(
+def h100_mig_nap() -> PoolCapacity:
+    return record(
         "azure",
         "gpu-operator",
         name="h100mig",
@@ -100,12 +101,20 @@ def test_report_shows_a_range_where_allowed_types_differ_in_gpus_and_the_totals_
             "instance_types": ["Standard_NC80adis_H100_v5"],
         },
     )
-    lines = capacity_report("s", {"gpuPools": {"h100mig": {"capacity": mig}}}).splitlines()
+
+
+def test_report_shows_a_range_where_allowed_types_differ_in_gpus_and_the_totals_agree() -> None:
+    lines = capacity_report("s", {"gpuPools": {"h100mig": {"capacity": h100_mig_nap()}}}).splitlines()
     assert lines[4] == (
         "| h100mig | azure | Standard_NC40ads_H100_v5 | H100-94GB (94 GB) | 1-2 | 0..4 on-demand | "
         "7-14 x `nvidia.com/gpu` | 12 GB (MIG 1g.12gb) | MIG-isolated |"
     )
     assert lines[6] == "At maximum size: 4 GPU nodes, 8 GPUs (8 x H100-94GB)."
+
+
+def test_diagram_shows_the_same_ranges() -> None:
+    diagram = to_mermaid("s", {"gpuPools": {"h100mig": {"capacity": h100_mig_nap()}}})
+    assert '    p0g["1-2 x H100-94GB (94 GB) per node<br>node advertises 7-14 x nvidia.com/gpu"]\n' in diagram
 
 
 def test_fixed_pool_record_has_no_provisioning() -> None:
