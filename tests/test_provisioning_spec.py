@@ -182,8 +182,8 @@ def test_spot_capacity_comes_from_the_pools_spot_or_the_capacity_types() -> None
                     "provisioning.instance_families[0]",
                     "g9",
                     "unknown aws GPU instance family",
-                    "g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, p6e-gb200, "
-                    "p6e-gb300",
+                    "g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
+                    "p6e-gb200, p6e-gb300",
                 ),
             ],
             id="unknown family and a non-GPU type",
