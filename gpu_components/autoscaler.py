@@ -91,6 +91,57 @@ def joined(*notes: str | None) -> str | None:
     return "; ".join(present) if present else None
 
 
+def uncounted_resource_problems(spec: GpuNodePoolSpec, path: str = "pool", *, mig: bool = True) -> list[Problem]:
+    """Problems of a provisioned pool whose nodes would advertise a GPU resource its provisioner never launches a
+    node for: a Karpenter-based provisioner
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.counts_whole_gpus`) sizes nodes by each instance type's
+    ``nvidia.com/gpu`` count and knows no ``nvidia.com/mig-<profile>`` (MIG ``mixed`` strategy) or
+    ``nvidia.com/gpu.shared`` (``time_slicing.rename_by_default``) resource (:data:`SOURCE_PROVISIONER_GPU_COUNT`):
+    a pod requesting one would stay pending. The one rule for Karpenter and AKS Node Auto Provisioning.
+
+    Args:
+        spec: the validated pool (a fixed pool, or another provisioner's, has none).
+        path: where the pool sits (``pool``, ``pools[0]``, ``""`` for a component's own args).
+        mig: check the MIG strategy (off where the caller refuses the pool's MIG for another reason).
+    """
+    if spec.provisioning is None:
+        return []
+    facts = facts_for(spec.cloud).provisioners.get(spec.provisioning.provisioner)
+    if facts is None or not facts.counts_whole_gpus:
+        return []
+    prefix = f"{path}." if path else ""
+    problems: list[Problem] = []
+    if mig and spec.mig is not None and spec.mig.strategy != "single":
+        problems.append(
+            Problem(
+                f"{prefix}mig.strategy",
+                spec.mig.strategy,
+                _uncounted(spec, "nvidia.com/mig-<profile>"),
+                "single",
+                SOURCE_PROVISIONER_GPU_COUNT,
+            )
+        )
+    if isinstance(spec.sharing, TimeSlicing) and spec.sharing.rename_by_default:
+        problems.append(
+            Problem(
+                f"{prefix}time_slicing.rename_by_default",
+                True,
+                _uncounted(spec, f"{GPU_RESOURCE}.shared"),
+                "false",
+                SOURCE_PROVISIONER_GPU_COUNT,
+            )
+        )
+    return problems
+
+
+def _uncounted(spec: GpuNodePoolSpec, resource: str) -> str:
+    provisioner = spec.provisioning.provisioner if spec.provisioning is not None else "the provisioner"
+    return (
+        f"{provisioner}, a Karpenter-based provisioner, sizes a node by its instance type's {GPU_RESOURCE} count and "
+        f"knows no {resource} resource: a pod requesting one would stay pending, with no node created for it"
+    )
+
+
 def provisioner_note(spec: GpuNodePoolSpec, device_plugin_host: DevicePluginHost) -> str | None:
     """What a provisioned pool's provisioner cannot count when it creates nodes, or ``None`` (a fixed pool, a
     provisioner that plans nodes otherwise, or nodes that advertise exactly their GPUs as ``nvidia.com/gpu``).

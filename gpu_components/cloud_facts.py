@@ -170,6 +170,14 @@ class ProvisionerFacts:
         counts_whole_gpus: the provisioner decides how many nodes to create from each instance type's GPU count
             (``nvidia.com/gpu``), knowing nothing of time-slicing replicas, MPS clients or MIG devices
             (Karpenter-based provisioners: :func:`~gpu_components.autoscaler.provisioner_note`).
+        restricted_label_domains: label domains a pool's labels may not use (a key whose prefix is one of them or
+            ends in ``.<domain>``): the NodePool CRD refuses them in ``template.metadata.labels``, or the
+            provisioner sets them itself on every node (``karpenter.sh/capacity-type``, ``karpenter.sh/nodepool``,
+            the instance-type labels), so a value given there would be refused or contradict it.
+        restricted_labels_source: where :attr:`restricted_label_domains` come from.
+        excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
+        excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
+            ``GpuCluster``, the example program's ``cluster`` config).
     """
 
     source: str
@@ -183,6 +191,10 @@ class ProvisionerFacts:
     gpu_memory_mib: Callable[[str], int | None] = _no_value
     values_source: str = ""
     counts_whole_gpus: bool = False
+    restricted_label_domains: tuple[str, ...] = ()
+    restricted_labels_source: str = ""
+    excludes: tuple[str, ...] = ()
+    excludes_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
 from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
+from gpu_components.cloud_facts import CloudFacts
 from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg, GpuStack, GpuStackArg, value_of
 from gpu_components.errors import Combined, GpuSpecError, Problem
@@ -43,7 +44,7 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_operator_problems,
 )
 from gpu_components.shape import STRICT, args_problems, plain, required_keys, shape_problems
-from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools, pool_shape_problems
 
 __all__ = [
     "ADAPTERS",
@@ -248,7 +249,7 @@ def validate_cluster(
         raise GpuSpecError([*problems, Problem(f"{prefix}pools", pools, "a list of pools", "[{name, ...}, ...]")])
     misshapen: set[int] = set()
     for index, pool in enumerate(pools):
-        shape = shape_problems(ClusterPoolArgs, pool, f"{prefix}pools[{index}]")
+        shape = pool_shape_problems(ClusterPoolArgs, pool, adapter.cloud, f"{prefix}pools[{index}]")
         if shape:
             misshapen.add(index)
         problems += shape
@@ -268,6 +269,7 @@ def validate_cluster(
     given_driver = settings.get("operator_driver")
     operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
+    hosts: dict[int, str] = {}
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
         if index in misshapen:  # its cloud block may not be a mapping; its shape problems are listed already
@@ -285,6 +287,7 @@ def validate_cluster(
                 )
             )
         host = adapter.device_plugin_host(spec, options, stack)
+        hosts[index] = host
         if operator and host == "gpu-operator":
             served.append((index, spec))
         if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
@@ -322,9 +325,57 @@ def validate_cluster(
             [index for index, _ in served],
             prefix,
         )
+    pool_problems += _provisioner_mix_problems(specs, adapter.facts, prefix)
+    if specs and not pool_problems:
+        pool_problems += _unused_settings_problems(hosts, gpu_operator if operator else device_plugin, stack, prefix)
     if pool_problems:
         raise GpuSpecError(pool_problems)
     return specs
+
+
+def _unused_settings_problems(hosts: Mapping[int, str], settings: object, gpu_stack: str, prefix: str) -> list[Problem]:
+    """The GPU add-on's settings (``gpu_operator`` under ``gpu-operator``, else ``device_plugin``) when no pool is
+    served by that add-on (``hosts``: pool index -> who advertises its GPUs): no add-on is deployed and they would be
+    ignored (e.g. only EKS Auto Mode pools, served by AWS's own plugin)."""
+    key, host = ("gpu_operator", "gpu-operator") if gpu_stack == "gpu-operator" else ("device_plugin", "daemonset")
+    if settings is None or host in hosts.values():
+        return []
+    served_by = ", ".join(f"pools[{index}]: {hosts[index]}" for index in sorted(hosts))
+    return [
+        Problem(
+            f"{prefix}{key}",
+            settings,
+            f"no pool is served by the {'GPU Operator' if key == 'gpu_operator' else 'NVIDIA device plugin DaemonSet'}"
+            f", so none is deployed and these settings would be ignored (who advertises each pool's GPUs: "
+            f"{served_by})",
+            f"no {key} settings",
+        )
+    ]
+
+
+def _provisioner_mix_problems(specs: Sequence[GpuNodePoolSpec], facts: CloudFacts, prefix: str) -> list[Problem]:
+    """Pools whose provisioner may not launch nodes beside an earlier pool's
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.excludes`)."""
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(specs):
+        if spec.provisioning is None:
+            continue
+        provisioner = spec.provisioning.provisioner
+        own = facts.provisioners.get(provisioner)
+        clash = next((other for other in own.excludes if other in seen), None) if own is not None else None
+        if own is not None and clash is not None:
+            problems.append(
+                Problem(
+                    f"{prefix}pools[{index}].provisioning.provisioner",
+                    provisioner,
+                    f"pools[{seen[clash]}] is a {clash} pool: {own.excludes_reason}",
+                    f"{clash}, as pools[{seen[clash]}], or a cluster of its own",
+                    own.source,
+                )
+            )
+        seen.setdefault(provisioner, index)
+    return problems
 
 
 _POOL_INDEX = re.compile(r"\bpools\[(\d+)\]")

@@ -21,7 +21,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
-from gpu_components.cloud_facts import CLOUDS, all_cloud_facts, facts_for
+from gpu_components.cloud_facts import CLOUDS, ProvisionerFacts, all_cloud_facts, facts_for
 from gpu_components.enums import (
     CapacityTypeArg,
     CapacityTypeName,
@@ -38,7 +38,7 @@ from gpu_components.enums import (
 )
 from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.mig import MIG_PROFILE_FORMAT, mig_config_name, mig_profile_spelling, parse_mig_profile_name
-from gpu_components.shape import STRICT, plain, shape_problems
+from gpu_components.shape import STRICT, did_you_mean, plain, shape_problems
 
 TaintEffect = TaintEffectName
 """A taint effect's value, as the library's code is typed (the schema's enum:
@@ -538,7 +538,7 @@ class GpuNodePoolSpec:
         args, cloud = plain(args), value_of(cloud)
         if cloud not in CLOUDS:
             raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(CLOUDS))])
-        problems = shape_problems(GpuNodePoolArgs, args, path)
+        problems = pool_shape_problems(GpuNodePoolArgs, args, cloud, path)
         if problems:
             raise GpuSpecError(problems)
         return _build(cast(GpuNodePoolArgs, args), cloud, path)  # shape_problems proved the shape
@@ -1143,7 +1143,11 @@ def _allowed_types(
                 )
             )
         elif family not in valid:
-            problems.append(Problem(at, family, f"unknown {cloud} GPU instance family", ", ".join(valid)))
+            problems.append(
+                Problem(
+                    at, family, f"unknown {cloud} GPU instance family" + _suggestion(family, valid), ", ".join(valid)
+                )
+            )
         elif family in families[:index]:
             problems.append(Problem(at, family, "already allowed by an earlier entry"))
         else:
@@ -1200,7 +1204,11 @@ def _limit_problems(
         problems.append(Problem(f"{where}.max_nodes", given["max_nodes"], "a pool needs room for one node", ">= 1"))
     if "max_gpus" in given:
         counts = {allowed[0]: first_count} | {n: catalog.instance_type(cloud, n).gpu_count for n in allowed[1:]}
-        too_big = [f"{name} ({count} GPUs)" for name, count in counts.items() if count > given["max_gpus"]]
+        too_big = [
+            f"{name} ({count} GPU{'' if count == 1 else 's'})"
+            for name, count in counts.items()
+            if count > given["max_gpus"]
+        ]
         if too_big:
             problems.append(
                 Problem(
@@ -1271,8 +1279,71 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
                 SOURCE_KARPENTER_DISRUPTION,
             )
         )
+    elif expire_after is not None and expire_after != "Never" and not any(c in "123456789" for c in expire_after):
+        problems.append(
+            Problem(
+                f"{where}.disruption.expire_after",
+                expire_after,
+                "a zero duration: every node would expire, and be replaced, as soon as it is created",
+                "a duration above zero, e.g. 720h, or Never (nodes do not expire)",
+                SOURCE_KARPENTER_DISRUPTION,
+            )
+        )
     consolidation: ConsolidationName = value_of(args.get("consolidation", "when-empty"))
     return Disruption(consolidation, consolidate_after, expire_after), problems
+
+
+def pool_shape_problems(shape: type, pool: object, cloud: Cloud | None, path: str) -> list[Problem]:
+    """:func:`~gpu_components.shape.shape_problems` of a pool (``shape``: :class:`GpuNodePoolArgs` or a cluster
+    pool) on ``cloud``: an unknown ``provisioning.provisioner`` is told the provisioners of that cloud only (with
+    the closest of them), not every cloud's. Without a ``cloud`` (unknown), every cloud's."""
+    problems = shape_problems(shape, pool, path)
+    if cloud is None:
+        return problems
+    offered = list(facts_for(cloud).provisioners)
+    where = _join(path, "provisioning.provisioner")
+    return [
+        Problem(
+            where,
+            problem.value,
+            f"not a provisioner of {facts_for(cloud).service}" + _suggestion(problem.value, offered),
+            ", ".join(offered) or "none",
+            problem.source,
+        )
+        if problem.path == where and offered
+        else problem
+        for problem in problems
+    ]
+
+
+def _suggestion(value: object, candidates: Sequence[str]) -> str:
+    """``; did you mean '<closest>'?`` for a string close to one of ``candidates``, else nothing."""
+    close = did_you_mean(value, candidates) if isinstance(value, str) else None
+    return f"; did you mean {close!r}?" if close else ""
+
+
+def _restricted_label_problems(
+    labels: Mapping[str, str], facts: ProvisionerFacts, provisioner: str, path: str
+) -> list[Problem]:
+    """A provisioned pool's labels in a domain its provisioner restricts
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.restricted_label_domains`)."""
+    problems: list[Problem] = []
+    for key in labels:
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        hit = next((d for d in facts.restricted_label_domains if domain == d or domain.endswith(f".{d}")), None)
+        if hit is not None:
+            problems.append(
+                Problem(
+                    f"{_join(path, 'labels')}[{key!r}]",
+                    key,
+                    f"label domain {hit} is restricted on {provisioner} NodePools: {provisioner} sets these labels on "
+                    "its nodes itself (capacity type, node pool, instance type) and the NodePool CRD refuses or "
+                    "contradicts a value given here; select a node by them in a workload instead",
+                    "a label outside " + ", ".join(facts.restricted_label_domains),
+                    facts.restricted_labels_source,
+                )
+            )
+    return problems
 
 
 def _provisioning(
@@ -1306,6 +1377,8 @@ def _provisioning(
                 "; ".join(f.source for f in offered.values()) or None,
             )
         )
+    if provisioner in offered:
+        problems += _restricted_label_problems(args.get("labels", {}), offered[provisioner], provisioner, path)
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
     if hardware.gpu is not None and not found:

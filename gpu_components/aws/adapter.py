@@ -138,6 +138,7 @@ ADAPTER = CloudAdapter(
     create_pool=_create_pool,
     describe_pool=_describe,
     config_problems=cluster.config_problems,
+    stack_problems=cluster.stack_problems,
     provision=cluster.provision,
     wiring=EksWiringArgs,
     facts=FACTS,

@@ -25,6 +25,7 @@ The GPU pools' wiring (:class:`~gpu_components.aws.options.EksWiringArgs`) then 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -37,16 +38,19 @@ from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import create_node_role
 from gpu_components.aws.facts import (
+    FACTS,
     KARPENTER_CHART,
     KARPENTER_NAMESPACE,
     KARPENTER_SERVICE_ACCOUNT,
     KARPENTER_VERSION,
+    KARPENTER_WITH_AUTO_MODE,
     NODE_GROUP_OPTIONS,
     SOURCE_ACCESS_ENTRIES,
     SOURCE_AUTO_MIGRATE_KARPENTER,
     SOURCE_KARPENTER_GETTING_STARTED,
     SOURCE_PULUMI_EKS_AUTO_MODE,
 )
+from gpu_components.enums import value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import deep_merge
 from gpu_components.shape import STRICT
@@ -63,6 +67,12 @@ NEW_CLUSTER_ONLY = ("kubernetes_version", "vpc_id", "system_node_group")
 AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 """EKS Auto Mode's built-in node pools a new Auto Mode cluster gets (pulumi-eks's default): ``system`` runs the
 add-ons, ``general-purpose`` other workloads."""
+MIN_KARPENTER_VERSION = "1.0.0"
+"""The oldest Karpenter release the library's custom resources work with: ``karpenter.sh/v1`` NodePools and
+``karpenter.k8s.aws/v1`` EC2NodeClasses came with 1.0.0 (:data:`SOURCE_KARPENTER_V1`)."""
+SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
+"""Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
+_SEMVER = re.compile(r"^v?([0-9]+)\.([0-9]+)\.([0-9]+)$")
 AUTO_MODE_NODE_ROLE_POLICIES = {
     "worker": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodeMinimalPolicy",
     "ecr": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
@@ -381,9 +391,7 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
             Problem(
                 "cluster.auto_mode",
                 cluster["auto_mode"],
-                "EKS Auto Mode runs its own Karpenter: with the karpenter controller too, two provisioners would "
-                "launch this cluster's nodes (AWS documents the two side by side only while migrating from one to "
-                "the other), and the Karpenter chart's default affinity keeps its controller off every Auto Mode node",
+                KARPENTER_WITH_AUTO_MODE,
                 "karpenter or auto_mode, not both",
                 f"{SOURCE_AUTO_MIGRATE_KARPENTER}, {SOURCE_KARPENTER_GETTING_STARTED}",
             )
@@ -425,7 +433,7 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
             for field, value in given.items()
             if field != "existing"
         ]
-        if "node_role_arn" not in cluster:
+        if existing and "node_role_arn" not in cluster:
             problems.append(
                 Problem(
                     "cluster.node_role_arn",
@@ -446,7 +454,49 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
                 SOURCE_PULUMI_EKS_AUTO_MODE,
             )
         )
-    overrides = cluster.get("karpenter", {}).get("helm_values", {})
+    karpenter_config: Mapping[str, Any] = cluster.get("karpenter", {})
+    if not karpenter_config.get("existing", False):
+        problems += _karpenter_problems(karpenter_config)
+    return problems
+
+
+def _supported_karpenter(version: object) -> bool:
+    """Whether ``version`` is a Karpenter release (``1.2.3``, or ``v1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
+    found = _SEMVER.match(version) if isinstance(version, str) else None
+    minimum = tuple(int(part) for part in MIN_KARPENTER_VERSION.split("."))
+    return found is not None and tuple(int(part) for part in found.groups()) >= minimum
+
+
+def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
+    """``cluster.karpenter``'s ``version`` (a release of :data:`KARPENTER_VERSION_RULE`) and ``helm_values`` (no
+    value the library sets, and a mapping where the library sets keys inside)."""
+    problems: list[Problem] = []
+    version = karpenter_config.get("version")
+    if version is not None and not _supported_karpenter(version):
+        problems.append(
+            Problem(
+                "cluster.karpenter.version",
+                version,
+                "not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
+                "and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on",
+                f"a release MAJOR.MINOR.PATCH from {MIN_KARPENTER_VERSION} on, e.g. {KARPENTER_VERSION}",
+                SOURCE_KARPENTER_V1,
+            )
+        )
+    overrides = karpenter_config.get("helm_values", {})
+    problems += [
+        Problem(
+            f"cluster.karpenter.helm_values.{section}",
+            overrides[section],
+            "must be a mapping: the library sets "
+            + ", ".join(f"{section}.{field}" for owned, field in karpenter.OWNED_HELM_VALUES if owned == section)
+            + " inside it, which this value would replace",
+            "a mapping of chart values",
+            SOURCE_KARPENTER_GETTING_STARTED,
+        )
+        for section in dict.fromkeys(owned for owned, _ in karpenter.OWNED_HELM_VALUES)
+        if section in overrides and not isinstance(overrides[section], Mapping)
+    ]
     problems += [
         Problem(
             f"cluster.karpenter.helm_values.{section}.{field}",
@@ -473,6 +523,44 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     return example_cluster_problems(
         cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("subnet_ids",)
     ) + _provisioner_problems(cluster)
+
+
+PROVISIONER_SETTINGS: Mapping[str, tuple[str, str]] = {
+    "karpenter": ("karpenter", "the Karpenter controller"),
+    "eks-auto-mode": ("auto_mode", "EKS Auto Mode"),
+}
+"""Provisioner of a pool -> the ``cluster`` key that runs it (what a pool of that provisioner needs) and its name."""
+
+
+def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Rules between the ``cluster`` config and the pools: a pool's provisioner must run on the cluster
+    (:data:`PROVISIONER_SETTINGS`): a Karpenter pool needs ``cluster.karpenter``, an EKS Auto Mode pool
+    ``cluster.auto_mode`` (on an existing cluster, those keys say what it runs). Without it the NodePool and its node
+    class would be custom resources no controller reads (or whose CRD the cluster lacks: Auto Mode has no
+    EC2NodeClass, Karpenter no ``eks.amazonaws.com`` NodeClass)."""
+    problems: list[Problem] = []
+    for index, pool in enumerate(pools):
+        provisioning = pool.get("provisioning") if isinstance(pool, Mapping) else None
+        if not isinstance(provisioning, Mapping):
+            continue
+        provisioner = value_of(provisioning.get("provisioner"))
+        setting = PROVISIONER_SETTINGS.get(provisioner) if isinstance(provisioner, str) else None
+        if setting is None or setting[0] in cluster:
+            continue
+        key, what = setting
+        runs = [f"cluster.{other}" for other, _ in PROVISIONER_SETTINGS.values() if other in cluster]
+        problems.append(
+            Problem(
+                f"pools[{index}].provisioning.provisioner",
+                provisioner,
+                f"{provisioner} pools need {what} on the cluster, and the cluster config has no {key}"
+                + (f" (it has {', '.join(runs)})" if runs else "")
+                + ": nothing would create the pool's nodes",
+                f"cluster.{key} (with existing: true on a cluster that already runs it)",
+                FACTS.provisioners[provisioner].source,
+            )
+        )
+    return problems
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

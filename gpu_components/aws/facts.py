@@ -136,6 +136,13 @@ SOURCE_KARPENTER_LABELS = "https://karpenter.sh/docs/reference/instance-types/"
 SOURCE_AUTO_MODE_LABELS = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html"
 """EKS Auto Mode's supported labels (``eks.amazonaws.com/instance-gpu-name``, ``-count``, ``-memory`` (MiB),
 ``instance-family``)."""
+SOURCE_NODEPOOL_LABEL_RULES = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml "
+    '(template.metadata.labels: label domain "karpenter.sh" is restricted, label "karpenter.sh/nodepool" is '
+    'restricted, label domain "karpenter.k8s.aws" is restricted; tests/reference/karpenter/aws-v1.14.1/'
+    "karpenter.sh_nodepools.yaml lines 224-231)"
+)
+"""The label rules of the NodePool CRD's template labels (Karpenter's AWS provider v1.14.1)."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
 """``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
 expiration, interruption or node repair)."""
@@ -243,6 +250,14 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 resources the EKS components create: a changed Auto Scaling group tag key, role name or attached policy replaces
 the resource; a launch template's other settings make a new version of it in place."""
 
+KARPENTER_WITH_AUTO_MODE = (
+    "EKS Auto Mode runs its own Karpenter: with the karpenter controller too, two provisioners would launch this "
+    "cluster's nodes (AWS documents the two side by side only while migrating from one to the other), and the "
+    "Karpenter chart's default affinity keeps its controller off every Auto Mode node"
+)
+"""Why a cluster runs Karpenter or EKS Auto Mode, not both (:data:`SOURCE_AUTO_MIGRATE_KARPENTER`,
+:data:`SOURCE_KARPENTER_GETTING_STARTED`)."""
+
 FACTS = CloudFacts(
     provisioners=MappingProxyType(
         {
@@ -258,6 +273,10 @@ FACTS = CloudFacts(
                 gpu_memory_mib=ec2_gpu_memory_mib,
                 values_source=SOURCE_KARPENTER_GPU_LABELS,
                 counts_whole_gpus=True,
+                restricted_label_domains=("karpenter.sh", "karpenter.k8s.aws"),
+                restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
+                excludes=("eks-auto-mode",),
+                excludes_reason=KARPENTER_WITH_AUTO_MODE,
             ),
             "eks-auto-mode": ProvisionerFacts(
                 source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
@@ -271,6 +290,10 @@ FACTS = CloudFacts(
                 gpu_memory_mib=ec2_gpu_memory_mib,
                 values_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_GPU_LABELS}",
                 counts_whole_gpus=True,
+                restricted_label_domains=("karpenter.sh", "karpenter.k8s.aws"),
+                restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
+                excludes=("karpenter",),
+                excludes_reason=KARPENTER_WITH_AUTO_MODE,
             ),
         }
     ),

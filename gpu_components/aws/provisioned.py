@@ -35,6 +35,7 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
   the catalog and so the pool's rules do not know.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -54,7 +55,7 @@ from gpu_components.adapter import (
     pool_outputs,
     validated_pool,
 )
-from gpu_components.autoscaler import joined
+from gpu_components.autoscaler import joined, uncounted_resource_problems
 from gpu_components.aws import bottlerocket
 from gpu_components.aws._sdk import aws
 from gpu_components.aws.eks import (
@@ -85,6 +86,15 @@ SOURCE_AUTO_NODEPOOL = "https://docs.aws.amazon.com/eks/latest/userguide/create-
 SOURCE_AUTO_ACCELERATED = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
 SOURCE_AUTO_DEVICES = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html"
 SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
+
+SOURCE_RESERVATION_ID = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml "
+    "(the pattern of capacityReservationSelectorTerms.id; tests/reference/karpenter/aws-v1.14.1/"
+    "karpenter.k8s.aws_ec2nodeclasses.yaml line 264)"
+)
+RESERVATION_ID = re.compile(r"^cr-[0-9a-z]+$")
+"""An EC2 capacity reservation id, as the EC2NodeClass CRD's ``capacityReservationSelectorTerms[].id`` pattern
+(:data:`SOURCE_RESERVATION_ID`)."""
 
 KARPENTER_GROUP = "karpenter.k8s.aws"
 AUTO_MODE_GROUP = "eks.amazonaws.com"
@@ -192,7 +202,7 @@ def owned_key_problems(given: object, owned: Sequence[str], path: str, kind: str
             f"{path}.{key}",
             given[key],
             f"set by gpu_components from the pool on the {kind}",
-            f"a {kind} spec key other than {', '.join(owned)}",
+            f"{kind} spec keys other than {', '.join(owned)}",
             SOURCE_NODEPOOL if kind == "NodePool" else SOURCE_EC2NODECLASS,
         )
         for key in owned
@@ -227,8 +237,23 @@ def karpenter_problems(
     spec: GpuNodePoolSpec, ami_type: str | None, path: str, gpu_stack: GpuStack, ami_type_path: str | None
 ) -> list[Problem]:
     """Karpenter rules for a validated provisioned pool: the AMI rules of a fixed EKS pool
-    (:func:`~gpu_components.aws.eks.ami_problems`)."""
-    return ami_problems(spec, ami_type, path, gpu_stack, ami_type_path)
+    (:func:`~gpu_components.aws.eks.ami_problems`); resources Karpenter cannot count
+    (:func:`~gpu_components.autoscaler.uncounted_resource_problems`); a ``reservation`` is an EC2 capacity
+    reservation id (:data:`RESERVATION_ID`)."""
+    problems = ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + uncounted_resource_problems(spec, path)
+    reservation = spec.provisioning.reservation if spec.provisioning is not None else None
+    if reservation is not None and not RESERVATION_ID.match(reservation):
+        problems.append(
+            Problem(
+                f"{path}.provisioning.reservation" if path else "provisioning.reservation",
+                reservation,
+                "not an EC2 capacity reservation id: the EC2NodeClass's capacityReservationSelectorTerms[].id takes "
+                "only one",
+                f"an id matching {RESERVATION_ID.pattern}, e.g. cr-0123456789abcdef0",
+                SOURCE_RESERVATION_ID,
+            )
+        )
+    return problems
 
 
 def auto_mode_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:

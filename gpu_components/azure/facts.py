@@ -174,6 +174,11 @@ FACTS = CloudFacts(
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
                 counts_whole_gpus=True,
+                restricted_label_domains=("karpenter.sh", "karpenter.azure.com"),
+                restricted_labels_source="https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/"
+                'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh" and '
+                '"karpenter.azure.com" are restricted; tests/reference/karpenter-azure/v1.14.2/'
+                "karpenter.sh_nodepools.yaml lines 225-233)",
             )
         }
     ),

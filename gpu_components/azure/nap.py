@@ -46,7 +46,7 @@ from gpu_components.adapter import (
     pool_outputs,
     validated_pool,
 )
-from gpu_components.autoscaler import provisioner_note
+from gpu_components.autoscaler import provisioner_note, uncounted_resource_problems
 from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels
 from gpu_components.azure.facts import DEFAULT_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
@@ -55,7 +55,7 @@ from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, TimeSlicing
+from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
 from gpu_components.workloads import tolerations
 
 SOURCE_NAP = "https://learn.microsoft.com/azure/aks/node-auto-provisioning"
@@ -180,7 +180,8 @@ def nap_problems(
                 )
             )
     mig = spec.mig
-    if mig is not None and device_plugin_host(spec, gpu_stack) != "gpu-operator":
+    refused_mig = mig is not None and device_plugin_host(spec, gpu_stack) != "gpu-operator"
+    if mig is not None and refused_mig:
         problems.append(
             Problem(
                 f"{path}.mig",
@@ -191,26 +192,7 @@ def nap_problems(
                 SOURCE_NAP_BOOTSTRAP,
             )
         )
-    elif mig is not None and mig.strategy != "single":
-        problems.append(
-            Problem(
-                f"{path}.mig.strategy",
-                mig.strategy,
-                _unknown_resource("nvidia.com/mig-<profile>"),
-                "single",
-                SOURCE_NODE_OVERLAY,
-            )
-        )
-    if isinstance(spec.sharing, TimeSlicing) and spec.sharing.rename_by_default:
-        problems.append(
-            Problem(
-                f"{path}.time_slicing.rename_by_default",
-                True,
-                _unknown_resource(f"{GPU_RESOURCE}.shared"),
-                "false",
-                SOURCE_NODE_OVERLAY,
-            )
-        )
+    problems += uncounted_resource_problems(spec, path, mig=not refused_mig)
     if spec.disk_size_gb < MIN_OS_DISK_GB:
         problems.append(
             Problem(
@@ -225,15 +207,6 @@ def nap_problems(
     problems += driver_problems(spec, driver, at("gpu_driver"), gpu_stack)
     problems += node_class_spec_problems(node_class_spec, at("node_class_spec"))
     return problems
-
-
-def _unknown_resource(resource: str) -> str:
-    """Why a NAP pool may not advertise ``resource`` (a name other than ``nvidia.com/gpu``): Karpenter would never
-    create a node for a pod requesting it, and NAP offers no NodeOverlay (an alpha feature gate) to declare it."""
-    return (
-        f"Karpenter sizes a node by its VM size's {GPU_RESOURCE} count and knows no {resource} resource: a pod "
-        "requesting one would stay pending, with no node created for it"
-    )
 
 
 def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:

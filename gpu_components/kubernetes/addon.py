@@ -36,8 +36,8 @@ from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg
 from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
-from gpu_components.shape import args_problems, shape_problems
-from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint
+from gpu_components.shape import args_problems
+from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint, pool_shape_problems
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
@@ -327,7 +327,7 @@ def _plain_pool(
     problem of the add-on's args) only the shape is checked."""
     from gpu_components.cluster import adapter_for  # the composition imports the add-ons
 
-    problems = shape_problems(ClusterPoolArgs, entry, where)
+    problems = pool_shape_problems(ClusterPoolArgs, entry, cloud, where)
     if cloud is None:
         return None, problems
     problems += [

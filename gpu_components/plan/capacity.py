@@ -118,8 +118,10 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
         types = ", ".join(record["instanceTypes"])
         if record["instanceFamilies"]:
             types += f"; families {', '.join(record['instanceFamilies'])}"
-        types += f" ({len(record['allowedTypes'])} types: {'/'.join(record['gpuModels'])})"
-        limits = f"{record['maxGpus']} GPUs" + (f", {record['maxNodes']} nodes" if "maxNodes" in record else "")
+        types += f" ({_counted(len(record['allowedTypes']), 'type')}: {'/'.join(record['gpuModels'])})"
+        limits = _counted(record["maxGpus"], "GPU") + (
+            f", {_counted(record['maxNodes'], 'node')}" if "maxNodes" in record else ""
+        )
         capacity = ", ".join(record["capacityTypes"])
         if "reservation" in record:
             capacity += f" ({record['reservation']})"
@@ -171,6 +173,11 @@ def _totals(records: Iterable[PoolCapacity]) -> str:
         gpus[model] = gpus.get(model, 0) + count
     models = ", ".join(f"{count} x {model}" for model, count in sorted(gpus.items()))
     return f"At maximum size: {nodes} GPU nodes, {sum(gpus.values())} GPUs ({models})."
+
+
+def _counted(count: int, unit: str) -> str:
+    """``count`` ``unit``, plural unless the count is one (``1 GPU``, ``8 GPUs``)."""
+    return f"{count} {unit}{'' if count == 1 else 's'}"
 
 
 def _gb(value: float) -> str:

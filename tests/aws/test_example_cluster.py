@@ -509,7 +509,7 @@ def test_bad_provisioner_config_is_refused_with_exact_errors(config: dict[str, A
 
 
 def test_existing_cluster_with_new_cluster_keys_and_karpenter_reports_both() -> None:
-    config = {"name": "p", "existing": True, "subnet_ids": ["s"], "vpc_id": "vpc-1", "karpenter": {"version": "1"}}
+    config = {"name": "p", "existing": True, "subnet_ids": ["s"], "vpc_id": "vpc-1", "karpenter": {"version": "1.14.1"}}
     assert [problem.path for problem in eks_cluster.config_problems(config)] == [
         "cluster.vpc_id",
         "cluster.karpenter.existing",

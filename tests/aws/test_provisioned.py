@@ -401,7 +401,9 @@ def test_no_node_gets_two_device_plugins_and_served_nodes_get_theirs(kind: str, 
 
 
 def test_an_auto_mode_pool_beside_an_operator_pool_keeps_every_operand_off() -> None:
-    cluster = {"cloud": "aws", "gpu_stack": "gpu-operator", "pools": [L40S_SHARED, AUTO_L4], "aws": WIRING}
+    # A fixed pool beside it: a Karpenter pool may not share the cluster with an Auto Mode one.
+    fixed = {key: value for key, value in L40S_SHARED.items() if key != "provisioning"} | {"max_size": 2}
+    cluster = {"cloud": "aws", "gpu_stack": "gpu-operator", "pools": [fixed, AUTO_L4], "aws": WIRING}
     plan, built = plan_and(lambda: GpuCluster("c", cluster), preview=False)  # type: ignore[arg-type]
     auto = dict(resource(plan, NODE_POOL, "c-auto-l4-node-pool").inputs)["spec"]["template"]
     assert auto["metadata"]["labels"] == {"gpu-components/pool": "auto-l4", "nvidia.com/gpu.deploy.operands": "false"}
@@ -499,7 +501,12 @@ def test_stack_config_reports_auto_mode_sharing(tmp_path: Path) -> None:
         max_gpus: 4
 """
     result = plan_stack(
-        tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + "    existing: true\n    subnet_ids: [subnet-a]\n" + pools
+        tmp_path,
+        "  gpu-components:cloud: aws\n"
+        + CLUSTER
+        + "    existing: true\n    subnet_ids: [subnet-a]\n    auto_mode: {existing: true}\n"
+        + "    node_role_arn: arn:aws:iam::111122223333:role/auto-nodes\n"
+        + pools,
     )
     assert stack_problems(result) == [f"pools[0].time_slicing: {SHARING_ON_AUTO} (got 2); valid: exclusive GPUs"]
 

@@ -239,9 +239,9 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
             [
                 (
                     "pool.mig.strategy",
-                    "Karpenter sizes a node by its VM size's nvidia.com/gpu count and knows no "
-                    "nvidia.com/mig-<profile> resource: a pod requesting one would stay pending, with no node created "
-                    "for it",
+                    "node-auto-provisioning, a Karpenter-based provisioner, sizes a node by its instance type's "
+                    "nvidia.com/gpu count and knows no nvidia.com/mig-<profile> resource: a pod requesting one would "
+                    "stay pending, with no node created for it",
                 )
             ],
         ),
@@ -250,8 +250,9 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
             [
                 (
                     "pool.time_slicing.rename_by_default",
-                    "Karpenter sizes a node by its VM size's nvidia.com/gpu count and knows no nvidia.com/gpu.shared "
-                    "resource: a pod requesting one would stay pending, with no node created for it",
+                    "node-auto-provisioning, a Karpenter-based provisioner, sizes a node by its instance type's "
+                    "nvidia.com/gpu count and knows no nvidia.com/gpu.shared resource: a pod requesting one would "
+                    "stay pending, with no node created for it",
                 )
             ],
         ),

@@ -151,3 +151,16 @@ def test_report_lists_provisioned_pools_and_their_notes() -> None:
         "node) while a node advertises 4 (time-slicing, 4 replicas per GPU): it may create up to 4 times the nodes "
         "pending pods need; the empty ones are consolidated later.\n"
     )
+
+
+def test_report_counts_one_type_one_gpu_and_one_node_in_the_singular() -> None:
+    one = record(
+        "aws",
+        name="one",
+        instance_type="g6e.xlarge",
+        provisioning={"provisioner": "karpenter", "max_gpus": 1, "max_nodes": 1},
+    )
+    report = capacity_report("s", {"gpuPools": {"one": {"capacity": one}}})
+    assert "| one | karpenter | g6e.xlarge (1 type: L40S) | 1 GPU, 1 node | on-demand | when-empty after 10m |\n" in (
+        report
+    )

@@ -1,0 +1,338 @@
+"""Bad input to provisioned EKS pools and the shared Karpenter rules (issue 16's new-user trial): exact errors
+through the stack config (the plan CLI), ``GpuCluster`` and the components, before any resource is registered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components.aws.cluster import config_problems
+from gpu_components.azure import AksNapGpuNodePool
+from gpu_components.cluster import GpuCluster
+from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes import NvidiaGpuOperator
+from gpu_components.spec import GpuNodePoolSpec
+from tests.aws.test_provisioned import AUTO_L4, H100_MIG, L40S_SHARED, RESERVED, WIRING, auto_mode, karpenter
+from tests.helpers import plan_of
+from tests.test_stack_config_problems import plan as plan_stack
+from tests.test_stack_config_problems import problems as stack_problems
+
+
+def _problems(build: Any) -> list[str]:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(build)
+    return [f"{p.path}: {p.message} (got {p.value!r}); valid: {p.valid}" for p in caught.value.problems]
+
+
+def _sources(build: Any) -> list[str | None]:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(build)
+    return [p.source for p in caught.value.problems]
+
+
+def _stack(tmp_path: Path, cluster: str, pools: str, gpu_stack: str = "auto") -> list[str]:
+    config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: {gpu_stack}\n{cluster}{pools}"
+    return stack_problems(plan_stack(tmp_path, config))
+
+
+KARPENTER_POOL = """\
+  gpu-components:pools:
+    - {name: p, instance_type: g6e.xlarge, provisioning: {provisioner: karpenter, max_gpus: 8}}
+"""
+AUTO_MODE_POOL = """\
+  gpu-components:pools:
+    - {name: p, instance_type: g6e.xlarge, provisioning: {provisioner: eks-auto-mode, max_gpus: 8}}
+"""
+VALID_KARPENTER = "cluster.karpenter (with existing: true on a cluster that already runs it)"
+VALID_AUTO_MODE = "cluster.auto_mode (with existing: true on a cluster that already runs it)"
+
+
+# 1. A pool's provisioner must run on the cluster; Karpenter and Auto Mode pools do not share one.
+
+
+def test_a_karpenter_pool_needs_cluster_karpenter(tmp_path: Path) -> None:
+    cluster = '  gpu-components:cluster: {name: c3, kubernetes_version: "1.34"}\n'
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "pools[0].provisioning.provisioner: karpenter pools need the Karpenter controller on the cluster, and the "
+        "cluster config has no karpenter: nothing would create the pool's nodes (got 'karpenter'); valid: "
+        + VALID_KARPENTER
+    ]
+
+
+def test_a_karpenter_pool_on_auto_mode_and_an_auto_mode_pool_on_karpenter_are_refused(tmp_path: Path) -> None:
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, auto_mode: {}}\n", KARPENTER_POOL) == [
+        "pools[0].provisioning.provisioner: karpenter pools need the Karpenter controller on the cluster, and the "
+        "cluster config has no karpenter (it has cluster.auto_mode): nothing would create the pool's nodes "
+        "(got 'karpenter'); valid: " + VALID_KARPENTER
+    ]
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, karpenter: {}}\n", AUTO_MODE_POOL) == [
+        "pools[0].provisioning.provisioner: eks-auto-mode pools need EKS Auto Mode on the cluster, and the cluster "
+        "config has no auto_mode (it has cluster.karpenter): nothing would create the pool's nodes "
+        "(got 'eks-auto-mode'); valid: " + VALID_AUTO_MODE
+    ]
+
+
+def test_an_existing_cluster_says_what_it_runs(tmp_path: Path) -> None:
+    cluster = (
+        "  gpu-components:cluster:\n    name: c3\n    existing: true\n    subnet_ids: [subnet-a]\n"
+        "    karpenter: {existing: true}\n    node_role_arn: arn:aws:iam::111122223333:role/nodes\n"
+    )
+    assert _stack(tmp_path, cluster, AUTO_MODE_POOL) == [
+        "pools[0].provisioning.provisioner: eks-auto-mode pools need EKS Auto Mode on the cluster, and the cluster "
+        "config has no auto_mode (it has cluster.karpenter): nothing would create the pool's nodes "
+        "(got 'eks-auto-mode'); valid: " + VALID_AUTO_MODE
+    ]
+
+
+KARPENTER_WITH_AUTO_MODE = (
+    "EKS Auto Mode runs its own Karpenter: with the karpenter controller too, two provisioners would launch this "
+    "cluster's nodes (AWS documents the two side by side only while migrating from one to the other), and the "
+    "Karpenter chart's default affinity keeps its controller off every Auto Mode node"
+)
+
+
+def test_gpu_cluster_refuses_karpenter_and_auto_mode_pools_together_with_the_stack_paths_reason() -> None:
+    cluster = {"cloud": "aws", "aws": WIRING, "pools": [L40S_SHARED, AUTO_L4]}
+    assert _problems(lambda: GpuCluster("gc1", cluster)) == [  # type: ignore[arg-type]
+        f"pools[1].provisioning.provisioner: pools[0] is a karpenter pool: {KARPENTER_WITH_AUTO_MODE} "
+        "(got 'eks-auto-mode'); valid: karpenter, as pools[0], or a cluster of its own"
+    ]
+    assert config_problems({"name": "c", "karpenter": {}, "auto_mode": {}})[0].message == KARPENTER_WITH_AUTO_MODE
+
+
+# 2. EC2 capacity reservation ids.
+
+RESERVATION = (
+    "pool.provisioning.reservation: not an EC2 capacity reservation id: the EC2NodeClass's "
+    "capacityReservationSelectorTerms[].id takes only one (got 'my-res'); valid: an id matching ^cr-[0-9a-z]+$, "
+    "e.g. cr-0123456789abcdef0"
+)
+
+
+def test_a_reservation_that_is_not_an_ec2_reservation_id_is_refused() -> None:
+    pool = {**RESERVED, "provisioning": {**RESERVED["provisioning"], "reservation": "my-res"}}
+    assert _problems(lambda: karpenter(pool)) == [RESERVATION]
+    assert "karpenter.k8s.aws_ec2nodeclasses.yaml line 264" in str(_sources(lambda: karpenter(pool))[0])
+
+
+def test_a_reservation_id_is_checked_through_the_stack_config(tmp_path: Path) -> None:
+    pools = """\
+  gpu-components:pools:
+    - name: r
+      instance_type: p5e.48xlarge
+      provisioning: {provisioner: karpenter, max_nodes: 1, capacity_types: [reserved], reservation: CR-1}
+"""
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, karpenter: {}}\n", pools) == [
+        "pools[0].provisioning.reservation: not an EC2 capacity reservation id: the EC2NodeClass's "
+        "capacityReservationSelectorTerms[].id takes only one (got 'CR-1'); valid: an id matching ^cr-[0-9a-z]+$, "
+        "e.g. cr-0123456789abcdef0"
+    ]
+
+
+# 3. Resources a Karpenter-based provisioner never launches a node for: the rule AKS NAP has, on Karpenter too.
+
+MIXED = (
+    "karpenter, a Karpenter-based provisioner, sizes a node by its instance type's nvidia.com/gpu count and knows no "
+    "nvidia.com/mig-<profile> resource: a pod requesting one would stay pending, with no node created for it"
+)
+RENAMED = (
+    "karpenter, a Karpenter-based provisioner, sizes a node by its instance type's nvidia.com/gpu count and knows no "
+    "nvidia.com/gpu.shared resource: a pod requesting one would stay pending, with no node created for it"
+)
+MIXED_MIG = {**H100_MIG, "mig": {"profile": "1g.10gb", "strategy": "mixed"}}
+RENAMED_SHARING = {**L40S_SHARED, "time_slicing": {"replicas": 2, "rename_by_default": True}}
+
+
+def test_karpenter_refuses_mixed_mig_and_renamed_time_slicing_through_the_component() -> None:
+    assert _problems(lambda: karpenter(MIXED_MIG, gpu_stack="gpu-operator")) == [
+        f"pool.mig.strategy: {MIXED} (got 'mixed'); valid: single"
+    ]
+    assert _problems(lambda: karpenter(RENAMED_SHARING)) == [
+        f"pool.time_slicing.rename_by_default: {RENAMED} (got True); valid: false"
+    ]
+
+
+def test_karpenter_refuses_them_through_gpu_cluster_and_an_add_ons_plain_pools() -> None:
+    cluster = {"cloud": "aws", "aws": WIRING, "gpu_stack": "gpu-operator", "pools": [{**MIXED_MIG, "aws": {}}]}
+    assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
+        f"pools[0].mig.strategy: {MIXED} (got 'mixed'); valid: single"
+    ]
+    assert _problems(lambda: NvidiaGpuOperator("op", {"cloud": "aws", "pools": [RENAMED_SHARING]})) == [
+        f"pools[0].time_slicing.rename_by_default: {RENAMED} (got True); valid: false"
+    ]
+
+
+def test_karpenter_refuses_them_through_the_stack_config(tmp_path: Path) -> None:
+    pools = """\
+  gpu-components:pools:
+    - name: m
+      instance_type: p5.48xlarge
+      mig: {profile: 1g.10gb, strategy: mixed}
+      provisioning: {provisioner: karpenter, max_gpus: 8}
+"""
+    cluster = "  gpu-components:cluster: {name: c3, karpenter: {}}\n"
+    assert _stack(tmp_path, cluster, pools, "gpu-operator") == [
+        f"pools[0].mig.strategy: {MIXED} (got 'mixed'); valid: single"
+    ]
+
+
+# 4. Label domains the provisioner restricts.
+
+RESTRICTED = (
+    "{provisioner} sets these labels on its nodes itself (capacity type, node pool, instance type) and the NodePool "
+    "CRD refuses or contradicts a value given here; select a node by them in a workload instead"
+)
+
+
+def test_karpenter_refuses_labels_in_its_domains() -> None:
+    labels = {
+        "karpenter.k8s.aws/instance-gpu-name": "l40s",
+        "karpenter.sh/nodepool": "x",
+        "foo.karpenter.sh/x": "y",
+        "karpenter.sh/capacity-type": "spot",
+        "karpenter.shop/x": "fine",
+    }
+    why = RESTRICTED.format(provisioner="karpenter")
+    valid = "a label outside karpenter.sh, karpenter.k8s.aws"
+    assert _problems(lambda: karpenter({**L40S_SHARED, "labels": labels})) == [
+        f"pool.labels['karpenter.k8s.aws/instance-gpu-name']: label domain karpenter.k8s.aws is restricted on "
+        f"karpenter NodePools: {why} (got 'karpenter.k8s.aws/instance-gpu-name'); valid: {valid}",
+        f"pool.labels['karpenter.sh/nodepool']: label domain karpenter.sh is restricted on karpenter NodePools: "
+        f"{why} (got 'karpenter.sh/nodepool'); valid: {valid}",
+        f"pool.labels['foo.karpenter.sh/x']: label domain karpenter.sh is restricted on karpenter NodePools: {why} "
+        f"(got 'foo.karpenter.sh/x'); valid: {valid}",
+        f"pool.labels['karpenter.sh/capacity-type']: label domain karpenter.sh is restricted on karpenter "
+        f"NodePools: {why} (got 'karpenter.sh/capacity-type'); valid: {valid}",
+    ]
+    assert "karpenter.sh_nodepools.yaml lines 224-231" in str(
+        _sources(lambda: karpenter({**L40S_SHARED, "labels": labels}))[0]
+    )
+
+
+def test_auto_mode_and_nap_refuse_labels_in_their_provisioners_domains() -> None:
+    auto = {**AUTO_L4, "labels": {"karpenter.k8s.aws/instance-family": "g6e"}}
+    assert _problems(lambda: auto_mode(auto)) == [
+        "pool.labels['karpenter.k8s.aws/instance-family']: label domain karpenter.k8s.aws is restricted on "
+        f"eks-auto-mode NodePools: {RESTRICTED.format(provisioner='eks-auto-mode')} "
+        "(got 'karpenter.k8s.aws/instance-family'); valid: a label outside karpenter.sh, karpenter.k8s.aws"
+    ]
+    nap = {
+        "name": "napl",
+        "instance_type": "Standard_NC24ads_A100_v4",
+        "labels": {"karpenter.azure.com/sku-name": "x"},
+        "provisioning": {"provisioner": "node-auto-provisioning", "max_nodes": 1},
+    }
+    assert _problems(lambda: AksNapGpuNodePool("n", {"pool": nap})) == [  # type: ignore[typeddict-item]
+        "pool.labels['karpenter.azure.com/sku-name']: label domain karpenter.azure.com is restricted on "
+        f"node-auto-provisioning NodePools: {RESTRICTED.format(provisioner='node-auto-provisioning')} "
+        "(got 'karpenter.azure.com/sku-name'); valid: a label outside karpenter.sh, karpenter.azure.com"
+    ]
+
+
+# 5, 6. The Karpenter controller's settings.
+
+HELM_CLUSTER = "  gpu-components:cluster:\n    name: c3\n    karpenter:\n"
+
+
+def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_path: Path) -> None:
+    cluster = HELM_CLUSTER + "      helm_values: {settings: x, serviceAccount: [1], replicas: 1}\n"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "cluster.karpenter.helm_values.settings: must be a mapping: the library sets settings.clusterName, "
+        "settings.interruptionQueue inside it, which this value would replace (got 'x'); valid: a mapping of chart "
+        "values",
+        "cluster.karpenter.helm_values.serviceAccount: must be a mapping: the library sets serviceAccount.name "
+        "inside it, which this value would replace (got [1]); valid: a mapping of chart values",
+    ]
+
+
+@pytest.mark.parametrize("version", ["0.37.0", "latest", "1.14", "v0.9.9"])
+def test_karpenter_version_must_be_a_v1_release(tmp_path: Path, version: str) -> None:
+    cluster = HELM_CLUSTER + f'      version: "{version}"\n'
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "cluster.karpenter.version: not a Karpenter release the library supports: its NodePools and EC2NodeClasses "
+        "are karpenter.sh/v1 and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on "
+        f"(got '{version}'); valid: a release MAJOR.MINOR.PATCH from 1.0.0 on, e.g. 1.14.1"
+    ]
+
+
+@pytest.mark.parametrize("version", ["1.0.0", "1.14.1", "v1.3.0", "2.0.0"])
+def test_karpenter_v1_releases_are_accepted(version: str) -> None:
+    assert config_problems({"name": "c", "karpenter": {"version": version}}) == []
+
+
+# 10. Smaller defects.
+
+
+def test_a_new_cluster_with_an_existing_karpenter_is_told_only_that() -> None:
+    problems = config_problems({"name": "c", "karpenter": {"existing": True}})
+    assert [(p.path, p.message) for p in problems] == [
+        ("cluster.karpenter.existing", "a cluster this program creates has no Karpenter yet")
+    ]
+
+
+@pytest.mark.parametrize("expire_after", ["0h", "0s", "0m0s", "00h"])
+def test_a_zero_expiry_is_refused(expire_after: str) -> None:
+    disruption = {"expire_after": expire_after}
+    pool = {**L40S_SHARED, "provisioning": {**L40S_SHARED["provisioning"], "disruption": disruption}}
+    with pytest.raises(GpuSpecError) as caught:
+        GpuNodePoolSpec.from_args(pool, "aws")  # type: ignore[arg-type]
+    assert [(p.path, p.message, p.valid) for p in caught.value.problems] == [
+        (
+            "provisioning.disruption.expire_after",
+            "a zero duration: every node would expire, and be replaced, as soon as it is created",
+            "a duration above zero, e.g. 720h, or Never (nodes do not expire)",
+        )
+    ]
+
+
+def test_one_gpu_is_one_gpu_and_an_ec2nodeclass_is_named_without_an_article() -> None:
+    pool = {**L40S_SHARED, "provisioning": {"provisioner": "karpenter", "max_gpus": 0}}
+    assert _problems(lambda: karpenter(pool, node_class_spec={"role": "r"}))[0] == (
+        "pool.provisioning.max_gpus: below one node of g6e.xlarge (1 GPU): the provisioner could never create such a "
+        "node; raise the limit or drop those types (got 0); valid: >= 1"
+    )
+    assert _problems(lambda: karpenter(L40S_SHARED, node_class_spec={"role": "r"})) == [
+        "node_class_spec.role: set by gpu_components from the pool on the EC2NodeClass (got 'r'); valid: EC2NodeClass "
+        "spec keys other than amiFamily, amiSelectorTerms, blockDeviceMappings, capacityReservationSelectorTerms, "
+        "instanceProfile, role, securityGroupSelectorTerms, subnetSelectorTerms, userData"
+    ]
+
+
+def test_a_miscased_provisioner_or_family_gets_a_did_you_mean_and_only_the_clouds_values(tmp_path: Path) -> None:
+    pools = """\
+  gpu-components:pools:
+    - {name: p, instance_type: g6e.xlarge, provisioning: {provisioner: Karpenter, max_gpus: 8}}
+    - name: q
+      instance_type: g6e.xlarge
+      provisioning: {provisioner: karpenter, max_gpus: 8, instance_families: [G6E]}
+"""
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, karpenter: {}}\n", pools) == [
+        "pools[0].provisioning.provisioner: not a provisioner of EKS; did you mean 'karpenter'? (got 'Karpenter'); "
+        "valid: karpenter, eks-auto-mode",
+        "pools[1].provisioning.instance_families[0]: unknown aws GPU instance family; did you mean 'g6e'? "
+        "(got 'G6E'); valid: g4dn, g5, g5g, g6, g6e, g7e, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
+        "p6e-gb200, p6e-gb300",
+    ]
+    component = lambda: karpenter({**L40S_SHARED, "provisioning": {"provisioner": "karpentr", "max_gpus": 8}})  # noqa: E731
+    assert _problems(component) == [
+        "pool.provisioning.provisioner: not a provisioner of EKS; did you mean 'karpenter'? (got 'karpentr'); "
+        "valid: karpenter, eks-auto-mode"
+    ]
+
+
+def test_gpu_cluster_refuses_add_on_settings_no_pool_uses() -> None:
+    cluster = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "device_plugin": {"namespace": "gpu"}}
+    assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
+        "device_plugin: no pool is served by the NVIDIA device plugin DaemonSet, so none is deployed and these "
+        "settings would be ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); "
+        "valid: no device_plugin settings"
+    ]
+    operator = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "gpu_stack": "gpu-operator"}
+    operator["gpu_operator"] = {"namespace": "gpu"}
+    assert _problems(lambda: GpuCluster("c", operator)) == [  # type: ignore[arg-type]
+        "gpu_operator: no pool is served by the GPU Operator, so none is deployed and these settings would be "
+        "ignored (who advertises each pool's GPUs: pools[0]: cloud) (got {'namespace': 'gpu'}); valid: no "
+        "gpu_operator settings"
+    ]
