@@ -17,7 +17,9 @@ served by GKE no limit is set unless the workload sets ``CUDA_MPS_PINNED_DEVICE_
 A provisioned pool's record also says how its provisioner creates nodes (:class:`ProvisioningRecord`): the
 provisioner, the instance types it may choose, its limits in GPUs and nodes, the capacity types, when it removes
 nodes, and the pool's autoscaler note (what the provisioner cannot count when it scales:
-:func:`~gpu_components.autoscaler.provisioner_note`). Its other fields describe a node of its first instance type.
+:func:`~gpu_components.autoscaler.provisioner_note`), with the fewest and most GPUs of one node of its allowed
+types. Its other fields describe a node of its first instance type (``gpusPerNode``, ``advertises``); the report
+scales them to the range (:mod:`gpu_components.plan.capacity`).
 """
 
 from __future__ import annotations
@@ -84,10 +86,12 @@ class ProvisioningRecord(TypedDict):
     """How a provisioned pool's nodes are created (camelCase, JSON-ready).
 
     Fields: ``provisioner``; ``instanceTypes`` and ``instanceFamilies`` (as named); ``allowedTypes`` (every type the
-    provisioner may choose); ``gpuModels`` (their GPU models, sorted); ``maxGpus`` (the most GPUs the pool may have:
-    its ``max_gpus``, else ``max_nodes`` nodes of its largest allowed type); ``maxNodes`` (its ``max_nodes``, left
-    out when not given); ``capacityTypes``; ``reservation`` (left out without one); ``disruption``;
-    ``autoscalerNote`` (left out without one).
+    provisioner may choose); ``gpuModels`` (their GPU models, sorted); ``minGpusPerNode`` / ``maxGpusPerNode`` (the
+    fewest and most GPUs of one node of an allowed type: the report's GPUs per node, a range where they differ);
+    ``maxGpus`` (the most GPUs the pool may have: the lesser of its ``max_gpus`` and ``max_nodes`` nodes of its
+    largest allowed type, whichever are given); ``maxNodes`` (its ``max_nodes``, left out when not given);
+    ``capacityTypes``; ``reservation`` (left out without one); ``disruption``; ``autoscalerNote`` (left out without
+    one).
     """
 
     provisioner: str
@@ -95,6 +99,8 @@ class ProvisioningRecord(TypedDict):
     instanceFamilies: list[str]
     allowedTypes: list[str]
     gpuModels: list[str]
+    minGpusPerNode: int
+    maxGpusPerNode: int
     maxGpus: int
     maxNodes: NotRequired[int]
     capacityTypes: list[str]
@@ -184,6 +190,8 @@ def provisioning_record(spec: GpuNodePoolSpec, autoscaler_note: str | None) -> P
         "instanceFamilies": list(provisioning.instance_families),
         "allowedTypes": list(provisioning.allowed_types),
         "gpuModels": sorted(models),
+        "minGpusPerNode": min(counts.values()),
+        "maxGpusPerNode": max(counts.values()),
         "maxGpus": min(most),
         "capacityTypes": list(provisioning.capacity_types),
         "disruption": disruption,

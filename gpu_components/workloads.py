@@ -21,7 +21,9 @@ A provisioned pool (``provisioning``) may allow several instance types: :func:`g
 among them by GPU model or GPU memory with the provisioner's own node labels
 (:class:`~gpu_components.cloud_facts.ProvisionerFacts`), and :func:`do_not_disrupt_annotation` gives the pod
 annotation that keeps a long GPU job's node from being consolidated away. Under time-slicing, pods ask for the
-resource the pool advertises as for a fixed pool; what the provisioner cannot count when it scales is the pool's
+resource the pool advertises as for a fixed pool, but where the provisioner counts each ``nvidia.com/gpu`` as a
+physical GPU (Karpenter, EKS Auto Mode, AKS NAP), a pod may ask for at most the physical GPUs of the largest allowed
+type (else no node is ever created for it); what the provisioner cannot count when it scales is the pool's
 ``autoscaler_note`` (:func:`~gpu_components.autoscaler.provisioner_note`).
 """
 
@@ -37,6 +39,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
+from gpu_components.autoscaler import SOURCE_PROVISIONER_GPU_COUNT
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, facts_for
 from gpu_components.errors import GpuSpecError, Problem
@@ -522,6 +525,19 @@ def _most_per_node(spec: GpuNodePoolSpec, advertised: int, types: Sequence[str])
     return advertised // max(spec.gpu_count, 1) * max(counts[name][1] for name in types)
 
 
+def _whole_gpu_bound(spec: GpuNodePoolSpec, types: Sequence[str]) -> tuple[str, int] | None:
+    """``(provisioner, most GPUs)``: the most physical GPUs of one node of ``types``, where the pool's provisioner
+    plans nodes from each instance type's GPU count
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.counts_whole_gpus`: Karpenter, EKS Auto Mode, AKS NAP;
+    :data:`~gpu_components.autoscaler.SOURCE_PROVISIONER_GPU_COUNT`); ``None`` where there is no such bound (a
+    fixed pool, a GKE ComputeClass)."""
+    provisioning = spec.provisioning
+    if provisioning is None or not facts_for(spec.cloud).provisioners[provisioning.provisioner].counts_whole_gpus:
+        return None
+    counts = _allowed_gpus(spec)
+    return provisioning.provisioner, max(counts[name][1] for name in types)
+
+
 def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> dict[str, Any]:
     """A pod's ``affinity`` requiring every one of ``requirements`` of the node (one node selector term)."""
     return {
@@ -556,7 +572,11 @@ def pod_settings(
         taints: every taint of the pool's nodes (the cloud's included); one toleration each.
         node_selector: the node labels that select the pool.
         gpus: GPUs (or MIG devices, or shared replicas) for one container: a whole number of at least 1, at most
-            what one node advertises, at most 1 where the pool's sharing forbids more.
+            what one node advertises, at most 1 where the pool's sharing forbids more, and, on a provisioned pool
+            whose provisioner counts whole GPUs (Karpenter, EKS Auto Mode, AKS NAP) with time-slicing or MIG
+            devices advertised as ``nvidia.com/gpu``, at most the physical GPUs of its largest allowed type: the
+            provisioner counts each such request as a physical GPU (kubernetes-sigs/karpenter#2140; AWS's
+            time-slicing page), so it would never create a node for a larger one.
         resource, mig_profile: which resource, when the pool advertises several (see :func:`select_resource`).
         requests: also set ``requests`` equal to ``limits``. Defaults to False (Kubernetes copies the limit).
         device_plugin_host: who advertises the pool's GPUs. Defaults to ``daemonset``. ``cloud`` applies what the
@@ -571,8 +591,9 @@ def pod_settings(
 
     Raises:
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
-            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, a
-            GPU selection the pool cannot satisfy (see :func:`gpu_node_requirements`).
+            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, more
+            shared GPUs than a whole-GPU provisioner's largest allowed type has GPUs, a GPU selection the pool
+            cannot satisfy (see :func:`gpu_node_requirements`).
     """
     problems = [
         Problem(field, value, f"must be {expected}")
@@ -596,6 +617,8 @@ def pod_settings(
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
     limit = max_gpus_per_container(spec.sharing, device_plugin_host, spec.cloud)
+    shared = name == GPU_RESOURCE and advertised_resources[name] > spec.gpu_count
+    bound = _whole_gpu_bound(spec, types) if shared else None
     if count is not None and limit is not None and count > limit:
         problems.append(
             Problem(
@@ -604,6 +627,19 @@ def pod_settings(
                 f"pool {spec.name} shares its GPUs; a container may ask for at most {limit} shared GPU",
                 f"1..{limit}",
                 _sharing_source(spec.cloud, device_plugin_host),
+            )
+        )
+    elif count is not None and bound is not None and count > bound[1]:
+        provisioner, whole = bound
+        problems.append(
+            Problem(
+                "gpus",
+                gpus,
+                f"pool {spec.name}'s provisioner {provisioner} counts each {GPU_RESOURCE} a pod asks for as a "
+                f"physical GPU, and no allowed instance type ({', '.join(types)}) has more than {whole}: it would "
+                "never create a node for the pod, whatever the time-slicing replicas or MIG devices per node",
+                f"1..{whole}",
+                SOURCE_PROVISIONER_GPU_COUNT,
             )
         )
     elif count is not None and name is not None and count > _most_per_node(spec, advertised_resources[name], types):

@@ -115,11 +115,14 @@ def test_each_provisioners_gpu_label_keys_and_annotation() -> None:
 
 def test_karpenter_label_values_are_ec2_lowercase_names_and_mib() -> None:
     assert [
-        (ec2_gpu_name(t), ec2_gpu_memory_mib(t)) for t in ("g6e.xlarge", "g6.xlarge", "g5.xlarge", "p5.48xlarge")
+        (ec2_gpu_name(t), ec2_gpu_memory_mib(t))
+        for t in ("g6e.xlarge", "g6.xlarge", "g5.xlarge", "p5.48xlarge", "gr6.4xlarge", "p5.4xlarge")
     ] == [
         ("l40s", 45776),
         ("l4", 22888),
         ("a10g", 22888),
+        ("h100", 81920),
+        ("l4", 22888),
         ("h100", 81920),
     ]
     assert (ec2_gpu_name("p3.2xlarge"), ec2_gpu_memory_mib("p6e-gb200.36xlarge")) == (None, None)
@@ -364,13 +367,49 @@ def pod_settings_of() -> Any:
 def test_time_sliced_karpenter_pool_pods_ask_for_the_replicas_as_on_a_fixed_pool() -> None:
     provisioning = {"provisioner": "karpenter", "max_nodes": 3, "instance_types": ["g6e.2xlarge"]}
     pool = spec("aws", "g6e.xlarge", provisioning, time_slicing={"replicas": 4})
-    assert settings(pool, 3) == {
-        "resources": {"limits": {"nvidia.com/gpu": "3"}},
+    assert settings(pool, 1) == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
         "tolerations": [GPU_TOLERATION],
         "nodeSelector": {POOL_LABEL: "p"},
     }
     renamed = spec("aws", "g6e.xlarge", provisioning, time_slicing={"replicas": 4, "rename_by_default": True})
     assert settings(renamed, 1)["resources"] == {"limits": {"nvidia.com/gpu.shared": "1"}}
+
+
+def test_time_sliced_pods_ask_for_at_most_the_largest_allowed_types_physical_gpus() -> None:
+    provisioning = {"provisioner": "karpenter", "max_nodes": 3, "instance_types": ["g6e.2xlarge"]}
+    pool = spec("aws", "g6e.xlarge", provisioning, time_slicing={"replicas": 4})
+    for gpus in (2, 4):
+        with pytest.raises(GpuSpecError) as error:
+            settings(pool, gpus)
+        assert problems_of(error) == [
+            (
+                "gpus",
+                gpus,
+                "pool p's provisioner karpenter counts each nvidia.com/gpu a pod asks for as a physical GPU, and no "
+                "allowed instance type (g6e.xlarge, g6e.2xlarge) has more than 1: it would never create a node for "
+                "the pod, whatever the time-slicing replicas or MIG devices per node",
+                "1..1",
+            )
+        ]
+        assert "https://github.com/kubernetes-sigs/karpenter/issues/2140" in str(error.value.problems[0].source)
+        assert "device-management-nvidia-time-slicing" in str(error.value.problems[0].source)
+    larger = spec(
+        "aws", "g6e.xlarge", {**provisioning, "instance_types": ["g6e.12xlarge"]}, time_slicing={"replicas": 4}
+    )
+    assert settings(larger, 4)["resources"] == {"limits": {"nvidia.com/gpu": "4"}}
+    nap = spec(
+        "azure",
+        "Standard_NC8as_T4_v3",
+        {"provisioner": "node-auto-provisioning", "max_nodes": 2},
+        time_slicing={"replicas": 4},
+    )
+    with pytest.raises(GpuSpecError) as error:
+        settings(nap, 2)
+    assert problems_of(error)[0][2].startswith("pool p's provisioner node-auto-provisioning counts each")
+    assert problems_of(error)[0][3] == "1..1"
+    fixed = spec("aws", "g6e.xlarge", time_slicing={"replicas": 4})
+    assert settings(fixed, 4)["resources"] == {"limits": {"nvidia.com/gpu": "4"}}
 
 
 def test_note_when_karpenter_counts_time_slicing_replicas_as_whole_gpus() -> None:

@@ -176,14 +176,14 @@ def test_spot_capacity_comes_from_the_pools_spot_or_the_capacity_types() -> None
                     "not an NVIDIA GPU type (No GPU (general purpose)): a provisioned pool allows catalog NVIDIA aws "
                     "instance types only",
                     "NVIDIA GPU instance types, e.g. g4dn.12xlarge, g4dn.16xlarge, g4dn.2xlarge, g4dn.4xlarge "
-                    "(56 in the catalog)",
+                    "(59 in the catalog)",
                 ),
                 (
                     "provisioning.instance_families[0]",
                     "g9",
                     "unknown aws GPU instance family",
-                    "g4dn, g5, g5g, g6, g6e, g7e, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, p6e-gb200, "
-                    "p6e-gb300",
+                    "g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
+                    "p6e-gb200, p6e-gb300",
                 ),
             ],
             id="unknown family and a non-GPU type",

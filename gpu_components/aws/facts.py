@@ -160,6 +160,7 @@ EC2_GPU_LABEL_VALUES: Mapping[str, tuple[str, int]] = MappingProxyType(
         "g5g": ("t4g", 16384),
         "g6": ("l4", 22888),
         "g6e": ("l40s", 45776),
+        "gr6": ("l4", 22888),
         "p3dn": ("v100", 32768),
         "p4d": ("a100", 40960),
         "p4de": ("a100", 81920),

@@ -17,7 +17,7 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
   (Karpenter >= 1.3; :data:`SOURCE_RESERVED`).
 - Security groups: EKS tags the cluster security group it creates ``aws:eks:cluster-name: <cluster>``
   (:data:`SOURCE_CLUSTER_SECURITY_GROUP`); both NodeClasses select it by that tag.
-- Karpenter ``NodePool`` (:data:`SOURCE_NODEPOOL`): ``requirements`` (instance types or families, capacity type,
+- Karpenter ``NodePool`` (:data:`SOURCE_NODEPOOL`): ``requirements`` (instance types, capacity type,
   architecture), ``limits`` (``nvidia.com/gpu``, ``nodes``), ``disruption`` (``consolidationPolicy``,
   ``consolidateAfter``), ``template.spec.expireAfter``. Karpenter sizes a node from its instance type's GPU count,
   not from time-slicing replicas or MIG devices (:func:`karpenter_note`). Its alpha ``NodeOverlay`` could tell it
@@ -30,7 +30,9 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
   there; under the GPU Operator the nodes carry ``nvidia.com/gpu.deploy.operands=false`` (as Bottlerocket's), so no
   operand (a second device plugin among them) lands on them while other pools of the cluster keep the operator.
   Auto Mode nodes live at most 21 days (:data:`AUTO_MODE_MAX_EXPIRE_HOURS`); ``expireAfter`` above is refused.
-  Auto Mode instance families label: ``eks.amazonaws.com/instance-family``.
+- Instance families (``provisioning.instance_families``) are rendered as the catalog's types of those families
+  (``node.kubernetes.io/instance-type`` In, :func:`requirements`), not as the family label, which would admit types
+  the catalog and so the pool's rules do not know.
 """
 
 import re
@@ -64,7 +66,6 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     node_labels,
 )
-from gpu_components.aws.facts import FACTS
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
@@ -372,31 +373,28 @@ def _view(
     )
 
 
-def requirements(spec: GpuNodePoolSpec, family_label: str) -> list[dict[str, Any]]:
-    """The NodePool's ``template.spec.requirements``: the named families (``family_label`` In) when every named
-    instance type is in one of them, else every allowed type (``node.kubernetes.io/instance-type`` In); the capacity
-    types (``karpenter.sh/capacity-type``); the CPU architecture (``kubernetes.io/arch``)."""
+def requirements(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
+    """The NodePool's ``template.spec.requirements``: every allowed instance type
+    (``node.kubernetes.io/instance-type`` In ``provisioning.allowed_types``), the capacity types
+    (``karpenter.sh/capacity-type``), the CPU architecture (``kubernetes.io/arch``).
+
+    Instance families always expand to the catalog's types of those families, never to the provisioner's family
+    label: ``karpenter.k8s.aws/instance-family In [p5]`` would also admit EC2 types the catalog does not list (such
+    as a smaller p5 size with another GPU count), which the limits check, the one-GPU-model rule and the capacity
+    report never saw."""
     provisioning = _provisioning(spec)
-    separator = FACTS.instance_family_separator
-    families = provisioning.instance_families
-    if families and all(t.split(separator, 1)[0] in families for t in provisioning.instance_types):
-        types = {"key": family_label, "operator": "In", "values": list(families)}
-    else:
-        types = {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(provisioning.allowed_types)}
     return [
-        types,
+        {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(provisioning.allowed_types)},
         {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": list(provisioning.capacity_types)},
         {"key": ARCH_LABEL, "operator": "In", "values": [ARCHITECTURES[spec.cpu_architecture]]},
     ]
 
 
-def node_pool_spec(
-    spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class: Mapping[str, str], family_label: str
-) -> dict[str, Any]:
+def node_pool_spec(spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class: Mapping[str, str]) -> dict[str, Any]:
     """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``,
     ``expireAfter`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``."""
     provisioning = _provisioning(spec)
-    template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class), "requirements": requirements(spec, family_label)}
+    template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class), "requirements": requirements(spec)}
     if spec.taints:
         template_spec["taints"] = [
             {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect} for t in spec.taints
@@ -608,9 +606,8 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
             **_selectors(args["cluster_name"], args["subnet_ids"]),
             **ec2_node_class_spec(spec, self.ami_type, self.device_plugin_host, role),
         }
-        family_label = FACTS.provisioners["karpenter"].instance_family_label or INSTANCE_TYPE_LABEL
         ref = {"group": KARPENTER_GROUP, "kind": "EC2NodeClass", "name": spec.name}
-        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref, family_label)}
+        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref)}
         self._custom_resources(name, (f"{KARPENTER_GROUP}/v1", "EC2NodeClass", class_spec), pool_spec, depends)
 
 
@@ -678,9 +675,8 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
             **_selectors(args["cluster_name"], args["subnet_ids"]),
             "ephemeralStorage": {"size": f"{spec.disk_size_gb}Gi"},
         }
-        family_label = FACTS.provisioners["eks-auto-mode"].instance_family_label or INSTANCE_TYPE_LABEL
         ref = {"group": AUTO_MODE_GROUP, "kind": "NodeClass", "name": spec.name}
-        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref, family_label)}
+        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref)}
         self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "ISOLATION_TEXT",
     "capacity_records",
     "capacity_report",
+    "per_node_text",
 ]
 
 ISOLATION_TEXT: Mapping[str, str] = {
@@ -56,10 +57,13 @@ def capacity_report(
 ) -> str:
     """The capacity report of one stack as Markdown (readable as plain text too), ending with a newline.
 
-    One row per pool: GPU model (memory), GPUs per node, node range (``min..max``, ``spot`` noted), what each node
-    advertises (``count x resource``, one per resource), GPU memory per advertised unit, isolation. Then the
-    stack's totals at maximum size: nodes, GPUs per model (a provisioned pool's GPUs are its ``maxGpus``, counted
-    under its GPU models joined with ``/``). Then, when there are provisioned pools, a table of them (provisioner,
+    One row per pool: GPU model (memory), GPUs per node, node range (``min..max``, ``spot`` noted; a provisioned
+    pool's capacity types, e.g. ``spot, on-demand``), what each node advertises (``count x resource``, one per
+    resource), GPU memory per advertised unit, isolation. A provisioned pool whose allowed types have different GPU
+    counts shows GPUs per node and advertised counts as a range over them (``1-2``, ``7-14``). Then the
+    stack's totals at maximum size: nodes, GPUs per model (a provisioned pool's GPUs are its ``maxGpus``: its
+    ``max_gpus`` or ``max_nodes`` nodes of its largest type, counted under its GPU models joined with ``/``).
+    Then, when there are provisioned pools, a table of them (provisioner,
     instance types and families with the number of allowed types, limits, capacity types, disruption) and their
     autoscaler notes. A stack without capacity records says so.
 
@@ -82,13 +86,17 @@ def capacity_report(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, record in records.items():
-        nodes = f"{record['minNodes']}..{record['maxNodes']}" + (" spot" if record["spot"] else "")
-        advertises = "<br>".join(f"{u['perNode']} x `{u['name']}`" for u in record["advertises"])
+        nodes = f"{record['minNodes']}..{record['maxNodes']}"
+        if "provisioning" in record:
+            nodes += " " + ", ".join(record["provisioning"]["capacityTypes"])
+        elif record["spot"]:
+            nodes += " spot"
+        advertises = "<br>".join(f"{per_node_text(record, u['perNode'])} x `{u['name']}`" for u in record["advertises"])
         memory = "<br>".join(_memory_text(record, u) for u in record["advertises"])
         lines.append(
             f"| {name} | {record['cloud']} | {record['instanceType']} | {record['gpuModel']} "
-            f"({_gb(record['gpuMemoryGb'])}) | {record['gpusPerNode']} | {nodes} | {advertises} | {memory} | "
-            f"{ISOLATION_TEXT.get(record['isolation'], record['isolation'])} |"
+            f"({_gb(record['gpuMemoryGb'])}) | {per_node_text(record, record['gpusPerNode'])} | {nodes} | {advertises} "
+            f"| {memory} | {ISOLATION_TEXT.get(record['isolation'], record['isolation'])} |"
         )
     lines += ["", _totals(records.values())]
     provisioned = {name: record["provisioning"] for name, record in records.items() if "provisioning" in record}
@@ -125,6 +133,20 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
         if "autoscalerNote" in record:
             notes.append(f"- {name}: {record['autoscalerNote']}.")
     return [*lines, *(["", "Autoscaler notes:", "", *notes] if notes else [])]
+
+
+def per_node_text(record: PoolCapacity, count: int) -> str:
+    """``count`` (of a node of the pool's first instance type) as text; for a provisioned pool whose allowed types
+    have different GPU counts, the range over them (``1-2``), the count scaled per GPU (a pool's sharing and MIG
+    being one GPU model's, each GPU advertises the same units). A record without the range (a plan file written
+    before it was recorded) shows ``count``."""
+    provisioning = record.get("provisioning")
+    fewest = provisioning.get("minGpusPerNode") if provisioning is not None else None
+    most = provisioning.get("maxGpusPerNode") if provisioning is not None else None
+    if fewest is None or most is None or fewest == most:
+        return str(count)
+    per_gpu = count // max(record["gpusPerNode"], 1)
+    return f"{per_gpu * fewest}-{per_gpu * most}"
 
 
 def _memory_text(record: PoolCapacity, unit: AdvertisedUnit) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from gpu_components.capacity import PoolCapacity
-from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records
+from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records, per_node_text
 
 __all__ = ["Box", "DiagramError", "Layout", "layout", "to_mermaid", "to_png", "to_svg"]
 
@@ -88,8 +88,10 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
                 gpus,
                 "gpus",
                 (
-                    f"{record['gpusPerNode']} x {record['gpuModel']} ({record['gpuMemoryGb']:g} GB) per node",
-                    "node advertises " + ", ".join(f"{u['perNode']} x {u['name']}" for u in record["advertises"]),
+                    f"{per_node_text(record, record['gpusPerNode'])} x {record['gpuModel']} "
+                    f"({record['gpuMemoryGb']:g} GB) per node",
+                    "node advertises "
+                    + ", ".join(f"{per_node_text(record, u['perNode'])} x {u['name']}" for u in record["advertises"]),
                 ),
             )
         )

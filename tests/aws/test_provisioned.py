@@ -189,7 +189,12 @@ def test_h100_mig_pool_under_the_gpu_operator_selects_its_family_and_carries_the
             "spec": {
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "h100-mig"},
                 "requirements": requirements(
-                    {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}, ["on-demand"]
+                    {
+                        "key": "node.kubernetes.io/instance-type",
+                        "operator": "In",
+                        "values": ["p5.48xlarge", "p5.4xlarge"],
+                    },
+                    ["on-demand"],
                 ),
                 "taints": [GPU_TAINT],
             },
@@ -250,7 +255,20 @@ def test_auto_mode_pool_renders_exact_crs_and_is_served_by_aws() -> None:
                     "expireAfter": "336h",
                     "nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "auto-l4"},
                     "requirements": requirements(
-                        {"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g6"]},
+                        {
+                            "key": "node.kubernetes.io/instance-type",
+                            "operator": "In",
+                            "values": [
+                                "g6.xlarge",
+                                "g6.12xlarge",
+                                "g6.16xlarge",
+                                "g6.24xlarge",
+                                "g6.2xlarge",
+                                "g6.48xlarge",
+                                "g6.4xlarge",
+                                "g6.8xlarge",
+                            ],
+                        },
                         ["on-demand"],
                     ),
                     "taints": [GPU_TAINT, {"effect": "NoSchedule", "key": "team", "value": "ml"}],

@@ -322,7 +322,7 @@ def test_a_miscased_provisioner_or_family_gets_a_did_you_mean_and_only_the_cloud
         "pools[0].provisioning.provisioner: not a provisioner of EKS; did you mean 'karpenter'? (got 'Karpenter'); "
         "valid: karpenter, eks-auto-mode",
         "pools[1].provisioning.instance_families[0]: unknown aws GPU instance family; did you mean 'g6e'? "
-        "(got 'G6E'); valid: g4dn, g5, g5g, g6, g6e, g7e, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
+        "(got 'G6E'); valid: g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
         "p6e-gb200, p6e-gb300",
     ]
     component = lambda: karpenter({**L40S_SHARED, "provisioning": {"provisioner": "karpentr", "max_gpus": 8}})  # noqa: E731

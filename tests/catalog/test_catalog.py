@@ -177,6 +177,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         **_sizes("g5", "A10G", _G5_PATTERN),
         **_sizes("g6", "L4", _G5_PATTERN),
         **_sizes("g6e", "L40S", _G5_PATTERN),
+        **_sizes("gr6", "L4", {"4xlarge": 1, "8xlarge": 1}),
         **_sizes(
             "g7e",
             "RTX-PRO-6000",
@@ -187,6 +188,7 @@ EXPECTED_NVIDIA_TYPES: dict[str, dict[str, tuple[str, int]]] = {
         "p3dn.24xlarge": ("V100", 8),
         "p4d.24xlarge": ("A100-40GB", 8),
         "p4de.24xlarge": ("A100-80GB", 8),
+        "p5.4xlarge": ("H100-80GB", 1),
         "p5.48xlarge": ("H100-80GB", 8),
         "p5e.48xlarge": ("H200-141GB", 8),
         "p5en.48xlarge": ("H200-141GB", 8),

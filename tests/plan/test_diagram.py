@@ -78,6 +78,7 @@ def test_mermaid_is_exact() -> None:
 
 
 def test_provisioned_pool_shows_its_provisioner_types_and_gpu_limit() -> None:
+    # A record as plan files before minGpusPerNode / maxGpusPerNode have it: GPUs per node as recorded.
     provisioned = {
         **SHARED,
         "maxNodes": 8,
@@ -94,6 +95,7 @@ def test_provisioned_pool_shows_its_provisioner_types_and_gpu_limit() -> None:
     }
     mermaid = to_mermaid("dev", {"gpuPools": {"shared": {"capacity": provisioned}}})
     assert '    p0["pool shared<br>karpenter: g5.2xlarge +2 types, spot<br>0..8 nodes, at most 8 GPUs"]\n' in mermaid
+    assert '    p0g["1 x A10G (24 GB) per node<br>node advertises 4 x nvidia.com/gpu"]\n' in mermaid
 
 
 def test_layout_centres_parents_on_their_children() -> None:

@@ -10,6 +10,7 @@ from gpu_components.autoscaler import provisioner_note
 from gpu_components.capacity import PoolCapacity, pool_capacity
 from gpu_components.nvidia.device_plugin import advertised_resources
 from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.diagram import to_mermaid
 from gpu_components.spec import GpuNodePoolSpec
 
 
@@ -65,6 +66,8 @@ def test_provisioned_record_says_how_the_provisioner_creates_nodes() -> None:
         "instanceFamilies": [],
         "allowedTypes": ["g6e.xlarge", "g6e.2xlarge"],
         "gpuModels": ["L40S"],
+        "minGpusPerNode": 1,
+        "maxGpusPerNode": 1,
         "maxGpus": 8,
         "capacityTypes": ["spot", "on-demand"],
         "disruption": {"consolidation": "when-empty", "consolidateAfter": "10m", "expireAfter": "720h"},
@@ -77,10 +80,41 @@ def test_provisioned_record_says_how_the_provisioner_creates_nodes() -> None:
 def test_node_limit_gives_the_gpus_of_its_largest_allowed_type() -> None:
     provisioning = mixed()["provisioning"]
     assert (provisioning["maxGpus"], provisioning["maxNodes"], provisioning["gpuModels"]) == (24, 3, ["L4", "L40S"])
+    assert (provisioning["minGpusPerNode"], provisioning["maxGpusPerNode"]) == (1, 8)
     assert provisioning["allowedTypes"][:3] == ["g6.xlarge", "g6e.12xlarge", "g6e.16xlarge"]
     assert len(provisioning["allowedTypes"]) == 9
     assert provisioning["reservation"] == "cr-0123456789abcdef0"
     assert "autoscalerNote" not in provisioning
+
+
+def h100_mig_nap() -> PoolCapacity:
+    return record(
+        "azure",
+        "gpu-operator",
+        name="h100mig",
+        instance_type="Standard_NC40ads_H100_v5",
+        mig={"profile": "1g.12gb", "strategy": "single"},
+        provisioning={
+            "provisioner": "node-auto-provisioning",
+            "max_gpus": 8,
+            "max_nodes": 4,
+            "instance_types": ["Standard_NC80adis_H100_v5"],
+        },
+    )
+
+
+def test_report_shows_a_range_where_allowed_types_differ_in_gpus_and_the_totals_agree() -> None:
+    lines = capacity_report("s", {"gpuPools": {"h100mig": {"capacity": h100_mig_nap()}}}).splitlines()
+    assert lines[4] == (
+        "| h100mig | azure | Standard_NC40ads_H100_v5 | H100-94GB (94 GB) | 1-2 | 0..4 on-demand | "
+        "7-14 x `nvidia.com/gpu` | 12 GB (MIG 1g.12gb) | MIG-isolated |"
+    )
+    assert lines[6] == "At maximum size: 4 GPU nodes, 8 GPUs (8 x H100-94GB)."
+
+
+def test_diagram_shows_the_same_ranges() -> None:
+    diagram = to_mermaid("s", {"gpuPools": {"h100mig": {"capacity": h100_mig_nap()}}})
+    assert '    p0g["1-2 x H100-94GB (94 GB) per node<br>node advertises 7-14 x nvidia.com/gpu"]\n' in diagram
 
 
 def test_fixed_pool_record_has_no_provisioning() -> None:
@@ -95,9 +129,10 @@ def test_report_lists_provisioned_pools_and_their_notes() -> None:
         "| pool | cloud | instance | GPU | GPUs/node | nodes | each node advertises | GPU memory per unit "
         "| isolation |\n"
         "|---|---|---|---|---|---|---|---|---|\n"
-        "| l40s | aws | g6e.xlarge | L40S (48 GB) | 1 | 0..8 spot | 4 x `nvidia.com/gpu` | 48 GB (GPU) shared by 4 "
-        "time-sliced replicas | shared, no memory isolation |\n"
-        "| mixed | aws | g6.xlarge | L4 (24 GB) | 1 | 0..3 | 1 x `nvidia.com/gpu` | 24 GB (GPU) | exclusive |\n"
+        "| l40s | aws | g6e.xlarge | L40S (48 GB) | 1 | 0..8 spot, on-demand | 4 x `nvidia.com/gpu` | 48 GB (GPU) "
+        "shared by 4 time-sliced replicas | shared, no memory isolation |\n"
+        "| mixed | aws | g6.xlarge | L4 (24 GB) | 1-8 | 0..3 reserved | 1-8 x `nvidia.com/gpu` | 24 GB (GPU) | "
+        "exclusive |\n"
         "\n"
         "At maximum size: 11 GPU nodes, 32 GPUs (24 x L4/L40S, 8 x L40S).\n"
         "\n"
