@@ -157,7 +157,6 @@ class ProvisionerFacts:
         gpu_name_label: node label with the GPU model's name, as the provisioner spells it.
         gpu_count_label: node label with the node's GPU count.
         gpu_memory_label: node label with one GPU's memory (MiB), or ``None`` where the provisioner sets none.
-        instance_family_label: node label with the instance family, or ``None``.
         do_not_disrupt: the pod annotation (key, value) that keeps the provisioner from voluntarily removing the
             pod's node while the pod runs (consolidation; not forceful disruption such as expiry or a spot
             interruption).
@@ -184,7 +183,6 @@ class ProvisionerFacts:
     gpu_name_label: str
     gpu_count_label: str
     gpu_memory_label: str | None
-    instance_family_label: str | None
     do_not_disrupt: tuple[str, str]
     labels_source: str
     gpu_name_value: Callable[[str], str | None] = _no_value

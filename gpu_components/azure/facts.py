@@ -168,7 +168,6 @@ FACTS = CloudFacts(
                 gpu_name_label="karpenter.azure.com/sku-gpu-name",
                 gpu_count_label="karpenter.azure.com/sku-gpu-count",
                 gpu_memory_label=None,
-                instance_family_label="karpenter.azure.com/sku-family",
                 do_not_disrupt=("karpenter.sh/do-not-disrupt", "true"),
                 labels_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_DISRUPTION}",
                 gpu_name_value=nap_gpu_name,

@@ -189,7 +189,6 @@ FACTS = CloudFacts(
                 gpu_name_label="cloud.google.com/gke-accelerator",
                 gpu_count_label="cloud.google.com/gke-accelerator-count",
                 gpu_memory_label=None,
-                instance_family_label="cloud.google.com/machine-family",
                 do_not_disrupt=("cluster-autoscaler.kubernetes.io/safe-to-evict", "false"),
                 labels_source=f"{SOURCE_GKE_NODE_LABELS}; {SOURCE_SAFE_TO_EVICT}",
                 gpu_name_value=gke_accelerator,
