@@ -15,7 +15,10 @@ and each GPU accelerator type, e.g. ``nvidia-l4``). Their limits also apply to t
 ComputeClasses, and they are the only limit on a ComputeClass pool's GPUs (:data:`SOURCE_NAP_LIMITS`, "Limitations");
 a ComputeClass creates node pools without them from GKE 1.33.3-gke.1136000 on
 (:data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION`). With them, each GPU accelerator type
-of a ComputeClass pool needs a limit of at least the pool's ``max_gpus`` (:func:`stack_problems`). With
+a ComputeClass pool allows needs a limit of at least the sum of the ``max_gpus`` of every ComputeClass pool with
+those GPUs and the most GPUs of that type of the fixed pools (the limits count every node pool's nodes), and a
+``kubernetes_version`` below that version needs ``node_auto_provisioning`` for a ComputeClass pool
+(:func:`stack_problems`). With
 ``existing: true`` the key is refused like the other settings of a new cluster: an existing cluster keeps the limits
 it has.
 """
@@ -23,6 +26,7 @@ it has.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -34,9 +38,14 @@ from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_
 from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
-from gpu_components.gcp.compute_class import compute_class_accelerator_types
+from gpu_components.gcp.compute_class import AUTO_CREATION_WITHOUT_NAP_VERSION, compute_class_accelerator_types
 from gpu_components.gcp.facts import NODE_POOL_OPTIONS
-from gpu_components.gcp.gke import CLOUD_PLATFORM_SCOPE, N1_ATTACHED_GPUS, create_node_service_account
+from gpu_components.gcp.gke import (
+    CLOUD_PLATFORM_SCOPE,
+    N1_ATTACHED_GPUS,
+    accelerator_type_for,
+    create_node_service_account,
+)
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec
 
@@ -70,8 +79,12 @@ class SystemNodePoolConfig(TypedDict):
 
 
 SOURCE_NAP_LIMITS = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"
-"""GKE's node pool auto-creation page: cluster resource limits (``cpu``, ``memory`` in GB, GPU accelerator types) and
-that they also apply to the node pools GKE creates for ComputeClasses."""
+"""GKE's node pool auto-creation page: cluster resource limits (``cpu``, ``memory`` in GB, GPU accelerator types),
+that they also apply to the node pools GKE creates for ComputeClasses, and that before GKE 1.33.3-gke.1136000 a
+ComputeClass gets node pools only with cluster-level node auto-provisioning ("Limitations")."""
+SOURCE_NAP_CONCEPTS = "https://cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning"
+"""GKE's "About node auto-provisioning" page, "Resource limits": the cluster-level limits "are enforced based on the
+total ... resources used across all node pools, not just auto-provisioned pools"."""
 
 
 @STRICT
@@ -310,60 +323,146 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     return problems
 
 
-def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
-    """Rules between a new cluster's ``node_auto_provisioning`` and its ComputeClass pools: the cluster's limits also
-    bound the node pools GKE creates for a ComputeClass, and the autoscaler creates no node past a limit
-    (:data:`SOURCE_NAP_LIMITS`), a GPU accelerator type without a limit counting as none of it (see
-    :class:`NodeAutoProvisioningConfig`). So each accelerator type a ComputeClass pool allows needs a limit of at
-    least the pool's ``max_gpus``, which is what holds the pool
-    (:func:`~gpu_components.gcp.compute_class.compute_class_autoscaler_note`). Without ``node_auto_provisioning``
-    GKE applies no limit to a ComputeClass (from GKE 1.33.3-gke.1136000), and an existing cluster keeps its own:
-    nothing to check. A pool with problems of its own is left to its own rules."""
-    config = cluster.get("node_auto_provisioning")
-    if cluster.get("existing", False) or not isinstance(config, Mapping):
-        return []
-    limits: Mapping[str, int] = config.get("gpus", {})
-    path = "cluster.node_auto_provisioning.gpus"
-    problems: list[Problem] = []
+def _gke_version(text: str) -> tuple[int, ...] | None:
+    """``1.33.3-gke.1136000`` -> ``(1, 33, 3, 1136000)``; a prefix (``1.33``, ``1.33.3``) gives its parts only;
+    ``None`` for anything else (``latest``, ``-``: GKE's own spellings, left to GKE)."""
+    match = _GKE_VERSION.fullmatch(text.strip())
+    return None if match is None else tuple(int(part) for part in match.groups() if part is not None)
+
+
+_GKE_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?")
+
+
+def below_auto_creation_version(kubernetes_version: str) -> bool:
+    """Whether every GKE version ``kubernetes_version`` names is below
+    :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (``1.32``, ``1.33.2``,
+    ``1.33.3-gke.1000``); a prefix that also names later versions (``1.33``, ``1.33.3``) and ``latest`` are not."""
+    given = _gke_version(kubernetes_version)
+    first = _gke_version(AUTO_CREATION_WITHOUT_NAP_VERSION)
+    return given is not None and first is not None and given < first[: len(given)]
+
+
+def _gpu_pool_specs(pools: Sequence[Any]) -> list[tuple[int, GpuNodePoolSpec]]:
+    """(index, spec) of each pool that is valid on its own (a pool with problems is left to its own rules)."""
+    specs: list[tuple[int, GpuNodePoolSpec]] = []
     for index, pool in enumerate(pools):
-        if not isinstance(pool, Mapping) or not isinstance(pool.get("provisioning"), Mapping):
+        if not isinstance(pool, Mapping):
             continue
         try:
-            spec = GpuNodePoolSpec.from_args(
-                {key: value for key, value in pool.items() if key not in CLOUDS}, "gcp", f"pools[{index}]"
+            specs.append(
+                (
+                    index,
+                    GpuNodePoolSpec.from_args(
+                        {key: value for key, value in pool.items() if key not in CLOUDS}, "gcp", f"pools[{index}]"
+                    ),
+                )
             )
         except GpuSpecError:
             continue
-        if spec.provisioning is None or spec.provisioning.provisioner != "compute-class":
-            continue
-        max_gpus = spec.provisioning.max_gpus
-        which = f"pools[{index}] ({spec.name}, a ComputeClass pool, max_gpus {max_gpus})"
+    return specs
+
+
+def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Rules between a new cluster's ``node_auto_provisioning`` and its ComputeClass pools.
+
+    - With ``node_auto_provisioning``: its limits are cluster-wide and count every node pool's nodes, fixed pools'
+      too ("enforced based on the total ... resources used across all node pools, not just auto-provisioned pools":
+      :data:`SOURCE_NAP_CONCEPTS`, "Resource limits"); they also bound the node pools GKE creates for a
+      ComputeClass, and GKE creates no node past a limit, nor one with GPUs that have no limit
+      (:data:`SOURCE_NAP_LIMITS`). So each accelerator type a ComputeClass pool allows needs a limit of at least
+      the sum of the ``max_gpus`` of every ComputeClass pool allowing it and the most GPUs of that type of every
+      fixed pool (``max_size`` x GPUs per node): below it, the ComputeClass pools could never reach their
+      ``max_gpus`` (:func:`~gpu_components.gcp.compute_class.compute_class_autoscaler_note`). One problem per
+      accelerator type.
+    - Without it, on a ``kubernetes_version`` below
+      :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (:func:`below_auto_creation_version`),
+      a ComputeClass pool is refused: before that version GKE creates node pools for a ComputeClass only with
+      cluster-level node auto-provisioning (:data:`SOURCE_NAP_LIMITS`, "Limitations"), so it would create none.
+      From that version on (the release channel's default), GKE applies no limit to a ComputeClass.
+
+    An existing cluster keeps its own settings: nothing to check. A pool with problems of its own is left to its
+    own rules."""
+    if cluster.get("existing", False):
+        return []
+    specs = _gpu_pool_specs(pools)
+    classes = [
+        (index, spec)
+        for index, spec in specs
+        if spec.provisioning is not None and spec.provisioning.provisioner == "compute-class"
+    ]
+    config = cluster.get("node_auto_provisioning")
+    if not isinstance(config, Mapping):
+        version = cluster.get("kubernetes_version")
+        if not isinstance(version, str) or not below_auto_creation_version(version):
+            return []
+        return [
+            Problem(
+                "cluster.node_auto_provisioning",
+                None,
+                f"required for {_which(index, spec)} on kubernetes_version {version}: before GKE "
+                f"{AUTO_CREATION_WITHOUT_NAP_VERSION} GKE creates node pools for a ComputeClass only with the "
+                "cluster's node auto-provisioning on, so it would create none",
+                f"node_auto_provisioning with limits on the pool's GPUs, or kubernetes_version "
+                f"{AUTO_CREATION_WITHOUT_NAP_VERSION} or later",
+                SOURCE_NAP_LIMITS,
+            )
+            for index, spec in classes
+        ]
+    limits: Mapping[str, int] = config.get("gpus", {})
+    path = "cluster.node_auto_provisioning.gpus"
+    # accelerator type -> (what each pool may hold of it, as text; the sum)
+    needs: dict[str, list[tuple[str, int]]] = {}
+    for index, spec in classes:
+        max_gpus = spec.provisioning.max_gpus if spec.provisioning is not None else None
         for accelerator in compute_class_accelerator_types(spec):
-            limit = limits.get(accelerator)
-            if limit is None:
-                problems.append(
-                    Problem(
-                        path,
-                        dict(limits),
-                        f"no limit on {accelerator}, the GPUs of {which}: GKE creates no node with GPUs the "
-                        "cluster's node auto-provisioning has no limit on, and those limits also bound the node "
-                        "pools it creates for a ComputeClass",
-                        f"{accelerator}: {max_gpus} or more",
-                        SOURCE_NAP_LIMITS,
-                    )
+            needs.setdefault(accelerator, []).append(
+                (f"max_gpus {max_gpus or 0} of {_which(index, spec)}", max_gpus or 0)
+            )
+    for index, spec in specs:
+        accelerator = accelerator_type_for(spec)
+        if spec.provisioning is None and accelerator in needs:
+            most = spec.max_size * spec.gpu_count
+            needs[accelerator].append(
+                (
+                    f"{most} of pools[{index}] ({spec.name}, a fixed pool, "
+                    f"max_size {spec.max_size} x {spec.gpu_count})",
+                    most,
                 )
-            elif max_gpus is not None and limit < max_gpus:
-                problems.append(
-                    Problem(
-                        f"{path}[{accelerator!r}]",
-                        limit,
-                        f"below the max_gpus of {which}: the cluster's limit on {accelerator} is what holds the "
-                        f"pool, which could never have more than {limit}",
-                        f"{max_gpus} or more",
-                        SOURCE_NAP_LIMITS,
-                    )
+            )
+    problems: list[Problem] = []
+    for accelerator, parts in sorted(needs.items()):
+        total = sum(most for _, most in parts)
+        held = " + ".join(text for text, _ in parts)
+        limit = limits.get(accelerator)
+        if limit is None:
+            problems.append(
+                Problem(
+                    path,
+                    dict(limits),
+                    f"no limit on {accelerator}, the GPUs of {held}: GKE creates no node with GPUs the cluster's "
+                    "node auto-provisioning has no limit on, and those limits also bound the node pools it creates "
+                    "for a ComputeClass",
+                    f"{accelerator}: {total} or more",
+                    SOURCE_NAP_LIMITS,
                 )
+            )
+        elif limit < total:
+            problems.append(
+                Problem(
+                    f"{path}[{accelerator!r}]",
+                    limit,
+                    f"below the {total} {accelerator} GPUs the cluster's pools may hold ({held}): the limit is "
+                    "cluster-wide and counts every node pool's GPUs, fixed pools' too, so the ComputeClass pools "
+                    "could never reach their max_gpus",
+                    f"{total} or more",
+                    f"{SOURCE_NAP_LIMITS}; {SOURCE_NAP_CONCEPTS}",
+                )
+            )
     return problems
+
+
+def _which(index: int, spec: GpuNodePoolSpec) -> str:
+    return f"pools[{index}] ({spec.name}, a ComputeClass pool)"
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

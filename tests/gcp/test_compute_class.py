@@ -464,28 +464,37 @@ def test_node_auto_provisioning_config_problems() -> None:
     assert gke_cluster.config_problems({**where, "node_auto_provisioning": NAP}) == []
 
 
+NAP_PAGE = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"
+NAP_CONCEPTS = "https://cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning"
+
+
 @pytest.mark.parametrize(
     ("gpus", "expected"),
     [
         (
             "{nvidia-h100-80gb: 8}",
-            "cluster.node_auto_provisioning.gpus: no limit on nvidia-l4, the GPUs of pools[1] (l4-auto, a ComputeClass "
-            "pool, max_gpus 8): GKE creates no node with GPUs the cluster's node auto-provisioning has no limit on, "
-            "and those limits also bound the node pools it creates for a ComputeClass (got {'nvidia-h100-80gb': 8}); "
-            "valid: nvidia-l4: 8 or more",
+            "cluster.node_auto_provisioning.gpus: no limit on nvidia-l4, the GPUs of max_gpus 8 of pools[1] (l4-auto, "
+            "a ComputeClass pool) + 1 of pools[0] (fixed, a fixed pool, max_size 1 x 1): GKE creates no node with "
+            "GPUs the cluster's node auto-provisioning has no limit on, and those limits also bound the node pools it "
+            f"creates for a ComputeClass (got {{'nvidia-h100-80gb': 8}}); valid: nvidia-l4: 9 or more "
+            f"[source: {NAP_PAGE}]",
         ),
         (
-            "{nvidia-l4: 2}",
-            "cluster.node_auto_provisioning.gpus['nvidia-l4']: below the max_gpus of pools[1] (l4-auto, a ComputeClass "
-            "pool, max_gpus 8): the cluster's limit on nvidia-l4 is what holds the pool, which could never have more "
-            "than 2 (got 2); valid: 8 or more",
+            "{nvidia-l4: 8}",
+            "cluster.node_auto_provisioning.gpus['nvidia-l4']: below the 9 nvidia-l4 GPUs the cluster's pools may "
+            "hold (max_gpus 8 of pools[1] (l4-auto, a ComputeClass pool) + 1 of pools[0] (fixed, a fixed pool, "
+            "max_size 1 x 1)): the limit is cluster-wide and counts every node pool's GPUs, fixed pools' too, so the "
+            f"ComputeClass pools could never reach their max_gpus (got 8); valid: 9 or more [source: {NAP_PAGE}; "
+            f"{NAP_CONCEPTS}]",
         ),
     ],
-    ids=["no-limit-on-the-pools-gpus", "limit-below-max-gpus"],
+    ids=["no-limit-on-the-pools-gpus", "limit-below-the-pools-sum"],
 )
-def test_a_compute_class_pool_needs_the_new_clusters_limit_on_its_gpus(
+def test_a_compute_class_pool_needs_the_new_clusters_limit_on_all_pools_gpus(
     tmp_path: Path, gpus: str, expected: str
 ) -> None:
+    """GKE's node auto-provisioning limits are cluster-wide and count fixed pools' nodes too: the limit on a
+    ComputeClass pool's GPUs must hold its max_gpus plus the fixed pools' most GPUs of that type."""
     stack = (
         "config:\n"
         "  gcp:project: proj\n"
@@ -497,12 +506,68 @@ def test_a_compute_class_pool_needs_the_new_clusters_limit_on_its_gpus(
         "    - name: l4-auto\n      instance_type: g2-standard-8\n"
         "      provisioning: {provisioner: compute-class, max_gpus: 8}\n"
     )
-    assert plan_stack_text(tmp_path, stack) == [
-        f"  - {expected} [source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning]"
-    ]
-    assert plan_stack_text(tmp_path, stack.replace(gpus, "{nvidia-l4: 8}")) == []
+    assert plan_stack_text(tmp_path, stack) == [f"  - {expected}"]
+    assert plan_stack_text(tmp_path, stack.replace(gpus, "{nvidia-l4: 9}")) == []
     limits = f"    node_auto_provisioning: {{cpu: 64, memory_gb: 256, gpus: {gpus}}}\n"
     assert plan_stack_text(tmp_path, stack.replace(limits, "")) == []
+
+
+def test_two_compute_class_pools_share_the_limit_on_their_gpus(tmp_path: Path) -> None:
+    stack = (
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+        "    node_auto_provisioning: {cpu: 64, memory_gb: 256, gpus: {nvidia-l4: 12}}\n"
+        "  gpu-components:pools:\n"
+        "    - {name: a, instance_type: g2-standard-8, provisioning: {provisioner: compute-class, max_gpus: 8}}\n"
+        "    - {name: b, instance_type: g2-standard-8, provisioning: {provisioner: compute-class, max_gpus: 8}}\n"
+    )
+    assert plan_stack_text(tmp_path, stack) == [
+        "  - cluster.node_auto_provisioning.gpus['nvidia-l4']: below the 16 nvidia-l4 GPUs the cluster's pools may "
+        "hold (max_gpus 8 of pools[0] (a, a ComputeClass pool) + max_gpus 8 of pools[1] (b, a ComputeClass pool)): "
+        "the limit is cluster-wide and counts every node pool's GPUs, fixed pools' too, so the ComputeClass pools "
+        f"could never reach their max_gpus (got 12); valid: 16 or more [source: {NAP_PAGE}; {NAP_CONCEPTS}]"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [
+        ("1.32", True),
+        ("1.33.2-gke.100", True),
+        ("1.33.3-gke.1000", True),
+        ("1.33", False),
+        ("1.33.3-gke.1136000", False),
+        ("latest", False),
+    ],
+)
+def test_a_compute_class_pool_before_auto_creation_without_nap_needs_node_auto_provisioning(
+    tmp_path: Path, version: str, refused: bool
+) -> None:
+    """Before GKE 1.33.3-gke.1136000 (AUTO_CREATION_WITHOUT_NAP_VERSION) GKE creates node pools for a ComputeClass
+    only with cluster-level node auto-provisioning; a prefix that also names later versions is left to GKE."""
+    stack = (
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        f"  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n    kubernetes_version: '{version}'\n"
+        "  gpu-components:pools:\n"
+        "    - {name: l4-auto, instance_type: g2-standard-8, provisioning: {provisioner: compute-class, max_gpus: 8}}\n"
+    )
+    expected = [
+        f"  - cluster.node_auto_provisioning: required for pools[0] (l4-auto, a ComputeClass pool) on "
+        f"kubernetes_version {version}: before GKE 1.33.3-gke.1136000 GKE creates node pools for a ComputeClass only "
+        "with the cluster's node auto-provisioning on, so it would create none (got None); valid: "
+        "node_auto_provisioning with limits on the pool's GPUs, or kubernetes_version 1.33.3-gke.1136000 or later "
+        f"[source: {NAP_PAGE}]"
+    ]
+    assert plan_stack_text(tmp_path, stack) == (expected if refused else [])
+    with_nap = stack.replace(
+        "  gpu-components:pools:",
+        "    node_auto_provisioning: {cpu: 8, memory_gb: 32, gpus: {nvidia-l4: 8}}\n  gpu-components:pools:",
+    )
+    assert plan_stack_text(tmp_path, with_nap) == []
 
 
 def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_nodes() -> None:
