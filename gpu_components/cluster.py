@@ -198,6 +198,24 @@ def _unused_settings_problems(
     ]
 
 
+def _unserved_operator_problems(
+    specs: Sequence[GpuNodePoolSpec], hosts: Mapping[int, DevicePluginHost], prefix: str
+) -> list[Problem]:
+    """``gpu_stack: gpu-operator`` on a cluster none of whose pools the GPU Operator serves (every pool's GPUs are
+    advertised by the cloud, e.g. EKS Auto Mode pools, or the node image): the cluster would deploy no operator and
+    run exactly as under ``auto``, so the switch is refused, as ``device-plugin`` is on a cloud-served pool."""
+    others = ", ".join(f"{prefix}pools[{index}] ({spec.name}): {hosts[index]}" for index, spec in enumerate(specs))
+    return [
+        Problem(
+            f"{prefix}gpu_stack",
+            "gpu-operator",
+            f"no pool is served by the GPU Operator (each pool's GPUs are advertised by another: {others}), so the "
+            "cluster would deploy no operator and the switch would be ignored",
+            "auto (each pool's own way), or a pool the GPU Operator serves",
+        )
+    ]
+
+
 def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
     """The adapter of ``cloud``.
 
@@ -337,8 +355,13 @@ def validate_cluster(
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
         pool_problems += adapter.pools_problems(specs, prefix)
-        add_on = ("gpu_operator", gpu_operator) if operator else ("device_plugin", device_plugin)
-        pool_problems += _unused_settings_problems(add_on[0], add_on[1], specs, hosts, prefix)
+        if operator and specs and "gpu-operator" not in hosts.values():
+            # The explicit switch to the operator would be ignored: refused as device-plugin is on such pools (its
+            # settings, if any, would be ignored with it).
+            pool_problems += _unserved_operator_problems(specs, hosts, prefix)
+        else:
+            add_on = ("gpu_operator", gpu_operator) if operator else ("device_plugin", device_plugin)
+            pool_problems += _unused_settings_problems(add_on[0], add_on[1], specs, hosts, prefix)
     except GpuSpecError as error:
         # A misshapen pool's problems are already listed, from the shape of a cluster pool; every other pool's
         # problems are listed too, so one bad pool never hides another's.

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
 from gpu_components.plan import to_json
-from tests.helpers import ROOT, example_plan, names, plan_of, resource
+from tests.helpers import ROOT, copy_example_project, example_plan, names, plan_of, resource
 
 WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
 SHARED = {"name": "shared", "instance_type": "g6.xlarge", "max_size": 4, "time_slicing": {"replicas": 2}}
@@ -113,25 +116,52 @@ AUTO_MODE = {
 }
 
 
-@pytest.mark.parametrize(
-    ("gpu_stack", "key", "settings", "add_on"),
-    [
-        ("auto", "device_plugin", {"namespace": "gpu"}, "NVIDIA device plugin"),
-        ("gpu-operator", "gpu_operator", {"dcgm_exporter": False}, "GPU Operator"),
-    ],
-)
-def test_add_on_settings_with_no_pool_the_add_on_serves_are_an_error(
-    gpu_stack: str, key: str, settings: dict[str, Any], add_on: str
-) -> None:
-    """Only pools whose GPUs EKS Auto Mode or the Bottlerocket image advertise: the cluster deploys no add-on, so its
-    settings would be ignored."""
+def test_device_plugin_settings_with_no_pool_the_plugin_serves_are_an_error() -> None:
+    """Only pools whose GPUs EKS Auto Mode or the Bottlerocket image advertise: the cluster deploys no device plugin,
+    so its settings would be ignored."""
+    settings = {"namespace": "gpu"}
     with pytest.raises(GpuSpecError) as raised:
-        plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY], gpu_stack=gpu_stack, **{key: settings}))
+        plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY], device_plugin=settings))
     assert [str(p) for p in raised.value.problems] == [
-        f"{key}: {add_on} settings, but no pool is served by the {add_on} (each pool's GPUs are advertised by "
-        "another: pools[0] (auto): cloud, pools[1] (br): node-image), so the cluster deploys none and they would "
-        f"be ignored (got {settings!r}); valid: no {key} settings, or a pool the {add_on} serves"
+        "device_plugin: NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (each "
+        "pool's GPUs are advertised by another: pools[0] (auto): cloud, pools[1] (br): node-image), so the cluster "
+        f"deploys none and they would be ignored (got {settings!r}); valid: no device_plugin settings, or a pool the "
+        "NVIDIA device plugin serves"
     ]
-    plan = plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY, SHARED], gpu_stack=gpu_stack, **{key: settings}))
-    component = "NvidiaGpuOperator" if key == "gpu_operator" else "NvidiaDevicePlugin"
-    assert names(plan, f"gpu-components:index:{component}") == [f"gpus-{key.replace('_', '-')}"]
+    plan = plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY, SHARED], device_plugin=settings))
+    assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == ["gpus-device-plugin"]
+
+
+@pytest.mark.parametrize("settings", [None, {"dcgm_exporter": False}], ids=["no-settings", "settings"])
+def test_gpu_operator_with_no_pool_the_operator_serves_is_an_error(settings: dict[str, Any] | None) -> None:
+    """``gpu_stack: gpu-operator`` on pools whose GPUs EKS Auto Mode or the Bottlerocket image advertise: no operator
+    would be deployed, so the switch (and its settings) would be silently ignored; refused, as device-plugin is.
+    With one pool the operator serves, it is deployed."""
+    extra = {} if settings is None else {"gpu_operator": settings}
+    with pytest.raises(GpuSpecError) as raised:
+        plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY], gpu_stack="gpu-operator", **extra))
+    assert [str(p) for p in raised.value.problems] == [
+        "gpu_stack: no pool is served by the GPU Operator (each pool's GPUs are advertised by another: pools[0] "
+        "(auto): cloud, pools[1] (br): node-image), so the cluster would deploy no operator and the switch would be "
+        "ignored (got 'gpu-operator'); valid: auto (each pool's own way), or a pool the GPU Operator serves"
+    ]
+    plan = plan_of(lambda: cluster([AUTO_MODE, BOTTLEROCKET_ONLY, SHARED], gpu_stack="gpu-operator", **extra))
+    assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+
+
+def test_the_aws_eks_auto_stack_refuses_the_gpu_operator_switch(tmp_path: Path) -> None:
+    """The one-key switch ``gpu_stack: gpu-operator`` on a stack whose only pool EKS Auto Mode serves: refused
+    (README, "Every stack but aws-eks-auto switches to the NVIDIA GPU Operator with one key")."""
+    copy_example_project(tmp_path)
+    stack = (ROOT / "stacks" / "Pulumi.aws-eks-auto.yaml").read_text()
+    switched = stack.replace(
+        "  gpu-components:cloud: aws\n", "  gpu-components:cloud: aws\n  gpu-components:gpu_stack: gpu-operator\n"
+    )
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(switched)
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - gpu_stack: no pool is served by the GPU Operator (each pool's GPUs are advertised by another: pools[0] "
+        "(l4-auto): cloud), so the cluster would deploy no operator and the switch would be ignored (got "
+        "'gpu-operator'); valid: auto (each pool's own way), or a pool the GPU Operator serves"
+    ]

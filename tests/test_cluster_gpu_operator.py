@@ -240,9 +240,13 @@ def test_eks_bottlerocket_keeps_its_host_plugin_and_no_operand_runs_there() -> N
     assert sorted(configs) == ["default", "plain"]
 
 
-def test_eks_only_bottlerocket_pools_need_no_operator() -> None:
-    plan = planned("aws", [EKS_BOTTLEROCKET])
-    assert names(plan, OPERATOR) == names(plan, RELEASE) == []
+def test_eks_only_bottlerocket_pools_refuse_the_operator() -> None:
+    """The image's host plugin serves every pool: no operator would be deployed, so the switch is refused."""
+    assert [str(p) for p in problems("aws", [EKS_BOTTLEROCKET])] == [
+        "gpu_stack: no pool is served by the GPU Operator (each pool's GPUs are advertised by another: pools[0] "
+        "(br): node-image), so the cluster would deploy no operator and the switch would be ignored (got "
+        "'gpu-operator'); valid: auto (each pool's own way), or a pool the GPU Operator serves"
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -381,11 +381,19 @@ def _advertisers(plan: Plan, labels: dict[str, str], taints: list[dict[str, str]
     return found
 
 
+FIXED_BESIDE = {"name": "fixed", "max_size": 2}
+
+
 @pytest.mark.parametrize("gpu_stack", ["auto", "device-plugin", "gpu-operator"])
 @pytest.mark.parametrize("kind", list(POOLS))
 def test_no_node_gets_two_device_plugins_and_served_nodes_get_theirs(kind: str, gpu_stack: str) -> None:
     pool, options = POOLS[kind]
-    cluster = {"cloud": "aws", "gpu_stack": gpu_stack, "pools": [{**pool, "aws": options}], "aws": WIRING}
+    pools: list[dict[str, Any]] = [{**pool, "aws": options}]
+    if gpu_stack == "gpu-operator" and kind != "karpenter-al2023":
+        # The operator serves none of these pools (a sole one is refused: test_provisioned_bad_inputs): a fixed
+        # pool it serves beside it deploys it.
+        pools.append({key: value for key, value in L40S_SHARED.items() if key != "provisioning"} | FIXED_BESIDE)
+    cluster = {"cloud": "aws", "gpu_stack": gpu_stack, "pools": pools, "aws": WIRING}
     if kind == "eks-auto-mode" and gpu_stack == "device-plugin":
         assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
             "gpu_stack: pools[0] is served by aws's own device plugin, which the NVIDIA device plugin may not run "

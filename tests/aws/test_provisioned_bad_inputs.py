@@ -342,8 +342,11 @@ def test_gpu_cluster_refuses_add_on_settings_no_pool_uses() -> None:
     ]
     operator = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "gpu_stack": "gpu-operator"}
     operator["gpu_operator"] = {"namespace": "gpu"}
-    assert _problems(lambda: GpuCluster("c", operator)) == [  # type: ignore[arg-type]
-        "gpu_operator: GPU Operator settings, but no pool is served by the GPU Operator (each pool's GPUs are "
-        "advertised by another: pools[0] (auto-l4): cloud), so the cluster deploys none and they would be ignored "
-        "(got {'namespace': 'gpu'}); valid: no gpu_operator settings, or a pool the GPU Operator serves"
+    refused = [
+        "gpu_stack: no pool is served by the GPU Operator (each pool's GPUs are advertised by another: pools[0] "
+        "(auto-l4): cloud), so the cluster would deploy no operator and the switch would be ignored (got "
+        "'gpu-operator'); valid: auto (each pool's own way), or a pool the GPU Operator serves"
     ]
+    assert _problems(lambda: GpuCluster("c", operator)) == refused  # type: ignore[arg-type]
+    del operator["gpu_operator"]
+    assert _problems(lambda: GpuCluster("c", operator)) == refused  # type: ignore[arg-type]
