@@ -15,7 +15,10 @@ What a consumer sees differs from a Python caller's only in spelling: property n
 (``timeSlicing.failRequestsGreaterThanOne``), and every validation error names the property by that path. Values are
 checked before the component runs where the Python SDK would otherwise coerce them silently: a whole number for an
 integer property (numbers cross the wire as floats, and ``int()`` would round ``1.5``), a known value for an enum
-property, and no property the schema does not declare. A list of enum values (``capacityTypes``) reaches the
+property, and no property the schema does not declare. When values outside their enums are the only such problems,
+the component gets them as the strings they are and reports them as it does for a Python caller (an unknown
+provisioner names the cloud's provisioners only), beside every other problem of its input, as the stack config
+does. A list of enum values (``capacityTypes``) reaches the
 component as the enum's members: the SDK alone would map each item as an object.
 
 Built on ``pulumi.provider.experimental.component.ComponentProvider`` (checked on pulumi 3.272.0, the locked
@@ -105,7 +108,8 @@ class GpuComponentsProvider(ComponentProvider):
             shows a Python caller the same problems with snake_case paths. First, before the component runs, every
             raw-value problem of the whole input at once (a type that is not one of :data:`COMPONENTS`, an unknown
             or missing property, a value of the wrong shape, a fraction for an integer, a value outside an enum, a
-            secret or output in a plain GPU setting); then the component's own problems.
+            secret or output in a plain GPU setting); then the component's own problems. A value outside its enum
+            alone is the component's to report, with its other problems.
     """
 
     def __init__(self) -> None:
@@ -132,15 +136,22 @@ class GpuComponentsProvider(ComponentProvider):
             raise GpuSpecError(
                 [Problem("type", resource_type, f"not a component of this package{hint}", ", ".join(tokens))]
             )
-        problems = self._raw_problems(inputs, component.inputs, "")
-        if problems:
+        outside: list[Problem] = []
+        problems = self._raw_problems(inputs, component.inputs, "", outside)
+        if any(problem not in outside for problem in problems):
             raise GpuSpecError(problems)
+        # Only values outside an enum (or none): the component gets them as the strings they are, as a Python
+        # caller's, and reports them with its own message (an unknown provisioner names the cloud's provisioners
+        # only) beside every other problem of its input, as the stack config does.
         try:
-            return super().construct(name, resource_type, inputs, options)
+            result = super().construct(name, resource_type, inputs, options)
         except ComponentInitError as error:
             if not isinstance(error.inner, GpuSpecError):
                 raise
             raise GpuSpecError(self._consumer_problem(component, p) for p in error.inner.problems) from None
+        if problems:  # a component that let a value outside its enum through: refused all the same
+            raise GpuSpecError(problems)
+        return result
 
     def map_input_properties(
         self,
@@ -151,6 +162,16 @@ class GpuComponentsProvider(ComponentProvider):
         property_path: str,
     ) -> pulumi.Inputs:
         """Let Pulumi map one object's names to Python's (its raw values were checked before, in :meth:`construct`)."""
+        # A value outside its enum (left to the component, see :meth:`construct`) reaches it as given: the SDK,
+        # which would raise on it, maps a member of the enum in its place.
+        outside: dict[str, object] = {}
+        if isinstance(inputs, Mapping):
+            for schema_name, prop in properties.items():
+                enum_type = self._enum_type(prop)
+                value = inputs.get(schema_name)
+                if enum_type is not None and isinstance(value, str) and value not in _values(enum_type):
+                    outside[schema_name] = value
+            inputs = {**inputs, **{key: next(iter(self._enum_type(properties[key]) or ())).value for key in outside}}
         mapped = dict(super().map_input_properties(inputs, properties, mapping, component_name, property_path))
         for schema_name, python_name in mapping.items():
             if python_name not in mapped:
@@ -160,6 +181,8 @@ class GpuComponentsProvider(ComponentProvider):
             # such a property gets its raw values (checked before), as the enum's members.
             if isinstance(inputs, Mapping) and (members := self._enum_members(prop, inputs[schema_name])) is not None:
                 mapped[python_name] = members
+            if schema_name in outside:
+                mapped[python_name] = outside[schema_name]
             # Numbers cross the wire as floats, and the SDK passes an integer property's float on as it came.
             mapped[python_name] = _as_integers(prop, mapped[python_name])
         return mapped
@@ -169,10 +192,10 @@ class GpuComponentsProvider(ComponentProvider):
         not a list or map of an enum of this package, or ``value`` is not that shape (an output, passed on)."""
         if prop.items is not None and isinstance(value, list):
             item_type = self._enum_type(prop.items)
-            return None if item_type is None else [item_type(item) for item in value]
+            return None if item_type is None else [_member(item_type, item) for item in value]
         if prop.additional_properties is not None and isinstance(value, Mapping):
             item_type = self._enum_type(prop.additional_properties)
-            return None if item_type is None else {key: item_type(item) for key, item in value.items()}
+            return None if item_type is None else {key: _member(item_type, item) for key, item in value.items()}
         return None
 
     def _enum_type(self, prop: PropertyDefinition) -> type[Enum] | None:
@@ -181,8 +204,11 @@ class GpuComponentsProvider(ComponentProvider):
             return None
         return type_def.python_type
 
-    def _raw_problems(self, inputs: object, properties: dict[str, PropertyDefinition], path: str) -> list[Problem]:
-        """Every raw-value problem of one object and of the objects, lists and maps inside it, at once."""
+    def _raw_problems(
+        self, inputs: object, properties: dict[str, PropertyDefinition], path: str, outside: list[Problem]
+    ) -> list[Problem]:
+        """Every raw-value problem of one object and of the objects, lists and maps inside it, at once; those of a
+        value outside its enum are also added to ``outside``."""
         if not isinstance(inputs, Mapping):
             return []
 
@@ -200,10 +226,12 @@ class GpuComponentsProvider(ComponentProvider):
             if value is None and not prop.optional:
                 problems.append(Problem(where(key), None, "required property is missing"))
             else:
-                problems += self._value_problems(prop, value, where(key))
+                problems += self._value_problems(prop, value, where(key), outside)
         return problems
 
-    def _value_problems(self, prop: PropertyDefinition, value: object, path: str) -> list[Problem]:
+    def _value_problems(
+        self, prop: PropertyDefinition, value: object, path: str, outside: list[Problem]
+    ) -> list[Problem]:
         if value is None:
             return []  # an optional property left out (a missing required one is reported by its object)
         if isinstance(value, pulumi.Output):
@@ -221,11 +249,13 @@ class GpuComponentsProvider(ComponentProvider):
             values = [member.value for member in type_def.enum]
             if value in values:
                 return []
-            return [Problem(path, value, not_allowed(value, [str(v) for v in values]), _one_of(values))]
+            problem = Problem(path, value, not_allowed(value, [str(v) for v in values]), _one_of(values))
+            outside.append(problem)
+            return [problem]
         if type_def is not None:
             if not isinstance(value, Mapping):
                 return [Problem(path, value, "must be an object", "{" + ", ".join(sorted(type_def.properties)) + "}")]
-            return self._raw_problems(value, type_def.properties, path)
+            return self._raw_problems(value, type_def.properties, path, outside)
         if prop.type == PropertyType.ARRAY and not isinstance(value, list):
             return [Problem(path, value, "must be a list")]
         if prop.items is not None and isinstance(value, list):
@@ -235,7 +265,7 @@ class GpuComponentsProvider(ComponentProvider):
                 for problem in (
                     [Problem(f"{path}[{index}]", None, "a list item must not be null")]
                     if item is None
-                    else self._value_problems(prop.items, item, f"{path}[{index}]")
+                    else self._value_problems(prop.items, item, f"{path}[{index}]", outside)
                 )
             ]
         if prop.additional_properties is not None:
@@ -244,7 +274,7 @@ class GpuComponentsProvider(ComponentProvider):
             return [
                 problem
                 for key, item in value.items()
-                for problem in self._value_problems(prop.additional_properties, item, f"{path}[{key!r}]")
+                for problem in self._value_problems(prop.additional_properties, item, f"{path}[{key!r}]", outside)
             ]
         return []
 
@@ -356,6 +386,15 @@ def _masked(value: object) -> object:
     if isinstance(value, list):
         return [_masked(item) for item in value]
     return value
+
+
+def _values(enum_type: type[Enum]) -> list[object]:
+    return [member.value for member in enum_type]
+
+
+def _member(enum_type: type[Enum], value: object) -> object:
+    """``value`` as the member of ``enum_type`` it names, else as given (the component refuses it)."""
+    return enum_type(value) if value in _values(enum_type) else value
 
 
 def _whole_number(value: object) -> bool:

@@ -428,10 +428,11 @@ def test_an_unknown_property_is_an_error_with_the_closest_name() -> None:
     ]
 
 
-def test_an_unknown_enum_value_lists_the_allowed_values() -> None:
+def test_an_unknown_enum_value_alone_is_the_components_to_report() -> None:
+    """The only raw problem a value outside its enum: the component reports it, as for a Python caller."""
     error = construct_error("GpuCluster", {**CLUSTER, "pools": [SHARED_INPUTS], "gpuStack": "operator"})
-    assert [(p.path, p.value, p.valid) for p in error.problems] == [
-        ("gpuStack", "operator", "'auto', 'device-plugin' or 'gpu-operator'")
+    assert [(p.path, p.value, p.message, p.valid) for p in error.problems] == [
+        ("gpuStack", "operator", "unknown GPU stack", "auto, device-plugin, gpu-operator")
     ]
 
 

@@ -460,3 +460,34 @@ resources:
     assert {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]} in custom_inputs(
         planned
     )[("kubernetes:karpenter.sh/v1:NodePool", "l40s-node-pool")]["spec"]["template"]["spec"]["requirements"]
+
+
+def test_a_miscased_provisioner_gets_the_clouds_message_beside_the_other_pools_problems(tmp_path: Path) -> None:
+    """As the stack config reports them (tests/aws/test_provisioned_bad_inputs.py): a value outside the provisioner
+    enum names the cloud's provisioners only, and another pool's problem is reported in the same run."""
+    program = f"""\
+packages:
+  gpu-components: {ROOT}
+resources:
+  gpus:
+    type: gpu-components:index:GpuCluster
+    properties:
+      cloud: aws
+      aws: {{clusterName: demo, subnetIds: [subnet-a], nodeRoleArn: "{ROLE}"}}
+      pools:
+        - {{name: p, instanceType: g6e.xlarge, provisioning: {{provisioner: Karpenter, maxGpus: 8}}}}
+        - name: q
+          instanceType: g6e.xlarge
+          provisioning: {{provisioner: karpenter, maxGpus: 8, instanceFamilies: [G6E]}}
+"""
+    write(tmp_path, program, "config: {}\n")
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "Error: dev: 2 invalid GPU settings:",
+        "  - pools[0].provisioning.provisioner: not a provisioner of EKS; did you mean 'karpenter'? (got "
+        "'Karpenter'); valid: karpenter, eks-auto-mode",
+        "  - pools[1].provisioning.instanceFamilies[0]: unknown aws GPU instance family; did you mean 'g6e'? (got "
+        "'G6E'); valid: g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
+        "p6e-gb200, p6e-gb300",
+    ]
