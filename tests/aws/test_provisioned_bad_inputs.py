@@ -363,13 +363,22 @@ HELM_CLUSTER = "  gpu-components:cluster:\n    name: c3\n    karpenter:\n"
 
 
 def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_path: Path) -> None:
-    cluster = HELM_CLUSTER + "      helm_values: {settings: x, serviceAccount: [1], replicas: 1}\n"
+    values = "{settings: x, serviceAccount: [1], nodeSelector: system, controller: [], replicas: 1}"
+    cluster = HELM_CLUSTER + f"      helm_values: {values}\n"
     assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
         "cluster.karpenter.helm_values.settings: must be a mapping: the library sets settings.clusterName, "
         "settings.interruptionQueue inside it, which this value would replace (got 'x'); valid: a mapping of chart "
         "values",
         "cluster.karpenter.helm_values.serviceAccount: must be a mapping: the library sets serviceAccount.name "
         "inside it, which this value would replace (got [1]); valid: a mapping of chart values",
+        "cluster.karpenter.helm_values.nodeSelector: must be a mapping: the library sets "
+        "nodeSelector.gpu-components/role inside it, which this value would replace (got 'system'); valid: a "
+        "mapping of chart values",
+        "cluster.karpenter.helm_values.controller: must be a mapping: the library sets controller.resources inside "
+        "it, which this value would replace (got []); valid: a mapping of chart values",
+    ]
+    assert [p.path for p in config_problems({"name": "c", "karpenter": {"helm_values": {"controller": None}}})] == [
+        "cluster.karpenter.helm_values.controller"
     ]
 
 
