@@ -1395,7 +1395,14 @@ def _provisioning(
             )
         )
     if provisioner in offered:
-        problems += _restricted_label_problems(args.get("labels", {}), offered[provisioner], provisioner, path)
+        # Keys under the cloud's own reserved prefixes are reported by _cloud_reserved_problems already.
+        reserved = facts_for(cloud).reserved_prefixes
+        labels = {
+            key: value
+            for key, value in args.get("labels", {}).items()
+            if reserved is None or not key.startswith(reserved.prefixes)
+        }
+        problems += _restricted_label_problems(labels, offered[provisioner], provisioner, path)
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
     if hardware.gpu is not None and not found:

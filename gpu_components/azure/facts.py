@@ -180,6 +180,8 @@ FACTS = CloudFacts(
                         "karpenter.azure.com": "Karpenter's Azure provider sets labels in it on every node itself "
                         "(the VM size's, e.g. karpenter.azure.com/sku-gpu-name): select a node by them in a "
                         "workload instead",
+                        "kubernetes.azure.com": "AKS sets labels in it on every node itself (e.g. "
+                        "kubernetes.azure.com/scalesetpriority)",
                     }
                 ),
                 restricted_labels=MappingProxyType(
@@ -189,8 +191,9 @@ FACTS = CloudFacts(
                     )
                 ),
                 restricted_labels_source="https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/"
-                'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh" and '
-                '"karpenter.azure.com" are restricted, each refusing a key whose domain part ends with the domain; '
+                'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh", '
+                '"karpenter.azure.com" and "kubernetes.azure.com" are restricted, each refusing a key whose domain '
+                "part ends with the domain; "
                 'labels "agentpool", "storageprofile", "storagetier" and "accelerator" are restricted; '
                 "tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml lines 225-242)",
             )

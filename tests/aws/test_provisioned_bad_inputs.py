@@ -294,16 +294,19 @@ def test_auto_mode_refuses_karpenters_aws_domain_without_saying_it_sets_those_la
 
 
 NAP_VALID = (
-    "a label whose domain does not end with karpenter.sh, karpenter.azure.com, other than agentpool, storageprofile, "
-    "storagetier, accelerator"
+    "a label whose domain does not end with karpenter.sh, karpenter.azure.com, kubernetes.azure.com, other than "
+    "agentpool, storageprofile, storagetier, accelerator"
 )
 KARPENTER_AZURE = (
     "Karpenter's Azure provider sets labels in it on every node itself (the VM size's, e.g. "
     "karpenter.azure.com/sku-gpu-name): select a node by them in a workload instead"
 )
+KUBERNETES_AZURE = "AKS sets labels in it on every node itself (e.g. kubernetes.azure.com/scalesetpriority)"
 NAP_LABELS = {
     "karpenter.azure.com/sku-name": "x",
     "mykarpenter.azure.com/y": "x",
+    "x.kubernetes.azure.com/y": "x",
+    "kubernetes.azure.com": "x",
     "agentpool": "x",
     "storageprofile": "x",
     "storagetier": "x",
@@ -315,6 +318,8 @@ NAP_REFUSED = _refused(
     [
         ("karpenter.azure.com/sku-name", "karpenter.azure.com", KARPENTER_AZURE),
         ("mykarpenter.azure.com/y", "karpenter.azure.com", KARPENTER_AZURE),
+        ("x.kubernetes.azure.com/y", "kubernetes.azure.com", KUBERNETES_AZURE),
+        ("kubernetes.azure.com", "kubernetes.azure.com", KUBERNETES_AZURE),
     ],
     "node-auto-provisioning",
     NAP_VALID,
@@ -334,6 +339,11 @@ NAP_POOL: dict[str, Any] = {
 def test_nap_refuses_its_crds_domains_and_aks_plain_labels(tmp_path: Path) -> None:
     assert _problems(lambda: AksNapGpuNodePool("n", {"pool": NAP_POOL})) == [  # type: ignore[typeddict-item]
         line.replace("{where}", "pool") for line in NAP_REFUSED
+    ]
+    aks_own = {**NAP_POOL, "labels": {"kubernetes.azure.com/mode": "user"}}
+    assert _problems(lambda: AksNapGpuNodePool("n", {"pool": aks_own})) == [  # type: ignore[typeddict-item]
+        "pool.labels['kubernetes.azure.com/mode']: AKS refuses keys under kubernetes.azure.com/ in node pools (got "
+        "'kubernetes.azure.com/mode'); valid: a key under your own prefix"
     ]
     assert "karpenter.sh_nodepools.yaml lines 225-242" in str(
         _sources(lambda: AksNapGpuNodePool("n", {"pool": NAP_POOL}))[-1]  # type: ignore[typeddict-item]
