@@ -60,7 +60,7 @@ class PoolNameRule:
     """What the cloud's API accepts as a node pool name.
 
     Attributes:
-        pattern: the characters and their order (matched from the start).
+        pattern: the characters and their order (the whole name must match: ``fullmatch``).
         max_length: the longest name.
         valid: the rule in words, for problem messages.
         source: the API page that states it.
@@ -147,6 +147,15 @@ def _no_value(instance_type: str) -> None:
     return None
 
 
+KARPENTER_SH_LABELS = (
+    "Karpenter sets labels in it on every node itself (karpenter.sh/nodepool, karpenter.sh/capacity-type): select "
+    "a node by them in a workload instead"
+)
+"""Who sets the labels of the ``karpenter.sh`` domain on a Karpenter-based provisioner's nodes
+(https://karpenter.sh/docs/reference/well-known-labels/), for
+:attr:`ProvisionerFacts.restricted_label_domains`."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProvisionerFacts:
     """A provisioner of the cloud (``provisioning.provisioner``) as data: the node labels it sets on the nodes it
@@ -169,11 +178,17 @@ class ProvisionerFacts:
         counts_whole_gpus: the provisioner decides how many nodes to create from each instance type's GPU count
             (``nvidia.com/gpu``), knowing nothing of time-slicing replicas, MPS clients or MIG devices
             (Karpenter-based provisioners: :func:`~gpu_components.autoscaler.provisioner_note`).
-        restricted_label_domains: label domains a pool's labels may not use (a key whose prefix is one of them or
-            ends in ``.<domain>``): the NodePool CRD refuses them in ``template.metadata.labels``, or the
-            provisioner sets them itself on every node (``karpenter.sh/capacity-type``, ``karpenter.sh/nodepool``,
-            the instance-type labels), so a value given there would be refused or contradict it.
-        restricted_labels_source: where :attr:`restricted_label_domains` come from.
+        restricted_label_domains: label domains a pool's labels may not use (domain -> who sets labels in it, for
+            the message), as the NodePool CRD's rule on ``template.metadata.labels`` has it
+            (``!x.find("^([^/]+)").endsWith(domain)``): a key whose domain part (before its ``/``, or the whole key
+            when it has none) ends with the domain, so ``mykarpenter.sh/x`` and a plain ``karpenter.sh`` too. The
+            CRD lets a few well-known keys of a domain through (``karpenter.sh/capacity-type``, the instance-type
+            labels); the library refuses them as well: it writes the pool's capacity type, instance types and node
+            class into the NodePool itself, from the pool's own fields, and Karpenter turns a template label into a
+            requirement, which would repeat or contradict those.
+        restricted_labels: plain label keys the NodePool CRD refuses in ``template.metadata.labels`` (key -> who
+            sets it), e.g. AKS's ``agentpool``.
+        restricted_labels_source: where :attr:`restricted_label_domains` and :attr:`restricted_labels` come from.
         excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
         excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
             ``GpuCluster``, the example program's ``cluster`` config).
@@ -189,7 +204,8 @@ class ProvisionerFacts:
     gpu_memory_mib: Callable[[str], int | None] = _no_value
     values_source: str = ""
     counts_whole_gpus: bool = False
-    restricted_label_domains: tuple[str, ...] = ()
+    restricted_label_domains: Mapping[str, str] = field(default_factory=dict)
+    restricted_labels: Mapping[str, str] = field(default_factory=dict)
     restricted_labels_source: str = ""
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""

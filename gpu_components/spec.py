@@ -564,9 +564,9 @@ def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
     """Problems with a pool name: a valid Kubernetes label value, the cloud's pool-name rule, not reserved."""
     problems: list[Problem] = []
     rule = facts_for(cloud).pool_name
-    if not name or len(name) > rule.max_length or not rule.pattern.match(name):
+    if not name or len(name) > rule.max_length or not rule.pattern.fullmatch(name):
         problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
-    if not DNS_LABEL.match(name) or len(name) > MAX_POOL_NAME_LENGTH:
+    if not DNS_LABEL.fullmatch(name) or len(name) > MAX_POOL_NAME_LENGTH:
         problems.append(
             Problem(
                 path,
@@ -587,8 +587,8 @@ def label_key_problems(key: str, path: str) -> list[Problem]:
     """Problems with a label or taint key: ``[prefix/]name`` with a DNS-subdomain prefix (Kubernetes rule)."""
     prefix, _, name = key.rpartition("/")
     valid = "[DNS subdomain prefix (<= 253 chars) '/'] name (<= 63 chars: alphanumerics, '-', '_', '.')"
-    if (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))) or (
-        len(name) > 63 or not _LABEL_NAME.match(name)
+    if (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix))) or (
+        len(name) > 63 or not _LABEL_NAME.fullmatch(name)
     ):
         return [Problem(path, key, "not a valid qualified name", valid, SOURCE_LABELS)]
     return []
@@ -596,7 +596,7 @@ def label_key_problems(key: str, path: str) -> list[Problem]:
 
 def label_value_problems(value: str, path: str) -> list[Problem]:
     """Problems with a label or taint value (Kubernetes rule: <= 63 chars, alphanumeric at both ends)."""
-    if len(value) > 63 or not _LABEL_VALUE.match(value):
+    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         valid = "<= 63 chars: alphanumerics, '-', '_', '.', starting and ending alphanumeric (or empty)"
         return [Problem(path, value, "not a valid label value", valid, SOURCE_LABELS)]
     return []
@@ -1258,7 +1258,7 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
     args = given.get("disruption", {})
     problems: list[Problem] = []
     consolidate_after = args.get("consolidate_after", DEFAULT_CONSOLIDATE_AFTER)
-    if not DURATION.match(consolidate_after):
+    if not DURATION.fullmatch(consolidate_after):
         problems.append(
             Problem(
                 f"{where}.disruption.consolidate_after",
@@ -1269,7 +1269,7 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
             )
         )
     expire_after = args.get("expire_after")
-    if expire_after is not None and expire_after != "Never" and not DURATION.match(expire_after):
+    if expire_after is not None and expire_after != "Never" and not DURATION.fullmatch(expire_after):
         problems.append(
             Problem(
                 f"{where}.disruption.expire_after",
@@ -1325,21 +1325,38 @@ def _suggestion(value: object, candidates: Sequence[str]) -> str:
 def _restricted_label_problems(
     labels: Mapping[str, str], facts: ProvisionerFacts, provisioner: str, path: str
 ) -> list[Problem]:
-    """A provisioned pool's labels in a domain its provisioner restricts
-    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.restricted_label_domains`)."""
+    """A provisioned pool's labels its provisioner's NodePool CRD refuses, by its rules on
+    ``template.metadata.labels``: a key whose domain part (before its ``/``, or the whole key without one) ends with
+    a restricted domain (the CRD's ``!x.find("^([^/]+)").endsWith(domain)``), and the plain keys it names
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.restricted_label_domains`, ``restricted_labels``)."""
+    domains = facts.restricted_label_domains
+    valid = "a label whose domain does not end with " + ", ".join(domains)
+    if facts.restricted_labels:
+        valid += ", other than " + ", ".join(facts.restricted_labels)
     problems: list[Problem] = []
     for key in labels:
-        domain = key.split("/", 1)[0] if "/" in key else ""
-        hit = next((d for d in facts.restricted_label_domains if domain == d or domain.endswith(f".{d}")), None)
+        where = f"{_join(path, 'labels')}[{key!r}]"
+        hit = next((d for d in domains if key.split("/", 1)[0].endswith(d)), None)
         if hit is not None:
             problems.append(
                 Problem(
-                    f"{_join(path, 'labels')}[{key!r}]",
+                    where,
                     key,
-                    f"label domain {hit} is restricted on {provisioner} NodePools: {provisioner} sets these labels on "
-                    "its nodes itself (capacity type, node pool, instance type) and the NodePool CRD refuses or "
-                    "contradicts a value given here; select a node by them in a workload instead",
-                    "a label outside " + ", ".join(facts.restricted_label_domains),
+                    f"label domain {hit} is restricted on {provisioner} NodePools: the NodePool CRD refuses a key "
+                    f"whose domain (the part before '/', or the whole key without one) ends with {hit}, as "
+                    f"{domains[hit]}",
+                    valid,
+                    facts.restricted_labels_source,
+                )
+            )
+        elif key in facts.restricted_labels:
+            problems.append(
+                Problem(
+                    where,
+                    key,
+                    f"label {key} is restricted on {provisioner} NodePools: the NodePool CRD refuses it, as "
+                    f"{facts.restricted_labels[key]}",
+                    valid,
                     facts.restricted_labels_source,
                 )
             )
@@ -1378,7 +1395,14 @@ def _provisioning(
             )
         )
     if provisioner in offered:
-        problems += _restricted_label_problems(args.get("labels", {}), offered[provisioner], provisioner, path)
+        # Keys under the cloud's own reserved prefixes are reported by _cloud_reserved_problems already.
+        reserved = facts_for(cloud).reserved_prefixes
+        labels = {
+            key: value
+            for key, value in args.get("labels", {}).items()
+            if reserved is None or not key.startswith(reserved.prefixes)
+        }
+        problems += _restricted_label_problems(labels, offered[provisioner], provisioner, path)
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
     if hardware.gpu is not None and not found:

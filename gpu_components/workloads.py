@@ -137,7 +137,7 @@ class GpuPools(Protocol):
 
 def is_gpu_resource(name: str) -> bool:
     """Whether ``name`` is an NVIDIA GPU resource (:data:`GPU_RESOURCE_PATTERN`)."""
-    return bool(GPU_RESOURCE_PATTERN.match(name))
+    return bool(GPU_RESOURCE_PATTERN.fullmatch(name))
 
 
 def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = False) -> tuple[int | None, list[Problem]]:
@@ -166,7 +166,7 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
         else:
             message = "GPUs cannot be split into fractions; a GPU quantity is a whole number"
     elif isinstance(value, str):
-        if _WHOLE_NUMBER.match(value):
+        if _WHOLE_NUMBER.fullmatch(value):
             count, message = int(value), ""
         else:
             message = "not a whole number of GPUs (no fractions, units or exponents)"

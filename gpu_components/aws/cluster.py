@@ -462,9 +462,16 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
 
 def _supported_karpenter(version: object) -> bool:
     """Whether ``version`` is a Karpenter release (``1.2.3``, or ``v1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
-    found = _SEMVER.match(version) if isinstance(version, str) else None
+    found = _SEMVER.fullmatch(version) if isinstance(version, str) else None
     minimum = tuple(int(part) for part in MIN_KARPENTER_VERSION.split("."))
     return found is not None and tuple(int(part) for part in found.groups()) >= minimum
+
+
+def _library_helm_sections() -> dict[str, list[str]]:
+    """The sections of the Karpenter chart's values the library sets (those of
+    :func:`~gpu_components.aws.karpenter_controller.helm_values`: section -> the keys it sets inside), each of which
+    a ``helm_values`` override must leave a mapping."""
+    return {section: list(fields) for section, fields in karpenter.helm_values("", "").items()}
 
 
 def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
@@ -488,13 +495,12 @@ def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
         Problem(
             f"cluster.karpenter.helm_values.{section}",
             overrides[section],
-            "must be a mapping: the library sets "
-            + ", ".join(f"{section}.{field}" for owned, field in karpenter.OWNED_HELM_VALUES if owned == section)
-            + " inside it, which this value would replace",
+            f"must be a mapping: the library sets {', '.join(f'{section}.{field}' for field in fields)} inside it, "
+            "which this value would replace",
             "a mapping of chart values",
             SOURCE_KARPENTER_GETTING_STARTED,
         )
-        for section in dict.fromkeys(owned for owned, _ in karpenter.OWNED_HELM_VALUES)
+        for section, fields in _library_helm_sections().items()
         if section in overrides and not isinstance(overrides[section], Mapping)
     ]
     problems += [

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from gpu_components.aws import bottlerocket
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.cloud_facts import (
+    KARPENTER_SH_LABELS,
     CloudFacts,
     ComponentOptions,
     DriverOwnership,
@@ -139,8 +140,8 @@ SOURCE_AUTO_MODE_LABELS = "https://docs.aws.amazon.com/eks/latest/userguide/crea
 SOURCE_NODEPOOL_LABEL_RULES = (
     "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml "
     '(template.metadata.labels: label domain "karpenter.sh" is restricted, label "karpenter.sh/nodepool" is '
-    'restricted, label domain "karpenter.k8s.aws" is restricted; tests/reference/karpenter/aws-v1.14.1/'
-    "karpenter.sh_nodepools.yaml lines 224-231)"
+    'restricted, label domain "karpenter.k8s.aws" is restricted, each refusing a key whose domain part ends with '
+    "the domain; tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml lines 224-231)"
 )
 """The label rules of the NodePool CRD's template labels (Karpenter's AWS provider v1.14.1)."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
@@ -272,7 +273,14 @@ FACTS = CloudFacts(
                 gpu_memory_mib=ec2_gpu_memory_mib,
                 values_source=SOURCE_KARPENTER_GPU_LABELS,
                 counts_whole_gpus=True,
-                restricted_label_domains=("karpenter.sh", "karpenter.k8s.aws"),
+                restricted_label_domains=MappingProxyType(
+                    {
+                        "karpenter.sh": KARPENTER_SH_LABELS,
+                        "karpenter.k8s.aws": "Karpenter's AWS provider sets labels in it on every node itself (the "
+                        "instance type's, e.g. karpenter.k8s.aws/instance-gpu-name): select a node by them in a "
+                        "workload instead",
+                    }
+                ),
                 restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
                 excludes=("eks-auto-mode",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
@@ -288,7 +296,14 @@ FACTS = CloudFacts(
                 gpu_memory_mib=ec2_gpu_memory_mib,
                 values_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_GPU_LABELS}",
                 counts_whole_gpus=True,
-                restricted_label_domains=("karpenter.sh", "karpenter.k8s.aws"),
+                restricted_label_domains=MappingProxyType(
+                    {
+                        "karpenter.sh": KARPENTER_SH_LABELS,
+                        "karpenter.k8s.aws": "it is the domain of Karpenter's own AWS provider, which Auto Mode "
+                        "does not run: Auto Mode sets its instance labels under eks.amazonaws.com instead (e.g. "
+                        "eks.amazonaws.com/instance-gpu-name): select a node by them in a workload instead",
+                    }
+                ),
                 restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
                 excludes=("karpenter",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,

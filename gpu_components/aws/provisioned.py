@@ -242,7 +242,7 @@ def karpenter_problems(
     reservation id (:data:`RESERVATION_ID`)."""
     problems = ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + uncounted_resource_problems(spec, path)
     reservation = spec.provisioning.reservation if spec.provisioning is not None else None
-    if reservation is not None and not RESERVATION_ID.match(reservation):
+    if reservation is not None and not RESERVATION_ID.fullmatch(reservation):
         problems.append(
             Problem(
                 f"{path}.provisioning.reservation" if path else "provisioning.reservation",
@@ -302,7 +302,7 @@ def auto_mode_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
 
 def _hours(duration: str) -> float:
     """A Karpenter duration (:data:`~gpu_components.spec.DURATION`, already checked) in hours."""
-    assert DURATION.match(duration)
+    assert DURATION.fullmatch(duration)
     total = 0.0
     number = ""
     for char in duration:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from gpu_components.azure.options import GpuDriver
 from gpu_components.cloud_facts import (
+    KARPENTER_SH_LABELS,
     CloudFacts,
     ComponentOptions,
     DriverOwnership,
@@ -134,7 +135,7 @@ def nap_gpu_name(vm_size: str) -> str | None:
     size whose name carries none (``Standard_NC6s_v3``, ``Standard_ND96asr_v4``): a newer Azure/skewer maps those
     by a table of its own, so whether the label is there depends on the provider's release, and the library does
     not select by it (:data:`SOURCE_NAP_GPU_NAME`)."""
-    match = _ACCELERATOR_IN_SIZE.match(vm_size)
+    match = _ACCELERATOR_IN_SIZE.fullmatch(vm_size)
     return match.group("accelerator") if match is not None else None
 
 
@@ -173,11 +174,28 @@ FACTS = CloudFacts(
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
                 counts_whole_gpus=True,
-                restricted_label_domains=("karpenter.sh", "karpenter.azure.com"),
+                restricted_label_domains=MappingProxyType(
+                    {
+                        "karpenter.sh": KARPENTER_SH_LABELS,
+                        "karpenter.azure.com": "Karpenter's Azure provider sets labels in it on every node itself "
+                        "(the VM size's, e.g. karpenter.azure.com/sku-gpu-name): select a node by them in a "
+                        "workload instead",
+                        "kubernetes.azure.com": "AKS sets labels in it on every node itself (e.g. "
+                        "kubernetes.azure.com/scalesetpriority)",
+                    }
+                ),
+                restricted_labels=MappingProxyType(
+                    dict.fromkeys(
+                        ("agentpool", "storageprofile", "storagetier", "accelerator"),
+                        "AKS sets this node label itself",
+                    )
+                ),
                 restricted_labels_source="https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/"
-                'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh" and '
-                '"karpenter.azure.com" are restricted; tests/reference/karpenter-azure/v1.14.2/'
-                "karpenter.sh_nodepools.yaml lines 225-233)",
+                'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh", '
+                '"karpenter.azure.com" and "kubernetes.azure.com" are restricted, each refusing a key whose domain '
+                "part ends with the domain; "
+                'labels "agentpool", "storageprofile", "storagetier" and "accelerator" are restricted; '
+                "tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml lines 225-242)",
             )
         }
     ),

@@ -252,7 +252,7 @@ def compute_class_problems(
                 SOURCE_CUSTOM_CLASSES,
             )
         )
-    if provisioning.reservation is not None and not RESERVATION_NAME.match(provisioning.reservation):
+    if provisioning.reservation is not None and not RESERVATION_NAME.fullmatch(provisioning.reservation):
         problems.append(
             Problem(
                 _join(where, "reservation"),

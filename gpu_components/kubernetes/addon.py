@@ -154,7 +154,7 @@ def owned_value_problems(owned: Sequence[OwnedValue], helm_values: object, prefi
 
 def namespace_problems(namespace: object, path: str) -> list[Problem]:
     """An add-on's namespace must be a DNS-1123 label (Kubernetes object names); not a string is a shape error."""
-    if isinstance(namespace, str) and not DNS_LABEL.match(namespace):
+    if isinstance(namespace, str) and not DNS_LABEL.fullmatch(namespace):
         return [
             Problem(
                 path,

@@ -97,7 +97,7 @@ def render(path: Sequence[Element]) -> str:
             text += f"[{element}]"
         elif element == ANY:
             text += "[*]"
-        elif _IDENTIFIER.match(element):
+        elif _IDENTIFIER.fullmatch(element):
             text += f".{element}" if text else element
         else:
             text += f"[{json.dumps(element)}]"

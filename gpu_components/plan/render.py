@@ -117,7 +117,7 @@ def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
             segment = str(key)
             if not prefix:
                 name = segment
-            elif _IDENTIFIER.match(segment):
+            elif _IDENTIFIER.fullmatch(segment):
                 name = f"{prefix}.{segment}"
             else:
                 name = f"{prefix}[{json.dumps(segment)}]"

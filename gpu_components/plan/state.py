@@ -214,7 +214,7 @@ def default_provider_name(version: str, url: str = "") -> str:
     """
     name = "default"
     if version:
-        match = _VERSION.match(version)
+        match = _VERSION.fullmatch(version)
         if match is None:
             raise ValueError(f"provider version {version!r} is not a semantic version such as 7.51.1")
         major, minor, patch, pre, build = match.groups()

@@ -385,7 +385,7 @@ def chart_version_violations(resource_type: str, props: Mapping[str, Any]) -> li
     if name not in NVIDIA_CHARTS or self_pinned:
         return []
     version = props.get("version")
-    if isinstance(version, str) and _PINNED_VERSION.match(version.strip()):
+    if isinstance(version, str) and _PINNED_VERSION.fullmatch(version.strip()):
         return []
     got = "no version" if not version else f"version {version!r}, not an exact version"
     return [

@@ -188,57 +188,183 @@ def test_karpenter_refuses_them_through_the_stack_config(tmp_path: Path) -> None
     ]
 
 
-# 4. Label domains the provisioner restricts.
+# 4. Labels the provisioner's NodePool CRD refuses: its rule !x.find("^([^/]+)").endsWith(domain) (the key's
+# domain part, or the whole key without a '/', ends with the domain) and, on NAP, AKS's plain labels.
 
-RESTRICTED = (
-    "{provisioner} sets these labels on its nodes itself (capacity type, node pool, instance type) and the NodePool "
-    "CRD refuses or contradicts a value given here; select a node by them in a workload instead"
+CRD_RULE = (
+    "label domain {domain} is restricted on {provisioner} NodePools: the NodePool CRD refuses a key whose domain "
+    "(the part before '/', or the whole key without one) ends with {domain}, as {why}"
 )
+KARPENTER_SH = (
+    "Karpenter sets labels in it on every node itself (karpenter.sh/nodepool, karpenter.sh/capacity-type): select a "
+    "node by them in a workload instead"
+)
+KARPENTER_AWS = (
+    "Karpenter's AWS provider sets labels in it on every node itself (the instance type's, e.g. "
+    "karpenter.k8s.aws/instance-gpu-name): select a node by them in a workload instead"
+)
+AUTO_MODE_AWS = (
+    "it is the domain of Karpenter's own AWS provider, which Auto Mode does not run: Auto Mode sets its instance "
+    "labels under eks.amazonaws.com instead (e.g. eks.amazonaws.com/instance-gpu-name): select a node by them in a "
+    "workload instead"
+)
+AWS_VALID = "a label whose domain does not end with karpenter.sh, karpenter.k8s.aws"
+KARPENTER_LABELS = {
+    "karpenter.k8s.aws/instance-gpu-name": "l40s",
+    "karpenter.sh/nodepool": "x",
+    "foo.karpenter.sh/x": "y",
+    "karpenter.sh/capacity-type": "spot",
+    "mykarpenter.sh/x": "y",
+    "karpenter.sh": "y",
+    "xkarpenter.k8s.aws/y": "z",
+    "karpenter.shop/x": "fine",
+    "karpenter.sh.example.com/x": "fine",
+}
+REFUSED_ON_KARPENTER = [
+    ("karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws", KARPENTER_AWS),
+    ("karpenter.sh/nodepool", "karpenter.sh", KARPENTER_SH),
+    ("foo.karpenter.sh/x", "karpenter.sh", KARPENTER_SH),
+    ("karpenter.sh/capacity-type", "karpenter.sh", KARPENTER_SH),
+    ("mykarpenter.sh/x", "karpenter.sh", KARPENTER_SH),
+    ("karpenter.sh", "karpenter.sh", KARPENTER_SH),
+    ("xkarpenter.k8s.aws/y", "karpenter.k8s.aws", KARPENTER_AWS),
+]
 
 
-def test_karpenter_refuses_labels_in_its_domains() -> None:
-    labels = {
-        "karpenter.k8s.aws/instance-gpu-name": "l40s",
-        "karpenter.sh/nodepool": "x",
-        "foo.karpenter.sh/x": "y",
-        "karpenter.sh/capacity-type": "spot",
-        "karpenter.shop/x": "fine",
-    }
-    why = RESTRICTED.format(provisioner="karpenter")
-    valid = "a label outside karpenter.sh, karpenter.k8s.aws"
-    assert _problems(lambda: karpenter({**L40S_SHARED, "labels": labels})) == [
-        f"pool.labels['karpenter.k8s.aws/instance-gpu-name']: label domain karpenter.k8s.aws is restricted on "
-        f"karpenter NodePools: {why} (got 'karpenter.k8s.aws/instance-gpu-name'); valid: {valid}",
-        f"pool.labels['karpenter.sh/nodepool']: label domain karpenter.sh is restricted on karpenter NodePools: "
-        f"{why} (got 'karpenter.sh/nodepool'); valid: {valid}",
-        f"pool.labels['foo.karpenter.sh/x']: label domain karpenter.sh is restricted on karpenter NodePools: {why} "
-        f"(got 'foo.karpenter.sh/x'); valid: {valid}",
-        f"pool.labels['karpenter.sh/capacity-type']: label domain karpenter.sh is restricted on karpenter "
-        f"NodePools: {why} (got 'karpenter.sh/capacity-type'); valid: {valid}",
+def _refused(path: str, refused: list[tuple[str, str, str]], provisioner: str, valid: str) -> list[str]:
+    return [
+        f"{path}.labels[{key!r}]: {CRD_RULE.format(domain=domain, provisioner=provisioner, why=why)} "
+        f"(got {key!r}); valid: {valid}"
+        for key, domain, why in refused
     ]
+
+
+def test_karpenter_refuses_labels_by_the_crds_rule() -> None:
+    assert _problems(lambda: karpenter({**L40S_SHARED, "labels": KARPENTER_LABELS})) == _refused(
+        "pool", REFUSED_ON_KARPENTER, "karpenter", AWS_VALID
+    )
     assert "karpenter.sh_nodepools.yaml lines 224-231" in str(
-        _sources(lambda: karpenter({**L40S_SHARED, "labels": labels}))[0]
+        _sources(lambda: karpenter({**L40S_SHARED, "labels": KARPENTER_LABELS}))[0]
     )
 
 
-def test_auto_mode_and_nap_refuse_labels_in_their_provisioners_domains() -> None:
-    auto = {**AUTO_L4, "labels": {"karpenter.k8s.aws/instance-family": "g6e"}}
-    assert _problems(lambda: auto_mode(auto)) == [
-        "pool.labels['karpenter.k8s.aws/instance-family']: label domain karpenter.k8s.aws is restricted on "
-        f"eks-auto-mode NodePools: {RESTRICTED.format(provisioner='eks-auto-mode')} "
-        "(got 'karpenter.k8s.aws/instance-family'); valid: a label outside karpenter.sh, karpenter.k8s.aws"
+def test_karpenter_label_rule_through_gpu_cluster_and_the_stack_config(tmp_path: Path) -> None:
+    cluster = {"cloud": "aws", "aws": WIRING, "pools": [{**L40S_SHARED, "labels": KARPENTER_LABELS}]}
+    assert _problems(lambda: GpuCluster("gc1", cluster)) == _refused(  # type: ignore[arg-type]
+        "pools[0]", REFUSED_ON_KARPENTER, "karpenter", AWS_VALID
+    )
+    pools = """\
+  gpu-components:pools:
+    - name: p
+      instance_type: g6e.xlarge
+      labels: {mykarpenter.sh/x: y, karpenter.sh: y, xkarpenter.k8s.aws/y: z, karpenter.shop/x: fine}
+      provisioning: {provisioner: karpenter, max_gpus: 8}
+"""
+    cluster_config = "  gpu-components:cluster: {name: c3, karpenter: {}}\n"
+    assert _stack(tmp_path, cluster_config, pools) == _refused(
+        "pools[0]",
+        [
+            ("mykarpenter.sh/x", "karpenter.sh", KARPENTER_SH),
+            ("karpenter.sh", "karpenter.sh", KARPENTER_SH),
+            ("xkarpenter.k8s.aws/y", "karpenter.k8s.aws", KARPENTER_AWS),
+        ],
+        "karpenter",
+        AWS_VALID,
+    )
+
+
+def test_auto_mode_refuses_karpenters_aws_domain_without_saying_it_sets_those_labels(tmp_path: Path) -> None:
+    auto = {**AUTO_L4, "labels": {"karpenter.k8s.aws/instance-family": "g6e", "xkarpenter.sh/y": "z"}}
+    refused = [
+        ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws", AUTO_MODE_AWS),
+        ("xkarpenter.sh/y", "karpenter.sh", KARPENTER_SH),
     ]
-    nap = {
-        "name": "napl",
-        "instance_type": "Standard_NC24ads_A100_v4",
-        "labels": {"karpenter.azure.com/sku-name": "x"},
-        "provisioning": {"provisioner": "node-auto-provisioning", "max_nodes": 1},
-    }
-    assert _problems(lambda: AksNapGpuNodePool("n", {"pool": nap})) == [  # type: ignore[typeddict-item]
-        "pool.labels['karpenter.azure.com/sku-name']: label domain karpenter.azure.com is restricted on "
-        f"node-auto-provisioning NodePools: {RESTRICTED.format(provisioner='node-auto-provisioning')} "
-        "(got 'karpenter.azure.com/sku-name'); valid: a label outside karpenter.sh, karpenter.azure.com"
+    assert _problems(lambda: auto_mode(auto)) == _refused("pool", refused, "eks-auto-mode", AWS_VALID)
+    cluster = {"cloud": "aws", "aws": WIRING, "pools": [auto]}
+    assert _problems(lambda: GpuCluster("gc1", cluster)) == _refused(  # type: ignore[arg-type]
+        "pools[0]", refused, "eks-auto-mode", AWS_VALID
+    )
+    pools = AUTO_MODE_POOL.replace(
+        "instance_type: g6e.xlarge,",
+        "instance_type: g6e.xlarge, labels: {karpenter.k8s.aws/instance-family: g6e, xkarpenter.sh/y: z},",
+    )
+    assert _stack(tmp_path, "  gpu-components:cluster: {name: c3, auto_mode: {}}\n", pools) == _refused(
+        "pools[0]", refused, "eks-auto-mode", AWS_VALID
+    )
+
+
+NAP_VALID = (
+    "a label whose domain does not end with karpenter.sh, karpenter.azure.com, kubernetes.azure.com, other than "
+    "agentpool, storageprofile, storagetier, accelerator"
+)
+KARPENTER_AZURE = (
+    "Karpenter's Azure provider sets labels in it on every node itself (the VM size's, e.g. "
+    "karpenter.azure.com/sku-gpu-name): select a node by them in a workload instead"
+)
+KUBERNETES_AZURE = "AKS sets labels in it on every node itself (e.g. kubernetes.azure.com/scalesetpriority)"
+NAP_LABELS = {
+    "karpenter.azure.com/sku-name": "x",
+    "mykarpenter.azure.com/y": "x",
+    "x.kubernetes.azure.com/y": "x",
+    "kubernetes.azure.com": "x",
+    "agentpool": "x",
+    "storageprofile": "x",
+    "storagetier": "x",
+    "accelerator": "nvidia",
+    "team/accelerator": "fine",
+}
+NAP_REFUSED = _refused(
+    "{where}",
+    [
+        ("karpenter.azure.com/sku-name", "karpenter.azure.com", KARPENTER_AZURE),
+        ("mykarpenter.azure.com/y", "karpenter.azure.com", KARPENTER_AZURE),
+        ("x.kubernetes.azure.com/y", "kubernetes.azure.com", KUBERNETES_AZURE),
+        ("kubernetes.azure.com", "kubernetes.azure.com", KUBERNETES_AZURE),
+    ],
+    "node-auto-provisioning",
+    NAP_VALID,
+) + [
+    f"{{where}}.labels[{key!r}]: label {key} is restricted on node-auto-provisioning NodePools: the NodePool CRD "
+    f"refuses it, as AKS sets this node label itself (got {key!r}); valid: {NAP_VALID}"
+    for key in ("agentpool", "storageprofile", "storagetier", "accelerator")
+]
+NAP_POOL: dict[str, Any] = {
+    "name": "napl",
+    "instance_type": "Standard_NC24ads_A100_v4",
+    "labels": NAP_LABELS,
+    "provisioning": {"provisioner": "node-auto-provisioning", "max_nodes": 1},
+}
+
+
+def test_nap_refuses_its_crds_domains_and_aks_plain_labels(tmp_path: Path) -> None:
+    assert _problems(lambda: AksNapGpuNodePool("n", {"pool": NAP_POOL})) == [  # type: ignore[typeddict-item]
+        line.replace("{where}", "pool") for line in NAP_REFUSED
     ]
+    aks_own = {**NAP_POOL, "labels": {"kubernetes.azure.com/mode": "user"}}
+    assert _problems(lambda: AksNapGpuNodePool("n", {"pool": aks_own})) == [  # type: ignore[typeddict-item]
+        "pool.labels['kubernetes.azure.com/mode']: AKS refuses keys under kubernetes.azure.com/ in node pools (got "
+        "'kubernetes.azure.com/mode'); valid: a key under your own prefix"
+    ]
+    assert "karpenter.sh_nodepools.yaml lines 225-242" in str(
+        _sources(lambda: AksNapGpuNodePool("n", {"pool": NAP_POOL}))[-1]  # type: ignore[typeddict-item]
+    )
+    cluster = {"cloud": "azure", "azure": {"resource_group_name": "rg", "cluster_name": "gpu"}, "pools": [NAP_POOL]}
+    assert _problems(lambda: GpuCluster("gc1", cluster)) == [  # type: ignore[arg-type]
+        line.replace("{where}", "pools[0]") for line in NAP_REFUSED
+    ]
+    labels = ", ".join(f"{key}: {value}" for key, value in NAP_LABELS.items())
+    config = f"""\
+  azure-native:location: eastus
+  gpu-components:cloud: azure
+  gpu-components:gpu_stack: auto
+  gpu-components:cluster: {{name: gpunap, resource_group_name: rg, node_auto_provisioning: true}}
+  gpu-components:pools:
+    - name: napl
+      instance_type: Standard_NC24ads_A100_v4
+      labels: {{{labels}}}
+      provisioning: {{provisioner: node-auto-provisioning, max_nodes: 1}}
+"""
+    assert stack_problems(plan_stack(tmp_path, config)) == [line.replace("{where}", "pools[0]") for line in NAP_REFUSED]
 
 
 # 5, 6. The Karpenter controller's settings.
@@ -247,13 +373,22 @@ HELM_CLUSTER = "  gpu-components:cluster:\n    name: c3\n    karpenter:\n"
 
 
 def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_path: Path) -> None:
-    cluster = HELM_CLUSTER + "      helm_values: {settings: x, serviceAccount: [1], replicas: 1}\n"
+    values = "{settings: x, serviceAccount: [1], nodeSelector: system, controller: [], replicas: 1}"
+    cluster = HELM_CLUSTER + f"      helm_values: {values}\n"
     assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
         "cluster.karpenter.helm_values.settings: must be a mapping: the library sets settings.clusterName, "
         "settings.interruptionQueue inside it, which this value would replace (got 'x'); valid: a mapping of chart "
         "values",
         "cluster.karpenter.helm_values.serviceAccount: must be a mapping: the library sets serviceAccount.name "
         "inside it, which this value would replace (got [1]); valid: a mapping of chart values",
+        "cluster.karpenter.helm_values.nodeSelector: must be a mapping: the library sets "
+        "nodeSelector.gpu-components/role inside it, which this value would replace (got 'system'); valid: a "
+        "mapping of chart values",
+        "cluster.karpenter.helm_values.controller: must be a mapping: the library sets controller.resources inside "
+        "it, which this value would replace (got []); valid: a mapping of chart values",
+    ]
+    assert [p.path for p in config_problems({"name": "c", "karpenter": {"helm_values": {"controller": None}}})] == [
+        "cluster.karpenter.helm_values.controller"
     ]
 
 
