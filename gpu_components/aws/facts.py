@@ -147,12 +147,6 @@ SOURCE_NODEPOOL_LABEL_RULES = (
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
 """``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
 expiration, interruption or node repair)."""
-SOURCE_KARPENTER_TIME_SLICING = (
-    "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-time-slicing.html; "
-    "https://github.com/kubernetes-sigs/karpenter/issues/2140"
-)
-"""AWS: Karpenter counts each ``nvidia.com/gpu`` request as a physical GPU even when the GPU is time-sliced;
-time-slicing is not available on EKS Auto Mode."""
 
 EC2_GPU_LABEL_VALUES: Mapping[str, tuple[str, int]] = MappingProxyType(
     {
@@ -219,8 +213,6 @@ KARPENTER_SERVICE_ACCOUNT = "karpenter"
 SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
 """EKS access entries: type ``EC2_LINUX`` for a role of self-managed Linux nodes (Karpenter's); none is needed for a
 managed node group's role (EKS adds it); one access entry per IAM principal and cluster."""
-SOURCE_AUTO_MODE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-enable-existing.html"
-"""EKS Auto Mode: the compute, block storage and load balancing capabilities are enabled or disabled together."""
 SOURCE_AUTO_NODE_ROLE = "https://docs.aws.amazon.com/eks/latest/userguide/auto-create-node-role.html"
 """The Auto Mode node role: trusted by ``ec2.amazonaws.com``, with ``AmazonEKSWorkerNodeMinimalPolicy`` and
 ``AmazonEC2ContainerRegistryPullOnly``; EKS creates its access entry when the cluster is created
