@@ -13,6 +13,7 @@ operator (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, nam
 together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_problems`).
 """
 
+import dataclasses
 import importlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -318,12 +319,15 @@ def validate_cluster(
     operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
     hosts: dict[int, DevicePluginHost] = {}
+    operator_hosts: dict[int, DevicePluginHost] = {}  # each pool's host under gpu-operator (device-plugin only)
 
     def cloud_rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
         if index in misshapen:  # its cloud block may not be a mapping; its shape problems are listed already
             return []
         options: Mapping[str, Any] = pools[index].get(cloud, {})
         found = adapter.problems(spec, options, where, stack)
+        if stack == "device-plugin":
+            operator_hosts[index] = adapter.device_plugin_host(spec, options, "gpu-operator")
         if stack == "device-plugin" and adapter.device_plugin_host(spec, options, stack) == "cloud":
             found.append(
                 Problem(
@@ -331,7 +335,7 @@ def validate_cluster(
                     gpu_stack,
                     f"{where} is served by {cloud}'s own device plugin, which the NVIDIA device plugin may not "
                     "run beside",
-                    "auto, or gpu-operator",
+                    _BESIDE_CLOUD_PLUGIN_VALID,
                 )
             )
         host = adapter.device_plugin_host(spec, options, stack)
@@ -382,9 +386,20 @@ def validate_cluster(
             prefix,
         )
     pool_problems += _provisioner_mix_problems(specs, adapter.facts, prefix)
+    if "gpu-operator" not in operator_hosts.values():
+        # The operator would serve none of the pools, so gpu-operator is refused too (_unserved_operator_problems).
+        pool_problems = [
+            dataclasses.replace(problem, valid="auto") if problem.valid == _BESIDE_CLOUD_PLUGIN_VALID else problem
+            for problem in pool_problems
+        ]
     if pool_problems:
         raise GpuSpecError(pool_problems)
     return specs
+
+
+_BESIDE_CLOUD_PLUGIN_VALID = "auto, or gpu-operator"
+"""The valid values of ``gpu_stack: device-plugin`` on a pool the cloud's own device plugin serves, when the GPU
+Operator would serve some pool (else ``auto`` alone)."""
 
 
 def _provisioner_mix_problems(specs: Sequence[GpuNodePoolSpec], facts: CloudFacts, prefix: str) -> list[Problem]:

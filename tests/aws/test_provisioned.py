@@ -423,6 +423,30 @@ def test_an_auto_mode_pool_beside_an_operator_pool_keeps_every_operand_off() -> 
 # Bad inputs: exact errors through the component, GpuCluster and the stack config.
 
 
+@pytest.mark.parametrize(
+    ("pools", "valid"),
+    [
+        # The operator would serve no pool, so gpu-operator is refused too (test_provisioned_bad_inputs).
+        ([AUTO_L4], "auto"),
+        (
+            [{key: value for key, value in L40S_SHARED.items() if key != "provisioning"} | FIXED_BESIDE, AUTO_L4],
+            "auto, or gpu-operator",
+        ),
+    ],
+)
+def test_device_plugin_on_an_auto_mode_pool_offers_gpu_operator_only_when_it_would_serve_a_pool(
+    pools: list[dict[str, Any]], valid: str
+) -> None:
+    cluster = {"cloud": "aws", "gpu_stack": "device-plugin", "pools": pools, "aws": WIRING}
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: GpuCluster("c", cluster))  # type: ignore[arg-type]
+    where = f"pools[{len(pools) - 1}]"
+    assert [str(problem) for problem in caught.value.problems] == [
+        f"gpu_stack: {where} is served by aws's own device plugin, which the NVIDIA device plugin may not run beside "
+        f"(got 'device-plugin'); valid: {valid}"
+    ]
+
+
 def _problems(build: Any) -> list[str]:
     with pytest.raises(GpuSpecError) as caught:
         plan_of(build)
