@@ -11,6 +11,7 @@ spelling.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
@@ -287,10 +288,26 @@ class SystemPoolSizes:
         return {name: int(given.get(name, default)) for name, default in zip(self.names, self.defaults, strict=True)}
 
 
+@dataclass(frozen=True)
+class VersionForm:
+    """How a cloud spells a new cluster's ``kubernetes_version``.
+
+    Attributes:
+        pattern: the whole value must match it (``re.fullmatch``: no space or newline around it).
+        valid: the forms, as text for the error, e.g. ``MAJOR.MINOR, e.g. 1.34``.
+        source: the cloud's API document of the field.
+    """
+
+    pattern: re.Pattern[str]
+    valid: str
+    source: str
+
+
 def example_cluster_problems(
     cluster: Mapping[str, Any],
     new_cluster_only: tuple[str, ...],
     system: SystemPoolSizes,
+    version: VersionForm,
     existing_requires: tuple[str, ...] = (),
 ) -> list[Problem]:
     """The rules every cloud's example ``cluster`` config shares (beyond its shape).
@@ -298,6 +315,8 @@ def example_cluster_problems(
     - With ``existing: true``, no key of ``new_cluster_only`` (version, network, system pool...): the program
       neither creates nor changes an existing cluster, so it would drop them without a word; and every key of
       ``existing_requires`` (what the program cannot look up, e.g. the EKS node subnets).
+    - Of a new cluster, a ``kubernetes_version`` string in the cloud's ``version`` form, whole (a trailing newline
+      from a YAML block scalar would reach the cloud's API, which refuses it at apply time).
     - Of a new cluster, the system pool's minimum, count at creation and maximum, defaults filled in: minimum at
       least ``system.floor``, maximum at least 1 and at least the minimum, count between the two (the node-group
       APIs of all three clouds reject anything else at apply time; here it fails before any resource).
@@ -336,6 +355,17 @@ def example_cluster_problems(
     low, count, high = system.names
     path = f"cluster.{system.key}"
     problems = []
+    given_version = cluster.get("kubernetes_version")
+    if isinstance(given_version, str) and not version.pattern.fullmatch(given_version):
+        problems.append(
+            Problem(
+                "cluster.kubernetes_version",
+                given_version,
+                "not a Kubernetes version the cloud accepts",
+                version.valid,
+                version.source,
+            )
+        )
     if values[low] < system.floor:
         problems.append(
             Problem(

@@ -11,8 +11,11 @@ import yaml
 from click.testing import CliRunner
 
 from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.aws import cluster as aws_cluster
+from gpu_components.azure import cluster as azure_cluster
 from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
+from gpu_components.gcp import cluster as gcp_cluster
 from tests.helpers import copy_example_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,3 +176,44 @@ def test_system_pool_node_counts_are_ordered(tmp_path: Path, stack: str, system:
     result = plan_stack(tmp_path, stack, {"gpu-components:cluster": cluster})
     assert result.exit_code == 1, result.output
     assert expected in result.output
+
+
+EKS_VERSION = (
+    "valid: MAJOR.MINOR, e.g. 1.34 [source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html]"
+)
+AKS_VERSION = (
+    "valid: MAJOR.MINOR (the latest patch), or MAJOR.MINOR.PATCH, e.g. 1.34 "
+    "[source: https://learn.microsoft.com/azure/aks/supported-kubernetes-versions]"
+)
+GKE_VERSION = (
+    "valid: MAJOR.MINOR, MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-gke.N (e.g. 1.33.3-gke.1136000), latest, or - (the "
+    "default) [source: https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters"
+    "#Cluster]"
+)
+
+
+@pytest.mark.parametrize(
+    ("cloud", "version", "expected"),
+    [
+        ("aws", "1.34", []),
+        ("aws", "1.34\n", [f"got '1.34\\n'); {EKS_VERSION}"]),
+        ("aws", "1.34.2", [f"got '1.34.2'); {EKS_VERSION}"]),
+        ("azure", "1.34", []),
+        ("azure", "1.34.1", []),
+        ("azure", " 1.34", [f"got ' 1.34'); {AKS_VERSION}"]),
+        ("gcp", "1.33.3-gke.1136000", []),
+        ("gcp", "latest", []),
+        ("gcp", "1.33\n", [f"got '1.33\\n'); {GKE_VERSION}"]),
+        ("gcp", "latest ", [f"got 'latest '); {GKE_VERSION}"]),
+    ],
+)
+def test_kubernetes_version_must_be_the_clouds_form_whole(cloud: str, version: str, expected: list[str]) -> None:
+    # Before, a trailing newline (a YAML block scalar) or space reached the cloud's API.
+    module = {"aws": aws_cluster, "azure": azure_cluster, "gcp": gcp_cluster}[cloud]
+    cluster = {"name": "demo", "project": "p", "resource_group_name": "rg", "kubernetes_version": version}
+    found = [
+        str(problem) for problem in module.config_problems(cluster) if problem.path == "cluster.kubernetes_version"
+    ]
+    assert found == [
+        f"cluster.kubernetes_version: not a Kubernetes version the cloud accepts ({got}" for got in expected
+    ]

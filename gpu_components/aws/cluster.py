@@ -33,7 +33,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
 from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import create_node_role
@@ -62,6 +62,12 @@ SYSTEM_INSTANCE_TYPE = "m7i.large"
 """Instance type of the small system node group that runs add-ons (CoreDNS, the device plugin's controller)."""
 SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
+VERSION_FORM = VersionForm(
+    re.compile(r"\d+\.\d+"),
+    "MAJOR.MINOR, e.g. 1.34",
+    "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html",
+)
+"""A new cluster's ``kubernetes_version``: EKS takes the minor version only (CreateCluster ``version``)."""
 NEW_CLUSTER_ONLY = ("kubernetes_version", "vpc_id", "system_node_group")
 """``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
@@ -527,7 +533,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
     (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
     return example_cluster_problems(
-        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("subnet_ids",)
+        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("subnet_ids",)
     ) + _provisioner_problems(cluster)
 
 

@@ -10,13 +10,14 @@ marks it secret.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
 from gpu_components.azure._sdk import azure_native
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
@@ -38,6 +39,12 @@ SYSTEM_SIZES = SystemPoolSizes(
     floor_source="https://learn.microsoft.com/azure/aks/use-system-pools (system pools need at least one node)",
 )
 """The system pool's node counts (autoscaler bounds and count at creation): 1 to 3 nodes, 2 at creation."""
+VERSION_FORM = VersionForm(
+    re.compile(r"\d+\.\d+(?:\.\d+)?"),
+    "MAJOR.MINOR (the latest patch), or MAJOR.MINOR.PATCH, e.g. 1.34",
+    "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions",
+)
+"""A new cluster's ``kubernetes_version``: AKS takes a minor version (then its latest patch) or a patch version."""
 NEW_CLUSTER_ONLY = ("location", "kubernetes_version", "system_node_pool")
 """``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
 
@@ -173,7 +180,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``resource_group_name`` is required with ``existing``, and a new NAP cluster's system pool has no autoscaler
     bounds (:data:`NAP_FIXED_SYSTEM_KEYS`)."""
     problems = example_cluster_problems(
-        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, existing_requires=("resource_group_name",)
+        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("resource_group_name",)
     )
     if cluster.get("node_auto_provisioning", False) and not cluster.get("existing", False):
         system = cluster.get("system_node_pool") or {}

@@ -34,7 +34,7 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, example_cluster_problems
+from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
 from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
@@ -309,7 +309,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``node_auto_provisioning`` limits of at least 1 and GPU accelerator types of the catalog;
     the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`)."""
-    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES)
+    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM)
     if not cluster.get("existing", False) and "node_auto_provisioning" in cluster:
         problems += _auto_provisioning_problems(cluster["node_auto_provisioning"])
     if _project(cast(GkeClusterConfig, cluster)) is None:
@@ -331,6 +331,12 @@ def _gke_version(text: str) -> tuple[int, ...] | None:
 
 
 _GKE_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?")
+VERSION_FORM = VersionForm(
+    re.compile(rf"{_GKE_VERSION.pattern}|latest|-"),
+    "MAJOR.MINOR, MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-gke.N (e.g. 1.33.3-gke.1136000), latest, or - (the default)",
+    "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters#Cluster",
+)
+"""A new cluster's ``kubernetes_version`` (``initialClusterVersion``'s forms)."""
 
 
 def below_auto_creation_version(kubernetes_version: str) -> bool:
