@@ -40,6 +40,7 @@ from gpu_components.kubernetes.device_plugin import (
 )
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.gpu_operator import (
+    chart_version_problems,
     default_operator_driver,
     driver_owner_problems,
     gpu_operator_problems,
@@ -277,6 +278,7 @@ def validate_cluster(
         if isinstance(settings_, Mapping):
             problems += namespace_problems(settings_.get("namespace"), f"{prefix}{key}.namespace")
     if isinstance(gpu_operator, Mapping):
+        problems += chart_version_problems(gpu_operator.get("chart_version"), f"{prefix}gpu_operator.chart_version")
         problems += owned_value_problems(
             OPERATOR_OWNED_VALUES, gpu_operator.get("helm_values"), f"{prefix}gpu_operator."
         )

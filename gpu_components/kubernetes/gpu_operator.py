@@ -25,6 +25,7 @@ from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
     GPU_OPERATOR_REPOSITORY,
+    chart_version_problems,
     default_operator_driver,
     driver_owner_problems,
     gpu_operator_problems,
@@ -145,6 +146,8 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         owned = owned_value_problems(
             OPERATOR_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
+        if isinstance(args, Mapping):
+            owned += chart_version_problems(args.get("chart_version"), "chart_version")
         owned += gpu_stack_problems("NvidiaGpuOperator", name, opts)
         served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", "gpu-operator", owned)
         cloud, specs = served.cloud, served.specs

@@ -51,6 +51,7 @@ Facts and sources (GPU Operator v26.7.0 unless said otherwise):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -82,6 +83,10 @@ GPU_OPERATOR_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 GPU_OPERATOR_CHART_VERSION = "v26.7.0"
 """Pinned chart version, spelt as NVIDIA publishes it (with ``v``). Changing it is a deliberate upgrade, noted in
 CHANGELOG.md."""
+
+CHART_VERSION_FORM = re.compile(r"v\d+\.\d+\.\d+")
+"""The chart's version form, ``vMAJOR.MINOR.PATCH`` (e.g. ``v26.7.0``): NVIDIA's Helm repository index
+(:data:`GPU_OPERATOR_REPOSITORY`) publishes every release so."""
 
 DEFAULT_MIG_STRATEGY: MigStrategy = "single"
 """``mig.strategy`` when no pool uses MIG: the chart's own default."""
@@ -294,6 +299,22 @@ def mps_under_mixed_strategy_problems(specs: Sequence[GpuNodePoolSpec], path: st
             )
         )
     return problems
+
+
+def chart_version_problems(chart_version: object, path: str) -> list[Problem]:
+    """A ``chart_version`` string not wholly in the chart's :data:`CHART_VERSION_FORM` (a trailing newline, no
+    ``v``): Helm would find no such chart version at apply time. Not a string is a shape error, not this one's."""
+    if not isinstance(chart_version, str) or CHART_VERSION_FORM.fullmatch(chart_version):
+        return []
+    return [
+        Problem(
+            path,
+            chart_version,
+            "not a GPU Operator chart version",
+            f"vMAJOR.MINOR.PATCH, e.g. {GPU_OPERATOR_CHART_VERSION}",
+            GPU_OPERATOR_REPOSITORY,
+        )
+    ]
 
 
 def gpu_operator_problems(

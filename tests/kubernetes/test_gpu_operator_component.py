@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
+from gpu_components.cluster import GpuCluster
 from gpu_components.errors import Default, GpuSpecError
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
 from gpu_components.plan import Plan
@@ -235,3 +236,33 @@ def test_rendered_manifests_validate_strictly(version: str) -> None:
     ]
     for manifest in manifests:
         kubernetes_validate.validate(manifest, version, strict=True)
+
+
+CHART_VERSION_VALID = "valid: vMAJOR.MINOR.PATCH, e.g. v26.7.0 [source: https://helm.ngc.nvidia.com/nvidia]"
+
+
+@pytest.mark.parametrize("version", ["v26.7.0\n", "26.7.0", " v26.7.0", "v26.7"])
+def test_chart_version_must_be_the_charts_form_whole(version: str) -> None:
+    # Before, a trailing newline or a missing v reached Helm, which finds no such chart version at apply time.
+    expected = f"chart_version: not a GPU Operator chart version (got {version!r}); {CHART_VERSION_VALID}"
+    with pytest.raises(GpuSpecError) as caught:
+        operator_plan(chart_version=version)
+    assert [str(problem) for problem in caught.value.problems] == [expected]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: GpuCluster(
+                "c",
+                {
+                    "cloud": "aws",
+                    "gpu_stack": "gpu-operator",
+                    "pools": POOLS[:1],
+                    "aws": {"cluster_name": "c", "subnet_ids": ["s"], "node_role_arn": "arn:aws:iam::1:role/n"},
+                    "gpu_operator": {"chart_version": version},
+                },
+            )
+        )
+    assert [str(problem) for problem in caught.value.problems] == [f"gpu_operator.{expected}"]
+
+
+def test_a_chart_version_of_the_charts_form_reaches_the_release() -> None:
+    assert resource(operator_plan(chart_version="v25.10.1"), RELEASE, "op-release").inputs["version"] == "v25.10.1"
