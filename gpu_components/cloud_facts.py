@@ -154,6 +154,22 @@ KARPENTER_SH_LABELS = (
 """Who sets the labels of the ``karpenter.sh`` domain on a Karpenter-based provisioner's nodes
 (https://karpenter.sh/docs/reference/well-known-labels/), for
 :attr:`ProvisionerFacts.restricted_label_domains`."""
+KARPENTER_SH_REASONS: Mapping[str, str] = MappingProxyType(
+    {
+        "karpenter.sh/capacity-type": "the library sets it from provisioning.capacity_types (a NodePool requirement; "
+        "Karpenter turns a template label into one, which would repeat or contradict it)",
+        "karpenter.sh/nodepool": "Karpenter sets it to the NodePool's name on every node, and the NodePool CRD "
+        'refuses it (label "karpenter.sh/nodepool" is restricted)',
+    }
+)
+"""Why a pool may not set the ``karpenter.sh`` keys the NodePool CRD's domain rule lets through, for
+:attr:`ProvisionerFacts.label_reasons`."""
+LIBRARY_INSTANCE_LABEL = (
+    "the NodePool CRD allows it, but Karpenter turns a template label into a requirement, and the library sets the "
+    "pool's instance types and node class from instance_type itself: it would repeat or contradict them; select a "
+    "node by it in a workload instead"
+)
+"""Why a pool may not set a provider's instance label the NodePool CRD's domain rule lets through."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +205,9 @@ class ProvisionerFacts:
         restricted_labels: plain label keys the NodePool CRD refuses in ``template.metadata.labels`` (key -> who
             sets it), e.g. AKS's ``agentpool``.
         restricted_labels_source: where :attr:`restricted_label_domains` and :attr:`restricted_labels` come from.
+        label_reasons: keys of a restricted domain the CRD's domain rule lets through (key -> why a pool may not
+            set it all the same: the library sets it, or another CRD rule refuses it), so the error gives that
+            reason instead of the domain rule's.
         excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
         excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
             ``GpuCluster``, the example program's ``cluster`` config).
@@ -207,6 +226,7 @@ class ProvisionerFacts:
     restricted_label_domains: Mapping[str, str] = field(default_factory=dict)
     restricted_labels: Mapping[str, str] = field(default_factory=dict)
     restricted_labels_source: str = ""
+    label_reasons: Mapping[str, str] = field(default_factory=dict)
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""
 

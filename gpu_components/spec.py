@@ -1328,7 +1328,9 @@ def _restricted_label_problems(
     """A provisioned pool's labels its provisioner's NodePool CRD refuses, by its rules on
     ``template.metadata.labels``: a key whose domain part (before its ``/``, or the whole key without one) ends with
     a restricted domain (the CRD's ``!x.find("^([^/]+)").endsWith(domain)``), and the plain keys it names
-    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.restricted_label_domains`, ``restricted_labels``)."""
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.restricted_label_domains`, ``restricted_labels``); a key
+    the domain rule lets through but the library sets, or another rule refuses, gets its own reason
+    (:attr:`~gpu_components.cloud_facts.ProvisionerFacts.label_reasons`)."""
     domains = facts.restricted_label_domains
     valid = "a label whose domain does not end with " + ", ".join(domains)
     if facts.restricted_labels:
@@ -1337,7 +1339,17 @@ def _restricted_label_problems(
     for key in labels:
         where = f"{_join(path, 'labels')}[{key!r}]"
         hit = next((d for d in domains if key.split("/", 1)[0].endswith(d)), None)
-        if hit is not None:
+        if key in facts.label_reasons:
+            problems.append(
+                Problem(
+                    where,
+                    key,
+                    f"label {key} may not be set on {provisioner} NodePools: {facts.label_reasons[key]}",
+                    valid,
+                    facts.restricted_labels_source,
+                )
+            )
+        elif hit is not None:
             problems.append(
                 Problem(
                     where,

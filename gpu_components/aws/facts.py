@@ -31,6 +31,8 @@ from gpu_components.aws import bottlerocket
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
+    KARPENTER_SH_REASONS,
+    LIBRARY_INSTANCE_LABEL,
     CloudFacts,
     ComponentOptions,
     DriverOwnership,
@@ -144,6 +146,38 @@ SOURCE_NODEPOOL_LABEL_RULES = (
     "the domain; tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml lines 224-231)"
 )
 """The label rules of the NodePool CRD's template labels (Karpenter's AWS provider v1.14.1)."""
+KARPENTER_AWS_CRD_ALLOWED = (
+    "karpenter.k8s.aws/instance-tenancy",
+    "karpenter.k8s.aws/capacity-reservation-type",
+    "karpenter.k8s.aws/capacity-reservation-id",
+    "karpenter.k8s.aws/capacity-reservation-interruptible",
+    "karpenter.k8s.aws/ec2nodeclass",
+    "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+    "karpenter.k8s.aws/instance-category",
+    "karpenter.k8s.aws/instance-hypervisor",
+    "karpenter.k8s.aws/instance-family",
+    "karpenter.k8s.aws/instance-generation",
+    "karpenter.k8s.aws/instance-local-nvme",
+    "karpenter.k8s.aws/instance-size",
+    "karpenter.k8s.aws/instance-cpu",
+    "karpenter.k8s.aws/instance-cpu-manufacturer",
+    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+    "karpenter.k8s.aws/instance-memory",
+    "karpenter.k8s.aws/instance-ebs-bandwidth",
+    "karpenter.k8s.aws/instance-network-bandwidth",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-memory",
+    "karpenter.k8s.aws/instance-accelerator-name",
+    "karpenter.k8s.aws/instance-accelerator-manufacturer",
+    "karpenter.k8s.aws/instance-accelerator-count",
+    "karpenter.k8s.aws/instance-capability-flex",
+    "karpenter.k8s.aws/placement-group-id",
+    "karpenter.k8s.aws/placement-group-partition",
+)
+"""The ``karpenter.k8s.aws`` keys the NodePool CRD's domain rule lets through (:data:`SOURCE_NODEPOOL_LABEL_RULES`,
+line 231), as it lists them."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
 """``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
 expiration, interruption or node repair)."""
@@ -274,6 +308,9 @@ FACTS = CloudFacts(
                     }
                 ),
                 restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
+                label_reasons=MappingProxyType(
+                    dict.fromkeys(KARPENTER_AWS_CRD_ALLOWED, LIBRARY_INSTANCE_LABEL) | dict(KARPENTER_SH_REASONS)
+                ),
                 excludes=("eks-auto-mode",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
             ),
@@ -297,6 +334,7 @@ FACTS = CloudFacts(
                     }
                 ),
                 restricted_labels_source=SOURCE_NODEPOOL_LABEL_RULES,
+                label_reasons=KARPENTER_SH_REASONS,
                 excludes=("karpenter",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
             ),

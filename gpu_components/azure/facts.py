@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 from gpu_components.azure.options import GpuDriver
 from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
+    KARPENTER_SH_REASONS,
+    LIBRARY_INSTANCE_LABEL,
     CloudFacts,
     ComponentOptions,
     DriverOwnership,
@@ -111,6 +113,25 @@ MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-r
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 
 
+KARPENTER_AZURE_CRD_ALLOWED = (
+    "karpenter.azure.com/aksnodeclass",
+    "karpenter.azure.com/sku-name",
+    "karpenter.azure.com/sku-family",
+    "karpenter.azure.com/sku-series",
+    "karpenter.azure.com/sku-version",
+    "karpenter.azure.com/sku-cpu",
+    "karpenter.azure.com/sku-memory",
+    "karpenter.azure.com/sku-networking-accelerated",
+    "karpenter.azure.com/sku-storage-premium-capable",
+    "karpenter.azure.com/sku-storage-ultra-ssd",
+    "karpenter.azure.com/sku-storage-ephemeralos-maxsize",
+    "karpenter.azure.com/sku-gpu-name",
+    "karpenter.azure.com/sku-gpu-manufacturer",
+    "karpenter.azure.com/sku-gpu-count",
+    "karpenter.azure.com/placement-scope",
+)
+"""The ``karpenter.azure.com`` keys the NodePool CRD's domain rule lets through (Karpenter's Azure provider
+v1.14.2, tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml line 233), as it lists them."""
 SOURCE_NAP_LABELS = (
     "https://learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools; "
     "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/apis/v1beta1/labels.go"
@@ -189,6 +210,9 @@ FACTS = CloudFacts(
                         ("agentpool", "storageprofile", "storagetier", "accelerator"),
                         "AKS sets this node label itself",
                     )
+                ),
+                label_reasons=MappingProxyType(
+                    dict.fromkeys(KARPENTER_AZURE_CRD_ALLOWED, LIBRARY_INSTANCE_LABEL) | dict(KARPENTER_SH_REASONS)
                 ),
                 restricted_labels_source="https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/"
                 'crds/karpenter.sh_nodepools.yaml (template.metadata.labels: label domains "karpenter.sh", '

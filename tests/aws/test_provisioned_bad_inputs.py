@@ -195,6 +195,20 @@ CRD_RULE = (
     "label domain {domain} is restricted on {provisioner} NodePools: the NodePool CRD refuses a key whose domain "
     "(the part before '/', or the whole key without one) ends with {domain}, as {why}"
 )
+LIBRARY_RULE = "label {key} may not be set on {provisioner} NodePools: {why}"
+INSTANCE_LABEL = (
+    "the NodePool CRD allows it, but Karpenter turns a template label into a requirement, and the library sets the "
+    "pool's instance types and node class from instance_type itself: it would repeat or contradict them; select a "
+    "node by it in a workload instead"
+)
+CAPACITY_TYPE = (
+    "the library sets it from provisioning.capacity_types (a NodePool requirement; Karpenter turns a template label "
+    "into one, which would repeat or contradict it)"
+)
+NODEPOOL = (
+    "Karpenter sets it to the NodePool's name on every node, and the NodePool CRD refuses it (label "
+    '"karpenter.sh/nodepool" is restricted)'
+)
 KARPENTER_SH = (
     "Karpenter sets labels in it on every node itself (karpenter.sh/nodepool, karpenter.sh/capacity-type): select a "
     "node by them in a workload instead"
@@ -221,20 +235,26 @@ KARPENTER_LABELS = {
     "karpenter.sh.example.com/x": "fine",
 }
 REFUSED_ON_KARPENTER = [
-    ("karpenter.k8s.aws/instance-gpu-name", "karpenter.k8s.aws", KARPENTER_AWS),
-    ("karpenter.sh/nodepool", "karpenter.sh", KARPENTER_SH),
+    ("karpenter.k8s.aws/instance-gpu-name", None, INSTANCE_LABEL),
+    ("karpenter.sh/nodepool", None, NODEPOOL),
     ("foo.karpenter.sh/x", "karpenter.sh", KARPENTER_SH),
-    ("karpenter.sh/capacity-type", "karpenter.sh", KARPENTER_SH),
+    ("karpenter.sh/capacity-type", None, CAPACITY_TYPE),
     ("mykarpenter.sh/x", "karpenter.sh", KARPENTER_SH),
     ("karpenter.sh", "karpenter.sh", KARPENTER_SH),
     ("xkarpenter.k8s.aws/y", "karpenter.k8s.aws", KARPENTER_AWS),
 ]
 
 
-def _refused(path: str, refused: list[tuple[str, str, str]], provisioner: str, valid: str) -> list[str]:
+def _refused(path: str, refused: list[tuple[str, str | None, str]], provisioner: str, valid: str) -> list[str]:
+    """Each refused (key, restricted domain, why): the CRD's domain rule, or (domain None) the key's own reason."""
     return [
-        f"{path}.labels[{key!r}]: {CRD_RULE.format(domain=domain, provisioner=provisioner, why=why)} "
-        f"(got {key!r}); valid: {valid}"
+        f"{path}.labels[{key!r}]: "
+        + (
+            LIBRARY_RULE.format(key=key, provisioner=provisioner, why=why)
+            if domain is None
+            else CRD_RULE.format(domain=domain, provisioner=provisioner, why=why)
+        )
+        + f" (got {key!r}); valid: {valid}"
         for key, domain, why in refused
     ]
 
@@ -316,7 +336,7 @@ NAP_LABELS = {
 NAP_REFUSED = _refused(
     "{where}",
     [
-        ("karpenter.azure.com/sku-name", "karpenter.azure.com", KARPENTER_AZURE),
+        ("karpenter.azure.com/sku-name", None, INSTANCE_LABEL),
         ("mykarpenter.azure.com/y", "karpenter.azure.com", KARPENTER_AZURE),
         ("x.kubernetes.azure.com/y", "kubernetes.azure.com", KUBERNETES_AZURE),
         ("kubernetes.azure.com", "kubernetes.azure.com", KUBERNETES_AZURE),
