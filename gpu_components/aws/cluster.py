@@ -473,11 +473,44 @@ def _supported_karpenter(version: object) -> bool:
     return found is not None and tuple(int(part) for part in found.groups()) >= minimum
 
 
-def _library_helm_sections() -> dict[str, list[str]]:
-    """The sections of the Karpenter chart's values the library sets (those of
-    :func:`~gpu_components.aws.karpenter_controller.helm_values`: section -> the keys it sets inside), each of which
-    a ``helm_values`` override must leave a mapping."""
-    return {section: list(fields) for section, fields in karpenter.helm_values("", "").items()}
+def _library_helm_sections() -> dict[tuple[str, ...], list[str]]:
+    """Every mapping of the Karpenter chart's values the library sets, at any depth (those of
+    :func:`~gpu_components.aws.karpenter_controller.helm_values`: path, e.g. ``("controller", "resources")`` -> the
+    keys it sets inside), each of which a ``helm_values`` override must leave a mapping."""
+    sections: dict[tuple[str, ...], list[str]] = {}
+
+    def walk(values: Mapping[str, Any], path: tuple[str, ...]) -> None:
+        for key, value in values.items():
+            if isinstance(value, Mapping):
+                sections[(*path, key)] = list(value)
+                walk(value, (*path, key))
+
+    walk(karpenter.helm_values("", ""), ())
+    return sections
+
+
+def _not_mapping_sections(overrides: Mapping[str, Any]) -> list[Problem]:
+    """A ``helm_values`` value that is not a mapping where the library sets keys inside (the shallowest such path:
+    the override replaces everything below it)."""
+    problems: list[Problem] = []
+    for path, fields in _library_helm_sections().items():
+        parent: Any = overrides
+        for key in path[:-1]:
+            parent = parent.get(key) if isinstance(parent, Mapping) else None
+        if not isinstance(parent, Mapping) or path[-1] not in parent or isinstance(parent[path[-1]], Mapping):
+            continue
+        dotted = ".".join(path)
+        problems.append(
+            Problem(
+                f"cluster.karpenter.helm_values.{dotted}",
+                parent[path[-1]],
+                f"must be a mapping: the library sets {', '.join(f'{dotted}.{field}' for field in fields)} inside "
+                "it, which this value would replace",
+                "a mapping of chart values",
+                SOURCE_KARPENTER_GETTING_STARTED,
+            )
+        )
+    return problems
 
 
 def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
@@ -497,18 +530,7 @@ def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
             )
         )
     overrides = karpenter_config.get("helm_values", {})
-    problems += [
-        Problem(
-            f"cluster.karpenter.helm_values.{section}",
-            overrides[section],
-            f"must be a mapping: the library sets {', '.join(f'{section}.{field}' for field in fields)} inside it, "
-            "which this value would replace",
-            "a mapping of chart values",
-            SOURCE_KARPENTER_GETTING_STARTED,
-        )
-        for section, fields in _library_helm_sections().items()
-        if section in overrides and not isinstance(overrides[section], Mapping)
-    ]
+    problems += _not_mapping_sections(overrides)
     problems += [
         Problem(
             f"cluster.karpenter.helm_values.{section}.{field}",

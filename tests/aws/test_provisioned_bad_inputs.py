@@ -412,6 +412,31 @@ def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_p
     ]
 
 
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (
+            {"controller": {"resources": 1}},
+            "cluster.karpenter.helm_values.controller.resources: must be a mapping: the library sets "
+            "controller.resources.requests, controller.resources.limits inside it, which this value would replace "
+            "(got 1)",
+        ),
+        (
+            {"controller": {"resources": {"requests": "x", "limits": {}}}},
+            "cluster.karpenter.helm_values.controller.resources.requests: must be a mapping: the library sets "
+            "controller.resources.requests.cpu, controller.resources.requests.memory inside it, which this value "
+            "would replace (got 'x')",
+        ),
+    ],
+)
+def test_karpenter_helm_values_nested_sections_the_library_fills_must_be_mappings(
+    values: dict[str, Any], expected: str
+) -> None:
+    # Before, only the top-level sections were checked: a scalar deeper down replaced the library's values.
+    problems = config_problems({"name": "c", "karpenter": {"helm_values": values}})
+    assert [f"{p.path}: {p.message} (got {p.value!r})" for p in problems] == [expected]
+
+
 @pytest.mark.parametrize("version", ["0.37.0", "latest", "1.14", "v0.9.9"])
 def test_karpenter_version_must_be_a_v1_release(tmp_path: Path, version: str) -> None:
     cluster = HELM_CLUSTER + f'      version: "{version}"\n'
