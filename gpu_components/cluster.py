@@ -328,9 +328,11 @@ def validate_cluster(
             return []
         options: Mapping[str, Any] = pools[index].get(cloud, {})
         found = adapter.problems(spec, options, where, stack)
+        host = adapter.device_plugin_host(spec, options, stack)
+        hosts[index] = host
         if stack == "device-plugin":
             operator_hosts[index] = adapter.device_plugin_host(spec, options, "gpu-operator")
-        if stack == "device-plugin" and adapter.device_plugin_host(spec, options, stack) == "cloud":
+        if stack == "device-plugin" and host == "cloud":
             found.append(
                 Problem(
                     f"{prefix}gpu_stack",
@@ -340,8 +342,6 @@ def validate_cluster(
                     _BESIDE_CLOUD_PLUGIN_VALID,
                 )
             )
-        host = adapter.device_plugin_host(spec, options, stack)
-        hosts[index] = host
         if operator and host == "gpu-operator":
             served.append((index, spec))
         if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
