@@ -326,7 +326,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
 def _gke_version(text: str) -> tuple[int, ...] | None:
     """``1.33.3-gke.1136000`` -> ``(1, 33, 3, 1136000)``; a prefix (``1.33``, ``1.33.3``) gives its parts only;
     ``None`` for anything else (``latest``, ``-``: GKE's own spellings, left to GKE)."""
-    match = _GKE_VERSION.fullmatch(text.strip())
+    match = _GKE_VERSION.fullmatch(text)
     return None if match is None else tuple(int(part) for part in match.groups() if part is not None)
 
 
