@@ -35,12 +35,12 @@ Kubernetes. ``auto``: each cloud's and image's own way, and the NVIDIA device pl
 DaemonSet where nothing else runs one; ``device-plugin``: the same, stated explicitly; ``gpu-operator``: the NVIDIA
 GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose node image
 does not run its own device plugin."""
-GPU_STACKS: tuple[GpuStack, ...] = ("auto", "device-plugin", "gpu-operator")
+GPU_STACKS: tuple[GpuStack, ...] = ("auto", "device-plugin", "gpu-operator", "dra")
 
-DevicePluginHost = Literal["daemonset", "node-image", "cloud", "gpu-operator"]
+DevicePluginHost = Literal["daemonset", "node-image", "cloud", "gpu-operator", "dra-driver"]
 """Who advertises GPUs on a pool's nodes: the cluster's NVIDIA device plugin DaemonSet, the node image's own
-host plugin (Bottlerocket NVIDIA), the cloud's managed plugin (GKE), or the NVIDIA device plugin run by the GPU
-Operator. Exactly one per pool."""
+host plugin (Bottlerocket NVIDIA), the cloud's managed plugin (GKE), the NVIDIA device plugin run by the GPU
+Operator, or NVIDIA's DRA driver (DRA devices for resource claims, no extended resource). Exactly one per pool."""
 
 # The pool outputs' annotations on each node-pool component class: for a type checker the Python attributes' types,
 # for Pulumi's schema analyzer (which reads the class annotations at run time and takes no tuple, Literal or

@@ -10,7 +10,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.aws.options import EksPoolOptionsArgs
 from gpu_components.azure.options import AksPoolOptionsArgs
-from gpu_components.enums import CpuArchitectureArg
+from gpu_components.enums import CpuArchitectureArg, GpuAccessArg
 from gpu_components.gcp.options import GkePoolOptionsArgs
 from gpu_components.shape import STRICT
 from gpu_components.spec import MigArgs, MpsArgs, ProvisioningArgs, TaintArgs, TimeSlicingArgs
@@ -73,6 +73,10 @@ class ClusterPoolArgs(TypedDict):
     provisioning: NotRequired[ProvisioningArgs]
     """Make the pool provisioned: a provisioner creates its nodes for pending pods (Karpenter, EKS Auto Mode, a GKE
     ComputeClass, AKS Node Auto Provisioning), within its limits. Defaults to a fixed node pool."""
+    gpu_access: NotRequired[GpuAccessArg]
+    """How pods get the pool's GPUs: ``device-plugin`` (extended resources such as ``nvidia.com/gpu``) or ``dra``
+    (resource claims served by NVIDIA's DRA driver, only under ``gpu_stack: dra``). Defaults to ``dra`` under
+    ``gpu_stack: dra`` and ``device-plugin`` otherwise."""
     aws: NotRequired[EksPoolOptionsArgs]
     """EKS-only settings of the pool (only on ``aws``): ``ami_type``, ``node_group_args``."""
     azure: NotRequired[AksPoolOptionsArgs]

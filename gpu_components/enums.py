@@ -94,6 +94,21 @@ class GpuStack(_Values):
     GPU_OPERATOR = "gpu-operator"
     """The NVIDIA GPU Operator (device plugin, MIG manager, GPU feature discovery, DCGM exporter) on every pool whose
     node image runs no device plugin of its own."""
+    DRA = "dra"
+    """NVIDIA's DRA driver: pods get GPUs as ``resource.k8s.io/v1`` resource claims (Kubernetes 1.34 and later) on
+    every pool whose ``gpu_access`` is ``dra`` (the default under this stack); pools set to ``device-plugin`` keep a
+    device plugin."""
+
+
+class GpuAccess(_Values):
+    """How pods get a pool's GPUs: one advertiser per node."""
+
+    DEVICE_PLUGIN = "device-plugin"
+    """As extended resources (``nvidia.com/gpu``) advertised by a device plugin: the NVIDIA device plugin, the GPU
+    Operator's, or the cloud's or node image's own."""
+    DRA = "dra"
+    """As Dynamic Resource Allocation devices (DeviceClasses ``gpu.nvidia.com``, ``mig.nvidia.com``) published by
+    NVIDIA's DRA driver, which pods request through resource claims; needs ``gpu_stack: dra``."""
 
 
 class GpuDriver(_Values):
@@ -148,8 +163,10 @@ TaintEffectName = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 """The values of :class:`TaintEffect`."""
 MigStrategyName = Literal["single", "mixed"]
 """The values of :class:`MigStrategy`."""
-GpuStackName = Literal["auto", "device-plugin", "gpu-operator"]
+GpuStackName = Literal["auto", "device-plugin", "gpu-operator", "dra"]
 """The values of :class:`GpuStack`."""
+GpuAccessName = Literal["device-plugin", "dra"]
+"""The values of :class:`GpuAccess`."""
 GpuDriverName = Literal["aks", "none"]
 """The values of :class:`GpuDriver`."""
 ProvisionerName = Literal["karpenter", "eks-auto-mode", "compute-class", "node-auto-provisioning"]
@@ -167,6 +184,7 @@ if TYPE_CHECKING:
     TaintEffectArg: TypeAlias = TaintEffect | TaintEffectName
     MigStrategyArg: TypeAlias = MigStrategy | MigStrategyName
     GpuStackArg: TypeAlias = GpuStack | GpuStackName
+    GpuAccessArg: TypeAlias = GpuAccess | GpuAccessName
     GpuDriverArg: TypeAlias = GpuDriver | GpuDriverName
     ProvisionerArg: TypeAlias = Provisioner | ProvisionerName
     CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
@@ -177,6 +195,7 @@ else:
     TaintEffectArg = TaintEffect
     MigStrategyArg = MigStrategy
     GpuStackArg = GpuStack
+    GpuAccessArg = GpuAccess
     GpuDriverArg = GpuDriver
     ProvisionerArg = Provisioner
     CapacityTypeArg = CapacityType
@@ -188,6 +207,7 @@ ENUMS: tuple[type[StrEnum], ...] = (
     TaintEffect,
     MigStrategy,
     GpuStack,
+    GpuAccess,
     GpuDriver,
     Provisioner,
     CapacityType,
@@ -218,6 +238,9 @@ __all__ = [
     "CpuArchitecture",
     "CpuArchitectureArg",
     "CpuArchitectureName",
+    "GpuAccess",
+    "GpuAccessArg",
+    "GpuAccessName",
     "GpuDriver",
     "GpuDriverArg",
     "GpuDriverName",

@@ -28,6 +28,8 @@ from gpu_components.enums import (
     ConsolidationArg,
     ConsolidationName,
     CpuArchitectureArg,
+    GpuAccessArg,
+    GpuAccessName,
     MigStrategyArg,
     MigStrategyName,
     ProvisionerArg,
@@ -314,6 +316,10 @@ class GpuNodePoolArgs(TypedDict):
     provisioning: NotRequired[ProvisioningArgs]
     """Make the pool provisioned: a provisioner creates its nodes for pending pods (Karpenter, EKS Auto Mode, a GKE
     ComputeClass, AKS Node Auto Provisioning), within its limits. Defaults to a fixed node pool."""
+    gpu_access: NotRequired[GpuAccessArg]
+    """How pods get the pool's GPUs: ``device-plugin`` (extended resources such as ``nvidia.com/gpu``) or ``dra``
+    (resource claims served by NVIDIA's DRA driver, only under ``gpu_stack: dra``). Defaults to ``dra`` under
+    ``gpu_stack: dra`` and ``device-plugin`` otherwise."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -494,6 +500,8 @@ class GpuNodePoolSpec:
             instance type.
         gpu_taint: whether the default GPU taint is on (input ``gpu_taint``, default ``True``), so
             :meth:`taint_path` can tell the user's taints from it.
+        gpu_access: ``device-plugin`` or ``dra`` as the pool gives it, or ``None`` to follow the cluster's GPU
+            stack (``dra`` under ``gpu_stack: dra``, else ``device-plugin``).
     """
 
     name: str
@@ -513,6 +521,7 @@ class GpuNodePoolSpec:
     mig: Mig | None = None
     provisioning: Provisioning | None = None
     gpu_taint: bool = True
+    gpu_access: GpuAccessName | None = None
 
     def taint_path(self, index: int) -> str:
         """Where ``taints[index]`` of this spec sits in the input: ``taints[<i>]`` for a taint the user gave,
@@ -1502,6 +1511,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         mig=mig,
         provisioning=provisioning,
         gpu_taint=args.get("gpu_taint", True),
+        gpu_access=cast(GpuAccessName, value_of(args["gpu_access"])) if "gpu_access" in args else None,
     )
 
 

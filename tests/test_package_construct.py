@@ -432,7 +432,7 @@ def test_an_unknown_enum_value_alone_is_the_components_to_report() -> None:
     """The only raw problem a value outside its enum: the component reports it, as for a Python caller."""
     error = construct_error("GpuCluster", {**CLUSTER, "pools": [SHARED_INPUTS], "gpuStack": "operator"})
     assert [(p.path, p.value, p.message, p.valid) for p in error.problems] == [
-        ("gpuStack", "operator", "unknown GPU stack", "auto, device-plugin, gpu-operator")
+        ("gpuStack", "operator", "unknown GPU stack", "auto, device-plugin, gpu-operator, dra")
     ]
 
 

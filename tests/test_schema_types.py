@@ -121,7 +121,8 @@ def test_the_analyzer_reads_every_component_and_every_property_has_a_description
 @pytest.mark.parametrize(
     ("name", "values"),
     [
-        ("GpuStack", ["auto", "device-plugin", "gpu-operator"]),
+        ("GpuStack", ["auto", "device-plugin", "gpu-operator", "dra"]),
+        ("GpuAccess", ["device-plugin", "dra"]),
         ("TaintEffect", ["NoSchedule", "PreferNoSchedule", "NoExecute"]),
         ("MigStrategy", ["single", "mixed"]),
         ("Cloud", ["aws", "azure", "gcp"]),
@@ -259,6 +260,7 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         TaintEffect: enums.TaintEffectName,
         MigStrategy: enums.MigStrategyName,
         GpuStack: enums.GpuStackName,
+        enums.GpuAccess: enums.GpuAccessName,
         GpuDriver: enums.GpuDriverName,
         Provisioner: enums.ProvisionerName,
         CapacityType: enums.CapacityTypeName,

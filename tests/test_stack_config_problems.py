@@ -121,7 +121,7 @@ def test_a_misspelt_gpu_stack_is_named_and_the_pools_are_checked_with_the_closes
     reported = problems(plan(tmp_path, config))
     assert reported[0] == (
         "gpu_stack: unknown GPU stack; did you mean 'gpu-operator'? (pools checked as gpu-operator) "
-        "(got 'gpu_operator'); valid: auto, device-plugin, gpu-operator"
+        "(got 'gpu_operator'); valid: auto, device-plugin, gpu-operator, dra"
     )
     assert_reported(reported, POOL_PROBLEMS)
 
@@ -130,7 +130,7 @@ def test_an_unknown_gpu_stack_with_no_close_match_is_reported_once(tmp_path: Pat
     config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: mps\n{CLUSTER}{POOLS}"
     reported = problems(plan(tmp_path, config))
     assert reported == [
-        "gpu_stack: unknown GPU stack (got 'mps'); valid: auto, device-plugin, gpu-operator",
+        "gpu_stack: unknown GPU stack (got 'mps'); valid: auto, device-plugin, gpu-operator, dra",
         *SHAPE_PROBLEMS,  # validate_cluster checks no pool rules without a GPU stack to check them for
     ]
 

@@ -200,7 +200,7 @@ BAD_VALUES = [
     (
         "timeSlicing:\0timeSlicng:",
         ("pools[0].timeSlicng", {"replicas": 4.0, "trusted": True}, "unknown field; did you mean 'timeSlicing'?"),
-        "aws, azure, cpuArchitecture, desiredSize, diskSizeGb, gcp, gpuCount, gpuModel, gpuTaint, instanceType, "
+        "aws, azure, cpuArchitecture, desiredSize, diskSizeGb, gcp, gpuAccess, gpuCount, gpuModel, gpuTaint, instanceType, "
         "labels, maxSize, mig, minSize, mps, name, provisioning, spot, taints, timeSlicing",
     ),
 ]
