@@ -229,8 +229,8 @@ AKS_A100 = {"name": "a100", "instance_type": "Standard_NC24ads_A100_v4", "max_si
 T4 = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2}
 GKE_L4 = {"name": "l4", "instance_type": "g2-standard-4", "max_size": 2}
 POOL_KEYS = (
-    "aws, azure, cpu_architecture, desired_size, disk_size_gb, gcp, gpu_access, gpu_count, gpu_model, gpu_taint, instance_type, "
-    "labels, max_size, mig, min_size, mps, name, provisioning, spot, taints, time_slicing"
+    "aws, azure, cpu_architecture, desired_size, disk_size_gb, gcp, gpu_access, gpu_count, gpu_model, gpu_taint, "
+    "instance_type, labels, max_size, mig, min_size, mps, name, provisioning, spot, taints, time_slicing"
 )
 A100_80GB_PROFILES = "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"
 DAEMONSET = "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)"

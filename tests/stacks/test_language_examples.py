@@ -200,8 +200,8 @@ BAD_VALUES = [
     (
         "timeSlicing:\0timeSlicng:",
         ("pools[0].timeSlicng", {"replicas": 4.0, "trusted": True}, "unknown field; did you mean 'timeSlicing'?"),
-        "aws, azure, cpuArchitecture, desiredSize, diskSizeGb, gcp, gpuAccess, gpuCount, gpuModel, gpuTaint, instanceType, "
-        "labels, maxSize, mig, minSize, mps, name, provisioning, spot, taints, timeSlicing",
+        "aws, azure, cpuArchitecture, desiredSize, diskSizeGb, gcp, gpuAccess, gpuCount, gpuModel, gpuTaint, "
+        "instanceType, labels, maxSize, mig, minSize, mps, name, provisioning, spot, taints, timeSlicing",
     ),
 ]
 """(edit of the example's Pulumi.yaml, (camelCase path, the value as it arrives in the plugin: numbers as floats,
