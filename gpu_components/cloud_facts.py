@@ -142,6 +142,24 @@ class ManagedDevicePlugin:
     mps_host_ipc_source: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DraFacts:
+    """What NVIDIA's DRA driver needs on the cloud's fixed pools whose pods get GPUs through resource claims
+    (``gpu_access: dra``), when the node image or the cloud installs the NVIDIA driver.
+
+    Attributes:
+        driver_root: the host directory holding the driver's files, the DRA driver chart's ``nvidiaDriverRoot``
+            (``/`` where the node image installs the driver on the host).
+        node_labels: labels a DRA pool's nodes carry so that no other device plugin advertises their GPUs (GKE:
+            ``gke-no-default-nvidia-gpu-device-plugin: "true"``); empty where none is needed.
+        source: the page giving these facts.
+    """
+
+    driver_root: str
+    node_labels: Mapping[str, str]
+    source: str
+
+
 def _no_value(instance_type: str) -> None:
     """No label value known for any instance type."""
     return None
@@ -491,6 +509,8 @@ class CloudFacts:
         instance_family_separator: what ends an instance family in the cloud's instance type names (``.`` in
             ``g6e.xlarge``, ``-`` in ``g2-standard-4``), so ``provisioning.instance_families`` can name families;
             ``None`` where the library names no families (AKS VM sizes).
+        dra: what NVIDIA's DRA driver needs on the cloud's pools (:class:`DraFacts`), or ``None`` where the
+            library does not run it.
     """
 
     cloud: Cloud
@@ -512,6 +532,7 @@ class CloudFacts:
     force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
     provisioners: Mapping[ProvisionerName, ProvisionerFacts] = field(default_factory=lambda: MappingProxyType({}))
     instance_family_separator: str | None = None
+    dra: DraFacts | None = None
 
 
 @functools.cache

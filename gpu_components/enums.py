@@ -111,6 +111,40 @@ class GpuAccess(_Values):
     NVIDIA's DRA driver, which pods request through resource claims; needs ``gpu_stack: dra``."""
 
 
+class DraInstaller(_Values):
+    """What deploys NVIDIA's DRA driver under ``gpu_stack: dra``."""
+
+    CHART = "chart"
+    """The driver's own Helm chart, ``dra-driver-nvidia-gpu`` (kubernetes-sigs), pinned."""
+    GPU_OPERATOR = "gpu-operator"
+    """The GPU Operator's ``GPUCluster`` resource (experimental in v26.7.0; it may not coexist with a
+    ``ClusterPolicy``)."""
+
+
+class DraFeatureGate(_Values):
+    """A feature gate of NVIDIA's DRA driver (``featureGates`` of its chart; v0.4.1 ``pkg/featuregates``). Alpha gates
+    are off by default; the claim configs that need one say which."""
+
+    TIME_SLICING_SETTINGS = "TimeSlicingSettings"
+    """Alpha: a claim's GPU sharing config may set a time-slice interval."""
+    MPS_SUPPORT = "MPSSupport"
+    """Alpha: a claim's GPU sharing config may use CUDA MPS."""
+    DYNAMIC_MIG = "DynamicMIG"
+    """Alpha: the driver creates MIG devices on demand (and destroys partitions it did not create)."""
+    PASSTHROUGH_SUPPORT = "PassthroughSupport"
+    """Alpha: GPUs bound to the ``vfio-pci`` driver for passthrough."""
+    NVML_DEVICE_HEALTH_CHECK = "NVMLDeviceHealthCheck"
+    """Alpha: device health checks through NVML."""
+    DEVICE_METADATA = "DeviceMetadata"
+    """Alpha: the kubelet plugin writes device metadata files into workloads."""
+    IMEX_DAEMONS_WITH_DNS_NAMES = "IMEXDaemonsWithDNSNames"
+    """Beta, on by default: IMEX daemons addressed by DNS names (compute domains)."""
+    COMPUTE_DOMAIN_CLIQUES = "ComputeDomainCliques"
+    """Beta, on by default: compute domains kept in ``ComputeDomainClique`` objects."""
+    CRASH_ON_NVLINK_FABRIC_ERRORS = "CrashOnNVLinkFabricErrors"
+    """Beta, on by default: the kubelet plugin fails on NVLink fabric errors instead of running without the fabric."""
+
+
 class GpuDriver(_Values):
     """Who installs the NVIDIA driver on an AKS pool's nodes."""
 
@@ -167,6 +201,20 @@ GpuStackName = Literal["auto", "device-plugin", "gpu-operator", "dra"]
 """The values of :class:`GpuStack`."""
 GpuAccessName = Literal["device-plugin", "dra"]
 """The values of :class:`GpuAccess`."""
+DraInstallerName = Literal["chart", "gpu-operator"]
+"""The values of :class:`DraInstaller`."""
+DraFeatureGateName = Literal[
+    "TimeSlicingSettings",
+    "MPSSupport",
+    "DynamicMIG",
+    "PassthroughSupport",
+    "NVMLDeviceHealthCheck",
+    "DeviceMetadata",
+    "IMEXDaemonsWithDNSNames",
+    "ComputeDomainCliques",
+    "CrashOnNVLinkFabricErrors",
+]
+"""The values of :class:`DraFeatureGate`."""
 GpuDriverName = Literal["aks", "none"]
 """The values of :class:`GpuDriver`."""
 ProvisionerName = Literal["karpenter", "eks-auto-mode", "compute-class", "node-auto-provisioning"]
@@ -185,6 +233,8 @@ if TYPE_CHECKING:
     MigStrategyArg: TypeAlias = MigStrategy | MigStrategyName
     GpuStackArg: TypeAlias = GpuStack | GpuStackName
     GpuAccessArg: TypeAlias = GpuAccess | GpuAccessName
+    DraInstallerArg: TypeAlias = DraInstaller | DraInstallerName
+    DraFeatureGateArg: TypeAlias = DraFeatureGate | DraFeatureGateName
     GpuDriverArg: TypeAlias = GpuDriver | GpuDriverName
     ProvisionerArg: TypeAlias = Provisioner | ProvisionerName
     CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
@@ -196,6 +246,8 @@ else:
     MigStrategyArg = MigStrategy
     GpuStackArg = GpuStack
     GpuAccessArg = GpuAccess
+    DraInstallerArg = DraInstaller
+    DraFeatureGateArg = DraFeatureGate
     GpuDriverArg = GpuDriver
     ProvisionerArg = Provisioner
     CapacityTypeArg = CapacityType
@@ -208,6 +260,8 @@ ENUMS: tuple[type[StrEnum], ...] = (
     MigStrategy,
     GpuStack,
     GpuAccess,
+    DraInstaller,
+    DraFeatureGate,
     GpuDriver,
     Provisioner,
     CapacityType,
@@ -238,6 +292,12 @@ __all__ = [
     "CpuArchitecture",
     "CpuArchitectureArg",
     "CpuArchitectureName",
+    "DraFeatureGate",
+    "DraFeatureGateArg",
+    "DraFeatureGateName",
+    "DraInstaller",
+    "DraInstallerArg",
+    "DraInstallerName",
     "GpuAccess",
     "GpuAccessArg",
     "GpuAccessName",

@@ -261,6 +261,8 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         MigStrategy: enums.MigStrategyName,
         GpuStack: enums.GpuStackName,
         enums.GpuAccess: enums.GpuAccessName,
+        enums.DraInstaller: enums.DraInstallerName,
+        enums.DraFeatureGate: enums.DraFeatureGateName,
         GpuDriver: enums.GpuDriverName,
         Provisioner: enums.ProvisionerName,
         CapacityType: enums.CapacityTypeName,

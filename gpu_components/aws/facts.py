@@ -35,6 +35,7 @@ from gpu_components.cloud_facts import (
     LIBRARY_INSTANCE_LABEL,
     CloudFacts,
     ComponentOptions,
+    DraFacts,
     DriverOwnership,
     EncodedInput,
     ForceNewTable,
@@ -286,6 +287,11 @@ KARPENTER_WITH_AUTO_MODE = (
 :data:`SOURCE_KARPENTER_GETTING_STARTED`)."""
 
 FACTS = CloudFacts(
+    dra=DraFacts(
+        driver_root="/",
+        node_labels=MappingProxyType({}),
+        source="https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
+    ),
     provisioners=MappingProxyType(
         {
             "karpenter": ProvisionerFacts(

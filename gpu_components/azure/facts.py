@@ -36,6 +36,7 @@ from gpu_components.cloud_facts import (
     LIBRARY_INSTANCE_LABEL,
     CloudFacts,
     ComponentOptions,
+    DraFacts,
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
@@ -183,6 +184,11 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 """The force-new inputs of the other resources the example AKS cluster creates (its resource group)."""
 
 FACTS = CloudFacts(
+    dra=DraFacts(
+        driver_root="/",
+        node_labels=MappingProxyType({}),
+        source="https://learn.microsoft.com/en-us/azure/aks/use-nvidia-gpu",
+    ),
     provisioners=MappingProxyType(
         {
             "node-auto-provisioning": ProvisionerFacts(

@@ -41,6 +41,7 @@ from gpu_components import catalog
 from gpu_components.cloud_facts import (
     CloudFacts,
     ComponentOptions,
+    DraFacts,
     DriverOwnership,
     ForceNewTable,
     GpuOperatorFacts,
@@ -182,6 +183,11 @@ resources the GKE components create: the node service account's id, and each of 
 role, project and condition; and of the example cluster: its name, location and project."""
 
 FACTS = CloudFacts(
+    dra=DraFacts(
+        driver_root="/home/kubernetes/bin/nvidia",
+        node_labels=MappingProxyType({"gke-no-default-nvidia-gpu-device-plugin": "true"}),
+        source="https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra",
+    ),
     provisioners=MappingProxyType(
         {
             "compute-class": ProvisionerFacts(
