@@ -371,7 +371,7 @@ def do_not_disrupt_annotation(spec: GpuNodePoolSpec) -> tuple[str, str]:
     return facts_for(spec.cloud).provisioners[spec.provisioning.provisioner].do_not_disrupt
 
 
-def _allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
+def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
     """GPU model and GPUs per node of each instance type the pool allows (a provisioned pool's allowed types, the
     first with the pool's own hardware, which may be outside the catalog; a fixed pool's one type)."""
     result = {spec.instance_type: (spec.gpu, spec.gpu_count)}
@@ -385,7 +385,7 @@ def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: i
     """The pool's allowed types whose GPU is ``gpu_model`` with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
     return [
         name
-        for name, (gpu, _) in _allowed_gpus(spec).items()
+        for name, (gpu, _) in allowed_gpus(spec).items()
         if (gpu_model is None or gpu.name == gpu_model)
         and (min_gpu_memory_gb is None or gpu.memory_gb >= min_gpu_memory_gb)
     ]
@@ -441,7 +441,7 @@ def gpu_node_requirements(
     allowed = spec.provisioning.allowed_types
     wanted = _selected(spec, gpu_model, min_gpu_memory_gb)
     if not wanted:
-        offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in _allowed_gpus(spec).values()})
+        offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in allowed_gpus(spec).values()})
         return [], [
             Problem(
                 field,
@@ -521,7 +521,7 @@ def _most_per_node(spec: GpuNodePoolSpec, advertised: int, types: Sequence[str])
     """The most units of a resource one node of ``types`` advertises: ``advertised`` (a node of the pool's first
     type) scaled by the most GPUs of those types (a provisioned pool may allow larger types; it advertises the same
     units per GPU, its sharing and MIG being one GPU model's)."""
-    counts = _allowed_gpus(spec)
+    counts = allowed_gpus(spec)
     return advertised // max(spec.gpu_count, 1) * max(counts[name][1] for name in types)
 
 
@@ -534,7 +534,7 @@ def _whole_gpu_bound(spec: GpuNodePoolSpec, types: Sequence[str]) -> tuple[str, 
     provisioning = spec.provisioning
     if provisioning is None or not facts_for(spec.cloud).provisioners[provisioning.provisioner].counts_whole_gpus:
         return None
-    counts = _allowed_gpus(spec)
+    counts = allowed_gpus(spec)
     return provisioning.provisioner, max(counts[name][1] for name in types)
 
 
