@@ -386,32 +386,53 @@ def shared_gpu_claim(
     name: str,
     *,
     time_slice_interval: dra.TimeSliceInterval | None = None,
+    mig_profile: str | None = None,
     feature_gates: Sequence[DraFeatureGateArg] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
-    """A ``ResourceClaim`` for one whole GPU of ``pool`` that several pods share: each pod of ``namespace`` that
-    references it by name (``resourceClaimName``, :func:`claim_pod_settings`) gets the same GPU
-    (:data:`~gpu_components.dra.SOURCE_SHARED_CLAIM`). This is DRA's GPU sharing: one claim, several pods; not a
-    replica count on the pool.
+    """A ``ResourceClaim`` for one whole GPU (or one MIG device) of ``pool`` that several pods share: each pod of
+    ``namespace`` that references it by name (``resourceClaimName``, :func:`claim_pod_settings`) gets the same
+    device (:data:`~gpu_components.dra.SOURCE_SHARED_CLAIM`). This is DRA's GPU sharing: one claim, several pods;
+    not a replica count on the pool.
 
     Args:
-        pool: a DRA pool of whole GPUs.
+        pool: a DRA pool.
         name: the claim's name (a DNS label).
         time_slice_interval: the GPU's time-slice interval (``Default``, ``Short``, ``Medium``, ``Long``): a
             ``GpuConfig`` with ``sharing.strategy: TimeSlicing`` (:data:`~gpu_components.dra.SOURCE_SHARING`),
             which needs the driver's ``TimeSlicingSettings`` feature gate. Defaults to ``None``: no config, no gate.
+            Not with ``mig_profile``: a ``MigDeviceConfig`` has no ``timeSlicingConfig``.
+        mig_profile: share one MIG device of this profile of the pool's MIG layout instead of a whole GPU.
         feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``).
         namespace: the namespace of the claim and of every pod sharing it. Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
-        GpuSpecError: a pool not served by the DRA driver or partitioned into MIG devices, an invalid name, an
-            interval the driver does not know, an interval without the ``TimeSlicingSettings`` gate.
+        GpuSpecError: a pool not served by the DRA driver, a whole GPU of a MIG pool or a profile outside its
+            layout, an invalid name, an interval the driver does not know, with a MIG device, or without the
+            ``TimeSlicingSettings`` gate.
     """
     problems = _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if problems:
         raise GpuSpecError(problems)
+    if mig_profile is not None:
+        _, problems = _mig_problems(pool.spec, mig_profile, 1)
+        if time_slice_interval is not None:
+            problems.append(
+                Problem(
+                    "time_slice_interval",
+                    time_slice_interval,
+                    "a MIG device takes no time-slice interval (the driver's MigDeviceConfig has no "
+                    "timeSlicingConfig); leave it out",
+                    "None",
+                    dra.SOURCE_SHARING,
+                )
+            )
+        if problems:
+            raise GpuSpecError(problems)
+        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile)])
+        return _manifest("ResourceClaim", name, namespace, request)
     _, problems = _whole_gpu_problems(pool.spec, 1, None, None)
     config = None
     if time_slice_interval is not None:

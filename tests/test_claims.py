@@ -169,6 +169,27 @@ def test_shared_claim_with_a_time_slice_interval() -> None:
     ]
 
 
+def test_shared_claim_of_one_mig_device() -> None:
+    assert shared_gpu_claim(h100_mig(), "shared", mig_profile="1g.10gb")["spec"] == {
+        "devices": {
+            "requests": [
+                {
+                    "name": "mig",
+                    "exactly": {
+                        "deviceClassName": "mig.nvidia.com",
+                        "count": 1,
+                        "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+                    },
+                }
+            ]
+        }
+    }
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(h100_mig(), "shared", mig_profile="1g.10gb", time_slice_interval="Long")
+    assert problems_of(error)[0][:2] == ("time_slice_interval", "Long")
+    assert "MigDeviceConfig has no timeSlicingConfig" in problems_of(error)[0][2]
+
+
 def test_mps_template_of_gpus() -> None:
     manifest = mps_claim_template(
         l40s(),

@@ -61,6 +61,7 @@ def manifests() -> list[dict[str, Any]]:
         mig_claim_template(mig, "mig", "1g.10gb", devices=7),
         shared_gpu_claim(whole, "shared"),
         shared_gpu_claim(whole, "sliced", time_slice_interval="Medium", feature_gates=["TimeSlicingSettings"]),
+        shared_gpu_claim(mig, "shared-mig", mig_profile="1g.10gb"),
         mps_claim_template(
             whole,
             "mps",
@@ -75,7 +76,7 @@ def manifests() -> list[dict[str, Any]]:
         vector_add_job(mig),
     ]
     rendered.append(pod(claim_pod_settings(whole, [rendered[0], rendered[3], rendered[4]]), containers=2))
-    rendered.append(pod(claim_pod_settings(mig, [rendered[2], rendered[6]])))
+    rendered.append(pod(claim_pod_settings(mig, [rendered[2], rendered[5], rendered[7]])))
     return rendered
 
 
@@ -84,7 +85,7 @@ def test_every_dra_manifest_validates_strictly(version: str) -> None:
     rendered = manifests()
     assert [item["kind"] for item in rendered] == [
         *["ResourceClaimTemplate"] * 3,
-        *["ResourceClaim"] * 2,
+        *["ResourceClaim"] * 3,
         *["ResourceClaimTemplate"] * 4,
         "Job",
         "Job",
