@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -46,6 +46,9 @@ from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
 from gpu_components.spec import SOURCE_SHARING, GpuNodePoolSpec, Mps, Taint, TaintEffect, TimeSlicing
+
+if TYPE_CHECKING:
+    from gpu_components.claims import DraPodSettings
 
 SOURCE_SCHEDULE_GPUS = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
 """Kubernetes' rules for GPU quantities (integers, in limits, requests equal to limits)."""
@@ -371,7 +374,7 @@ def do_not_disrupt_annotation(spec: GpuNodePoolSpec) -> tuple[str, str]:
     return facts_for(spec.cloud).provisioners[spec.provisioning.provisioner].do_not_disrupt
 
 
-def _allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
+def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
     """GPU model and GPUs per node of each instance type the pool allows (a provisioned pool's allowed types, the
     first with the pool's own hardware, which may be outside the catalog; a fixed pool's one type)."""
     result = {spec.instance_type: (spec.gpu, spec.gpu_count)}
@@ -385,7 +388,7 @@ def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: i
     """The pool's allowed types whose GPU is ``gpu_model`` with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
     return [
         name
-        for name, (gpu, _) in _allowed_gpus(spec).items()
+        for name, (gpu, _) in allowed_gpus(spec).items()
         if (gpu_model is None or gpu.name == gpu_model)
         and (min_gpu_memory_gb is None or gpu.memory_gb >= min_gpu_memory_gb)
     ]
@@ -441,7 +444,7 @@ def gpu_node_requirements(
     allowed = spec.provisioning.allowed_types
     wanted = _selected(spec, gpu_model, min_gpu_memory_gb)
     if not wanted:
-        offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in _allowed_gpus(spec).values()})
+        offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in allowed_gpus(spec).values()})
         return [], [
             Problem(
                 field,
@@ -521,7 +524,7 @@ def _most_per_node(spec: GpuNodePoolSpec, advertised: int, types: Sequence[str])
     """The most units of a resource one node of ``types`` advertises: ``advertised`` (a node of the pool's first
     type) scaled by the most GPUs of those types (a provisioned pool may allow larger types; it advertises the same
     units per GPU, its sharing and MIG being one GPU model's)."""
-    counts = _allowed_gpus(spec)
+    counts = allowed_gpus(spec)
     return advertised // max(spec.gpu_count, 1) * max(counts[name][1] for name in types)
 
 
@@ -534,7 +537,7 @@ def _whole_gpu_bound(spec: GpuNodePoolSpec, types: Sequence[str]) -> tuple[str, 
     provisioning = spec.provisioning
     if provisioning is None or not facts_for(spec.cloud).provisioners[provisioning.provisioner].counts_whole_gpus:
         return None
-    counts = _allowed_gpus(spec)
+    counts = allowed_gpus(spec)
     return provisioning.provisioner, max(counts[name][1] for name in types)
 
 
@@ -750,7 +753,6 @@ def vector_add_manifest(
     The pod never restarts in place (``restartPolicy: Never``) and is retried :data:`VECTOR_ADD_BACKOFF_LIMIT`
     times; the Job carries :data:`SKIP_AWAIT_ANNOTATION`.
     """
-    pod_labels = {"app.kubernetes.io/name": "cuda-vectoradd", **(labels or {})}
     pod_spec: dict[str, Any] = {
         "restartPolicy": "Never",
         "containers": [{"name": "vectoradd", "image": VECTOR_ADD_IMAGE, "resources": settings["resources"]}],
@@ -761,9 +763,40 @@ def vector_add_manifest(
         pod_spec["hostIPC"] = True
     if "affinity" in settings:
         pod_spec["affinity"] = settings["affinity"]
+    return _vector_add_job(pod_spec, settings.get("annotations"), name, namespace, labels)
+
+
+def dra_vector_add_manifest(
+    settings: DraPodSettings,
+    name: str,
+    namespace: str = VECTOR_ADD_NAMESPACE,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """:func:`vector_add_manifest` for a DRA pool: the pod gets its device through ``settings``' resource claims
+    (:func:`~gpu_components.claims.claim_pod_settings`: pod ``resourceClaims``, container ``resources.claims``),
+    with no ``nvidia.com/gpu`` limit."""
+    pod_spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "containers": [{"name": "vectoradd", "image": VECTOR_ADD_IMAGE, "resources": {"claims": settings["claims"]}}],
+        "resourceClaims": settings["resourceClaims"],
+        "tolerations": settings["tolerations"],
+        "nodeSelector": settings["nodeSelector"],
+    }
+    return _vector_add_job(pod_spec, None, name, namespace, labels)
+
+
+def _vector_add_job(
+    pod_spec: dict[str, Any],
+    annotations: Mapping[str, str] | None,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str] | None,
+) -> dict[str, Any]:
+    """The vector-add Job around ``pod_spec`` (labels, pod annotations, backoff limit, skip-await annotation)."""
+    pod_labels = {"app.kubernetes.io/name": "cuda-vectoradd", **(labels or {})}
     template_metadata: dict[str, Any] = {"labels": pod_labels}
-    if "annotations" in settings:
-        template_metadata["annotations"] = dict(settings["annotations"])
+    if annotations is not None:
+        template_metadata["annotations"] = dict(annotations)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -780,6 +813,29 @@ def vector_add_manifest(
     }
 
 
+def vector_add_claim_template(
+    pool: GpuNodePool, *, name: str | None = None, namespace: str = VECTOR_ADD_NAMESPACE
+) -> dict[str, Any]:
+    """The ``ResourceClaimTemplate`` of a DRA pool's vector-add Job: one whole GPU
+    (:func:`~gpu_components.claims.gpu_claim_template`) or, on a MIG pool, one MIG device of the first profile of
+    its layout (:func:`~gpu_components.claims.mig_claim_template`).
+
+    Args:
+        pool: a node-pool component whose ``device_plugin_host`` is ``dra-driver``.
+        name: Defaults to ``<pool name>-vectoradd``, the Job's name.
+        namespace: Defaults to :data:`VECTOR_ADD_NAMESPACE`.
+
+    Raises:
+        GpuSpecError: see :func:`~gpu_components.claims.gpu_claim_template` (a pool not served by the DRA driver).
+    """
+    from gpu_components import claims  # claims builds on this module's quantity rule and tolerations
+
+    name = name or f"{pool.spec.name}-vectoradd"
+    if pool.spec.mig is not None:
+        return claims.mig_claim_template(pool, name, next(iter(pool.spec.mig.devices)), namespace=namespace)
+    return claims.gpu_claim_template(pool, name, namespace=namespace)
+
+
 def vector_add_job(
     pool: GpuNodePool,
     *,
@@ -790,26 +846,51 @@ def vector_add_job(
 ) -> dict[str, Any]:
     """The CUDA vector-add Job manifest (plain dict) that runs on one GPU of ``pool``.
 
+    On a DRA pool (``device_plugin_host`` ``dra-driver``) the pod claims its device through the resource claim
+    template of :func:`vector_add_claim_template` (same name and namespace), which must be created with the Job.
+
     Args:
         pool: a node-pool component.
         name: the Job's name. Defaults to ``<pool name>-vectoradd``.
         namespace: Defaults to :data:`VECTOR_ADD_NAMESPACE`.
         resource, mig_profile: which resource on a pool advertising several. Defaults to the first advertised
-            name in sorted order (a sample needs one device, whichever it is).
+            name in sorted order (a sample needs one device, whichever it is). Not for a DRA pool.
 
     Raises:
-        GpuSpecError: see :func:`pod_settings`.
+        GpuSpecError: see :func:`pod_settings` (:func:`vector_add_claim_template` on a DRA pool; ``resource`` or
+            ``mig_profile`` given for a DRA pool).
     """
+    job_name = name or f"{pool.spec.name}-vectoradd"
+    labels = {"gpu-components/sample-for": pool.spec.name}
+    if pool.device_plugin_host == "dra-driver":
+        from gpu_components import claims  # claims builds on this module's quantity rule and tolerations
+
+        given = [(field, value) for field, value in (("resource", resource), ("mig_profile", mig_profile)) if value]
+        if given:
+            raise GpuSpecError(
+                [
+                    Problem(
+                        field,
+                        value,
+                        f"pool {pool.spec.name} is a DRA pool: its sample claims one GPU or one MIG device of its "
+                        "first profile through a resource claim template",
+                        "None",
+                    )
+                    for field, value in given
+                ]
+            )
+        template = vector_add_claim_template(pool, name=job_name, namespace=namespace)
+        return dra_vector_add_manifest(claims.claim_pod_settings(pool, [template]), job_name, namespace, labels)
     if resource is None and mig_profile is None and pool.advertised_resources:
         resource = sorted(pool.advertised_resources)[0]
     settings = gpu_pod_settings(pool, 1, resource=resource, mig_profile=mig_profile)
-    return vector_add_manifest(
-        settings, name or f"{pool.spec.name}-vectoradd", namespace, {"gpu-components/sample-for": pool.spec.name}
-    )
+    return vector_add_manifest(settings, job_name, namespace, labels)
 
 
 def sample_jobs(cluster: GpuPools, opts: pulumi.ResourceOptions | None = None) -> dict[str, k8s.batch.v1.Job]:
-    """Register one CUDA vector-add ``k8s.batch.v1.Job`` per pool of ``cluster``, named ``<pool>-vectoradd``.
+    """Register one CUDA vector-add ``k8s.batch.v1.Job`` per pool of ``cluster``, named ``<pool>-vectoradd``; for a
+    DRA pool, also its ``k8s.resource.v1.ResourceClaimTemplate`` of the same name (:func:`vector_add_claim_template`),
+    which the Job depends on.
 
     Args:
         cluster: a :class:`~gpu_components.cluster.GpuCluster` (anything with ``pools``).
@@ -824,5 +905,12 @@ def sample_jobs(cluster: GpuPools, opts: pulumi.ResourceOptions | None = None) -
     for pool_name, pool in cluster.pools.items():
         name = f"{pool_name}-vectoradd"
         manifest = vector_add_job(pool, name=name)
-        jobs[pool_name] = k8s.batch.v1.Job(name, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts)
+        job_opts = opts
+        if pool.device_plugin_host == "dra-driver":
+            claim = vector_add_claim_template(pool, name=name)
+            template = k8s.resource.v1.ResourceClaimTemplate(
+                name, metadata=claim["metadata"], spec=claim["spec"], opts=opts
+            )
+            job_opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[template]))
+        jobs[pool_name] = k8s.batch.v1.Job(name, metadata=manifest["metadata"], spec=manifest["spec"], opts=job_opts)
     return jobs

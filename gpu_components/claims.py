@@ -1,0 +1,632 @@
+"""Resource claims for GPUs on DRA pools: ``ResourceClaimTemplate`` / ``ResourceClaim`` manifests and pod pieces.
+
+On a pool whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra``; its ``device_plugin_host`` is
+``dra-driver``), a pod gets GPUs through a resource claim, not an ``nvidia.com/gpu`` limit
+(:data:`~gpu_components.dra.SOURCE_KUBERNETES_DRA`). Each helper returns a plain ``resource.k8s.io/v1`` manifest
+(Kubernetes spelling, ready for ``k8s.yaml`` or ``k8s.resource.v1.*`` args), checked against the pool first:
+
+- :func:`gpu_claim_template`: N whole GPUs (DeviceClass ``gpu.nvidia.com``), optionally of one GPU model or with a
+  minimum of GPU memory (CEL selectors over the driver's ``productName`` attribute and ``memory`` capacity);
+- :func:`mig_claim_template`: N MIG devices of one profile (DeviceClass ``mig.nvidia.com``, CEL on ``profile``);
+- :func:`shared_gpu_claim`: one GPU in a ``ResourceClaim`` that several pods of one namespace reference by name,
+  optionally with a time-slice interval (the driver's ``TimeSlicingSettings`` feature gate);
+- :func:`mps_claim_template`: GPUs (or MIG devices) shared by the containers of a pod through CUDA MPS (the
+  ``MPSSupport`` feature gate);
+- :func:`claim_pod_settings`: the pod's ``resourceClaims``, the container's ``resources.claims``, and the
+  tolerations and node selector that land the pod on the pool (no ``nvidia.com/gpu`` limit).
+
+Counts follow the GPU quantity rule of :func:`~gpu_components.workloads.parse_gpu_quantity` (whole numbers of at
+least 1, never rounded) and may not exceed what one node of the pool publishes. Alpha configs need the driver's
+feature gate: pass the gates the cluster turns on (``dra.feature_gates``); a config without its gate is an error
+naming the gate, as the driver would refuse it (:data:`~gpu_components.dra.SOURCE_CONFIG_GATES`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components import dra
+from gpu_components.adapter import DevicePluginHost
+from gpu_components.catalog import GpuModel
+from gpu_components.enums import DraFeatureGate, DraFeatureGateArg, value_of
+from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.spec import GpuNodePoolSpec, Taint
+from gpu_components.workloads import Toleration, allowed_gpus, parse_gpu_quantity, tolerations
+
+DEFAULT_NAMESPACE = "default"
+"""Namespace of a claim unless another is given."""
+DRA_DEVICE_PLUGIN_HOST: DevicePluginHost = "dra-driver"
+"""The ``device_plugin_host`` of a pool whose GPUs the DRA driver publishes."""
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_CLAIM_KINDS = ("ResourceClaimTemplate", "ResourceClaim")
+_QUANTITY = re.compile(r"^[0-9]+(?:Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
+
+
+class DraPool(Protocol):
+    """What the claim helpers read of a pool: a node-pool component (:class:`~gpu_components.adapter.GpuNodePool`)
+    or its :class:`~gpu_components.adapter.PoolView`."""
+
+    @property
+    def spec(self) -> GpuNodePoolSpec: ...
+    @property
+    def device_plugin_host(self) -> DevicePluginHost: ...
+    @property
+    def taints(self) -> tuple[Taint, ...]: ...
+    @property
+    def node_selector(self) -> dict[str, str]: ...
+
+
+class PodResourceClaim(TypedDict):
+    """One entry of a pod's ``spec.resourceClaims``: a claim made per pod from a template, or a shared claim."""
+
+    name: str
+    resourceClaimTemplateName: NotRequired[str]
+    resourceClaimName: NotRequired[str]
+
+
+class ContainerClaim(TypedDict):
+    """One entry of a container's ``resources.claims``: the pod's claim entry it uses."""
+
+    name: str
+
+
+class DraPodSettings(TypedDict):
+    """What a pod needs to land on a DRA pool and get its claimed devices.
+
+    Fields: ``resourceClaims`` (pod spec), ``claims`` (the GPU container's ``resources.claims``), ``tolerations``
+    and ``nodeSelector`` (pod spec).
+    """
+
+    resourceClaims: list[PodResourceClaim]
+    claims: list[ContainerClaim]
+    tolerations: list[Toleration]
+    nodeSelector: dict[str, str]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checks
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _pool_problems(pool: DraPool) -> list[Problem]:
+    """A problem when ``pool`` is not served by the DRA driver."""
+    host = getattr(pool, "device_plugin_host", None)
+    if host == DRA_DEVICE_PLUGIN_HOST:
+        return []
+    name = getattr(getattr(pool, "spec", None), "name", pool)
+    return [
+        Problem(
+            "pool",
+            name,
+            f"pool {name} is not served by the DRA driver (its GPUs are advertised by device plugin host {host}); "
+            "resource claims need a pool with gpu_access: dra under gpu_stack: dra",
+            "a pool with gpu_access: dra",
+            dra.SOURCE_KUBERNETES_DRA,
+        )
+    ]
+
+
+def _name_problems(name: object, namespace: object) -> list[Problem]:
+    problems: list[Problem] = []
+    for field, value in (("name", name), ("namespace", namespace)):
+        if not isinstance(value, str) or not _DNS_LABEL.fullmatch(value):
+            problems.append(
+                Problem(
+                    field,
+                    value,
+                    "must be a DNS label (a pod's resourceClaims entry takes the claim's name)",
+                    "lowercase letters, digits and '-', at most 63 characters, starting and ending alphanumeric",
+                )
+            )
+    return problems
+
+
+def _gates(feature_gates: Sequence[DraFeatureGateArg]) -> tuple[set[str], list[Problem]]:
+    """The gate names of ``feature_gates``, and a problem for each value that is not a driver feature gate."""
+    valid = [gate.value for gate in DraFeatureGate]
+    if isinstance(feature_gates, str) or not isinstance(feature_gates, Sequence):
+        return set(), [Problem("feature_gates", feature_gates, "must be a list of DRA driver feature gates")]
+    names: set[str] = set()
+    problems: list[Problem] = []
+    for index, gate in enumerate(feature_gates):
+        value = value_of(gate) if isinstance(gate, (str, DraFeatureGate)) else gate
+        if value in valid:
+            names.add(str(value))
+        else:
+            problems.append(Problem(f"feature_gates[{index}]", gate, "not a DRA driver feature gate", ", ".join(valid)))
+    return names, problems
+
+
+def _gate_problem(
+    field: str, value: object, what: str, strategy: dra.SharingStrategy, gates: set[str]
+) -> list[Problem]:
+    """A problem when the driver feature gate that ``strategy`` needs is not among ``gates``."""
+    gate = dra.SHARING_FEATURE_GATES[strategy].value
+    if gate in gates:
+        return []
+    return [
+        Problem(
+            field,
+            value,
+            f"{what} needs the DRA driver's feature gate {gate} (alpha, off by default), which the cluster does not "
+            f"turn on; add {gate} to the cluster's dra.feature_gates",
+            f"dra.feature_gates including {gate}",
+            dra.SOURCE_CONFIG_GATES,
+        )
+    ]
+
+
+def _gpu_types(spec: GpuNodePoolSpec) -> list[tuple[GpuModel, int]]:
+    """``(GPU model, GPUs per node)`` of each instance type the pool allows."""
+    return list(allowed_gpus(spec).values())
+
+
+def _whole_gpu_problems(
+    spec: GpuNodePoolSpec, gpus: object, gpu_model: object, min_gpu_memory_gb: object
+) -> tuple[int | None, list[Problem]]:
+    """Check a request of ``gpus`` whole GPUs of the pool (optionally of ``gpu_model`` / ``min_gpu_memory_gb``):
+    ``(count, [])`` or ``(None, problems)``."""
+    problems: list[Problem] = []
+    if spec.mig is not None:
+        problems.append(
+            Problem(
+                "pool",
+                spec.name,
+                f"pool {spec.name}'s GPUs are partitioned into MIG devices ({spec.mig.config_name}): the DRA driver "
+                f"publishes them in DeviceClass {dra.MIG_DEVICE_CLASS}, not whole GPUs; claim a MIG profile",
+                ", ".join(f"mig_profile {profile}" for profile in spec.mig.devices),
+                dra.SOURCE_MIG_DEVICE_CLASS,
+            )
+        )
+    count, found = parse_gpu_quantity(gpus, "gpus")
+    problems += found
+    if gpu_model is not None and not isinstance(gpu_model, str):
+        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
+    if min_gpu_memory_gb is not None and (
+        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
+    ):
+        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    if problems:
+        return None, problems
+    types = _gpu_types(spec)
+    offered = ", ".join(sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in types}))
+    floor = min_gpu_memory_gb if isinstance(min_gpu_memory_gb, int) else 0
+    wanted = [
+        (gpu, per_node)
+        for gpu, per_node in types
+        if (gpu_model is None or gpu.name == gpu_model) and gpu.memory_gb >= floor
+    ]
+    if not wanted:
+        field, value = ("gpu_model", gpu_model) if gpu_model is not None else ("min_gpu_memory_gb", min_gpu_memory_gb)
+        if gpu_model is not None and min_gpu_memory_gb is not None and any(g.name == gpu_model for g, _ in types):
+            field, value = "min_gpu_memory_gb", min_gpu_memory_gb
+        return None, [Problem(field, value, f"pool {spec.name} has no such GPU", offered)]
+    most = max(per_node for _, per_node in wanted)
+    if count is not None and count > most:
+        node = "the largest node" if spec.provisioning is not None else "each node"
+        return None, [
+            Problem(
+                "gpus",
+                gpus,
+                f"{node} of pool {spec.name} has {most} such GPUs; the claim could never be allocated",
+                f"1..{most}",
+                dra.SOURCE_KUBERNETES_DRA,
+            )
+        ]
+    return count, []
+
+
+def _mig_problems(spec: GpuNodePoolSpec, mig_profile: object, devices: object) -> tuple[int | None, list[Problem]]:
+    """Check a request of ``devices`` MIG devices of ``mig_profile`` on the pool."""
+    count, problems = parse_gpu_quantity(devices, "devices")
+    layout = sorted(spec.mig.devices) if spec.mig is not None else []
+    valid = ", ".join(layout) or "none: the pool has no MIG layout (mig); claim whole GPUs"
+    if not isinstance(mig_profile, str):
+        return None, [*problems, Problem("mig_profile", mig_profile, "must be a MIG profile name (a string)", valid)]
+    if spec.mig is None or mig_profile not in spec.mig.devices:
+        if mig_profile not in spec.gpu.mig_profiles:
+            why = f"{spec.gpu.name} GPUs have no MIG profile {mig_profile}"
+        elif spec.mig is None:
+            why = f"pool {spec.name}'s GPUs are not partitioned (no mig), so the DRA driver publishes no MIG devices"
+        else:
+            why = f"MIG profile {mig_profile} is not in pool {spec.name}'s MIG layout ({spec.mig.config_name})"
+        return None, [*problems, Problem("mig_profile", mig_profile, why, valid, dra.SOURCE_MIG_ATTRIBUTES)]
+    most = spec.mig.devices[mig_profile] * max(per_node for _, per_node in _gpu_types(spec))
+    if count is not None and count > most:
+        node = "the largest node" if spec.provisioning is not None else "each node"
+        problems.append(
+            Problem(
+                "devices",
+                devices,
+                f"{node} of pool {spec.name} has {most} MIG devices of {mig_profile}; the claim could never be "
+                "allocated",
+                f"1..{most}",
+                dra.SOURCE_KUBERNETES_DRA,
+            )
+        )
+    return (count if not problems else None), problems
+
+
+def _model_expressions(gpu_model: str | None, min_gpu_memory_gb: int | None, types: Sequence[GpuModel]) -> list[str]:
+    """CEL selecting ``gpu_model`` (by product family, with memory bounds where the pool has another GPU of the same
+    family) and at least ``min_gpu_memory_gb`` GB, among the pool's GPU models ``types``."""
+    expressions: list[str] = []
+    if gpu_model is not None:
+        model = next(gpu for gpu in types if gpu.name == gpu_model)
+        expressions.append(dra.product_name_expression(gpu_model))
+        family = [
+            gpu for gpu in types if dra.product_family(gpu.name) == dra.product_family(gpu_model) and gpu != model
+        ]
+        if any(gpu.memory_gb < model.memory_gb for gpu in family):
+            expressions.append(dra.memory_at_least_expression(model.memory_gb))
+        larger = sorted(gpu.memory_gb for gpu in family if gpu.memory_gb > model.memory_gb)
+        if larger:
+            expressions.append(dra.memory_below_expression(larger[0]))
+    if min_gpu_memory_gb is not None:
+        expressions.append(dra.memory_at_least_expression(min_gpu_memory_gb))
+    return expressions
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Manifests
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _request(request: str, device_class: str, count: int, expressions: Sequence[str]) -> dict[str, Any]:
+    exactly: dict[str, Any] = {"deviceClassName": device_class, "count": count}
+    if expressions:
+        exactly["selectors"] = [{"cel": {"expression": expression}} for expression in expressions]
+    return {"name": request, "exactly": exactly}
+
+
+def _config(request: str, kind: str, sharing: dict[str, Any]) -> dict[str, Any]:
+    """An opaque config of the driver for ``request`` (:data:`~gpu_components.dra.SOURCE_CONFIG_KINDS`)."""
+    return {
+        "requests": [request],
+        "opaque": {
+            "driver": dra.DRIVER_NAME,
+            "parameters": {"apiVersion": dra.CONFIG_API_VERSION, "kind": kind, "sharing": sharing},
+        },
+    }
+
+
+def _manifest(
+    kind: Literal["ResourceClaimTemplate", "ResourceClaim"],
+    name: str,
+    namespace: str,
+    request: dict[str, Any],
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    devices: dict[str, Any] = {"requests": [request]}
+    if config is not None:
+        devices["config"] = [config]
+    spec: dict[str, Any] = {"devices": devices}
+    return {
+        "apiVersion": dra.RESOURCE_API_VERSION,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"spec": spec} if kind == "ResourceClaimTemplate" else spec,
+    }
+
+
+def gpu_claim_template(
+    pool: DraPool,
+    name: str,
+    *,
+    gpus: int = 1,
+    gpu_model: str | None = None,
+    min_gpu_memory_gb: int | None = None,
+    namespace: str = DEFAULT_NAMESPACE,
+) -> dict[str, Any]:
+    """A ``ResourceClaimTemplate`` for ``gpus`` whole GPUs of ``pool`` (one claim per pod, DeviceClass
+    ``gpu.nvidia.com``), in request ``gpu``.
+
+    Args:
+        pool: a DRA pool (node-pool component or pool view with ``device_plugin_host`` ``dra-driver``).
+        name: the template's name (a DNS label; the pod's claim entry takes it).
+        gpus: whole GPUs, at least 1 and at most what one node of the pool (of the qualifying types) has.
+        gpu_model: a catalog GPU model among the pool's (e.g. ``L40S``); adds the CEL of
+            :func:`~gpu_components.dra.product_name_expression` on ``productName``, with memory bounds where the
+            pool has another model of the same family. Defaults to any.
+        min_gpu_memory_gb: at least this much GPU memory (GB); some GPU of the pool must have it; adds the CEL of
+            :func:`~gpu_components.dra.memory_at_least_expression` on the ``memory`` capacity. Defaults to any.
+        namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
+
+    Raises:
+        GpuSpecError: every problem at once: a pool not served by the DRA driver, a MIG pool (its GPUs are
+            published as MIG devices), an invalid name or count, a model or memory no GPU of the pool has, more
+            GPUs than one node has.
+    """
+    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    if problems:
+        raise GpuSpecError(problems)
+    count, problems = _whole_gpu_problems(pool.spec, gpus, gpu_model, min_gpu_memory_gb)
+    if problems or count is None:
+        raise GpuSpecError(problems)
+    expressions = _model_expressions(gpu_model, min_gpu_memory_gb, [gpu for gpu, _ in _gpu_types(pool.spec)])
+    return _manifest(
+        "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions)
+    )
+
+
+def mig_claim_template(
+    pool: DraPool, name: str, mig_profile: str, *, devices: int = 1, namespace: str = DEFAULT_NAMESPACE
+) -> dict[str, Any]:
+    """A ``ResourceClaimTemplate`` for ``devices`` MIG devices of ``mig_profile`` on ``pool`` (DeviceClass
+    ``mig.nvidia.com``, CEL :func:`~gpu_components.dra.mig_profile_expression`), in request ``mig``.
+
+    Args:
+        pool: a DRA pool whose MIG layout (``mig``) has ``mig_profile``.
+        name: the template's name (a DNS label).
+        mig_profile: a profile of the pool's MIG layout, e.g. ``1g.10gb``.
+        devices: MIG devices, at least 1 and at most the profile's devices on one node (per GPU times GPUs).
+        namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
+
+    Raises:
+        GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a profile the pool's GPU does
+            not have or its layout does not hold (``valid`` lists the layout's profiles), more devices than a node
+            has.
+    """
+    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    if problems:
+        raise GpuSpecError(problems)
+    count, problems = _mig_problems(pool.spec, mig_profile, devices)
+    if problems or count is None:
+        raise GpuSpecError(problems)
+    request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+    return _manifest("ResourceClaimTemplate", name, namespace, request)
+
+
+def shared_gpu_claim(
+    pool: DraPool,
+    name: str,
+    *,
+    time_slice_interval: dra.TimeSliceInterval | None = None,
+    mig_profile: str | None = None,
+    feature_gates: Sequence[DraFeatureGateArg] = (),
+    namespace: str = DEFAULT_NAMESPACE,
+) -> dict[str, Any]:
+    """A ``ResourceClaim`` for one whole GPU (or one MIG device) of ``pool`` that several pods share: each pod of
+    ``namespace`` that references it by name (``resourceClaimName``, :func:`claim_pod_settings`) gets the same
+    device (:data:`~gpu_components.dra.SOURCE_SHARED_CLAIM`). This is DRA's GPU sharing: one claim, several pods;
+    not a replica count on the pool.
+
+    Args:
+        pool: a DRA pool.
+        name: the claim's name (a DNS label).
+        time_slice_interval: the GPU's time-slice interval (``Default``, ``Short``, ``Medium``, ``Long``): a
+            ``GpuConfig`` with ``sharing.strategy: TimeSlicing`` (:data:`~gpu_components.dra.SOURCE_SHARING`),
+            which needs the driver's ``TimeSlicingSettings`` feature gate. Defaults to ``None``: no config, no gate.
+            Not with ``mig_profile``: a ``MigDeviceConfig`` has no ``timeSlicingConfig``.
+        mig_profile: share one MIG device of this profile of the pool's MIG layout instead of a whole GPU.
+        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``).
+        namespace: the namespace of the claim and of every pod sharing it. Defaults to :data:`DEFAULT_NAMESPACE`.
+
+    Raises:
+        GpuSpecError: a pool not served by the DRA driver, a whole GPU of a MIG pool or a profile outside its
+            layout, an invalid name, an interval the driver does not know, with a MIG device, or without the
+            ``TimeSlicingSettings`` gate.
+    """
+    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    gates, found = _gates(feature_gates)
+    problems += found
+    if problems:
+        raise GpuSpecError(problems)
+    if mig_profile is not None:
+        _, problems = _mig_problems(pool.spec, mig_profile, 1)
+        if time_slice_interval is not None:
+            problems.append(
+                Problem(
+                    "time_slice_interval",
+                    time_slice_interval,
+                    "a MIG device takes no time-slice interval (the driver's MigDeviceConfig has no "
+                    "timeSlicingConfig); leave it out",
+                    "None",
+                    dra.SOURCE_SHARING,
+                )
+            )
+        if problems:
+            raise GpuSpecError(problems)
+        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile)])
+        return _manifest("ResourceClaim", name, namespace, request)
+    _, problems = _whole_gpu_problems(pool.spec, 1, None, None)
+    config = None
+    if time_slice_interval is not None:
+        if time_slice_interval not in dra.TIME_SLICE_INTERVALS:
+            problems.append(
+                Problem(
+                    "time_slice_interval",
+                    time_slice_interval,
+                    "not a time-slice interval of the DRA driver",
+                    ", ".join(dra.TIME_SLICE_INTERVALS),
+                    dra.SOURCE_SHARING,
+                )
+            )
+        problems += _gate_problem(
+            "time_slice_interval", time_slice_interval, "a time-slice interval", "TimeSlicing", gates
+        )
+        sharing = {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": time_slice_interval}}
+        config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
+    if problems:
+        raise GpuSpecError(problems)
+    return _manifest("ResourceClaim", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, 1, []), config)
+
+
+def mps_claim_template(
+    pool: DraPool,
+    name: str,
+    *,
+    feature_gates: Sequence[DraFeatureGateArg],
+    gpus: int = 1,
+    mig_profile: str | None = None,
+    default_active_thread_percentage: int | None = None,
+    default_pinned_device_memory_limit: str | None = None,
+    namespace: str = DEFAULT_NAMESPACE,
+) -> dict[str, Any]:
+    """A ``ResourceClaimTemplate`` whose devices the containers of each pod share through CUDA MPS (the driver
+    runs an MPS control daemon per claim): a ``GpuConfig`` (whole GPUs, request ``gpu``) or ``MigDeviceConfig``
+    (``mig_profile``, request ``mig``) with ``sharing.strategy: MPS`` (:data:`~gpu_components.dra.SOURCE_SHARING`).
+    Needs the driver's ``MPSSupport`` feature gate (:data:`~gpu_components.dra.SOURCE_CONFIG_GATES`).
+
+    Args:
+        pool: a DRA pool.
+        name: the template's name (a DNS label).
+        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``); must hold
+            ``MPSSupport``.
+        gpus: GPUs (or MIG devices of ``mig_profile``), checked as in :func:`gpu_claim_template` /
+            :func:`mig_claim_template`.
+        mig_profile: share MIG devices of this profile of the pool's layout instead of whole GPUs.
+        default_active_thread_percentage: ``mpsConfig.defaultActiveThreadPercentage``, 0..100 (percent of a
+            device's SMs each client may use). Defaults to the driver's (unset).
+        default_pinned_device_memory_limit: ``mpsConfig.defaultPinnedDeviceMemoryLimit``, a Kubernetes quantity
+            of bytes, e.g. ``"10Gi"``. Defaults to the driver's (unset).
+        namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
+
+    Raises:
+        GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a pool/profile mismatch (see
+            the other helpers), a percentage outside 0..100, a memory limit that is not a quantity, no
+            ``MPSSupport`` gate.
+    """
+    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    gates, found = _gates(feature_gates)
+    problems += found
+    if problems:
+        raise GpuSpecError(problems)
+    if mig_profile is None:
+        count, problems = _whole_gpu_problems(pool.spec, gpus, None, None)
+    else:
+        count, problems = _mig_problems(pool.spec, mig_profile, gpus)
+    percentage = default_active_thread_percentage
+    low, high = dra.MPS_ACTIVE_THREAD_PERCENTAGE
+    if percentage is not None and (
+        isinstance(percentage, bool) or not isinstance(percentage, int) or not low <= percentage <= high
+    ):
+        problems.append(
+            Problem(
+                "default_active_thread_percentage",
+                percentage,
+                "an MPS active thread percentage is a whole number of percent",
+                f"{low}..{high}",
+                dra.SOURCE_CONFIG_GATES,
+            )
+        )
+    limit = default_pinned_device_memory_limit
+    if limit is not None and (not isinstance(limit, str) or not _QUANTITY.fullmatch(limit)):
+        problems.append(
+            Problem(
+                "default_pinned_device_memory_limit",
+                limit,
+                "must be a Kubernetes quantity of bytes (a string)",
+                'a whole number with an optional suffix, e.g. "10Gi" or "512Mi"',
+                dra.SOURCE_SHARING,
+            )
+        )
+    problems += _gate_problem("feature_gates", list(feature_gates), "MPS in a resource claim", "MPS", gates)
+    if problems or count is None:
+        raise GpuSpecError(problems)
+    mps: dict[str, Any] = {}
+    if percentage is not None:
+        mps["defaultActiveThreadPercentage"] = percentage
+    if limit is not None:
+        mps["defaultPinnedDeviceMemoryLimit"] = limit
+    sharing: dict[str, Any] = {"strategy": "MPS", "mpsConfig": mps} if mps else {"strategy": "MPS"}
+    if mig_profile is None:
+        request = _request("gpu", dra.GPU_DEVICE_CLASS, count, [])
+        config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
+    else:
+        request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+        config = _config("mig", dra.MIG_DEVICE_CONFIG_KIND, sharing)
+    return _manifest("ResourceClaimTemplate", name, namespace, request, config)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pod pieces
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> DraPodSettings:
+    """The pod pieces that use ``claims`` on ``pool``: one pod ``resourceClaims`` entry per claim, named as the
+    claim (``resourceClaimTemplateName`` for a template, ``resourceClaimName`` for a shared claim), the GPU
+    container's ``resources.claims`` naming each, and the pool's tolerations and node selector. No
+    ``nvidia.com/gpu`` limit: the claims bring the devices.
+
+    Args:
+        pool: the DRA pool the claims were made for.
+        claims: manifests of this module's helpers (``resource.k8s.io/v1`` ``ResourceClaimTemplate`` or
+            ``ResourceClaim``), all in the pod's namespace; at least one.
+
+    Raises:
+        GpuSpecError: a pool not served by the DRA driver, no claims, a claim that is not such a manifest, two
+            claims of one name, claims in different namespaces (a pod references claims of its own namespace).
+    """
+    problems = _pool_problems(pool)
+    entries: list[PodResourceClaim] = []
+    namespaces: list[str] = []
+    if isinstance(claims, (str, Mapping)) or not isinstance(claims, Sequence) or not claims:
+        problems.append(Problem("claims", claims, "must be a non-empty list of claim manifests"))
+        raise GpuSpecError(problems)
+    for index, claim in enumerate(claims):
+        metadata = claim.get("metadata") if isinstance(claim, Mapping) else None
+        kind = claim.get("kind") if isinstance(claim, Mapping) else None
+        if (
+            not isinstance(metadata, Mapping)
+            or kind not in _CLAIM_KINDS
+            or claim.get("apiVersion") != dra.RESOURCE_API_VERSION
+        ):
+            problems.append(
+                Problem(
+                    f"claims[{index}]",
+                    claim,
+                    f"not a {dra.RESOURCE_API_VERSION} ResourceClaimTemplate or ResourceClaim manifest",
+                    "a manifest of gpu_claim_template, mig_claim_template, mps_claim_template or shared_gpu_claim",
+                )
+            )
+            continue
+        name = str(metadata.get("name"))
+        namespaces.append(str(metadata.get("namespace", DEFAULT_NAMESPACE)))
+        if any(entry["name"] == name for entry in entries):
+            problems.append(Problem(f"claims[{index}].metadata.name", name, "two claims of one name in one pod"))
+            continue
+        entry: PodResourceClaim = {"name": name}
+        if kind == "ResourceClaimTemplate":
+            entry["resourceClaimTemplateName"] = name
+        else:
+            entry["resourceClaimName"] = name
+        entries.append(entry)
+    if len(set(namespaces)) > 1:
+        problems.append(
+            Problem(
+                "claims",
+                namespaces,
+                "claims in different namespaces: a pod references resource claims of its own namespace",
+                "one namespace",
+                dra.SOURCE_KUBERNETES_DRA,
+            )
+        )
+    if problems:
+        raise GpuSpecError(problems)
+    return {
+        "resourceClaims": entries,
+        "claims": [{"name": entry["name"]} for entry in entries],
+        "tolerations": tolerations(pool.taints),
+        "nodeSelector": dict(sorted(pool.node_selector.items())),
+    }
+
+
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "DRA_DEVICE_PLUGIN_HOST",
+    "ContainerClaim",
+    "DraPodSettings",
+    "DraPool",
+    "PodResourceClaim",
+    "claim_pod_settings",
+    "gpu_claim_template",
+    "mig_claim_template",
+    "mps_claim_template",
+    "shared_gpu_claim",
+]

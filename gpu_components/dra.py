@@ -1,0 +1,186 @@
+"""What Kubernetes' Dynamic Resource Allocation (DRA) and NVIDIA's DRA driver publish and accept: SDK-free facts.
+
+Kubernetes DRA (``resource.k8s.io/v1``, GA from 1.34, :data:`SOURCE_KUBERNETES_DRA`): a pod asks for devices
+through a resource claim (a ``ResourceClaim``, or a ``ResourceClaimTemplate`` from which Kubernetes makes one claim
+per pod) whose requests name a DeviceClass and may narrow it with CEL selectors over the attributes and capacities
+the driver publishes; an opaque per-request config reaches the driver.
+
+NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu`` v0.4.1, driver name ``gpu.nvidia.com``):
+
+- DeviceClasses ``gpu.nvidia.com`` (whole GPUs, ``type == 'gpu'``) and ``mig.nvidia.com`` (MIG devices, ``type ==
+  'mig'``) (:data:`SOURCE_GPU_DEVICE_CLASS`, :data:`SOURCE_MIG_DEVICE_CLASS`).
+- Device attributes, qualified by the driver name (``device.attributes['gpu.nvidia.com'].<name>`` in CEL): a GPU's
+  ``productName`` (NVML's device name, e.g. ``NVIDIA A100-SXM4-40GB``), ``uuid``, ``brand``, ``architecture``,
+  ``cudaComputeCapability``, ``driverVersion``, ``cudaDriverVersion`` (:data:`SOURCE_GPU_ATTRIBUTES`); a MIG device's
+  ``profile`` (e.g. ``1g.10gb``), ``parentUUID`` and its parent's ``productName`` (:data:`SOURCE_MIG_ATTRIBUTES`).
+  Capacity ``memory`` in bytes (a GPU's total memory, :data:`SOURCE_GPU_CAPACITY`).
+- Opaque claim configs of ``apiVersion: resource.nvidia.com/v1beta1`` (:data:`SOURCE_CONFIG_KINDS`): ``GpuConfig``
+  for GPUs, ``MigDeviceConfig`` for MIG devices, each with ``sharing.strategy`` ``TimeSlicing`` or ``MPS``; a
+  ``GpuConfig``'s ``timeSlicingConfig.interval`` is ``Default``, ``Short``, ``Medium`` or ``Long`` and its
+  ``mpsConfig`` has ``defaultActiveThreadPercentage`` (0..100), ``defaultPinnedDeviceMemoryLimit`` (a quantity)
+  and ``defaultPerDevicePinnedMemoryLimit`` (:data:`SOURCE_SHARING`). The driver refuses the ``TimeSlicing``
+  strategy unless its ``TimeSlicingSettings`` feature gate is on, and ``MPS`` unless ``MPSSupport`` is on (both
+  alpha, off by default: :data:`SOURCE_CONFIG_GATES`): :data:`SHARING_FEATURE_GATES`.
+
+Without a config, one claim referenced by several pods (a ``ResourceClaim`` by name, same namespace) gives each of
+them access to its device, as the driver's demo "one shared, global claim providing access to a GPU" does; no
+feature gate is needed for that (:data:`SOURCE_SHARED_CLAIM`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from gpu_components.enums import DraFeatureGate
+
+_DRIVER_TREE = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/"
+
+SOURCE_KUBERNETES_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+"""Kubernetes DRA: resource claims and templates, DeviceClasses, CEL selectors, pod ``resourceClaims``."""
+SOURCE_CLAIM_TEMPLATE_API = (
+    "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-template-v1/"
+)
+"""The ``resource.k8s.io/v1`` ``ResourceClaimTemplate`` API (``spec.spec.devices.requests[].exactly``)."""
+SOURCE_GPU_DEVICE_CLASS = f"{_DRIVER_TREE}deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-gpu.yaml"
+"""The driver chart's ``gpu.nvidia.com`` DeviceClass."""
+SOURCE_MIG_DEVICE_CLASS = f"{_DRIVER_TREE}deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-mig.yaml"
+"""The driver chart's ``mig.nvidia.com`` DeviceClass."""
+SOURCE_GPU_ATTRIBUTES = f"{_DRIVER_TREE}cmd/gpu-kubelet-plugin/deviceinfo.go"
+"""The attributes the driver publishes for a whole GPU (``GpuInfo.Attributes``)."""
+SOURCE_MIG_ATTRIBUTES = f"{_DRIVER_TREE}cmd/gpu-kubelet-plugin/mig.go"
+"""The attributes the driver publishes for a MIG device (``CommonAttributesMig``: ``profile``, ``parentUUID``)."""
+SOURCE_GPU_CAPACITY = f"{_DRIVER_TREE}cmd/gpu-kubelet-plugin/partitions.go"
+"""A GPU's ``memory`` capacity in bytes (``fullGpuCapacity``); the driver's e2e test selects on it with
+``device.capacity["gpu.nvidia.com"].memory.compareTo(quantity(...)) >= 0`` (``test/e2e/framework/specs/
+memory-size.yaml.tmpl``)."""
+SOURCE_CONFIG_KINDS = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/api.go"
+"""Group ``resource.nvidia.com``, version ``v1beta1``, kinds ``GpuConfig`` and ``MigDeviceConfig``."""
+SOURCE_SHARING = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/sharing.go"
+"""Sharing strategies, time-slice intervals and MPS config fields of a claim config."""
+SOURCE_CONFIG_GATES = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/validate.go"
+"""``validateSharingStrategy``: ``TimeSlicing`` needs ``TimeSlicingSettings``, ``MPS`` needs ``MPSSupport``."""
+SOURCE_SHARED_CLAIM = f"{_DRIVER_TREE}demo/specs/quickstart/v1/gpu-test3.yaml"
+"""The driver's demo of one ``ResourceClaim`` shared by two pods (no config, no feature gate)."""
+
+RESOURCE_API_VERSION = "resource.k8s.io/v1"
+"""API version of DRA's objects, GA from Kubernetes 1.34 (:data:`SOURCE_KUBERNETES_DRA`)."""
+DRIVER_NAME = "gpu.nvidia.com"
+"""The DRA driver's name: the domain of its device attributes and capacities and the ``driver`` of an opaque
+config (:data:`SOURCE_GPU_DEVICE_CLASS`)."""
+GPU_DEVICE_CLASS = "gpu.nvidia.com"
+"""DeviceClass of whole GPUs (:data:`SOURCE_GPU_DEVICE_CLASS`)."""
+MIG_DEVICE_CLASS = "mig.nvidia.com"
+"""DeviceClass of MIG devices (:data:`SOURCE_MIG_DEVICE_CLASS`)."""
+PRODUCT_NAME_ATTRIBUTE = "productName"
+"""A GPU's (and a MIG device's parent's) NVML device name, e.g. ``NVIDIA L40S`` (:data:`SOURCE_GPU_ATTRIBUTES`)."""
+MIG_PROFILE_ATTRIBUTE = "profile"
+"""A MIG device's profile, e.g. ``1g.10gb`` (:data:`SOURCE_MIG_ATTRIBUTES`)."""
+MEMORY_CAPACITY = "memory"
+"""A GPU's memory capacity, in bytes (:data:`SOURCE_GPU_CAPACITY`)."""
+
+CONFIG_API_VERSION = "resource.nvidia.com/v1beta1"
+"""``apiVersion`` of the driver's opaque claim configs (:data:`SOURCE_CONFIG_KINDS`)."""
+GPU_CONFIG_KIND = "GpuConfig"
+"""Opaque config kind for a request of whole GPUs (:data:`SOURCE_CONFIG_KINDS`)."""
+MIG_DEVICE_CONFIG_KIND = "MigDeviceConfig"
+"""Opaque config kind for a request of MIG devices (:data:`SOURCE_CONFIG_KINDS`)."""
+
+SharingStrategy = Literal["TimeSlicing", "MPS"]
+"""``sharing.strategy`` of a claim config (:data:`SOURCE_SHARING`)."""
+TimeSliceInterval = Literal["Default", "Short", "Medium", "Long"]
+"""``sharing.timeSlicingConfig.interval`` of a ``GpuConfig`` (:data:`SOURCE_SHARING`)."""
+TIME_SLICE_INTERVALS: tuple[TimeSliceInterval, ...] = ("Default", "Short", "Medium", "Long")
+"""Every time-slice interval the driver accepts, shortest-named first as the driver lists them."""
+SHARING_FEATURE_GATES: dict[SharingStrategy, DraFeatureGate] = {
+    "TimeSlicing": DraFeatureGate.TIME_SLICING_SETTINGS,
+    "MPS": DraFeatureGate.MPS_SUPPORT,
+}
+"""The driver feature gate each sharing strategy of a claim config needs (:data:`SOURCE_CONFIG_GATES`)."""
+MPS_ACTIVE_THREAD_PERCENTAGE = (0, 100)
+"""Bounds of ``mpsConfig.defaultActiveThreadPercentage`` (``MpsConfig.Validate``, :data:`SOURCE_CONFIG_GATES`)."""
+
+
+def attribute(name: str) -> str:
+    """The CEL expression of the driver's device attribute ``name``: ``device.attributes['gpu.nvidia.com'].name``."""
+    return f"device.attributes['{DRIVER_NAME}'].{name}"
+
+
+def capacity(name: str) -> str:
+    """The CEL expression of the driver's device capacity ``name``: ``device.capacity['gpu.nvidia.com'].name``."""
+    return f"device.capacity['{DRIVER_NAME}'].{name}"
+
+
+def mig_profile_expression(profile: str) -> str:
+    """CEL selecting MIG devices of ``profile``: ``device.attributes['gpu.nvidia.com'].profile == '1g.10gb'`` (as the
+    driver's demo ``demo/specs/quickstart/v1/gpu-test4.yaml`` selects them)."""
+    return f"{attribute(MIG_PROFILE_ATTRIBUTE)} == '{profile}'"
+
+
+def memory_at_least_expression(gigabytes: int) -> str:
+    """CEL selecting GPUs with at least ``gigabytes`` GB of memory, in decimal gigabytes (``quantity('48G')``).
+
+    Decimal ``G``, not ``Gi``: the GB of a GPU's name (the catalog's ``memory_gb``) is not what NVML reports; a GPU
+    sold as 48 GB reports a little under 48 GiB (memory the driver reserves) but more than 48 * 10^9 bytes, so a
+    ``Gi`` floor would miss the very GPU it names."""
+    return f"{capacity(MEMORY_CAPACITY)}.compareTo(quantity('{gigabytes}G')) >= 0"
+
+
+def memory_below_expression(gigabytes: int) -> str:
+    """CEL selecting GPUs with less than ``gigabytes`` GB of memory (decimal, as :func:`memory_at_least_expression`)."""
+    return f"{capacity(MEMORY_CAPACITY)}.compareTo(quantity('{gigabytes}G')) < 0"
+
+
+def product_family(gpu_model: str) -> str:
+    """The lowercase product family of a catalog GPU model, its memory suffix dropped: ``A100-80GB`` -> ``a100``,
+    ``L40S`` -> ``l40s``, ``RTX-PRO-6000`` -> ``rtx-pro-6000``."""
+    parts = gpu_model.lower().split("-")
+    if len(parts) > 1 and parts[-1].endswith("gb") and parts[-1][:-2].isdigit():
+        parts = parts[:-1]
+    return "-".join(parts)
+
+
+def product_name_expression(gpu_model: str) -> str:
+    """CEL selecting GPUs whose ``productName`` names the family of catalog model ``gpu_model`` as a whole word
+    (case-insensitive; ``-`` in the family matches a space or ``-``): ``T4`` matches ``Tesla T4`` but not
+    ``NVIDIA T4G``, ``A100`` matches ``NVIDIA A100-SXM4-80GB``. The driver's demo selects A100s the same way
+    (``productName.lowerAscii().matches('^.*a100.*$')``, ``demo/specs/quickstart/v1/gpu-test6.yaml``). Models of
+    one family (``A100-40GB``, ``A100-80GB``) need a memory bound besides."""
+    family = product_family(gpu_model).replace("-", "[ -]")
+    return f"{attribute(PRODUCT_NAME_ATTRIBUTE)}.lowerAscii().matches('(^|[^a-z0-9]){family}([^a-z0-9]|$)')"
+
+
+__all__ = [
+    "CONFIG_API_VERSION",
+    "DRIVER_NAME",
+    "GPU_CONFIG_KIND",
+    "GPU_DEVICE_CLASS",
+    "MEMORY_CAPACITY",
+    "MIG_DEVICE_CLASS",
+    "MIG_DEVICE_CONFIG_KIND",
+    "MIG_PROFILE_ATTRIBUTE",
+    "MPS_ACTIVE_THREAD_PERCENTAGE",
+    "PRODUCT_NAME_ATTRIBUTE",
+    "RESOURCE_API_VERSION",
+    "SHARING_FEATURE_GATES",
+    "SOURCE_CLAIM_TEMPLATE_API",
+    "SOURCE_CONFIG_GATES",
+    "SOURCE_CONFIG_KINDS",
+    "SOURCE_GPU_ATTRIBUTES",
+    "SOURCE_GPU_CAPACITY",
+    "SOURCE_GPU_DEVICE_CLASS",
+    "SOURCE_KUBERNETES_DRA",
+    "SOURCE_MIG_ATTRIBUTES",
+    "SOURCE_MIG_DEVICE_CLASS",
+    "SOURCE_SHARED_CLAIM",
+    "SOURCE_SHARING",
+    "TIME_SLICE_INTERVALS",
+    "SharingStrategy",
+    "TimeSliceInterval",
+    "attribute",
+    "capacity",
+    "memory_at_least_expression",
+    "memory_below_expression",
+    "mig_profile_expression",
+    "product_family",
+    "product_name_expression",
+]

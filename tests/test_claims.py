@@ -1,0 +1,451 @@
+"""DRA claim helpers: exact ResourceClaimTemplate / ResourceClaim manifests, pod pieces, every rejection, and the
+sample Job of a DRA pool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpu_components import dra
+from gpu_components.adapter import DevicePluginHost, PoolView
+from gpu_components.claims import (
+    claim_pod_settings,
+    gpu_claim_template,
+    mig_claim_template,
+    mps_claim_template,
+    shared_gpu_claim,
+)
+from gpu_components.enums import DraFeatureGate
+from gpu_components.errors import GpuSpecError
+from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec
+from gpu_components.workloads import VECTOR_ADD_IMAGE, vector_add_claim_template, vector_add_job
+
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+PRODUCT = "device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches"
+MEMORY = "device.capacity['gpu.nvidia.com'].memory.compareTo"
+
+
+def view(pool: dict[str, Any], host: DevicePluginHost = "dra-driver") -> PoolView:
+    """A pool's view as a DRA pool's would be (until GpuCluster builds DRA pools): no extended resources."""
+    spec = GpuNodePoolSpec.from_args(pool, "aws")
+    return PoolView(
+        spec=spec,
+        device_plugin_host=host,
+        labels={POOL_LABEL: spec.name},
+        taints=spec.taints,
+        advertised_resources={} if host == "dra-driver" else {"nvidia.com/gpu": spec.gpu_count},
+        node_selector={POOL_LABEL: spec.name},
+        autoscaler_note=None,
+        tolerations=[],
+        driver_setting="AL2023_x86_64_NVIDIA",
+    )
+
+
+def l40s() -> PoolView:
+    """Four L40S per node."""
+    return view({"name": "l40s", "instance_type": "g6e.12xlarge", "max_size": 2})
+
+
+def h100_mig() -> PoolView:
+    """Eight H100 80GB per node, each in seven 1g.10gb MIG devices."""
+    return view({"name": "h100", "instance_type": "p5.48xlarge", "max_size": 2, "mig": {"profile": "1g.10gb"}})
+
+
+def karpenter() -> PoolView:
+    """A Karpenter pool of L40S (1, 4 or 8 per node) and A100 40GB / 80GB (8 per node) nodes."""
+    provisioning = {"provisioner": "karpenter", "max_gpus": 16, "instance_families": ["g6e", "p4d", "p4de"]}
+    return view({"name": "mixed", "instance_type": "g6e.xlarge", "provisioning": provisioning})
+
+
+def template(name: str, request: dict[str, Any], config: dict[str, Any] | None = None) -> dict[str, Any]:
+    devices: dict[str, Any] = {"requests": [request]}
+    if config is not None:
+        devices["config"] = [config]
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"spec": {"devices": devices}},
+    }
+
+
+def cel(*expressions: str) -> list[dict[str, Any]]:
+    return [{"cel": {"expression": expression}} for expression in expressions]
+
+
+def problems_of(error: pytest.ExceptionInfo[GpuSpecError]) -> list[tuple[str, object, str, str | None]]:
+    return [(p.path, p.value, p.message, p.valid) for p in error.value.problems]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Exact manifests
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_whole_gpus_template() -> None:
+    assert gpu_claim_template(l40s(), "two-gpus", gpus=2) == template(
+        "two-gpus", {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}}
+    )
+
+
+def test_gpus_by_model_and_memory_use_cel_on_the_driver_attributes() -> None:
+    manifest = gpu_claim_template(karpenter(), "l40s", gpu_model="L40S", min_gpu_memory_gb=40, namespace="ml")
+    assert manifest["metadata"] == {"name": "l40s", "namespace": "ml"}
+    assert manifest["spec"]["spec"]["devices"]["requests"] == [
+        {
+            "name": "gpu",
+            "exactly": {
+                "deviceClassName": "gpu.nvidia.com",
+                "count": 1,
+                "selectors": cel(
+                    f"{PRODUCT}('(^|[^a-z0-9])l40s([^a-z0-9]|$)')",
+                    f"{MEMORY}(quantity('40G')) >= 0",
+                ),
+            },
+        }
+    ]
+
+
+def test_a_model_of_a_family_the_pool_has_twice_is_told_apart_by_memory() -> None:
+    smaller = gpu_claim_template(karpenter(), "a100", gpus=8, gpu_model="A100-40GB")
+    larger = gpu_claim_template(karpenter(), "a100", gpu_model="A100-80GB")
+    family = f"{PRODUCT}('(^|[^a-z0-9])a100([^a-z0-9]|$)')"
+    assert smaller["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(
+        family, f"{MEMORY}(quantity('80G')) < 0"
+    )
+    assert larger["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(
+        family, f"{MEMORY}(quantity('80G')) >= 0"
+    )
+
+
+def test_product_name_expression_matches_whole_words_of_the_family() -> None:
+    assert dra.product_family("RTX-PRO-6000") == "rtx-pro-6000"
+    assert dra.product_family("H100-94GB") == "h100"
+    assert dra.product_name_expression("RTX-PRO-6000") == f"{PRODUCT}('(^|[^a-z0-9])rtx[ -]pro[ -]6000([^a-z0-9]|$)')"
+
+
+def test_mig_profile_template() -> None:
+    assert mig_claim_template(h100_mig(), "mig", "1g.10gb", devices=56) == template(
+        "mig",
+        {
+            "name": "mig",
+            "exactly": {
+                "deviceClassName": "mig.nvidia.com",
+                "count": 56,
+                "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+            },
+        },
+    )
+
+
+def test_shared_claim_without_interval_needs_no_gate() -> None:
+    assert shared_gpu_claim(l40s(), "shared", namespace="team-a") == {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": "team-a"},
+        "spec": {
+            "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 1}}]}
+        },
+    }
+
+
+def test_shared_claim_with_a_time_slice_interval() -> None:
+    manifest = shared_gpu_claim(
+        l40s(), "shared", time_slice_interval="Long", feature_gates=[DraFeatureGate.TIME_SLICING_SETTINGS]
+    )
+    assert manifest["spec"]["devices"]["config"] == [
+        {
+            "requests": ["gpu"],
+            "opaque": {
+                "driver": "gpu.nvidia.com",
+                "parameters": {
+                    "apiVersion": "resource.nvidia.com/v1beta1",
+                    "kind": "GpuConfig",
+                    "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}},
+                },
+            },
+        }
+    ]
+
+
+def test_shared_claim_of_one_mig_device() -> None:
+    assert shared_gpu_claim(h100_mig(), "shared", mig_profile="1g.10gb")["spec"] == {
+        "devices": {
+            "requests": [
+                {
+                    "name": "mig",
+                    "exactly": {
+                        "deviceClassName": "mig.nvidia.com",
+                        "count": 1,
+                        "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+                    },
+                }
+            ]
+        }
+    }
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(h100_mig(), "shared", mig_profile="1g.10gb", time_slice_interval="Long")
+    assert problems_of(error)[0][:2] == ("time_slice_interval", "Long")
+    assert "MigDeviceConfig has no timeSlicingConfig" in problems_of(error)[0][2]
+
+
+def test_mps_template_of_gpus() -> None:
+    manifest = mps_claim_template(
+        l40s(),
+        "mps",
+        feature_gates=["MPSSupport"],
+        default_active_thread_percentage=50,
+        default_pinned_device_memory_limit="10Gi",
+    )
+    assert manifest == template(
+        "mps",
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 1}},
+        {
+            "requests": ["gpu"],
+            "opaque": {
+                "driver": "gpu.nvidia.com",
+                "parameters": {
+                    "apiVersion": "resource.nvidia.com/v1beta1",
+                    "kind": "GpuConfig",
+                    "sharing": {
+                        "strategy": "MPS",
+                        "mpsConfig": {"defaultActiveThreadPercentage": 50, "defaultPinnedDeviceMemoryLimit": "10Gi"},
+                    },
+                },
+            },
+        },
+    )
+
+
+def test_mps_template_of_mig_devices_uses_mig_device_config() -> None:
+    manifest = mps_claim_template(h100_mig(), "mps", feature_gates=["MPSSupport"], mig_profile="1g.10gb")
+    assert manifest == template(
+        "mps",
+        {
+            "name": "mig",
+            "exactly": {
+                "deviceClassName": "mig.nvidia.com",
+                "count": 1,
+                "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+            },
+        },
+        {
+            "requests": ["mig"],
+            "opaque": {
+                "driver": "gpu.nvidia.com",
+                "parameters": {
+                    "apiVersion": "resource.nvidia.com/v1beta1",
+                    "kind": "MigDeviceConfig",
+                    "sharing": {"strategy": "MPS"},
+                },
+            },
+        },
+    )
+
+
+def test_pod_settings_reference_templates_and_shared_claims_without_a_gpu_limit() -> None:
+    pool = l40s()
+    settings = claim_pod_settings(pool, [gpu_claim_template(pool, "own"), shared_gpu_claim(pool, "shared")])
+    assert settings == {
+        "resourceClaims": [
+            {"name": "own", "resourceClaimTemplateName": "own"},
+            {"name": "shared", "resourceClaimName": "shared"},
+        ],
+        "claims": [{"name": "own"}, {"name": "shared"}],
+        "tolerations": [GPU_TOLERATION],
+        "nodeSelector": {POOL_LABEL: "l40s"},
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rejections
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_a_device_plugin_pool_is_refused_naming_gpu_access() -> None:
+    pool = view({"name": "dp", "instance_type": "g6e.xlarge", "max_size": 2}, host="daemonset")
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(pool, "gpu")
+    [(path, value, message, valid)] = problems_of(error)
+    assert (path, value, valid) == ("pool", "dp", "a pool with gpu_access: dra")
+    assert "device plugin host daemonset" in message and "gpu_access: dra" in message
+
+
+def test_more_gpus_than_a_node_has() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(l40s(), "gpu", gpus=5)
+    assert problems_of(error) == [
+        ("gpus", 5, "each node of pool l40s has 4 such GPUs; the claim could never be allocated", "1..4")
+    ]
+
+
+def test_a_provisioned_pool_counts_its_largest_qualifying_node() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(karpenter(), "gpu", gpus=9, gpu_model="L40S")
+    assert problems_of(error)[0][2:] == (
+        "the largest node of pool mixed has 8 such GPUs; the claim could never be allocated",
+        "1..8",
+    )
+
+
+@pytest.mark.parametrize("gpus", [0, -1, 1.0, "1.5", True])
+def test_gpu_counts_are_whole_numbers_never_rounded(gpus: Any) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(l40s(), "gpu", gpus=gpus)
+    [(path, value, _, valid)] = problems_of(error)
+    assert (path, value, valid) == ("gpus", gpus, 'a whole number of at least 1, e.g. 1 or "1"')
+
+
+def test_a_model_or_memory_the_pool_does_not_have_lists_its_gpus() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(karpenter(), "gpu", gpu_model="H100-80GB")
+    assert problems_of(error) == [
+        ("gpu_model", "H100-80GB", "pool mixed has no such GPU", "A100-40GB (40 GB), A100-80GB (80 GB), L40S (48 GB)")
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(karpenter(), "gpu", gpu_model="L40S", min_gpu_memory_gb=80)
+    assert problems_of(error)[0][:3] == ("min_gpu_memory_gb", 80, "pool mixed has no such GPU")
+
+
+def test_whole_gpus_of_a_mig_pool_are_refused() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(h100_mig(), "gpu")
+    [(path, value, message, valid)] = problems_of(error)
+    assert (path, value, valid) == ("pool", "h100", "mig_profile 1g.10gb")
+    assert "publishes them in DeviceClass mig.nvidia.com" in message
+
+
+def test_a_profile_outside_the_layout_lists_the_layout() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "mig", "3g.40gb")
+    assert problems_of(error) == [
+        ("mig_profile", "3g.40gb", "MIG profile 3g.40gb is not in pool h100's MIG layout (all-1g.10gb)", "1g.10gb")
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "mig", "1g.5gb")
+    assert problems_of(error)[0][2] == "H100-80GB GPUs have no MIG profile 1g.5gb"
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "mig", "1g.10gb", devices=57)
+    assert problems_of(error)[0][::3] == ("devices", "1..56")
+
+
+def test_a_profile_on_a_pool_without_mig() -> None:
+    pool = view({"name": "whole", "instance_type": "p5.48xlarge", "max_size": 2})
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(pool, "mig", "1g.10gb")
+    assert problems_of(error) == [
+        (
+            "mig_profile",
+            "1g.10gb",
+            "pool whole's GPUs are not partitioned (no mig), so the DRA driver publishes no MIG devices",
+            "none: the pool has no MIG layout (mig); claim whole GPUs",
+        )
+    ]
+
+
+def test_alpha_configs_without_their_gate_name_the_gate() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(l40s(), "shared", time_slice_interval="Short", feature_gates=["MPSSupport"])
+    [problem] = error.value.problems
+    assert (problem.path, problem.value, problem.valid, problem.source) == (
+        "time_slice_interval",
+        "Short",
+        "dra.feature_gates including TimeSlicingSettings",
+        dra.SOURCE_CONFIG_GATES,
+    )
+    assert "feature gate TimeSlicingSettings" in problem.message
+    with pytest.raises(GpuSpecError) as error:
+        mps_claim_template(l40s(), "mps", feature_gates=[])
+    assert problems_of(error)[0][::3] == ("feature_gates", "dra.feature_gates including MPSSupport")
+
+
+def test_bad_sharing_values() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(l40s(), "shared", time_slice_interval="Longer", feature_gates=["TimeSlicingSettings"])  # type: ignore[arg-type]
+    assert problems_of(error) == [
+        (
+            "time_slice_interval",
+            "Longer",
+            "not a time-slice interval of the DRA driver",
+            "Default, Short, Medium, Long",
+        )
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        mps_claim_template(
+            l40s(),
+            "mps",
+            feature_gates=["MPSSupport", "Nope"],  # type: ignore[list-item]
+            default_active_thread_percentage=101,
+            default_pinned_device_memory_limit="10 GB",
+        )
+    assert [p[0] for p in problems_of(error)] == ["feature_gates[1]"]
+    with pytest.raises(GpuSpecError) as error:
+        mps_claim_template(
+            l40s(),
+            "mps",
+            feature_gates=["MPSSupport"],
+            default_active_thread_percentage=101,
+            default_pinned_device_memory_limit="10 GB",
+        )
+    assert [(p[0], p[3]) for p in problems_of(error)] == [
+        ("default_active_thread_percentage", "0..100"),
+        ("default_pinned_device_memory_limit", 'a whole number with an optional suffix, e.g. "10Gi" or "512Mi"'),
+    ]
+
+
+def test_names_must_be_dns_labels() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(l40s(), "My.Claim", namespace="")
+    assert [p[:2] for p in problems_of(error)] == [("name", "My.Claim"), ("namespace", "")]
+
+
+def test_pod_settings_refuse_mixed_namespaces_and_non_claims() -> None:
+    pool = l40s()
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(pool, [gpu_claim_template(pool, "a"), shared_gpu_claim(pool, "b", namespace="other")])
+    assert problems_of(error)[0][:3] == (
+        "claims",
+        ["default", "other"],
+        "claims in different namespaces: a pod references resource claims of its own namespace",
+    )
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(pool, [{"kind": "Pod"}, gpu_claim_template(pool, "a"), gpu_claim_template(pool, "a")])
+    assert [p[0] for p in problems_of(error)] == ["claims[0]", "claims[2].metadata.name"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sample Job of a DRA pool
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_vector_add_job_of_a_dra_pool_claims_one_gpu() -> None:
+    pool = l40s()
+    assert vector_add_claim_template(pool) == template(
+        "l40s-vectoradd", {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 1}}
+    )
+    job = vector_add_job(pool)
+    assert job["spec"]["template"]["spec"] == {
+        "restartPolicy": "Never",
+        "containers": [
+            {"name": "vectoradd", "image": VECTOR_ADD_IMAGE, "resources": {"claims": [{"name": "l40s-vectoradd"}]}}
+        ],
+        "resourceClaims": [{"name": "l40s-vectoradd", "resourceClaimTemplateName": "l40s-vectoradd"}],
+        "tolerations": [GPU_TOLERATION],
+        "nodeSelector": {POOL_LABEL: "l40s"},
+    }
+
+
+def test_vector_add_of_a_mig_dra_pool_claims_one_device_of_the_first_profile() -> None:
+    claim = vector_add_claim_template(h100_mig())
+    assert claim["spec"]["spec"]["devices"]["requests"][0]["exactly"] == {
+        "deviceClassName": "mig.nvidia.com",
+        "count": 1,
+        "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+    }
+
+
+def test_vector_add_job_of_a_dra_pool_takes_no_resource_choice() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        vector_add_job(h100_mig(), mig_profile="1g.10gb")
+    assert problems_of(error)[0][:2] == ("mig_profile", "1g.10gb")
