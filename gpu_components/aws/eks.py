@@ -65,6 +65,7 @@ from gpu_components.aws.facts import (
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
     SOURCE_AMI_TYPES,
+    SOURCE_BOTTLEROCKET_DRA,
     TAINT_EFFECTS,
 )
 from gpu_components.enums import GpuStackArg, value_of
@@ -75,10 +76,12 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    GPU_ACCESS_LABEL,
     POOL_LABEL,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Taint,
+    dra_refused,
     sharing_trust_labels,
 )
 from gpu_components.workloads import tolerations
@@ -194,12 +197,35 @@ def supported_ami_types(spec: GpuNodePoolSpec) -> tuple[str, ...]:
     )
 
 
-def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
-    """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack), else as the
-    cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
+def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto", dra: bool = False) -> DevicePluginHost:
+    """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack or access: a DRA pool
+    there is refused, :func:`dra_problems`), else NVIDIA's DRA driver on an AL2023 NVIDIA pool whose resolved
+    ``gpu_access`` is ``dra`` (``dra``), else the cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
     if ami_type.startswith("BOTTLEROCKET_"):
         return "node-image"
+    if dra:
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
+
+
+def dra_problems(spec: GpuNodePoolSpec, ami_type: str, path: str) -> list[Problem]:
+    """A pool whose resolved ``gpu_access`` is ``dra`` on a Bottlerocket NVIDIA AMI: refused. Bottlerocket runs
+    NVIDIA's device plugin on the host, and its own host DRA driver (:data:`SOURCE_BOTTLEROCKET_DRA`) is node settings
+    the library does not set; NVIDIA's DRA driver chart beside either would make two GPU publishers on a node. The
+    AL2023 NVIDIA AMIs carry the driver and run no device plugin (:data:`SOURCE_EKS_DRA`)."""
+    if not ami_type.startswith("BOTTLEROCKET_"):
+        return []
+    return [
+        dra_refused(
+            spec,
+            path,
+            f"{ami_type} nodes run NVIDIA's device plugin on the host (Bottlerocket's own DRA driver is a host "
+            "setting the library does not manage), and NVIDIA's DRA driver may not share a node with a device plugin",
+            f"ami_type {DEFAULT_AMI_TYPES[spec.cpu_architecture]} (AL2023 NVIDIA: the driver on the host, no device "
+            "plugin), or gpu_access: device-plugin",
+            SOURCE_BOTTLEROCKET_DRA,
+        )
+    ]
 
 
 def eks_problems(
@@ -302,8 +328,9 @@ def ami_problems(
             )
         ]
     if device_plugin_host(chosen) == "node-image":
-        return bottlerocket.bottlerocket_problems(spec, path)
-    if spec.mig is not None and gpu_stack != "gpu-operator":
+        dra = dra_problems(spec, chosen, path) if spec.uses_dra(gpu_stack) else []
+        return dra + bottlerocket.bottlerocket_problems(spec, path)
+    if spec.mig is not None and gpu_stack != "gpu-operator" and not spec.uses_dra(gpu_stack):
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
         valid = "gpu_stack gpu-operator"
         if bottlerocket_type in supported:
@@ -348,9 +375,12 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(device_plugin_node_labels(spec))
     elif host == "gpu-operator":
         labels.update(operator_node_labels(spec, "aws"))
+    elif host == "dra-driver":
+        labels[GPU_ACCESS_LABEL] = "dra"
     elif gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))
-    labels.update(autoscaler_gpu_label(spec))
+    if host != "dra-driver":
+        labels.update(autoscaler_gpu_label(spec))
     labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
 
@@ -410,13 +440,13 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
     stack its labels (:func:`node_labels`); its taints are the spec's (EKS adds none); the node selector is the
     pool label; ``driver_setting`` is the AMI type."""
     chosen = ami_type_for(spec, ami_type)
-    host = device_plugin_host(chosen, gpu_stack)
+    host = device_plugin_host(chosen, gpu_stack, spec.uses_dra(gpu_stack))
     return PoolView(
         spec=spec,
         device_plugin_host=host,
         labels=node_labels(spec, host, gpu_stack),
         taints=spec.taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources={} if host == "dra-driver" else advertised_resources(spec),
         node_selector={POOL_LABEL: spec.name},
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
@@ -428,7 +458,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
     pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
-    host = device_plugin_host(ami_type, gpu_stack)
+    host = device_plugin_host(ami_type, gpu_stack, spec.uses_dra(gpu_stack))
     inputs: dict[str, Any] = {
         "ami_type": ami_type,
         "instance_types": [spec.instance_type],

@@ -61,7 +61,14 @@ from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resourc
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
+from gpu_components.spec import (
+    GPU_ACCESS_LABEL,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Taint,
+    sharing_trust_labels,
+)
 from gpu_components.workloads import tolerations
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
@@ -184,9 +191,26 @@ class AksGpuNodePoolArgs(TypedDict):
 
 
 def device_plugin_host(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
-    """Where the device plugin runs on an AKS pool (AKS installs none): the GPU Operator's under
-    ``gpu-operator``, else the cluster's DaemonSet."""
+    """Where the device plugin runs on an AKS pool (AKS installs none): NVIDIA's DRA driver (``dra-driver``) on a
+    pool whose resolved ``gpu_access`` is ``dra`` (agent pools and Node Auto Provisioning pools alike: AKS runs no
+    device plugin of its own, and its driver, ``gpu_driver: aks``, sits on the host, the DRA driver's default
+    ``nvidiaDriverRoot`` ``/``), the GPU Operator's under ``gpu-operator``, else the cluster's DaemonSet."""
+    if spec.uses_dra(gpu_stack):
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
+
+
+def pool_advertised_resources(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, int]:
+    """What each node advertises as extended resources: nothing on a DRA pool (its GPUs are DRA devices), else the
+    NVIDIA device plugin's resources (:func:`~gpu_components.nvidia.device_plugin.advertised_resources`)."""
+    return {} if device_plugin_host(spec, gpu_stack) == "dra-driver" else advertised_resources(spec)
+
+
+def dra_mig_needs_operator(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> bool:
+    """Whether a DRA pool's MIG partitions need NVIDIA's MIG manager: on a Node Auto Provisioning pool (its
+    AKSNodeClass has no ``gpuInstanceProfile``); not on an agent pool, whose partitions AKS makes from
+    ``gpuInstanceProfile`` at node creation, before the DRA driver publishes them (:data:`SOURCE_MIG_ON_AKS`)."""
+    return spec.mig is not None and spec.provisioning is not None
 
 
 def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
@@ -317,11 +341,17 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
 
     ``agent_pool`` false (a Node Auto Provisioning pool): no spot label (NAP writes
     ``kubernetes.azure.com/scalesetpriority`` on each node itself, ``spot`` or ``regular``) and, under the GPU
-    Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``)."""
+    Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``).
+
+    A DRA pool (resolved ``gpu_access: dra``) gets ``gpu-components/gpu-access: dra`` instead of the device plugin's
+    labels."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
-    if device_plugin_host(spec, gpu_stack) == "gpu-operator":
+    host = device_plugin_host(spec, gpu_stack)
+    if host == "gpu-operator":
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
+    elif host == "dra-driver":
+        labels[GPU_ACCESS_LABEL] = "dra"
     else:
         labels.update(device_plugin_node_labels(spec))
     if spec.spot and agent_pool:
@@ -406,7 +436,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         device_plugin_host=device_plugin_host(spec, gpu_stack),
         labels=node_labels(spec, gpu_stack),
         taints=taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},
         autoscaler_note=aks_autoscaler_note(spec),
         tolerations=tolerations(taints),
