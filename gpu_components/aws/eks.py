@@ -176,7 +176,9 @@ class EksGpuNodeGroupArgs(TypedDict):
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` an AL2023 pool gets the operator's node
     labels (device plugin config, MIG config) and may use MIG through the operator's MIG manager; the operator itself
-    is ``NvidiaGpuOperator``, with ``operator_driver`` false."""
+    is ``NvidiaGpuOperator``, with ``operator_driver`` false. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the
+    default there) on an AL2023 NVIDIA AMI gets the label ``gpu-components/gpu-access: dra`` and no device plugin
+    labels, NVIDIA's DRA driver publishing its GPUs; a Bottlerocket pool is refused (its host device plugin)."""
 
 
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
@@ -393,15 +395,18 @@ def autoscaler_gpu_label(spec: GpuNodePoolSpec) -> dict[str, str]:
     return {AUTOSCALER_GPU_LABEL: f"nvidia-{spec.gpu.name.lower()}"}
 
 
-def autoscaler_tags(spec: GpuNodePoolSpec, labels: Mapping[str, str]) -> dict[str, str]:
+def autoscaler_tags(
+    spec: GpuNodePoolSpec, labels: Mapping[str, str], advertised: Mapping[str, int] | None = None
+) -> dict[str, str]:
     """The Cluster Autoscaler's node-template tags for an EKS pool's Auto Scaling group (tag key -> value, sorted).
 
-    Resources: what one node advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among them (the template
-    would otherwise count the instance type's whole GPUs). Labels: every label in ``labels`` (the node group's).
+    Resources: what one node advertises (``advertised``; defaults to the NVIDIA device plugin's resources, and is
+    empty on a DRA pool), and ``nvidia.com/gpu`` = ``0`` when that is not among them (the template would otherwise
+    count the instance type's whole GPUs). Labels: every label in ``labels`` (the node group's).
     Taints: every taint of the pool, valued ``<value>:<Effect>`` (Kubernetes spelling). Source:
     :data:`SOURCE_AUTOSCALER`.
     """
-    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
+    resources = {GPU_RESOURCE: 0, **(advertised_resources(spec) if advertised is None else advertised)}
     tags = {f"{CLUSTER_AUTOSCALER_RESOURCE_TAG}{name}": str(count) for name, count in resources.items()}
     tags.update({f"{CLUSTER_AUTOSCALER_LABEL_TAG}{key}": value for key, value in labels.items()})
     tags.update({f"{CLUSTER_AUTOSCALER_TAINT_TAG}{t.key}": f"{t.value}:{t.effect}" for t in spec.taints})
@@ -589,8 +594,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     time-sliced 4 ways, ``nvidia.com/mig-1g.10gb: 7`` under the mixed MIG strategy)."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
-    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``node-image`` (Bottlerocket's host
-    device plugin)."""
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``), ``node-image`` (Bottlerocket's host
+    device plugin) or ``dra-driver`` (NVIDIA's DRA driver: a pool with ``gpu_access`` ``dra``)."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero despite the
     node-template tags (nodes that advertise no ``nvidia.com/gpu``; MIG made by the GPU Operator's MIG manager), or
@@ -657,7 +662,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         self.node_role_arn = pulumi.Output.from_input(role_arn)
         self.node_group_name = self.node_group.node_group_name
         self.autoscaling_group_name = self.node_group.resources.apply(autoscaling_group_name)
-        for key, value in autoscaler_tags(spec, self.labels).items():
+        for key, value in autoscaler_tags(spec, self.labels, self.advertised_resources).items():
             aws.autoscaling.Tag(
                 f"{name}-autoscaler-{autoscaler_tag_role(key)}",
                 autoscaling_group_name=self.autoscaling_group_name,

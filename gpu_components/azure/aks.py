@@ -187,7 +187,8 @@ class AksGpuNodePoolArgs(TypedDict):
     take is an error naming the key."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` the pool gets the operator's node labels
-    instead of the device plugin's."""
+    instead of the device plugin's. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets the
+    label ``gpu-components/gpu-access: dra`` instead, NVIDIA's DRA driver publishing its GPUs."""
 
 
 def device_plugin_host(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
@@ -394,11 +395,12 @@ def agent_pool_inputs(
     return inputs
 
 
-def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
+def autoscaler_tags(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
     """The Cluster Autoscaler's resource tags for the pool's scale set (tag name -> amount, sorted): what one node
-    advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among it (the VM size alone would promise whole
-    GPUs). Source: :data:`SOURCE_AUTOSCALER`."""
-    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
+    advertises under the GPU stack (:func:`pool_advertised_resources`: nothing on a DRA pool), and ``nvidia.com/gpu``
+    = ``0`` when that is not among it (the VM size alone would promise whole GPUs).
+    Source: :data:`SOURCE_AUTOSCALER`."""
+    resources = {GPU_RESOURCE: 0, **pool_advertised_resources(spec, gpu_stack)}
     tags = {f"{AUTOSCALER_RESOURCE_TAG}{name.replace('/', '_')}": str(count) for name, count in resources.items()}
     return dict(sorted(tags.items()))
 
@@ -487,8 +489,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 in
     ``MIG1g`` under the single strategy)."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``) or
-    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``); AKS runs none itself."""
+    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver:
+    a pool with ``gpu_access`` ``dra``); AKS runs none itself."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero (nodes that
     advertise no ``nvidia.com/gpu``), or null."""
@@ -522,7 +525,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],
-            "tags": {**args.get("tags", {}), **autoscaler_tags(spec)},
+            "tags": {**args.get("tags", {}), **autoscaler_tags(spec, gpu_stack)},
             **inputs,
         }
         self.agent_pool: azure_native.containerservice.AgentPool = azure_native.containerservice.AgentPool(

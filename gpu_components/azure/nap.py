@@ -134,7 +134,8 @@ class AksNapGpuNodePoolArgs(TypedDict):
     ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (the NVIDIA device plugin DaemonSet). With ``gpu-operator`` the
-    pool gets the operator's node labels, its MIG manager among them for a MIG pool."""
+    pool gets the operator's node labels, its MIG manager among them for a MIG pool. With ``dra`` a pool whose
+    ``gpu_access`` is ``dra`` (the default there) gets the label ``gpu-components/gpu-access: dra`` instead."""
 
 
 def nap_problems(
@@ -364,8 +365,8 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node of the pool's first VM size advertises."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``) or ``gpu-operator``
-    (``NvidiaGpuOperator``); NAP runs none itself."""
+    """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``), ``gpu-operator``
+    (``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``); NAP runs none itself."""
     autoscaler_note: str | None
     """What Karpenter cannot count when it creates the pool's nodes (shared or MIG devices), or null."""
 

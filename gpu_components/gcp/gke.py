@@ -260,7 +260,9 @@ class GkeGpuNodePoolArgs(TypedDict):
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (GKE's driver and device plugin). With ``gpu-operator`` GKE's
     device plugin is kept off the nodes and the operator (``NvidiaGpuOperator``, ``operator_driver`` true) installs the
-    driver and advertises the GPUs. With ``dra`` (and a pool's ``gpu_access``) see the module docstring."""
+    driver and advertises the GPUs. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets GKE's
+    driver installation off (GKE's driver installer DaemonSet installs it), GKE's device plugin kept off by the label
+    ``gke-no-default-nvidia-gpu-device-plugin``, and NVIDIA's DRA driver publishes its GPUs; MIG is refused there."""
     node_pool_args: NotRequired[dict[str, Any]]
     """Other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g. ``management``,
     ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g. ``disk_type``,
@@ -835,8 +837,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 partitioned
     into ``1g.5gb``)."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin) or ``gpu-operator`` (the GPU Operator's
-    device plugin, ``NvidiaGpuOperator``)."""
+    """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin), ``gpu-operator`` (the GPU Operator's
+    device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``)."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero, or null."""
 
