@@ -188,3 +188,11 @@ def test_al2023_dra_mig_pool_is_accepted_and_needs_the_operator_mig_manager() ->
 def test_al2023_device_plugin_mig_pool_still_refused_under_dra() -> None:
     [problem] = ADAPTER.problems(spec({**H100_MIG, "gpu_access": "device-plugin"}), {}, "pools[0]", "dra")
     assert problem.path == "pools[0].mig"
+
+
+def test_dra_facts_driver_root_is_the_host() -> None:
+    assert ADAPTER.facts.dra is not None
+    assert ADAPTER.facts.dra.driver_root == "/"
+    assert dict(ADAPTER.facts.dra.node_labels) == {}
+    assert ADAPTER.facts.dra.driver_installer is None
+    assert ADAPTER.facts.dra.source == EKS_DRA

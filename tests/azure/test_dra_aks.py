@@ -122,3 +122,10 @@ def test_nap_mig_device_plugin_pool_still_refused_under_dra() -> None:
         spec(nap(mig={"profile": "1g.12gb"}, gpu_access="device-plugin")), {}, "pools[0]", "dra"
     )
     assert problem.path == "pools[0].mig"
+
+
+def test_dra_facts_driver_root_is_the_host() -> None:
+    assert ADAPTER.facts.dra is not None
+    assert ADAPTER.facts.dra.driver_root == "/"
+    assert dict(ADAPTER.facts.dra.node_labels) == {}
+    assert ADAPTER.facts.dra.driver_installer is None
