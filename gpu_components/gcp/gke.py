@@ -405,7 +405,7 @@ def dra_problems(spec: GpuNodePoolSpec, driver_version: str, path: str, driver_p
     driver installation mode ``INSTALLATION_DISABLED`` (GKE's automatic installation "isn't supported with DRA"; the
     driver comes from GKE's installer DaemonSet, :data:`~gpu_components.gcp.facts.GKE_COS_DRIVER_INSTALLER`), and no
     MIG: GKE documents multi-instance GPUs (its ``gpu_partition_size``) among the sharing features DRA cannot use, and
-    without GKE's driver installation no one would partition the GPUs. Time-slicing and MPS on a DRA pool are the
+    GKE makes no partitions without its own driver installation. Time-slicing and MPS on a DRA pool are the
     cloud-neutral rule's (sharing lives in the resource claim)."""
     problems: list[Problem] = []
     if driver_version != GKE_DRIVER_INSTALLATION_DISABLED:
