@@ -153,11 +153,19 @@ class DraFacts:
         node_labels: labels a DRA pool's nodes carry so that no other device plugin advertises their GPUs (GKE:
             ``gke-no-default-nvidia-gpu-device-plugin: "true"``); empty where none is needed.
         source: the page giving these facts.
+        driver_installer: the URL of the manifest (pinned to a commit) of the cloud's own NVIDIA driver installer
+            DaemonSet, where a DRA pool's nodes get the driver from it rather than from the node image or the cloud's
+            automatic installation (GKE: automatic installation is off on DRA pools, and GKE's COS installer puts
+            the driver under ``driver_root``); ``None`` where the node image or the cloud installs it. The
+            composition applies it once per cluster with a DRA pool (``kubernetes.yaml.v2.ConfigFile``).
+        driver_installer_source: the page that tells users to apply ``driver_installer``; ``None`` without one.
     """
 
     driver_root: str
     node_labels: Mapping[str, str]
     source: str
+    driver_installer: str | None = None
+    driver_installer_source: str | None = None
 
 
 def _no_value(instance_type: str) -> None:

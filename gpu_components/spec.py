@@ -77,6 +77,9 @@ SYSTEM_ROLE_LABEL = "gpu-components/role"
 """Node label (value ``system``) of the example clusters' non-GPU system pools."""
 POOL_LABEL = "gpu-components/pool"
 """Node label every pool's nodes carry, valued with the pool name, so workloads can select a pool."""
+GPU_ACCESS_LABEL = "gpu-components/gpu-access"
+"""Node label (value ``dra``) of the pools whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra``), so
+selectors, the policy pack and people tell them from device-plugin pools, which carry no such label."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
@@ -528,6 +531,11 @@ class GpuNodePoolSpec:
         ``gpu_taint`` for the default GPU taint (first when on)."""
         offset = 1 if self.gpu_taint else 0
         return "gpu_taint" if index < offset else f"taints[{index - offset}]"
+
+    def uses_dra(self, gpu_stack: str) -> bool:
+        """Whether the pool's resolved ``gpu_access`` is ``dra`` under the cluster's ``gpu_stack``: the pool's own
+        ``gpu_access``, else the cluster's default (``dra`` under ``gpu_stack: dra``, else ``device-plugin``)."""
+        return (self.gpu_access or ("dra" if gpu_stack == "dra" else "device-plugin")) == "dra"
 
     @classmethod
     def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
@@ -1554,3 +1562,11 @@ def parse_pools(
     if problems:
         raise GpuSpecError(problems)
     return tuple(specs)
+
+
+def dra_refused(spec: GpuNodePoolSpec, path: str, why: str, valid: str, source: str) -> Problem:
+    """The problem of a pool whose resolved ``gpu_access`` is ``dra`` where its cloud, image or provisioner cannot
+    serve DRA: at ``<path>.gpu_access``, valued as the pool gave it, or as the cluster's default (``(default:
+    dra)``, :class:`~gpu_components.errors.Default`) when the pool follows ``gpu_stack: dra``."""
+    value: object = spec.gpu_access if spec.gpu_access is not None else Default("dra")
+    return Problem(f"{path}.gpu_access" if path else "gpu_access", value, why, valid, source)

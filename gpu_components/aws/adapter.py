@@ -96,7 +96,11 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
         "no ami_type",
         SOURCE_AUTO_NODECLASS,
     )
-    return refused + auto_mode_problems(spec, path) + hatch_problems(options, AUTO_NODE_CLASS_OWNED, "NodeClass", where)
+    return (
+        refused
+        + auto_mode_problems(spec, path, gpu_stack)
+        + hatch_problems(options, AUTO_NODE_CLASS_OWNED, "NodeClass", where)
+    )
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
@@ -110,6 +114,12 @@ def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuS
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
     return _describe(spec, options, gpu_stack).device_plugin_host
+
+
+def _dra_mig_needs_operator(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> bool:
+    """A MIG pool on AL2023 NVIDIA nodes, the only EKS pools DRA serves: neither the AMI nor EKS partitions GPUs,
+    NVIDIA's MIG manager does (:data:`~gpu_components.aws.eks.SOURCE_MIG_ON_EKS`)."""
+    return spec.mig is not None
 
 
 def _create_pool(
@@ -142,6 +152,7 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=EksWiringArgs,
     facts=FACTS,
+    dra_mig_needs_operator=_dra_mig_needs_operator,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes; Karpenter pools as the same AMIs' node groups; EKS Auto Mode pools

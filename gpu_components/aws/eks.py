@@ -65,6 +65,7 @@ from gpu_components.aws.facts import (
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
     SOURCE_AMI_TYPES,
+    SOURCE_BOTTLEROCKET_DRA,
     TAINT_EFFECTS,
 )
 from gpu_components.enums import GpuStackArg, value_of
@@ -75,10 +76,12 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    GPU_ACCESS_LABEL,
     POOL_LABEL,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Taint,
+    dra_refused,
     sharing_trust_labels,
 )
 from gpu_components.workloads import tolerations
@@ -173,7 +176,9 @@ class EksGpuNodeGroupArgs(TypedDict):
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` an AL2023 pool gets the operator's node
     labels (device plugin config, MIG config) and may use MIG through the operator's MIG manager; the operator itself
-    is ``NvidiaGpuOperator``, with ``operator_driver`` false."""
+    is ``NvidiaGpuOperator``, with ``operator_driver`` false. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the
+    default there) on an AL2023 NVIDIA AMI gets the label ``gpu-components/gpu-access: dra`` and no device plugin
+    labels, NVIDIA's DRA driver publishing its GPUs; a Bottlerocket pool is refused (its host device plugin)."""
 
 
 def ami_type_for(spec: GpuNodePoolSpec, ami_type: str | None) -> str:
@@ -194,12 +199,35 @@ def supported_ami_types(spec: GpuNodePoolSpec) -> tuple[str, ...]:
     )
 
 
-def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
-    """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack), else as the
-    cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
+def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto", dra: bool = False) -> DevicePluginHost:
+    """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack or access: a DRA pool
+    there is refused, :func:`dra_problems`), else NVIDIA's DRA driver on an AL2023 NVIDIA pool whose resolved
+    ``gpu_access`` is ``dra`` (``dra``), else the cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
     if ami_type.startswith("BOTTLEROCKET_"):
         return "node-image"
+    if dra:
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
+
+
+def dra_problems(spec: GpuNodePoolSpec, ami_type: str, path: str) -> list[Problem]:
+    """A pool whose resolved ``gpu_access`` is ``dra`` on a Bottlerocket NVIDIA AMI: refused. Bottlerocket runs
+    NVIDIA's device plugin on the host, and its own host DRA driver (:data:`SOURCE_BOTTLEROCKET_DRA`) is node settings
+    the library does not set; NVIDIA's DRA driver chart beside either would make two GPU publishers on a node. The
+    AL2023 NVIDIA AMIs carry the driver and run no device plugin (:data:`SOURCE_EKS_DRA`)."""
+    if not ami_type.startswith("BOTTLEROCKET_"):
+        return []
+    return [
+        dra_refused(
+            spec,
+            path,
+            f"{ami_type} nodes run NVIDIA's device plugin on the host (Bottlerocket's own DRA driver is a host "
+            "setting the library does not manage), and NVIDIA's DRA driver may not share a node with a device plugin",
+            f"ami_type {DEFAULT_AMI_TYPES[spec.cpu_architecture]} (AL2023 NVIDIA: the driver on the host, no device "
+            "plugin), or gpu_access: device-plugin",
+            SOURCE_BOTTLEROCKET_DRA,
+        )
+    ]
 
 
 def eks_problems(
@@ -302,8 +330,9 @@ def ami_problems(
             )
         ]
     if device_plugin_host(chosen) == "node-image":
-        return bottlerocket.bottlerocket_problems(spec, path)
-    if spec.mig is not None and gpu_stack != "gpu-operator":
+        dra = dra_problems(spec, chosen, path) if spec.uses_dra(gpu_stack) else []
+        return dra + bottlerocket.bottlerocket_problems(spec, path)
+    if spec.mig is not None and gpu_stack != "gpu-operator" and not spec.uses_dra(gpu_stack):
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
         valid = "gpu_stack gpu-operator"
         if bottlerocket_type in supported:
@@ -348,9 +377,12 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(device_plugin_node_labels(spec))
     elif host == "gpu-operator":
         labels.update(operator_node_labels(spec, "aws"))
+    elif host == "dra-driver":
+        labels[GPU_ACCESS_LABEL] = "dra"
     elif gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))
-    labels.update(autoscaler_gpu_label(spec))
+    if host != "dra-driver":
+        labels.update(autoscaler_gpu_label(spec))
     labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
 
@@ -363,15 +395,18 @@ def autoscaler_gpu_label(spec: GpuNodePoolSpec) -> dict[str, str]:
     return {AUTOSCALER_GPU_LABEL: f"nvidia-{spec.gpu.name.lower()}"}
 
 
-def autoscaler_tags(spec: GpuNodePoolSpec, labels: Mapping[str, str]) -> dict[str, str]:
+def autoscaler_tags(
+    spec: GpuNodePoolSpec, labels: Mapping[str, str], advertised: Mapping[str, int] | None = None
+) -> dict[str, str]:
     """The Cluster Autoscaler's node-template tags for an EKS pool's Auto Scaling group (tag key -> value, sorted).
 
-    Resources: what one node advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among them (the template
-    would otherwise count the instance type's whole GPUs). Labels: every label in ``labels`` (the node group's).
+    Resources: what one node advertises (``advertised``; defaults to the NVIDIA device plugin's resources, and is
+    empty on a DRA pool), and ``nvidia.com/gpu`` = ``0`` when that is not among them (the template would otherwise
+    count the instance type's whole GPUs). Labels: every label in ``labels`` (the node group's).
     Taints: every taint of the pool, valued ``<value>:<Effect>`` (Kubernetes spelling). Source:
     :data:`SOURCE_AUTOSCALER`.
     """
-    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
+    resources = {GPU_RESOURCE: 0, **(advertised_resources(spec) if advertised is None else advertised)}
     tags = {f"{CLUSTER_AUTOSCALER_RESOURCE_TAG}{name}": str(count) for name, count in resources.items()}
     tags.update({f"{CLUSTER_AUTOSCALER_LABEL_TAG}{key}": value for key, value in labels.items()})
     tags.update({f"{CLUSTER_AUTOSCALER_TAINT_TAG}{t.key}": f"{t.value}:{t.effect}" for t in spec.taints})
@@ -410,13 +445,13 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
     stack its labels (:func:`node_labels`); its taints are the spec's (EKS adds none); the node selector is the
     pool label; ``driver_setting`` is the AMI type."""
     chosen = ami_type_for(spec, ami_type)
-    host = device_plugin_host(chosen, gpu_stack)
+    host = device_plugin_host(chosen, gpu_stack, spec.uses_dra(gpu_stack))
     return PoolView(
         spec=spec,
         device_plugin_host=host,
         labels=node_labels(spec, host, gpu_stack),
         taints=spec.taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources={} if host == "dra-driver" else advertised_resources(spec),
         node_selector={POOL_LABEL: spec.name},
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
@@ -428,7 +463,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
     pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
-    host = device_plugin_host(ami_type, gpu_stack)
+    host = device_plugin_host(ami_type, gpu_stack, spec.uses_dra(gpu_stack))
     inputs: dict[str, Any] = {
         "ami_type": ami_type,
         "instance_types": [spec.instance_type],
@@ -559,8 +594,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     time-sliced 4 ways, ``nvidia.com/mig-1g.10gb: 7`` under the mixed MIG strategy)."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
-    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``node-image`` (Bottlerocket's host
-    device plugin)."""
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``), ``node-image`` (Bottlerocket's host
+    device plugin) or ``dra-driver`` (NVIDIA's DRA driver: a pool with ``gpu_access`` ``dra``)."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero despite the
     node-template tags (nodes that advertise no ``nvidia.com/gpu``; MIG made by the GPU Operator's MIG manager), or
@@ -627,7 +662,7 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         self.node_role_arn = pulumi.Output.from_input(role_arn)
         self.node_group_name = self.node_group.node_group_name
         self.autoscaling_group_name = self.node_group.resources.apply(autoscaling_group_name)
-        for key, value in autoscaler_tags(spec, self.labels).items():
+        for key, value in autoscaler_tags(spec, self.labels, self.advertised_resources).items():
             aws.autoscaling.Tag(
                 f"{name}-autoscaler-{autoscaler_tag_role(key)}",
                 autoscaling_group_name=self.autoscaling_group_name,

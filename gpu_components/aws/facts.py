@@ -56,6 +56,18 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
+SOURCE_EKS_DRA = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html"
+"""AWS on the NVIDIA DRA driver: for Kubernetes 1.34 and later, on managed node groups, self-managed nodes and
+Karpenter with the EKS-optimized AL2023 NVIDIA AMIs (which carry the NVIDIA driver on the host, the chart's default
+``nvidiaDriverRoot`` ``/``); EKS Auto Mode includes the NVIDIA DRA driver in its node runtime on Kubernetes 1.36 and
+later (nothing to install, and Auto Mode keeps a DRA driver and a device plugin off the same node); Karpenter
+supports DRA from version 1.15, dynamic provisioning behind Karpenter feature gates."""
+SOURCE_BOTTLEROCKET_DRA = "https://github.com/bottlerocket-os/bottlerocket-core-kit/pull/1035"
+"""Bottlerocket's own NVIDIA DRA driver, a host service that runs only with ``settings.kubelet-dra-drivers.nvidia.
+enabled`` true and ``settings.kubelet-device-plugins.nvidia.enabled`` false (bottlerocket-core-kit #1035, 2026-09;
+the latter setting from #914): on Bottlerocket NVIDIA the node image, not a DaemonSet, runs the GPU publisher."""
+KARPENTER_DRA_VERSION = "1.15"
+"""The first Karpenter version that supports DRA (:data:`SOURCE_EKS_DRA`)."""
 SOURCE_FORCE_NEW = "https://github.com/hashicorp/terraform-provider-aws/blob/main/internal/service/eks/node_group.go"
 """Schema of ``aws_eks_node_group``, which pulumi-aws's ``eks.NodeGroup`` bridges (``ForceNew: true`` fields)."""
 SOURCE_NODE_UPDATES = "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html"
@@ -290,7 +302,7 @@ FACTS = CloudFacts(
     dra=DraFacts(
         driver_root="/",
         node_labels=MappingProxyType({}),
-        source="https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html",
+        source=SOURCE_EKS_DRA,
     ),
     provisioners=MappingProxyType(
         {

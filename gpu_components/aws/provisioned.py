@@ -66,12 +66,21 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     node_labels,
 )
+from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.provider_args import collected
 from gpu_components.shape import plain
-from gpu_components.spec import DURATION, POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Mps, Provisioning
+from gpu_components.spec import (
+    DURATION,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Mps,
+    Provisioning,
+    dra_refused,
+)
 from gpu_components.workloads import tolerations
 
 SOURCE_EC2NODECLASS = "https://karpenter.sh/docs/concepts/nodeclasses/"
@@ -240,7 +249,8 @@ def karpenter_problems(
     (:func:`~gpu_components.aws.eks.ami_problems`); resources Karpenter cannot count
     (:func:`~gpu_components.autoscaler.uncounted_resource_problems`); a ``reservation`` is an EC2 capacity
     reservation id (:data:`RESERVATION_ID`)."""
-    problems = ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + uncounted_resource_problems(spec, path)
+    problems = karpenter_dra_problems(spec, gpu_stack, path)
+    problems += ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + uncounted_resource_problems(spec, path)
     reservation = spec.provisioning.reservation if spec.provisioning is not None else None
     if reservation is not None and not RESERVATION_ID.fullmatch(reservation):
         problems.append(
@@ -256,13 +266,54 @@ def karpenter_problems(
     return problems
 
 
-def auto_mode_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
-    """EKS Auto Mode rules: no time-slicing, MPS or MIG (AWS's own device plugin serves the nodes and no NodeClass
-    field configures it), no ``reserved`` capacity (the NodeClass schema has no capacity reservation selector),
-    ``expire_after`` at most 21 days (504h)."""
+def karpenter_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path: str) -> list[Problem]:
+    """A Karpenter pool whose resolved ``gpu_access`` is ``dra``: refused. AWS documents DRA with Karpenter from
+    Karpenter 1.15, dynamic provisioning behind Karpenter feature gates (:data:`SOURCE_EKS_DRA`); the library
+    deploys Karpenter 1.14.1 (``cluster.karpenter``), which launches nodes for a pod's extended resources and knows
+    nothing of its resource claims."""
+    if not spec.uses_dra(gpu_stack):
+        return []
+    return [
+        dra_refused(
+            spec,
+            path,
+            f"AWS supports DRA with Karpenter from Karpenter {KARPENTER_DRA_VERSION} (dynamic provisioning behind "
+            "its feature gates); the library deploys Karpenter 1.14.1 and follows its CRDs, a version that launches "
+            "no nodes for resource claims",
+            "gpu_access: device-plugin, or an EKS managed node group (no provisioning) with an AL2023 NVIDIA AMI",
+            SOURCE_EKS_DRA,
+        )
+    ]
+
+
+def auto_mode_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path: str) -> list[Problem]:
+    """An EKS Auto Mode pool whose resolved ``gpu_access`` is ``dra``: refused. AWS documents Auto Mode's own NVIDIA
+    DRA driver, built into its node runtime on Kubernetes 1.36 and later (:data:`SOURCE_EKS_DRA`): a DRA driver the
+    cloud runs, which the library's ownership rule does not model yet (its ``dra-driver`` pools get NVIDIA's chart,
+    which must not run beside AWS's)."""
+    if not spec.uses_dra(gpu_stack):
+        return []
+    return [
+        dra_refused(
+            spec,
+            path,
+            "EKS Auto Mode runs its own NVIDIA DRA driver in the node runtime (Kubernetes 1.36 and later) and keeps "
+            "any other GPU publisher off its nodes; the library does not manage Auto Mode's DRA driver yet, and its "
+            "own DRA driver chart may not run there",
+            "gpu_access: device-plugin (AWS's device plugin), or an EKS managed node group (no provisioning) with an "
+            "AL2023 NVIDIA AMI",
+            SOURCE_EKS_DRA,
+        )
+    ]
+
+
+def auto_mode_problems(spec: GpuNodePoolSpec, path: str, gpu_stack: GpuStack = "auto") -> list[Problem]:
+    """EKS Auto Mode rules: no DRA (:func:`auto_mode_dra_problems`), no time-slicing, MPS or MIG (AWS's own device
+    plugin serves the nodes and no NodeClass field configures it), no ``reserved`` capacity (the NodeClass schema has
+    no capacity reservation selector), ``expire_after`` at most 21 days (504h)."""
     prefix = f"{path}." if path else ""
     provisioning = spec.provisioning
-    problems: list[Problem] = []
+    problems: list[Problem] = auto_mode_dra_problems(spec, gpu_stack, path)
     why = (
         "EKS Auto Mode nodes run AWS's own NVIDIA device plugin, which no NodeClass or NodePool field configures, and "
         "Auto Mode keeps any second device plugin off them"
@@ -662,7 +713,8 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
                 EksAutoModeGpuNodePoolArgs,
                 args,
                 "aws",
-                lambda spec: provisioner_problems(spec, "eks-auto-mode", "pool") or auto_mode_problems(spec, "pool"),
+                lambda spec: provisioner_problems(spec, "eks-auto-mode", "pool")
+                or auto_mode_problems(spec, "pool", gpu_stack),
             ),
             hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass"),
         )

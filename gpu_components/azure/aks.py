@@ -61,7 +61,14 @@ from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resourc
 from gpu_components.nvidia.gpu_operator import operator_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec, Taint, sharing_trust_labels
+from gpu_components.spec import (
+    GPU_ACCESS_LABEL,
+    POOL_LABEL,
+    GpuNodePoolArgs,
+    GpuNodePoolSpec,
+    Taint,
+    sharing_trust_labels,
+)
 from gpu_components.workloads import tolerations
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
@@ -180,13 +187,31 @@ class AksGpuNodePoolArgs(TypedDict):
     take is an error naming the key."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` the pool gets the operator's node labels
-    instead of the device plugin's."""
+    instead of the device plugin's. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets the
+    label ``gpu-components/gpu-access: dra`` instead, NVIDIA's DRA driver publishing its GPUs."""
 
 
 def device_plugin_host(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
-    """Where the device plugin runs on an AKS pool (AKS installs none): the GPU Operator's under
-    ``gpu-operator``, else the cluster's DaemonSet."""
+    """Where the device plugin runs on an AKS pool (AKS installs none): NVIDIA's DRA driver (``dra-driver``) on a
+    pool whose resolved ``gpu_access`` is ``dra`` (agent pools and Node Auto Provisioning pools alike: AKS runs no
+    device plugin of its own, and its driver, ``gpu_driver: aks``, sits on the host, the DRA driver's default
+    ``nvidiaDriverRoot`` ``/``), the GPU Operator's under ``gpu-operator``, else the cluster's DaemonSet."""
+    if spec.uses_dra(gpu_stack):
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
+
+
+def pool_advertised_resources(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, int]:
+    """What each node advertises as extended resources: nothing on a DRA pool (its GPUs are DRA devices), else the
+    NVIDIA device plugin's resources (:func:`~gpu_components.nvidia.device_plugin.advertised_resources`)."""
+    return {} if device_plugin_host(spec, gpu_stack) == "dra-driver" else advertised_resources(spec)
+
+
+def dra_mig_needs_operator(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> bool:
+    """Whether a DRA pool's MIG partitions need NVIDIA's MIG manager: on a Node Auto Provisioning pool (its
+    AKSNodeClass has no ``gpuInstanceProfile``); not on an agent pool, whose partitions AKS makes from
+    ``gpuInstanceProfile`` at node creation, before the DRA driver publishes them (:data:`SOURCE_MIG_ON_AKS`)."""
+    return spec.mig is not None and spec.provisioning is not None
 
 
 def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
@@ -317,11 +342,17 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
 
     ``agent_pool`` false (a Node Auto Provisioning pool): no spot label (NAP writes
     ``kubernetes.azure.com/scalesetpriority`` on each node itself, ``spot`` or ``regular``) and, under the GPU
-    Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``)."""
+    Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``).
+
+    A DRA pool (resolved ``gpu_access: dra``) gets ``gpu-components/gpu-access: dra`` instead of the device plugin's
+    labels."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
-    if device_plugin_host(spec, gpu_stack) == "gpu-operator":
+    host = device_plugin_host(spec, gpu_stack)
+    if host == "gpu-operator":
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
+    elif host == "dra-driver":
+        labels[GPU_ACCESS_LABEL] = "dra"
     else:
         labels.update(device_plugin_node_labels(spec))
     if spec.spot and agent_pool:
@@ -364,11 +395,12 @@ def agent_pool_inputs(
     return inputs
 
 
-def autoscaler_tags(spec: GpuNodePoolSpec) -> dict[str, str]:
+def autoscaler_tags(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
     """The Cluster Autoscaler's resource tags for the pool's scale set (tag name -> amount, sorted): what one node
-    advertises, and ``nvidia.com/gpu`` = ``0`` when that is not among it (the VM size alone would promise whole
-    GPUs). Source: :data:`SOURCE_AUTOSCALER`."""
-    resources = {GPU_RESOURCE: 0, **advertised_resources(spec)}
+    advertises under the GPU stack (:func:`pool_advertised_resources`: nothing on a DRA pool), and ``nvidia.com/gpu``
+    = ``0`` when that is not among it (the VM size alone would promise whole GPUs).
+    Source: :data:`SOURCE_AUTOSCALER`."""
+    resources = {GPU_RESOURCE: 0, **pool_advertised_resources(spec, gpu_stack)}
     tags = {f"{AUTOSCALER_RESOURCE_TAG}{name.replace('/', '_')}": str(count) for name, count in resources.items()}
     return dict(sorted(tags.items()))
 
@@ -406,7 +438,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         device_plugin_host=device_plugin_host(spec, gpu_stack),
         labels=node_labels(spec, gpu_stack),
         taints=taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},
         autoscaler_note=aks_autoscaler_note(spec),
         tolerations=tolerations(taints),
@@ -457,8 +489,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 in
     ``MIG1g`` under the single strategy)."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``) or
-    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``); AKS runs none itself."""
+    """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
+    ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver:
+    a pool with ``gpu_access`` ``dra``); AKS runs none itself."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero (nodes that
     advertise no ``nvidia.com/gpu``), or null."""
@@ -492,7 +525,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
         ours = {
             "resource_group_name": args["resource_group_name"],
             "resource_name_": args["cluster_name"],
-            "tags": {**args.get("tags", {}), **autoscaler_tags(spec)},
+            "tags": {**args.get("tags", {}), **autoscaler_tags(spec, gpu_stack)},
             **inputs,
         }
         self.agent_pool: azure_native.containerservice.AgentPool = azure_native.containerservice.AgentPool(

@@ -47,13 +47,13 @@ from gpu_components.adapter import (
     validated_pool,
 )
 from gpu_components.autoscaler import provisioner_note, uncounted_resource_problems
-from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels
+from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels, pool_advertised_resources
 from gpu_components.azure.facts import DEFAULT_GPU_DRIVER
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
-from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.shape import plain
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
 from gpu_components.workloads import tolerations
@@ -134,7 +134,8 @@ class AksNapGpuNodePoolArgs(TypedDict):
     ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (the NVIDIA device plugin DaemonSet). With ``gpu-operator`` the
-    pool gets the operator's node labels, its MIG manager among them for a MIG pool."""
+    pool gets the operator's node labels, its MIG manager among them for a MIG pool. With ``dra`` a pool whose
+    ``gpu_access`` is ``dra`` (the default there) gets the label ``gpu-components/gpu-access: dra`` instead."""
 
 
 def nap_problems(
@@ -148,7 +149,8 @@ def nap_problems(
     """NAP rules for a validated provisioned pool and its AKS options.
 
     - ``reserved`` capacity: NAP offers ``spot`` and ``on-demand`` only.
-    - MIG only under the GPU Operator (NAP and the device plugin make no partitions; its MIG manager does), and with
+    - MIG only under the GPU Operator or on a DRA pool (NAP and the device plugin make no partitions; the operator's
+      MIG manager does, :func:`~gpu_components.azure.aks.dra_mig_needs_operator`), and with
       the ``single`` strategy; no ``time_slicing.rename_by_default``: Karpenter knows an instance type's
       ``nvidia.com/gpu`` count, never a ``nvidia.com/mig-<profile>`` or ``nvidia.com/gpu.shared`` resource, so a pod
       asking for one would never get a node.
@@ -180,7 +182,7 @@ def nap_problems(
                 )
             )
     mig = spec.mig
-    refused_mig = mig is not None and device_plugin_host(spec, gpu_stack) != "gpu-operator"
+    refused_mig = mig is not None and device_plugin_host(spec, gpu_stack) not in ("gpu-operator", "dra-driver")
     if mig is not None and refused_mig:
         problems.append(
             Problem(
@@ -227,20 +229,29 @@ def node_class_spec_problems(node_class_spec: object, path: str = "node_class_sp
     ]
 
 
+SOURCE_KARPENTER_DRA = "https://karpenter.sh/docs/tasks/dra/"
+NAP_DRA_NOTE = (
+    "pods get this pool's GPUs through resource claims, and Karpenter launches nodes for resource claims only with its "
+    "DRA support (alpha, Helm setting settings.enableDRA), which AKS does not document for Node Auto Provisioning"
+)
+"""The autoscaler note of a Node Auto Provisioning pool under DRA (:data:`SOURCE_KARPENTER_DRA`)."""
+
+
 def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
     """What an :class:`AksNapGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs (as on an
     agent pool: the device plugin DaemonSet or the GPU Operator), the NodePool template's labels
     (:func:`~gpu_components.azure.aks.node_labels` for NAP) and taints (the pool's own: NAP adds none), the node
     selector (the pool label), what Karpenter cannot count (:func:`~gpu_components.autoscaler.provisioner_note`),
     and ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    host = device_plugin_host(spec, gpu_stack)
     return PoolView(
         spec=spec,
-        device_plugin_host=device_plugin_host(spec, gpu_stack),
+        device_plugin_host=host,
         labels=node_labels(spec, gpu_stack, agent_pool=False),
         taints=spec.taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name},
-        autoscaler_note=provisioner_note(spec, device_plugin_host(spec, gpu_stack)),
+        autoscaler_note=NAP_DRA_NOTE if host == "dra-driver" else provisioner_note(spec, host),
         tolerations=tolerations(spec.taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
         driver_setting_set=gpu_driver is not None,
@@ -354,8 +365,8 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node of the pool's first VM size advertises."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``) or ``gpu-operator``
-    (``NvidiaGpuOperator``); NAP runs none itself."""
+    """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``), ``gpu-operator``
+    (``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``); NAP runs none itself."""
     autoscaler_note: str | None
     """What Karpenter cannot count when it creates the pool's nodes (shared or MIG devices), or null."""
 

@@ -15,6 +15,7 @@ from gpu_components.gcp.compute_class import (
     DEVICE_PLUGIN_HOST,
     GkeComputeClassGpuPool,
     GkeComputeClassGpuPoolArgs,
+    compute_class_dra_problems,
     compute_class_pool_view,
     compute_class_problems,
     compute_class_spec_problems,
@@ -37,7 +38,8 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     kind refuses the other's escape hatch: a ComputeClass pool has no node pool of its own to pass arguments to."""
     where = f"{path}.gcp" if path else "gcp"
     if spec.provisioning is not None:
-        problems = compute_class_problems(spec, options.get("driver_version"), path)
+        problems = compute_class_dra_problems(spec, gpu_stack, path)
+        problems += compute_class_problems(spec, options.get("driver_version"), path)
         problems += compute_class_spec_problems(options.get("compute_class_spec"), f"{where}.compute_class_spec")
         if "node_pool_args" in options:
             problems.append(
@@ -64,7 +66,7 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
-    return DEVICE_PLUGIN_HOST if spec.provisioning is not None else device_plugin_host(gpu_stack)
+    return DEVICE_PLUGIN_HOST if spec.provisioning is not None else device_plugin_host(gpu_stack, spec)
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:

@@ -77,6 +77,7 @@ from gpu_components.adapter import (
 )
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.gcp.facts import SOURCE_GKE_DRA
 from gpu_components.gcp.gke import (
     DEFAULT_DRIVER_VERSION,
     SHARING_STRATEGIES,
@@ -95,6 +96,7 @@ from gpu_components.spec import (
     GpuNodePoolSpec,
     Provisioning,
     Taint,
+    dra_refused,
 )
 from gpu_components.workloads import tolerations
 
@@ -186,6 +188,23 @@ def _minutes(duration: str) -> float:
     """A validated ``s``/``m``/``h`` duration (``1h30m``) in minutes."""
     scale = {"s": 1 / 60, "m": 1.0, "h": 60.0}
     return sum(int(number) * scale[unit] for number, unit in re.findall(r"([0-9]+)([smh])", duration))
+
+
+def compute_class_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path: str = "") -> list[Problem]:
+    """A ComputeClass pool whose resolved ``gpu_access`` is ``dra``: refused, GKE supports DRA neither with node
+    auto-provisioning (a ComputeClass's node pools are auto-created) nor on Autopilot (:data:`SOURCE_GKE_DRA`)."""
+    if not spec.uses_dra(gpu_stack):
+        return []
+    return [
+        dra_refused(
+            spec,
+            path,
+            "GKE supports DRA only on node pools created by hand: not with node auto-provisioning, which creates a "
+            "ComputeClass's node pools, nor on Autopilot; GKE's own device plugin serves this pool",
+            "gpu_access: device-plugin, or a fixed GKE node pool (no provisioning) for DRA",
+            SOURCE_GKE_DRA,
+        )
+    ]
 
 
 def compute_class_problems(
@@ -503,7 +522,11 @@ def _component_problems(spec: GpuNodePoolSpec, args: GkeComputeClassGpuPoolArgs)
                 SOURCE_CUSTOM_CLASSES,
             )
         )
-    return problems + compute_class_problems(spec, args.get("driver_version"), "pool", "")
+    return (
+        problems
+        + compute_class_dra_problems(spec, gpu_stack, "pool")
+        + compute_class_problems(spec, args.get("driver_version"), "pool", "")
+    )
 
 
 class GkeComputeClassGpuPool(pulumi.ComponentResource):

@@ -57,6 +57,33 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_GKE_DRA = "https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra"
+"""GKE's DRA setup: a GPU node pool for DRA has automatic driver installation disabled (``gpu-driver-version=disabled``)
+and the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; limitations: no node auto-provisioning, no
+Autopilot, no automatic GPU driver installation, no time-sharing, multi-instance GPUs or MPS (GKE's own sharing);
+GKE version 1.34 or later."""
+SOURCE_GKE_MANUAL_DRIVERS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers"
+"""GKE's manual driver installation: apply the driver installer DaemonSet of
+GoogleCloudPlatform/container-engine-accelerators for the node image (``nvidia-driver-installer/cos/
+daemonset-preloaded.yaml`` on Container-Optimized OS, the default GKE image)."""
+SOURCE_DRA_DRIVER_GKE_ROOT = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/install.md"
+"""The DRA driver's install guide (v0.4.1): "For GKE, use /home/kubernetes/bin/nvidia" as ``nvidiaDriverRoot``; its
+GKE demo (``demo/clusters/gke/create-cluster.sh``) labels the node pools ``gke-no-default-nvidia-gpu-device-plugin=
+true`` and applies GKE's driver installer DaemonSet."""
+GKE_DRA_DRIVER_ROOT = "/home/kubernetes/bin/nvidia"
+"""Where GKE's driver installer puts the NVIDIA driver on the host (its DaemonSet's ``nvidia-install-dir-host``
+volume), the DRA driver's ``nvidiaDriverRoot`` on GKE (:data:`SOURCE_DRA_DRIVER_GKE_ROOT`)."""
+GKE_NO_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+"""Node label (value ``"true"``) that keeps GKE's own device plugin off a node pool's nodes (:data:`SOURCE_GKE_DRA`)."""
+GKE_COS_DRIVER_INSTALLER = (
+    "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+    "992db81257553607f1477945f1b3219632991829/nvidia-driver-installer/cos/daemonset-preloaded.yaml"
+)
+"""GKE's NVIDIA driver installer DaemonSet for Container-Optimized OS nodes (``kube-system/nvidia-driver-installer``),
+pinned to container-engine-accelerators commit ``992db812`` (2026-06-11): it runs on nodes with
+``cloud.google.com/gke-accelerator`` and without ``cloud.google.com/gke-gpu-driver-version`` (the label GKE sets where
+it installs the driver itself), so it serves exactly the pools whose driver installation is disabled, and installs the
+driver under :data:`GKE_DRA_DRIVER_ROOT` (:data:`SOURCE_GKE_MANUAL_DRIVERS`)."""
 SOURCE_GPUS = "https://cloud.google.com/compute/docs/gpus"
 """Compute Engine's GPU page: the accelerator type of each GPU model, and the machine types GPUs attach to."""
 SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
@@ -184,9 +211,11 @@ role, project and condition; and of the example cluster: its name, location and 
 
 FACTS = CloudFacts(
     dra=DraFacts(
-        driver_root="/home/kubernetes/bin/nvidia",
-        node_labels=MappingProxyType({"gke-no-default-nvidia-gpu-device-plugin": "true"}),
-        source="https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra",
+        driver_root=GKE_DRA_DRIVER_ROOT,
+        node_labels=MappingProxyType({GKE_NO_DEVICE_PLUGIN_LABEL: "true"}),
+        source=SOURCE_GKE_DRA,
+        driver_installer=GKE_COS_DRIVER_INSTALLER,
+        driver_installer_source=SOURCE_GKE_MANUAL_DRIVERS,
     ),
     provisioners=MappingProxyType(
         {

@@ -29,6 +29,17 @@ manager partitions them, so resources follow the NVIDIA device plugin's naming a
 apply (NVIDIA's GKE guide:
 https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html). GKE still taints the nodes.
 
+**Under DRA** (a fixed pool whose resolved ``gpu_access`` is ``dra``, :func:`dra_pool`) NVIDIA's DRA driver
+publishes the GPUs: GKE's driver installation is off (``driver_version: INSTALLATION_DISABLED``, its default there;
+another mode is refused), GKE's device plugin is kept off by the node label
+``gke-no-default-nvidia-gpu-device-plugin=true``, the nodes carry ``gpu-components/gpu-access: dra``, no sharing or
+partition settings are sent and MIG is refused (GKE lists time-sharing, multi-instance GPUs and MPS among what DRA
+cannot use), and the driver comes from GKE's COS driver installer DaemonSet, which installs it under
+``/home/kubernetes/bin/nvidia``, the DRA driver's ``nvidiaDriverRoot`` on GKE
+(:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer` of :data:`gpu_components.gcp.facts.FACTS`). GKE's
+DRA setup: https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra (GKE 1.34 or later; no DRA with node
+auto-provisioning or on Autopilot, so ComputeClass pools are refused under DRA).
+
 Facts and their sources:
 
 - GPU node pools, driver installation, the automatic taint:
@@ -95,7 +106,9 @@ from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
     GKE_DRIVER_INSTALLATION_DISABLED,
+    GKE_NO_DEVICE_PLUGIN_LABEL,
     NODE_POOL_OPTIONS,
+    SOURCE_GKE_DRA,
     SOURCE_GKE_GPUS,
     TAINT_EFFECTS,
 )
@@ -106,6 +119,7 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    GPU_ACCESS_LABEL,
     GPU_TAINT_KEY,
     POOL_LABEL,
     GpuNodePoolArgs,
@@ -132,10 +146,20 @@ DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
 """GKE runs its own device plugin on GPU nodes; the NVIDIA device plugin DaemonSet must stay off them."""
 
 
-def device_plugin_host(gpu_stack: GpuStack = "auto") -> DevicePluginHost:
-    """Who advertises GPUs on a GKE pool: GKE's own plugin (:data:`DEVICE_PLUGIN_HOST`), or the GPU Operator's
-    under ``gpu-operator`` (GKE's is then kept off the nodes by label)."""
+def device_plugin_host(gpu_stack: GpuStack = "auto", spec: GpuNodePoolSpec | None = None) -> DevicePluginHost:
+    """Who advertises GPUs on a GKE pool: GKE's own plugin (:data:`DEVICE_PLUGIN_HOST`), the GPU Operator's under
+    ``gpu-operator``, or NVIDIA's DRA driver (``dra-driver``) on a pool ``spec`` whose resolved ``gpu_access`` is
+    ``dra`` (GKE's plugin and driver installation are then off, :func:`dra_problems`)."""
+    if spec is not None and dra_pool(spec, gpu_stack):
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else DEVICE_PLUGIN_HOST
+
+
+def dra_pool(spec: GpuNodePoolSpec, gpu_stack: GpuStack) -> bool:
+    """Whether NVIDIA's DRA driver serves the pool: a fixed node pool whose resolved ``gpu_access`` is ``dra``
+    (:meth:`~gpu_components.spec.GpuNodePoolSpec.uses_dra`). A ComputeClass pool never is: GKE has no DRA with node
+    auto-provisioning (:func:`~gpu_components.gcp.compute_class.compute_class_dra_problems` refuses it)."""
+    return spec.provisioning is None and spec.uses_dra(gpu_stack)
 
 
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
@@ -174,10 +198,13 @@ OPERATOR_DRIVER_VERSIONS = (*DRIVER_VERSIONS, GKE_DRIVER_INSTALLATION_DISABLED)
 (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`: ``INSTALLATION_DISABLED``)."""
 
 
-def default_driver_version(gpu_stack: GpuStack) -> str:
+def default_driver_version(gpu_stack: GpuStack, spec: GpuNodePoolSpec | None = None) -> str:
     """The driver mode used when a pool gives none: :data:`DEFAULT_DRIVER_VERSION`, or ``INSTALLATION_DISABLED``
-    under the GPU Operator, whose driver NVIDIA's GKE guide requires instead of GKE's."""
-    return GKE_DRIVER_INSTALLATION_DISABLED if gpu_stack == "gpu-operator" else DEFAULT_DRIVER_VERSION
+    under the GPU Operator, whose driver NVIDIA's GKE guide requires instead of GKE's, and on a DRA pool ``spec``
+    (GKE's DRA setup: "Automatic GPU driver installation isn't supported with DRA", :data:`SOURCE_GKE_DRA`)."""
+    if gpu_stack == "gpu-operator" or (spec is not None and dra_pool(spec, gpu_stack)):
+        return GKE_DRIVER_INSTALLATION_DISABLED
+    return DEFAULT_DRIVER_VERSION
 
 
 OPERATOR_IMAGE_TYPE = "UBUNTU_CONTAINERD"
@@ -229,11 +256,13 @@ class GkeGpuNodePoolArgs(TypedDict):
     driver_version: NotRequired[str]
     """GKE's driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT`` (``DEFAULT_DRIVER_VERSION``:
     GKE's default driver for the node's GKE version, stated so the provider plans no replacement). Under the GPU
-    Operator it must be ``INSTALLATION_DISABLED``, its default there."""
+    Operator and on a DRA pool (``gpu_access: dra``) it must be ``INSTALLATION_DISABLED``, its default there."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (GKE's driver and device plugin). With ``gpu-operator`` GKE's
     device plugin is kept off the nodes and the operator (``NvidiaGpuOperator``, ``operator_driver`` true) installs the
-    driver and advertises the GPUs."""
+    driver and advertises the GPUs. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets GKE's
+    driver installation off (GKE's driver installer DaemonSet installs it), GKE's device plugin kept off by the label
+    ``gke-no-default-nvidia-gpu-device-plugin``, and NVIDIA's DRA driver publishes its GPUs; MIG is refused there."""
     node_pool_args: NotRequired[dict[str, Any]]
     """Other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g. ``management``,
     ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g. ``disk_type``,
@@ -325,10 +354,13 @@ def gke_problems(
     """
     problems: list[Problem] = []
     options = _join(path, "gcp") if options_path is None else options_path
-    chosen = default_driver_version(gpu_stack) if driver_version is None else driver_version
+    chosen = default_driver_version(gpu_stack, spec) if driver_version is None else driver_version
     operator = gpu_stack == "gpu-operator"
+    dra = dra_pool(spec, gpu_stack)
     known = OPERATOR_DRIVER_VERSIONS if operator else DRIVER_VERSIONS
-    if chosen not in known:
+    if dra:
+        problems += dra_problems(spec, chosen, path, _join(options, "driver_version"))
+    elif chosen not in known:
         problems.append(
             Problem(
                 _join(options, "driver_version"),
@@ -363,8 +395,41 @@ def gke_problems(
                     SOURCE_GKE_GPUS,
                 )
             )
-    if not operator:
+    if not operator and not dra:
         problems += _sharing_problems(spec, path)
+    return problems
+
+
+def dra_problems(spec: GpuNodePoolSpec, driver_version: str, path: str, driver_path: str) -> list[Problem]:
+    """GKE's DRA prerequisites for a pool whose resolved ``gpu_access`` is ``dra`` (:data:`SOURCE_GKE_DRA`): the
+    driver installation mode ``INSTALLATION_DISABLED`` (GKE's automatic installation "isn't supported with DRA"; the
+    driver comes from GKE's installer DaemonSet, :data:`~gpu_components.gcp.facts.GKE_COS_DRIVER_INSTALLER`), and no
+    MIG: GKE documents multi-instance GPUs (its ``gpu_partition_size``) among the sharing features DRA cannot use, and
+    GKE makes no partitions without its own driver installation. Time-slicing and MPS on a DRA pool are the
+    cloud-neutral rule's (sharing lives in the resource claim)."""
+    problems: list[Problem] = []
+    if driver_version != GKE_DRIVER_INSTALLATION_DISABLED:
+        problems.append(
+            Problem(
+                driver_path,
+                driver_version,
+                "a DRA pool (gpu_access dra) needs GKE's automatic driver installation disabled: GKE does not support "
+                "it with DRA, and the driver comes from GKE's driver installer DaemonSet instead",
+                f"{GKE_DRIVER_INSTALLATION_DISABLED} (the default on DRA pools), or gpu_access: device-plugin",
+                SOURCE_GKE_DRA,
+            )
+        )
+    if spec.mig is not None:
+        problems.append(
+            Problem(
+                _join(path, "mig"),
+                spec.mig.as_given,
+                "GKE does not support multi-instance GPUs with DRA (its partitions come from gpu_partition_size, "
+                "which needs GKE's driver installation, off on DRA pools)",
+                "no mig on a DRA pool, or gpu_access: device-plugin (GKE's own MIG partitions)",
+                SOURCE_GKE_DRA,
+            )
+        )
     return problems
 
 
@@ -517,10 +582,14 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str
     ``gpu-components/sharing: trusted`` (:func:`~gpu_components.spec.sharing_trust_labels`). No device-plugin labels
     with GKE's own plugin (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the
     operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off
-    included)."""
+    included); on a DRA pool (resolved ``gpu_access: dra``) ``gke-no-default-nvidia-gpu-device-plugin: "true"`` (GKE's
+    plugin off, :data:`~gpu_components.gcp.facts.SOURCE_GKE_DRA`) and ``gpu-components/gpu-access: dra``."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
-    if gpu_stack == "gpu-operator":
+    if dra_pool(spec, gpu_stack):
+        labels[GKE_NO_DEVICE_PLUGIN_LABEL] = "true"
+        labels[GPU_ACCESS_LABEL] = "dra"
+    elif gpu_stack == "gpu-operator":
         labels.update(operator_node_labels(spec, "gcp"))
     labels.update(sharing_trust_labels(spec))
     return dict(sorted(labels.items()))
@@ -531,6 +600,8 @@ def gke_advertised_resources(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto"
     partitions per GPU x clients per GPU (time-sharing or MPS; with MIG, each partition is shared). Under the GPU
     Operator, what the NVIDIA device plugin advertises
     (:func:`~gpu_components.nvidia.device_plugin.advertised_resources`)."""
+    if dra_pool(spec, gpu_stack):
+        return {}
     if gpu_stack == "gpu-operator":
         return advertised_resources(spec)
     count = spec.gpu_count
@@ -545,7 +616,7 @@ def gke_node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict
     """The labels GKE puts on the pool's nodes for its accelerator settings (sorted); only the accelerator under
     the GPU Operator, which GKE is not told about sharing or partitions for."""
     labels = {ACCELERATOR_LABEL: accelerator_type_for(spec)}
-    if gpu_stack == "gpu-operator":
+    if gpu_stack == "gpu-operator" or dra_pool(spec, gpu_stack):
         return labels
     if spec.sharing is not None:
         labels[SHARING_STRATEGY_LABEL] = SHARING_STRATEGIES[type(spec.sharing)][1]
@@ -573,10 +644,10 @@ def guest_accelerator(
         "type": accelerator_type_for(spec),
         "count": spec.gpu_count,
         "gpu_driver_installation_config": {
-            "gpu_driver_version": default_driver_version(gpu_stack) if driver_version is None else driver_version
+            "gpu_driver_version": default_driver_version(gpu_stack, spec) if driver_version is None else driver_version
         },
     }
-    if gpu_stack == "gpu-operator":
+    if gpu_stack == "gpu-operator" or dra_pool(spec, gpu_stack):
         return accelerator
     if spec.mig is not None and spec.mig.profile is not None:
         accelerator["gpu_partition_size"] = spec.mig.profile
@@ -619,7 +690,7 @@ def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> 
     own device plugin: see the module docstring). Under the GPU Operator: shared or partitioned GPUs (the node pool
     tells GKE only of whole GPUs), MIG made by the MIG manager after a node joins, and nodes that advertise no
     ``nvidia.com/gpu`` (:mod:`gpu_components.autoscaler`)."""
-    if gpu_stack != "gpu-operator":
+    if gpu_stack != "gpu-operator" or dra_pool(spec, gpu_stack):
         return None
     advertised = gke_advertised_resources(spec, gpu_stack)
     unknown_to_gke = None
@@ -642,14 +713,14 @@ def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_
     taints = gke_effective_taints(spec)
     return PoolView(
         spec=spec,
-        device_plugin_host=device_plugin_host(gpu_stack),
+        device_plugin_host=device_plugin_host(gpu_stack, spec),
         labels=node_labels(spec, gpu_stack),
         taints=taints,
         advertised_resources=gke_advertised_resources(spec, gpu_stack),
         node_selector=gke_node_selector(spec, gpu_stack),
         autoscaler_note=gke_autoscaler_note(spec, gpu_stack),
         tolerations=tolerations(taints),
-        driver_setting=default_driver_version(gpu_stack) if driver_version is None else driver_version,
+        driver_setting=default_driver_version(gpu_stack, spec) if driver_version is None else driver_version,
         driver_setting_set=driver_version is not None,
     )
 
@@ -766,8 +837,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 partitioned
     into ``1g.5gb``)."""
     device_plugin_host: PoolDevicePluginHost
-    """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin) or ``gpu-operator`` (the GPU Operator's
-    device plugin, ``NvidiaGpuOperator``)."""
+    """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin), ``gpu-operator`` (the GPU Operator's
+    device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``)."""
     autoscaler_note: str | None
     """What the Cluster Autoscaler cannot model about the pool's nodes when it scales the pool from zero, or null."""
 
