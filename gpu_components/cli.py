@@ -37,7 +37,7 @@ from click.core import ParameterSource
 
 from gpu_components._extras import MissingExtraError
 from gpu_components.errors import GpuSpecError
-from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.capacity import capacity_report, claim_records
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
 from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
@@ -71,7 +71,12 @@ FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "json": (".json", to_json),
     "yaml": (".yaml", to_kubernetes_yaml),
     "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs, records=pool_records(plan))),
-    "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs, records=pool_records(plan))),
+    "capacity": (
+        ".md",
+        lambda plan: capacity_report(
+            plan.stack, plan.outputs, records=pool_records(plan), claims=claim_records(plan.resources)
+        ),
+    ),
     "state": (".json", to_state_json),
 }
 """``--format`` -> (file suffix for ``--out-dir``, renderer)."""

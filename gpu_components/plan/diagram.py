@@ -9,6 +9,10 @@ a plan's ``gpuPools`` output, so it can be made from a JSON plan file with that 
 - :func:`to_png`: the same layout rasterised with Pillow (optional dependency, extra ``diagram``).
 
 All three are deterministic: the same records give the same bytes.
+
+A DRA pool (a record with ``draDevices``) advertises no extended resource: its GPU box says what the DRA driver
+publishes per node (``DRA driver publishes 56 x mig.nvidia.com/1g.10gb``), and its slices take their memory from
+the devices' MIG profiles.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from gpu_components.capacity import PoolCapacity
-from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records, per_node_text
+from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records, dra_device_memory_gb, per_node_text
 
 __all__ = ["Box", "DiagramError", "Layout", "layout", "to_mermaid", "to_png", "to_svg"]
 
@@ -83,6 +87,14 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
             types = f"{provisioning['provisioner']}: {types}" + (f" +{more} types" if more else "")
             size += f", at most {provisioning['maxGpus']} GPUs"
         nodes.append(_Node(pool, "pool", (f"pool {name}", f"{types}{spot}", size)))
+        offers = "node advertises " + ", ".join(
+            f"{per_node_text(record, u['perNode'])} x {u['name']}" for u in record["advertises"]
+        )
+        devices = record.get("draDevices", {})
+        if devices:
+            offers = f"{record['devicePlugin']} publishes " + ", ".join(
+                f"{per_node_text(record, count)} x {device}" for device, count in devices.items()
+            )
         nodes.append(
             _Node(
                 gpus,
@@ -90,8 +102,7 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
                 (
                     f"{per_node_text(record, record['gpusPerNode'])} x {record['gpuModel']} "
                     f"({record['gpuMemoryGb']:g} GB) per node",
-                    "node advertises "
-                    + ", ".join(f"{per_node_text(record, u['perNode'])} x {u['name']}" for u in record["advertises"]),
+                    offers,
                 ),
             )
         )
@@ -115,6 +126,8 @@ def _slices(record: PoolCapacity) -> list[tuple[str, ...]]:
     result: list[tuple[str, ...]] = []
     for profile, count in record["mig"].items():
         memory = next((unit["memoryGb"] for unit in record["advertises"] if unit["device"] == f"MIG {profile}"), None)
+        if memory is None and record.get("draDevices"):
+            memory = dra_device_memory_gb(record, f"mig.nvidia.com/{profile}")
         size = f" ({memory:g} GB)" if memory is not None else ""
         result.append((f"{count} x MIG {profile}{size} per GPU{sharing}", isolation))
     return result
