@@ -89,13 +89,14 @@ class ClaimRecord:
     """A resource claim the plan registers: ``kind`` (``ResourceClaimTemplate`` or ``ResourceClaim``),
     ``name`` (``<namespace>/<name>``), its ``requests``, its opaque ``configs`` in words (``GpuConfig sharing
     TimeSlicing (interval Long)``) and the workloads that use it (``used_by``: ``<Kind> <namespace>/<name>``, with
-    ``(pool <p>)`` where the pod's ``nodeSelector`` names one)."""
+    ``(pool <p>)`` where the pod's ``nodeSelector`` names one) and those pools (``pools``, sorted)."""
 
     kind: str
     name: str
     requests: tuple[ClaimRequest, ...]
     configs: tuple[str, ...]
     used_by: tuple[str, ...]
+    pools: tuple[str, ...] = ()
 
 
 def capacity_records(outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT) -> dict[str, PoolCapacity]:
@@ -303,7 +304,7 @@ def claim_records(resources: Iterable[PlannedResource]) -> list[ClaimRecord]:
     naming the claim as ``resourceClaimTemplateName`` or ``resourceClaimName``, in the claim's namespace), sorted by
     kind and name. A claim without requests has none listed; one no workload uses has no ``used_by``."""
     resources = list(resources)
-    users: dict[tuple[str, str, str], list[str]] = {}
+    users: dict[tuple[str, str, str], list[tuple[str, str | None]]] = {}
     for resource in resources:
         kind = resource.type.rsplit(":", 1)[-1]
         keys = _POD_SPECS.get(kind)
@@ -312,7 +313,8 @@ def claim_records(resources: Iterable[PlannedResource]) -> list[ClaimRecord]:
         metadata = _map(resource.inputs.get("metadata"))
         namespace = str(metadata.get("namespace") or "default")
         pod = _map(_at(resource.inputs, *keys))
-        pool = _map(pod.get("nodeSelector")).get(POOL_LABEL)
+        selected = _map(pod.get("nodeSelector")).get(POOL_LABEL)
+        pool = selected if isinstance(selected, str) else None
         user = f"{kind} {namespace}/{metadata.get('name', resource.name)}" + (f" (pool {pool})" if pool else "")
         for reference in _list(pod.get("resourceClaims")):
             for field, claim_kind in (
@@ -321,7 +323,7 @@ def claim_records(resources: Iterable[PlannedResource]) -> list[ClaimRecord]:
             ):
                 name = _map(reference).get(field)
                 if isinstance(name, str):
-                    users.setdefault((claim_kind, namespace, name), []).append(user)
+                    users.setdefault((claim_kind, namespace, name), []).append((user, pool))
     records: list[ClaimRecord] = []
     for resource in resources:
         keys = CLAIM_TYPES.get(resource.type)
@@ -341,8 +343,10 @@ def claim_records(resources: Iterable[PlannedResource]) -> list[ClaimRecord]:
                 option = _map(alternative)
                 requests.append(_request(f"{request_name}/{option.get('name', '')}", option))
         configs = tuple(_config_text(_map(config)) for config in _list(devices.get("config")))
-        used_by = tuple(sorted(users.get((kind, namespace, name), [])))
-        records.append(ClaimRecord(kind, f"{namespace}/{name}", tuple(requests), configs, used_by))
+        using = users.get((kind, namespace, name), [])
+        used_by = tuple(sorted(user for user, _ in using))
+        pools = tuple(sorted({pool for _, pool in using if pool is not None}))
+        records.append(ClaimRecord(kind, f"{namespace}/{name}", tuple(requests), configs, used_by, pools))
     return sorted(records, key=lambda record: (record.kind, record.name))
 
 

@@ -200,8 +200,21 @@ def test_records_without_dra_devices_anywhere_read_as_before() -> None:
     assert "DRA pools" not in capacity_report("old", old)
 
 
-def test_the_diagram_shows_what_the_dra_driver_publishes() -> None:
-    mermaid = to_mermaid("aws-eks-dra", OUTPUTS)
+def test_claims_know_the_pools_their_workloads_select() -> None:
+    assert [(claim.name, claim.pools) for claim in claim_records(RESOURCES)] == [
+        ("default/l40s-shared", ("l40s",)),
+        ("ml/h100-mig-1g", ("h100-mig",)),
+    ]
+
+
+def test_the_diagram_shows_what_the_dra_driver_publishes_and_the_claims_per_pool() -> None:
+    mermaid = to_mermaid("aws-eks-dra", OUTPUTS, claims=claim_records(RESOURCES))
+    assert 'p1["pool h100-mig<br>p5.48xlarge<br>0..2 nodes<br>claim ml/h100-mig-1g: 2 x mig.nvidia.com"]' in mermaid
+    assert (
+        'p2["pool l40s<br>g6e.12xlarge<br>0..3 nodes<br>claim default/l40s-shared: 1 x gpu.nvidia.com, '
+        'all x gpu.nvidia.com"]' in mermaid
+    )
+    assert 'p0["pool a10g<br>g5.2xlarge<br>0..3 nodes"]' in mermaid
     assert 'p1g["8 x H100-80GB (80 GB) per node<br>dra-driver publishes 56 x mig.nvidia.com/1g.10gb"]' in mermaid
     assert 'p1s0["7 x MIG 1g.10gb (10 GB) per GPU<br>MIG-isolated"]' in mermaid
     assert 'p2g["4 x L40S (48 GB) per node<br>dra-driver publishes 4 x gpu.nvidia.com"]' in mermaid

@@ -17,6 +17,7 @@ from gpu_components.policy.rules import (
     SOURCE_DRA_EXTENDED_RESOURCE,
     SOURCE_DRA_SHARING_GATES,
     StackResource,
+    chart_version_violations,
     dra_alpha_claim_config_violations,
     dra_driver_gates,
     dra_pool_extended_resource_violations,
@@ -281,3 +282,10 @@ def test_the_pack_reports_both_dra_rules_on_the_resource_at_fault() -> None:
     )
     config = {"gpu-dra-pool-extended-resource": {"draExtendedResource": True}}
     assert [name for name, _, _ in analyze_stack(resources, config)] == ["gpu-dra-alpha-claim-config"]
+
+
+def test_the_dra_driver_chart_must_pin_its_version() -> None:
+    props = {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"}
+    (message,) = chart_version_violations(RELEASE, props)
+    assert message.startswith("version: chart dra-driver-nvidia-gpu has no version; ")
+    assert chart_version_violations(RELEASE, {**props, "version": "0.4.1"}) == []
