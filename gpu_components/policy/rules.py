@@ -622,12 +622,12 @@ def dra_pool_extended_resource_violations(
         if how is None:
             continue
         for path, container in _containers(*found):
-            resources_ = _map(container.get("resources"))
+            asked = _map(container.get("resources"))
             names = sorted(
                 {
                     name
                     for part in ("limits", "requests")
-                    for name in _map(resources_.get(part))
+                    for name in _map(asked.get(part))
                     if isinstance(name, str)
                     and is_gpu_resource(name)
                     and not (extended_resource and name == GPU_RESOURCE)
