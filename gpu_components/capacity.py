@@ -20,6 +20,13 @@ nodes, and the pool's autoscaler note (what the provisioner cannot count when it
 :func:`~gpu_components.autoscaler.provisioner_note`), with the fewest and most GPUs of one node of its allowed
 types. Its other fields describe a node of its first instance type (``gpusPerNode``, ``advertises``); the report
 scales them to the range (:mod:`gpu_components.plan.capacity`).
+
+A pool whose GPUs NVIDIA's DRA driver publishes (``devicePlugin`` ``dra-driver``) advertises no extended resource
+(``advertises`` is empty); its record's ``draDevices`` says what each node publishes to DRA instead: DeviceClass (and
+MIG profile) -> devices per node, ``gpu.nvidia.com`` for whole GPUs, ``mig.nvidia.com/<profile>`` for MIG devices
+(the pool's ``dra_devices``, :func:`gpu_components.dra.dra_devices`). Workloads ask for those devices with resource
+claims (Kubernetes DRA, ``resource.k8s.io/v1``: https://kubernetes.io/docs/concepts/scheduling-eviction/
+dynamic-resource-allocation/).
 """
 
 from __future__ import annotations
@@ -114,8 +121,10 @@ class PoolCapacity(TypedDict):
 
     Fields: ``cloud``; ``instanceType``; ``gpuModel`` and ``gpuMemoryGb`` (catalog); ``gpusPerNode``;
     ``minNodes`` / ``maxNodes``; ``spot``; ``devicePlugin`` (who advertises the GPUs: ``daemonset``,
-    ``node-image`` or ``cloud``); ``sharing`` (``none``, ``time-slicing`` or ``mps``); ``mig`` (MIG profile ->
-    devices per GPU, empty without MIG); ``isolation`` (``exclusive``, ``mig`` or ``shared``); ``advertises``.
+    ``node-image``, ``cloud`` or ``dra-driver``); ``sharing`` (``none``, ``time-slicing`` or ``mps``); ``mig`` (MIG
+    profile -> devices per GPU, empty without MIG); ``isolation`` (``exclusive``, ``mig`` or ``shared``);
+    ``advertises``; ``draDevices`` (DRA DeviceClass or ``mig.nvidia.com/<profile>`` -> devices per node, sorted;
+    only for a pool whose GPUs the DRA driver publishes: left out otherwise, and in records written before DRA).
     """
 
     cloud: str
@@ -132,10 +141,12 @@ class PoolCapacity(TypedDict):
     isolation: Isolation
     advertises: list[AdvertisedUnit]
     provisioning: NotRequired[ProvisioningRecord]
+    draDevices: NotRequired[dict[str, int]]
 
 
 def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
-    """The capacity record of a node-pool component: its spec, device-plugin host and advertised resources."""
+    """The capacity record of a node-pool component: its spec, device-plugin host, advertised resources and, when it
+    has any, the DRA devices each node publishes (its ``dra_devices``; a component without the attribute has none)."""
     spec = pool.spec
     sharing: Literal["none", "time-slicing", "mps"] = "none"
     if isinstance(spec.sharing, TimeSlicing):
@@ -162,6 +173,9 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
     }
     if spec.provisioning is not None:
         record["provisioning"] = provisioning_record(spec, pool.autoscaler_note)
+    dra_devices: dict[str, int] = dict(getattr(pool, "dra_devices", None) or {})
+    if dra_devices:
+        record["draDevices"] = dict(sorted(dra_devices.items()))
     return record
 
 

@@ -37,7 +37,7 @@ from click.core import ParameterSource
 
 from gpu_components._extras import MissingExtraError
 from gpu_components.errors import GpuSpecError
-from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.capacity import capacity_report, claim_records
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
 from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
@@ -70,8 +70,18 @@ FORMATS: dict[str, tuple[str, Callable[[Plan], str]]] = {
     "tree": (".txt", to_tree),
     "json": (".json", to_json),
     "yaml": (".yaml", to_kubernetes_yaml),
-    "mermaid": (".mmd", lambda plan: to_mermaid(_title(plan), plan.outputs, records=pool_records(plan))),
-    "capacity": (".md", lambda plan: capacity_report(plan.stack, plan.outputs, records=pool_records(plan))),
+    "mermaid": (
+        ".mmd",
+        lambda plan: to_mermaid(
+            _title(plan), plan.outputs, records=pool_records(plan), claims=claim_records(plan.resources)
+        ),
+    ),
+    "capacity": (
+        ".md",
+        lambda plan: capacity_report(
+            plan.stack, plan.outputs, records=pool_records(plan), claims=claim_records(plan.resources)
+        ),
+    ),
     "state": (".json", to_state_json),
 }
 """``--format`` -> (file suffix for ``--out-dir``, renderer)."""
@@ -393,11 +403,12 @@ def _diagram_path(path: Path, stack: str, count: int) -> Path:
 
 def _write_diagram(path: Path, result: Plan) -> None:
     records = pool_records(result)
+    claims = claim_records(result.resources)
     try:
         content: str | bytes = (
-            to_png(_title(result), result.outputs, records=records)
+            to_png(_title(result), result.outputs, records=records, claims=claims)
             if path.suffix.lower() == ".png"
-            else to_svg(_title(result), result.outputs, records=records)
+            else to_svg(_title(result), result.outputs, records=records, claims=claims)
         )
     except DiagramError as error:
         raise click.ClickException(str(error)) from None

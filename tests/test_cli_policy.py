@@ -35,7 +35,7 @@ from gpu_components.plan.render import to_json
 from gpu_components.plan.runner import Plan, PlannedResource
 from gpu_components.policy import policies
 from tests.helpers import ROOT, example_plan
-from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, rule_verdicts
+from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, STACK_RULES, rule_verdicts
 
 pytestmark = pytest.mark.stack
 README = ROOT / "README.md"
@@ -266,7 +266,7 @@ def test_the_offline_run_gives_the_rule_functions_verdicts_on_a_team_project(tea
     assert [(name, urn, message) for name, urn, message in direct] == [
         (v.policy, v.urn, v.message.split("\n", 1)[1]) for v in report.violations
     ]
-    assert sorted(RULES) == sorted(DESCRIPTIONS)
+    assert sorted({**RULES, **STACK_RULES}) == sorted(DESCRIPTIONS)
 
 
 def test_policy_config_makes_every_policy_advisory_and_the_exit_0(team: Path, tmp_path: Path) -> None:
@@ -465,8 +465,8 @@ def test_a_pack_that_prints_no_port(team: Path, pack: Path, program: str, proble
         (
             '{"gpu-node-pol-taint": "advisory"}',
             "dev: policy config names 'gpu-node-pol-taint', which pack 'gpu-components' does not have; its policies: "
-            "gpu-node-pool-taint, gpu-shared-pool-trust, gpu-toleration-without-gpu, gpu-workload-quantities, "
-            "nvidia-chart-version-pinned",
+            "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-node-pool-taint, gpu-shared-pool-trust, "
+            "gpu-toleration-without-gpu, gpu-workload-quantities, nvidia-chart-version-pinned",
         ),
         (
             '{"gpu-node-pool-taint": {"gpuTaintKeys": "nvidia.com/gpu"}}',

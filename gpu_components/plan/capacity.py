@@ -9,20 +9,38 @@ records come from the node-pool components the program created
 uses the components gets a report), or else from a plan's outputs (``gpuPools.<pool>.capacity``, which the example
 program exports with :func:`~gpu_components.capacity.pool_capacity`), so a JSON plan file with that output alone is
 enough.
+
+DRA pools (GPUs published by NVIDIA's DRA driver, ``devicePlugin`` ``dra-driver``) advertise no extended resource:
+their row shows the DRA devices each node publishes (the record's ``draDevices``, else the ``draDevices`` of the
+pool's ``gpuPools`` entry; a record or state without either, written before DRA, shows none), and a section lists
+them with who publishes them. With ``claims`` (:func:`claim_records` of the plan's resources: the
+``ResourceClaimTemplate`` and ``ResourceClaim`` objects the program registers, ``resource.k8s.io/v1``), a last
+section lists each claim's requests (DeviceClass, count, CEL selectors), its opaque configs and the workloads that
+use it, with the pools their ``nodeSelector`` names (Kubernetes DRA: :data:`SOURCE_DRA`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gpu_components.adapter import POOL_COMPONENTS
 from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, AdvertisedUnit, PoolCapacity, ProvisioningRecord
+from gpu_components.plan.runner import PlannedResource
+from gpu_components.spec import POOL_LABEL
 
 __all__ = [
+    "DRA_DEVICES_KEY",
     "ISOLATION_TEXT",
+    "ClaimRecord",
+    "ClaimRequest",
     "capacity_records",
     "capacity_report",
+    "claim_records",
+    "dra_device_memory_gb",
+    "dra_memory_text",
     "per_node_text",
 ]
 
@@ -32,11 +50,59 @@ ISOLATION_TEXT: Mapping[str, str] = {
     "shared": "shared, no memory isolation",
 }
 """How the report names each isolation level."""
+DRA_DEVICES_KEY = "draDevices"
+"""Key of a pool's DRA devices per node in its capacity record and in its entry of the ``gpuPools`` output."""
+SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+CLAIM_TYPES: Mapping[str, tuple[str, ...]] = {
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("spec", "spec", "devices"),
+    "kubernetes:resource.k8s.io/v1:ResourceClaim": ("spec", "devices"),
+}
+"""Resource claim types -> where their ``devices`` (``requests``, ``config``) sit in the inputs."""
+_POD_SPECS: Mapping[str, tuple[str, ...]] = {
+    "Pod": ("spec",),
+    "Job": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    "Deployment": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+}
+"""Workload kinds (``kubernetes:<group>/<version>:<kind>``) -> where their pod spec sits."""
+_MIG_MEMORY = re.compile(r"\.([0-9]+)gb")
+"""The memory part of a MIG profile name (``<slices>g.<memory>gb``, NVIDIA MIG User Guide)."""
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    """One device request of a claim: its ``name`` (``<request>/<subrequest>`` for a ``firstAvailable``
+    alternative), ``device_class``, ``count`` (a number, or ``all`` for allocation mode ``All``) and the CEL
+    ``selectors``."""
+
+    name: str
+    device_class: str
+    count: str
+    selectors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    """A resource claim the plan registers: ``kind`` (``ResourceClaimTemplate`` or ``ResourceClaim``),
+    ``name`` (``<namespace>/<name>``), its ``requests``, its opaque ``configs`` in words (``GpuConfig sharing
+    TimeSlicing (interval Long)``) and the workloads that use it (``used_by``: ``<Kind> <namespace>/<name>``, with
+    ``(pool <p>)`` where the pod's ``nodeSelector`` names one) and those pools (``pools``, sorted)."""
+
+    kind: str
+    name: str
+    requests: tuple[ClaimRequest, ...]
+    configs: tuple[str, ...]
+    used_by: tuple[str, ...]
+    pools: tuple[str, ...] = ()
 
 
 def capacity_records(outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT) -> dict[str, PoolCapacity]:
     """Pool name -> capacity record, read from a plan's stack outputs (``outputs[output][pool][capacity]``);
-    pools without a record are left out. Sorted by pool name."""
+    pools without a record are left out. Sorted by pool name. A record without ``draDevices`` takes a non-empty
+    ``draDevices`` of the pool's entry (the pool output), where there is one."""
     pools = outputs.get(output)
     if not isinstance(pools, Mapping):
         return {}
@@ -44,7 +110,11 @@ def capacity_records(outputs: Mapping[str, Any], output: str = GPU_POOLS_OUTPUT)
     for name in sorted(pools):
         entry = pools[name]
         if isinstance(entry, Mapping) and isinstance(entry.get(CAPACITY_KEY), Mapping):
-            records[str(name)] = entry[CAPACITY_KEY]
+            record: PoolCapacity = entry[CAPACITY_KEY]
+            devices = entry.get(DRA_DEVICES_KEY)
+            if DRA_DEVICES_KEY not in record and isinstance(devices, Mapping) and devices:
+                record = {**record, "draDevices": {str(key): int(count) for key, count in sorted(devices.items())}}
+            records[str(name)] = record
     return records
 
 
@@ -54,6 +124,7 @@ def capacity_report(
     output: str = GPU_POOLS_OUTPUT,
     *,
     records: Mapping[str, PoolCapacity] | None = None,
+    claims: Iterable[ClaimRecord] = (),
 ) -> str:
     """The capacity report of one stack as Markdown (readable as plain text too), ending with a newline.
 
@@ -65,7 +136,9 @@ def capacity_report(
     ``max_gpus`` or ``max_nodes`` nodes of its largest type, counted under its GPU models joined with ``/``).
     Then, when there are provisioned pools, a table of them (provisioner,
     instance types and families with the number of allowed types, limits, capacity types, disruption) and their
-    autoscaler notes. A stack without capacity records says so.
+    autoscaler notes. Then, when there are DRA pools, a table of them: who publishes their GPUs, the DRA devices of
+    each node and of the pool at maximum size. Then the ``claims`` (:func:`claim_records`), when given any. A stack
+    without capacity records says so.
 
     ``records`` (pool name -> record, e.g. the node-pool components a program created:
     :attr:`~gpu_components.plan.project.ProjectPlan.pools`) is reported when given; otherwise the records are read
@@ -93,6 +166,10 @@ def capacity_report(
             nodes += " spot"
         advertises = "<br>".join(f"{per_node_text(record, u['perNode'])} x `{u['name']}`" for u in record["advertises"])
         memory = "<br>".join(_memory_text(record, u) for u in record["advertises"])
+        devices = record.get("draDevices", {})
+        if devices:
+            advertises = "<br>".join(f"{per_node_text(record, n)} x `{d}` (DRA device)" for d, n in devices.items())
+            memory = "<br>".join(dra_memory_text(record, device) for device in devices)
         lines.append(
             f"| {name} | {record['cloud']} | {record['instanceType']} | {record['gpuModel']} "
             f"({_gb(record['gpuMemoryGb'])}) | {per_node_text(record, record['gpusPerNode'])} | {nodes} | {advertises} "
@@ -102,7 +179,175 @@ def capacity_report(
     provisioned = {name: record["provisioning"] for name, record in records.items() if "provisioning" in record}
     if provisioned:
         lines += ["", *_provisioned(provisioned)]
+    dra = {name: record for name, record in records.items() if record.get("draDevices")}
+    if dra:
+        lines += ["", *_dra_pools(dra)]
+    claims = list(claims)
+    if claims:
+        lines += ["", *_claims(claims)]
     return "\n".join(lines) + "\n"
+
+
+def _dra_pools(records: Mapping[str, PoolCapacity]) -> list[str]:
+    """The DRA pools' table: who publishes their GPUs, the DRA devices per node and at maximum size."""
+    lines = [
+        "DRA pools (no extended resource: workloads ask for these devices with resource claims):",
+        "",
+        "| pool | published by | DRA devices per node | at maximum size |",
+        "|---|---|---|---|",
+    ]
+    for name, record in records.items():
+        devices = record.get("draDevices", {})
+        per_node = ", ".join(f"{per_node_text(record, count)} x `{device}`" for device, count in devices.items())
+        most = ", ".join(f"{_most_devices(record, count)} x `{device}`" for device, count in devices.items())
+        lines.append(f"| {name} | {record['devicePlugin']} | {per_node} | {most} |")
+    return lines
+
+
+def _most_devices(record: PoolCapacity, count: int) -> int:
+    """A pool's DRA devices of one kind at maximum size: ``count`` per node of its first instance type, scaled to
+    its most GPUs (a provisioned pool's ``maxGpus``, else ``maxNodes`` nodes)."""
+    per_gpu = count // max(record["gpusPerNode"], 1)
+    if "provisioning" in record:
+        return per_gpu * record["provisioning"]["maxGpus"]
+    return count * record["maxNodes"]
+
+
+def dra_device_memory_gb(record: PoolCapacity, device: str) -> float | None:
+    """GPU memory of one DRA device of a pool, GB: the GPU's for ``gpu.nvidia.com``, the memory its MIG profile name
+    gives for ``mig.nvidia.com/<profile>`` (``<slices>g.<memory>gb``, NVIDIA MIG User Guide); ``None`` for a name
+    without it."""
+    _, _, profile = device.partition("/")
+    if not profile:
+        return float(record["gpuMemoryGb"])
+    found = _MIG_MEMORY.search(profile)
+    return float(found.group(1)) if found else None
+
+
+def dra_memory_text(record: PoolCapacity, device: str) -> str:
+    """GPU memory of one DRA device as the report writes it: ``80 GB (GPU)`` for ``gpu.nvidia.com``,
+    ``10 GB (MIG 1g.10gb)`` for ``mig.nvidia.com/1g.10gb``."""
+    memory = dra_device_memory_gb(record, device)
+    _, _, profile = device.partition("/")
+    what = f"MIG {profile}" if profile else "GPU"
+    return f"{_gb(memory)} ({what})" if memory is not None else what
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: ``|`` escaped (CEL's ``||``)."""
+    return text.replace("|", "\\|")
+
+
+def _claims(claims: list[ClaimRecord]) -> list[str]:
+    """The resource claims' table: one row per request."""
+    lines = [
+        "Resource claims (resource.k8s.io/v1):",
+        "",
+        "| claim | request | DeviceClass | count | selectors | config | used by |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for claim in claims:
+        configs = "<br>".join(_cell(config) for config in claim.configs) or "-"
+        used_by = "<br>".join(claim.used_by) or "-"
+        for request in claim.requests:
+            selectors = "<br>".join(f"`{_cell(selector)}`" for selector in request.selectors) or "-"
+            lines.append(
+                f"| {claim.kind} {claim.name} | {request.name} | `{request.device_class}` | {request.count} "
+                f"| {selectors} | {configs} | {used_by} |"
+            )
+    return lines
+
+
+def _map(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def _at(value: object, *keys: str) -> object:
+    for key in keys:
+        value = _map(value).get(key)
+    return value
+
+
+def _request(name: str, request: Mapping[str, Any]) -> ClaimRequest:
+    """One request (an ``exactly`` request or a ``firstAvailable`` alternative) as a :class:`ClaimRequest`."""
+    count = "all" if request.get("allocationMode") == "All" else str(request.get("count", 1))
+    selectors = tuple(
+        str(_at(selector, "cel", "expression"))
+        for selector in _list(request.get("selectors"))
+        if isinstance(_at(selector, "cel", "expression"), str)
+    )
+    return ClaimRequest(name, str(request.get("deviceClassName", "")), count, selectors)
+
+
+def _config_text(config: Mapping[str, Any]) -> str:
+    """An opaque config in words: ``GpuConfig sharing TimeSlicing (interval Long)``, ``MigDeviceConfig sharing MPS``,
+    or the driver and kind for others; requests it applies to in brackets when it names them."""
+    opaque = _map(config.get("opaque"))
+    parameters = _map(opaque.get("parameters"))
+    text = str(parameters.get("kind") or opaque.get("driver") or "config")
+    sharing = _map(parameters.get("sharing"))
+    if sharing.get("strategy"):
+        text += f" sharing {sharing['strategy']}"
+        interval = _at(sharing, "timeSlicingConfig", "interval")
+        if isinstance(interval, str):
+            text += f" (interval {interval})"
+    requests = [str(name) for name in _list(config.get("requests"))]
+    return f"{text} [{', '.join(requests)}]" if requests else text
+
+
+def claim_records(resources: Iterable[PlannedResource]) -> list[ClaimRecord]:
+    """The resource claims among a plan's resources, with the workloads that use them (a pod's ``resourceClaims``
+    naming the claim as ``resourceClaimTemplateName`` or ``resourceClaimName``, in the claim's namespace), sorted by
+    kind and name. A claim without requests has none listed; one no workload uses has no ``used_by``."""
+    resources = list(resources)
+    users: dict[tuple[str, str, str], list[tuple[str, str | None]]] = {}
+    for resource in resources:
+        kind = resource.type.rsplit(":", 1)[-1]
+        keys = _POD_SPECS.get(kind)
+        if keys is None or not resource.type.startswith("kubernetes:"):
+            continue
+        metadata = _map(resource.inputs.get("metadata"))
+        namespace = str(metadata.get("namespace") or "default")
+        pod = _map(_at(resource.inputs, *keys))
+        selected = _map(pod.get("nodeSelector")).get(POOL_LABEL)
+        pool = selected if isinstance(selected, str) else None
+        user = f"{kind} {namespace}/{metadata.get('name', resource.name)}" + (f" (pool {pool})" if pool else "")
+        for reference in _list(pod.get("resourceClaims")):
+            for field, claim_kind in (
+                ("resourceClaimTemplateName", "ResourceClaimTemplate"),
+                ("resourceClaimName", "ResourceClaim"),
+            ):
+                name = _map(reference).get(field)
+                if isinstance(name, str):
+                    users.setdefault((claim_kind, namespace, name), []).append((user, pool))
+    records: list[ClaimRecord] = []
+    for resource in resources:
+        keys = CLAIM_TYPES.get(resource.type)
+        if keys is None:
+            continue
+        kind = resource.type.rsplit(":", 1)[-1]
+        metadata = _map(resource.inputs.get("metadata"))
+        namespace, name = str(metadata.get("namespace") or "default"), str(metadata.get("name", resource.name))
+        devices = _map(_at(resource.inputs, *keys))
+        requests: list[ClaimRequest] = []
+        for request in _list(devices.get("requests")):
+            item = _map(request)
+            request_name = str(item.get("name", ""))
+            if "exactly" in item:
+                requests.append(_request(request_name, _map(item["exactly"])))
+            for alternative in _list(item.get("firstAvailable")):
+                option = _map(alternative)
+                requests.append(_request(f"{request_name}/{option.get('name', '')}", option))
+        configs = tuple(_config_text(_map(config)) for config in _list(devices.get("config")))
+        using = users.get((kind, namespace, name), [])
+        used_by = tuple(sorted(user for user, _ in using))
+        pools = tuple(sorted({pool for _, pool in using if pool is not None}))
+        records.append(ClaimRecord(kind, f"{namespace}/{name}", tuple(requests), configs, used_by, pools))
+    return sorted(records, key=lambda record: (record.kind, record.name))
 
 
 def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:

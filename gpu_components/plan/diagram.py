@@ -9,19 +9,31 @@ a plan's ``gpuPools`` output, so it can be made from a JSON plan file with that 
 - :func:`to_png`: the same layout rasterised with Pillow (optional dependency, extra ``diagram``).
 
 All three are deterministic: the same records give the same bytes.
+
+A DRA pool (a record with ``draDevices``) advertises no extended resource: its GPU box says what the DRA driver
+publishes per node (``DRA driver publishes 56 x mig.nvidia.com/1g.10gb``), and its slices take their memory from
+the devices' MIG profiles. Given ``claims`` (:func:`~gpu_components.plan.capacity.claim_records` of the plan's
+resources), each pool's box lists the resource claims its workloads make (``claim ml/h100-mig-1g: 2 x
+mig.nvidia.com``), as their ``nodeSelector`` names the pool.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
 from gpu_components.capacity import PoolCapacity
-from gpu_components.plan.capacity import ISOLATION_TEXT, capacity_records, per_node_text
+from gpu_components.plan.capacity import (
+    ISOLATION_TEXT,
+    ClaimRecord,
+    capacity_records,
+    dra_device_memory_gb,
+    per_node_text,
+)
 
 __all__ = ["Box", "DiagramError", "Layout", "layout", "to_mermaid", "to_png", "to_svg"]
 
@@ -69,8 +81,23 @@ class Layout:
     height: float
 
 
-def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node], list[tuple[str, str]]]:
-    """The diagram's nodes and edges: the cluster, then per pool its node, GPU and slice nodes."""
+def _claim_lines(claims: Iterable[ClaimRecord]) -> dict[str, list[str]]:
+    """Pool name -> one line per claim its workloads make: ``claim <ns>/<name>: <count> x <DeviceClass>`` (the
+    requests joined with ``, ``)."""
+    lines: dict[str, list[str]] = {}
+    for claim in claims:
+        asks = ", ".join(f"{request.count} x {request.device_class}" for request in claim.requests)
+        for pool in claim.pools:
+            lines.setdefault(pool, []).append(f"claim {claim.name}: {asks}")
+    return lines
+
+
+def _graph(
+    title: str, records: Mapping[str, PoolCapacity], claims: Iterable[ClaimRecord] = ()
+) -> tuple[list[_Node], list[tuple[str, str]]]:
+    """The diagram's nodes and edges: the cluster, then per pool its node (with its workloads' claims), GPU and
+    slice nodes."""
+    claimed = _claim_lines(claims)
     nodes = [_Node("cluster", "cluster", (title, f"{len(records)} GPU pool(s)"))]
     edges: list[tuple[str, str]] = []
     for index, (name, record) in enumerate(records.items()):
@@ -82,7 +109,15 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
             more = len(provisioning["allowedTypes"]) - 1
             types = f"{provisioning['provisioner']}: {types}" + (f" +{more} types" if more else "")
             size += f", at most {provisioning['maxGpus']} GPUs"
-        nodes.append(_Node(pool, "pool", (f"pool {name}", f"{types}{spot}", size)))
+        nodes.append(_Node(pool, "pool", (f"pool {name}", f"{types}{spot}", size, *claimed.get(name, []))))
+        offers = "node advertises " + ", ".join(
+            f"{per_node_text(record, u['perNode'])} x {u['name']}" for u in record["advertises"]
+        )
+        devices = record.get("draDevices", {})
+        if devices:
+            offers = f"{record['devicePlugin']} publishes " + ", ".join(
+                f"{per_node_text(record, count)} x {device}" for device, count in devices.items()
+            )
         nodes.append(
             _Node(
                 gpus,
@@ -90,8 +125,7 @@ def _graph(title: str, records: Mapping[str, PoolCapacity]) -> tuple[list[_Node]
                 (
                     f"{per_node_text(record, record['gpusPerNode'])} x {record['gpuModel']} "
                     f"({record['gpuMemoryGb']:g} GB) per node",
-                    "node advertises "
-                    + ", ".join(f"{per_node_text(record, u['perNode'])} x {u['name']}" for u in record["advertises"]),
+                    offers,
                 ),
             )
         )
@@ -115,6 +149,8 @@ def _slices(record: PoolCapacity) -> list[tuple[str, ...]]:
     result: list[tuple[str, ...]] = []
     for profile, count in record["mig"].items():
         memory = next((unit["memoryGb"] for unit in record["advertises"] if unit["device"] == f"MIG {profile}"), None)
+        if memory is None and record.get("draDevices"):
+            memory = dra_device_memory_gb(record, f"mig.nvidia.com/{profile}")
         size = f" ({memory:g} GB)" if memory is not None else ""
         result.append((f"{count} x MIG {profile}{size} per GPU{sharing}", isolation))
     return result
@@ -124,14 +160,20 @@ def _records(plan_outputs: Mapping[str, Any], records: Mapping[str, PoolCapacity
     return capacity_records(plan_outputs) if records is None else records
 
 
-def to_mermaid(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> str:
+def to_mermaid(
+    title: str,
+    outputs: Mapping[str, Any],
+    *,
+    records: Mapping[str, PoolCapacity] | None = None,
+    claims: Iterable[ClaimRecord] = (),
+) -> str:
     """A Mermaid ``flowchart LR`` of the plan (``title`` labels the cluster node), ending with a newline.
 
     The pools are ``records`` when given (pool name -> capacity record), else those of the ``gpuPools`` output.
     Node ids are positional (``cluster``, ``p0``, ``p0g``, ``p0s0``); labels are quoted, with ``<br>`` between
     lines and Mermaid's special characters escaped as HTML entities.
     """
-    nodes, edges = _graph(title, _records(outputs, records))
+    nodes, edges = _graph(title, _records(outputs, records), claims)
     lines = ["flowchart LR"]
     lines += [f'    {node.id}["{"<br>".join(_mermaid_text(line) for line in node.lines)}"]' for node in nodes]
     lines += [f"    {a} --> {b}" for a, b in edges]
@@ -144,10 +186,16 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r'["<>#]', lambda match: f"#{ord(match.group(0))};", text)
 
 
-def layout(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> Layout:
+def layout(
+    title: str,
+    outputs: Mapping[str, Any],
+    *,
+    records: Mapping[str, PoolCapacity] | None = None,
+    claims: Iterable[ClaimRecord] = (),
+) -> Layout:
     """Place the diagram's boxes: four columns (cluster, pools, GPUs, slices), each pool's row as tall as its
     slices, parents centred on their children (pools as :func:`to_mermaid` finds them)."""
-    nodes, edges = _graph(title, _records(outputs, records))
+    nodes, edges = _graph(title, _records(outputs, records), claims)
     by_level: dict[str, list[_Node]] = {level: [] for level in _FILL}
     for node in nodes:
         by_level[node.level].append(node)
@@ -193,9 +241,15 @@ def _height(lines: tuple[str, ...]) -> float:
     return float(len(lines) * _LINE_HEIGHT + 2 * _PAD)
 
 
-def to_svg(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> str:
+def to_svg(
+    title: str,
+    outputs: Mapping[str, Any],
+    *,
+    records: Mapping[str, PoolCapacity] | None = None,
+    claims: Iterable[ClaimRecord] = (),
+) -> str:
     """The diagram as a standalone SVG document (UTF-8 text, ending with a newline; pools as :func:`to_mermaid`)."""
-    plan = layout(title, outputs, records=records)
+    plan = layout(title, outputs, records=records, claims=claims)
     boxes = {box.id: box for box in plan.boxes}
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{plan.width:g}" height="{plan.height:g}" '
@@ -224,7 +278,13 @@ def to_svg(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, Pool
     return "\n".join(parts) + "\n"
 
 
-def to_png(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, PoolCapacity] | None = None) -> bytes:
+def to_png(
+    title: str,
+    outputs: Mapping[str, Any],
+    *,
+    records: Mapping[str, PoolCapacity] | None = None,
+    claims: Iterable[ClaimRecord] = (),
+) -> bytes:
     """The diagram as PNG bytes, drawn with Pillow's default font (install the ``diagram`` extra; pools as
     :func:`to_mermaid`).
 
@@ -237,7 +297,7 @@ def to_png(title: str, outputs: Mapping[str, Any], *, records: Mapping[str, Pool
         raise DiagramError(
             "PNG diagrams need Pillow: pip install 'gpu-components[diagram]' (or write an .svg instead)"
         ) from None
-    plan = layout(title, outputs, records=records)
+    plan = layout(title, outputs, records=records, claims=claims)
     boxes = {box.id: box for box in plan.boxes}
     image = Image.new("RGB", (int(plan.width) + 1, int(plan.height) + 1), "white")
     draw = ImageDraw.Draw(image)

@@ -9,7 +9,14 @@ Enforcement levels: each policy has the default in :data:`DEFAULT_ENFORCEMENT`; 
 (``pulumi preview --policy-pack policy --policy-pack-config config.json`` with e.g.
 ``{"gpu-toleration-without-gpu": {"enforcementLevel": "disabled"}}`` or ``{"gpu-node-pool-taint": "advisory"}``).
 Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-node-pool-taint`` and
-``gpu-toleration-without-gpu``; ``allowedDaemonSets`` (``fnmatch`` patterns) for ``gpu-toleration-without-gpu``.
+``gpu-toleration-without-gpu``; ``allowedDaemonSets`` (``fnmatch`` patterns) for ``gpu-toleration-without-gpu``;
+``draExtendedResource`` (boolean, default false: the cluster maps ``nvidia.com/gpu`` to the DRA driver's
+``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``.
+
+The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``) need several resources at once
+(the node pools' labels, the DRA driver's release), so they are ``pulumi_policy.StackValidationPolicy`` objects, run
+once per stack over all its resources; their violations name the resource at fault. The others validate one
+resource at a time.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from pulumi_policy import (
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
 )
 
 from gpu_components.policy import rules
@@ -38,6 +47,8 @@ WORKLOAD_QUANTITIES = "gpu-workload-quantities"
 TOLERATION_WITHOUT_GPU = "gpu-toleration-without-gpu"
 CHART_VERSION = "nvidia-chart-version-pinned"
 SHARED_POOL_TRUST = "gpu-shared-pool-trust"
+DRA_POOL_EXTENDED_RESOURCE = "gpu-dra-pool-extended-resource"
+DRA_ALPHA_CLAIM_CONFIG = "gpu-dra-alpha-claim-config"
 
 DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
     {
@@ -46,6 +57,8 @@ DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
         TOLERATION_WITHOUT_GPU: EnforcementLevel.ADVISORY,
         CHART_VERSION: EnforcementLevel.MANDATORY,
         SHARED_POOL_TRUST: EnforcementLevel.ADVISORY,
+        DRA_POOL_EXTENDED_RESOURCE: EnforcementLevel.MANDATORY,
+        DRA_ALPHA_CLAIM_CONFIG: EnforcementLevel.MANDATORY,
     }
 )
 """Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
@@ -63,6 +76,13 @@ _ALLOWED_DAEMONSETS_SCHEMA: dict[str, Any] = {
     "default": list(rules.DEFAULT_ALLOWED_DAEMONSETS),
     "description": "DaemonSets (fnmatch patterns over name or namespace/name) that may tolerate GPU taints "
     "without requesting GPUs.",
+}
+
+_DRA_EXTENDED_RESOURCE_SCHEMA: dict[str, Any] = {
+    "type": "boolean",
+    "default": False,
+    "description": "The cluster maps nvidia.com/gpu requests to the DRA driver's gpu.nvidia.com DeviceClass "
+    "(Kubernetes feature gate DRAExtendedResource, beta from 1.36).",
 }
 
 Validator = Callable[[str, Mapping[str, Any], Mapping[str, Any]], list[str]]
@@ -95,11 +115,30 @@ def _toleration_without_gpu(resource_type: str, props: Mapping[str, Any], config
     return rules.toleration_without_gpu_violations(resource_type, props, allowed, keys)
 
 
+StackValidator = Callable[[list[rules.StackResource], Mapping[str, Any]], list[rules.StackViolation]]
+"""A stack rule with the policy's config: ``(resources, config) -> (urn, message)`` violations."""
+
+
+def _stack_validation(validator: StackValidator) -> Callable[[StackValidationArgs, ReportViolation], None]:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        resources = [(resource.urn, resource.resource_type, resource.props) for resource in args.resources]
+        for urn, message in validator(resources, args.get_config()):
+            report_violation(message, urn)
+
+    return validate
+
+
+def _dra_pool_extended_resource(
+    resources: list[rules.StackResource], config: Mapping[str, Any]
+) -> list[rules.StackViolation]:
+    return rules.dra_pool_extended_resource_violations(resources, config.get("draExtendedResource") is True)
+
+
 def _plain(rule: Callable[[str, Mapping[str, Any]], list[str]]) -> Validator:
     return lambda resource_type, props, _config: rule(resource_type, props)
 
 
-def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[ResourceValidationPolicy]:
+def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[Policy]:
     """The pack's policies, with :data:`DEFAULT_ENFORCEMENT` overridden by ``enforcement`` (policy name -> level).
 
     Raises:
@@ -143,7 +182,23 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             None,
         ),
     ]
-    return [
+    stack_specs: list[tuple[str, str, StackValidator, PolicyConfigSchema | None]] = [
+        (
+            DRA_POOL_EXTENDED_RESOURCE,
+            "Workloads confined to DRA pools (gpu-components/gpu-access: dra) ask for GPUs with resource claims, "
+            "not with NVIDIA extended resources, which no device plugin advertises there.",
+            _dra_pool_extended_resource,
+            PolicyConfigSchema({"draExtendedResource": _DRA_EXTENDED_RESOURCE_SCHEMA}),
+        ),
+        (
+            DRA_ALPHA_CLAIM_CONFIG,
+            "Resource claims share GPUs by time-slicing or MPS only where the stack's DRA driver enables the alpha "
+            "feature gate (TimeSlicingSettings, MPSSupport).",
+            lambda resources, _config: rules.dra_alpha_claim_config_violations(resources),
+            None,
+        ),
+    ]
+    resource_policies: list[Policy] = [
         ResourceValidationPolicy(
             name=name,
             description=description,
@@ -153,17 +208,28 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
         )
         for name, description, validator, schema in specs
     ]
+    return resource_policies + [
+        StackValidationPolicy(
+            name=name,
+            description=description,
+            validate=_stack_validation(validator),
+            enforcement_level=levels[name],
+            config_schema=schema,
+        )
+        for name, description, validator, schema in stack_specs
+    ]
 
 
 def policy_pack(enforcement: Mapping[str, EnforcementLevel] | None = None) -> PolicyPack:
     """Serve the pack (blocks: the Pulumi CLI runs it as a plugin). Call only from the pack's ``__main__.py``."""
-    pack_policies: list[Policy] = [*policies(enforcement)]
-    return PolicyPack(name=PACK_NAME, policies=pack_policies)
+    return PolicyPack(name=PACK_NAME, policies=policies(enforcement))
 
 
 __all__ = [
     "CHART_VERSION",
     "DEFAULT_ENFORCEMENT",
+    "DRA_ALPHA_CLAIM_CONFIG",
+    "DRA_POOL_EXTENDED_RESOURCE",
     "NODE_POOL_TAINT",
     "PACK_NAME",
     "SHARED_POOL_TRUST",

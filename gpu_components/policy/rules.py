@@ -27,13 +27,20 @@ Decisions:
   (:attr:`~gpu_components.cloud_facts.NodeTemplate.sharing`: a Bottlerocket launch template) or a node label in
   those settings. The library's components set these marks from a pool's ``time_slicing.trusted`` /
   ``mps.trusted`` (:func:`gpu_components.spec.sharing_trust_labels`).
+- **The DRA rules see the whole stack.** Whether a workload's nodes are a DRA pool's, and whether a claim's sharing
+  is allowed, depends on other resources: the node pools' labels and the DRA driver's Helm release. So those two
+  rules (:func:`dra_pool_extended_resource_violations`, :func:`dra_alpha_claim_config_violations`) take every
+  resource of the stack (:data:`StackResource`) and the pack runs them as stack validation policies (the engine's
+  ``AnalyzeStack``, which an offline plan runs too), where the other rules see one resource at a time. A stack
+  that does not hold the fact a DRA rule needs (no pool labelled DRA, no DRA driver release) is not judged: a
+  workload or claim deployed by another stack than its cluster's passes.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
@@ -42,9 +49,12 @@ import yaml
 from gpu_components import catalog
 from gpu_components.catalog import InstanceType
 from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    GPU_ACCESS_LABEL,
     GPU_TAINT_KEY,
+    POOL_LABEL,
     SOURCE_SHARING,
     SOURCE_TAINTS,
     TaintEffect,
@@ -98,7 +108,10 @@ DEFAULT_ALLOWED_DAEMONSETS = (
 without requesting GPUs: the NVIDIA stack's own agents, which must run on every GPU node. Configurable
 (``allowedDaemonSets``); add cluster-wide agents (log shippers, node exporters) there."""
 
-NVIDIA_CHARTS = frozenset({"nvidia-device-plugin", "gpu-operator", "gpu-feature-discovery"})
+DRA_DRIVER_CHART = "dra-driver-nvidia-gpu"
+"""The Helm chart of NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu``)."""
+GPU_OPERATOR_CHART = "gpu-operator"
+NVIDIA_CHARTS = frozenset({"nvidia-device-plugin", GPU_OPERATOR_CHART, "gpu-feature-discovery", DRA_DRIVER_CHART})
 """Helm charts of the NVIDIA GPU stack."""
 _PINNED_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
@@ -476,3 +489,244 @@ def shared_gpu_trust_violations(resource_type: str, props: Mapping[str, Any]) ->
             return []
         return [_untrusted(f"{sharing.label} {strategy}", sharing.settings)]
     return []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rules 6 and 7: DRA pools (stack rules: they need the node pools and the DRA driver release of the stack)
+# ---------------------------------------------------------------------------------------------------------------
+
+StackResource = tuple[str, str, Mapping[str, Any]]
+"""One resource of a stack as a stack rule sees it: ``(urn, resource type, props)``."""
+StackViolation = tuple[str, str]
+"""One violation of a stack rule: ``(urn of the resource at fault, message)``."""
+
+DRA_ACCESS = "dra"
+"""The value of :data:`~gpu_components.spec.GPU_ACCESS_LABEL` on the nodes of a DRA pool."""
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+"""Karpenter's NodePool (EKS Karpenter, AKS node auto-provisioning): its nodes' labels are at
+``spec.template.metadata.labels``."""
+RESOURCE_CLAIM_DEVICES: Mapping[str, tuple[str, ...]] = {
+    "kubernetes:resource.k8s.io/v1:ResourceClaim": ("spec", "devices"),
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("spec", "spec", "devices"),
+}
+"""Resource claim types -> where their device requests and configs sit in the props (``resource.k8s.io/v1``)."""
+DRA_DRIVER_NAME = "gpu.nvidia.com"
+"""The DRA driver name of NVIDIA's GPU driver: the ``driver`` of its opaque claim configs."""
+CLAIM_CONFIG_API_VERSION = "resource.nvidia.com/v1beta1"
+"""The API version of the driver's opaque claim configs (``GroupName`` and ``Version`` of
+``api/nvidia.com/resource/v1beta1/api.go`` at v0.4.1)."""
+CLAIM_CONFIG_KINDS = frozenset({"GpuConfig", "MigDeviceConfig"})
+"""The driver's opaque claim configs with a ``sharing`` field (``gpuconfig.go``, ``migconfig.go`` at v0.4.1)."""
+
+SOURCE_DRA_CLAIMS = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+SOURCE_DRA_EXTENDED_RESOURCE = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/"
+    "templates/deviceclass-gpu.yaml (extendedResourceName: nvidia.com/gpu on gpu.nvidia.com only; mig.nvidia.com "
+    "has none); https://www.kubernetes.dev/resources/keps/5004/ (DRAExtendedResource: alpha 1.34, beta 1.36)"
+)
+SOURCE_DRA_SHARING_GATES = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/"
+    "validate.go (validateSharingStrategy); .../v0.4.1/pkg/featuregates/featuregates.go (alpha, off by default)"
+)
+
+SHARING_GATES: Mapping[str, str] = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
+"""A claim config's ``sharing.strategy`` -> the driver feature gate it needs: the driver refuses the strategy
+otherwise (``"<strategy>" is selected as the GPU sharing strategy, but the "<gate>" feature gate is not enabled``,
+:data:`SOURCE_DRA_SHARING_GATES`)."""
+SHARING_SETTING_GATES: Mapping[str, str] = {"timeSlicingConfig": "TimeSlicingSettings", "mpsConfig": "MPSSupport"}
+"""A claim config's sharing settings -> the gate of the strategy they belong to (``sharing.go``: a time-slicing
+config only with ``TimeSlicing``, an MPS config only with ``MPS``)."""
+
+
+def _pool_label_sets(resource_type: str, props: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The node labels of each pool a resource holds: a Karpenter NodePool's template labels, or the labels the
+    clouds' node-pool records (:attr:`~gpu_components.cloud_facts.NodePoolResource.labels`) say where to read."""
+    if resource_type == KARPENTER_NODE_POOL:
+        return [_map(_at(props, "spec", "template", "metadata", "labels"))]
+    found = _node_pool_resource(resource_type)
+    if found is None or not found[1].labels:
+        return []
+    resource = found[1]
+    if resource.pools:
+        return [resource.node_labels(_map(pool)) for pool in _list(_path(props, resource.pools))]
+    return [resource.node_labels(props)]
+
+
+def dra_pools(resources: Iterable[StackResource]) -> frozenset[str]:
+    """The names (:data:`~gpu_components.spec.POOL_LABEL` values) of the stack's pools whose nodes carry
+    :data:`~gpu_components.spec.GPU_ACCESS_LABEL` ``=`` :data:`DRA_ACCESS`: EKS node groups (``labels``), AKS agent
+    pools (``nodeLabels``), GKE node pools (``nodeConfig.labels``), Karpenter NodePools (template labels)."""
+    names: set[str] = set()
+    for _, resource_type, props in resources:
+        for labels in _pool_label_sets(resource_type, props):
+            name = labels.get(POOL_LABEL)
+            if labels.get(GPU_ACCESS_LABEL) == DRA_ACCESS and isinstance(name, str):
+                names.add(name)
+    return frozenset(names)
+
+
+def _dra_term(term: Mapping[str, Any], pools: Collection[str]) -> str | None:
+    """How one required node selector term confines a pod to DRA nodes, in words, or ``None`` when it does not."""
+    for expression in _list(term.get("matchExpressions")):
+        item = _map(expression)
+        values = [value for value in _list(item.get("values")) if isinstance(value, str)]
+        if item.get("operator") != "In" or not values:
+            continue
+        if item.get("key") == GPU_ACCESS_LABEL and set(values) == {DRA_ACCESS}:
+            return f"{GPU_ACCESS_LABEL} In [{DRA_ACCESS}]"
+        if item.get("key") == POOL_LABEL and all(value in pools for value in values):
+            return f"{POOL_LABEL} In [{', '.join(values)}] (DRA pools)"
+    return None
+
+
+def _dra_selection(pod: Mapping[str, Any], pools: Collection[str]) -> str | None:
+    """How a pod's required node selection confines it to DRA nodes (its ``nodeSelector``, or every term of its
+    required node affinity), in words; ``None`` when it may land on other nodes too."""
+    selector = _map(pod.get("nodeSelector"))
+    pool = selector.get(POOL_LABEL)
+    if selector.get(GPU_ACCESS_LABEL) == DRA_ACCESS:
+        return f"nodeSelector {GPU_ACCESS_LABEL}: {DRA_ACCESS}"
+    if isinstance(pool, str) and pool in pools:
+        return f"nodeSelector {POOL_LABEL}: {pool} (a DRA pool)"
+    affinity = _at(pod, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = _list(_map(affinity).get("nodeSelectorTerms"))
+    reasons = [_dra_term(_map(term), pools) for term in terms]
+    if terms and all(reason is not None for reason in reasons):
+        return f"required node affinity {' or '.join(dict.fromkeys(str(reason) for reason in reasons))}"
+    return None
+
+
+def dra_pool_extended_resource_violations(
+    resources: Iterable[StackResource], extended_resource: bool = False
+) -> list[StackViolation]:
+    """A workload that asks for an NVIDIA extended resource (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
+    ``nvidia.com/mig-*``) must not be confined to DRA nodes: NVIDIA's DRA driver publishes the GPUs there as DRA
+    devices, no device plugin advertises the resource, and the pods stay Pending.
+
+    Confined: the pod's ``nodeSelector`` sets :data:`~gpu_components.spec.GPU_ACCESS_LABEL` ``: dra`` or
+    :data:`~gpu_components.spec.POOL_LABEL` to a DRA pool (:func:`dra_pools`), or every term of its required node
+    affinity has such an ``In`` expression. A pod that may also land on a device-plugin pool is not flagged.
+
+    ``extended_resource``: the cluster maps ``nvidia.com/gpu`` to the driver's ``gpu.nvidia.com`` DeviceClass (its
+    chart sets ``extendedResourceName: nvidia.com/gpu``; Kubernetes' DRAExtendedResource feature gate, beta from
+    1.36: :data:`SOURCE_DRA_EXTENDED_RESOURCE`); then ``nvidia.com/gpu`` passes and the others are still flagged.
+    """
+    resources = list(resources)
+    pools = dra_pools(resources)
+    messages: list[StackViolation] = []
+    for urn, resource_type, props in resources:
+        found = _pod_spec(resource_type, props)
+        if found is None:
+            continue
+        how = _dra_selection(found[1], pools)
+        if how is None:
+            continue
+        for path, container in _containers(*found):
+            asked = _map(container.get("resources"))
+            names = sorted(
+                {
+                    name
+                    for part in ("limits", "requests")
+                    for name in _map(asked.get(part))
+                    if isinstance(name, str)
+                    and is_gpu_resource(name)
+                    and not (extended_resource and name == GPU_RESOURCE)
+                }
+            )
+            if names:
+                messages.append((urn, _extended_resource_message(f"{path}.resources", names, how, extended_resource)))
+    return messages
+
+
+def _extended_resource_message(where: str, names: list[str], how: str, extended_resource: bool) -> str:
+    mapping = ""
+    if GPU_RESOURCE in names and not extended_resource:
+        mapping = (
+            f" (a cluster whose Kubernetes DRAExtendedResource feature gate is on, beta from 1.36, maps {GPU_RESOURCE} "
+            "to the driver's gpu.nvidia.com DeviceClass: set the policy's draExtendedResource: true there)"
+        )
+    return (
+        f"{where}: the pods ask for {', '.join(names)} but select only DRA nodes ({how}); NVIDIA's DRA driver "
+        "publishes their GPUs as DRA devices (DeviceClass gpu.nvidia.com, mig.nvidia.com), no device plugin "
+        f"advertises {', '.join(names)} there, so the pods stay Pending{mapping}; ask for the GPUs with a resource "
+        "claim instead (a ResourceClaimTemplate, the pod's resourceClaims and the container's resources.claims: "
+        f"gpu_components.claims) [source: {SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}]"
+    )
+
+
+def dra_driver_gates(resources: Iterable[StackResource]) -> dict[str, frozenset[str]] | None:
+    """The feature gates each DRA driver release of the stack turns on: release URN -> gate names (``true``
+    values of the standalone chart's ``featureGates``, or of ``draDriver.featureGates`` of a ``gpu-operator``
+    release with ``gpuCluster.deployCR: true``, whose GPUCluster deploys the driver); ``None`` without one."""
+    found: dict[str, frozenset[str]] = {}
+    for urn, resource_type, props in resources:
+        chart = props.get("chart")
+        if resource_type not in HELM_TYPES or not isinstance(chart, str):
+            continue
+        name, _ = _chart_name(chart)
+        values = _map(props.get("values"))
+        if name == DRA_DRIVER_CHART:
+            gates = _map(values.get("featureGates"))
+        elif name == GPU_OPERATOR_CHART and _at(values, "gpuCluster", "deployCR") is True:
+            gates = _map(_at(values, "draDriver", "featureGates"))
+        else:
+            continue
+        found[urn] = frozenset(gate for gate, on in gates.items() if on is True)
+    return found or None
+
+
+def _claim_config_gates(parameters: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(what the sharing sets, in words; the gate it needs) of one opaque config of the driver."""
+    sharing = _map(parameters.get("sharing"))
+    needs: list[tuple[str, str]] = []
+    strategy = sharing.get("strategy")
+    if isinstance(strategy, str) and strategy in SHARING_GATES:
+        needs.append((f"sharing.strategy: {strategy}", SHARING_GATES[strategy]))
+    needs += [(f"sharing.{field}", gate) for field, gate in SHARING_SETTING_GATES.items() if field in sharing]
+    return needs
+
+
+def dra_alpha_claim_config_violations(resources: Iterable[StackResource]) -> list[StackViolation]:
+    """A resource claim (``ResourceClaim``, ``ResourceClaimTemplate`` of ``resource.k8s.io/v1``) whose opaque config
+    for NVIDIA's driver (``driver: gpu.nvidia.com``, ``apiVersion: resource.nvidia.com/v1beta1``, kind ``GpuConfig``
+    or ``MigDeviceConfig``) shares a GPU with an alpha feature of the driver must run on a driver that enables that
+    gate: ``sharing.strategy: TimeSlicing`` or ``sharing.timeSlicingConfig`` need TimeSlicingSettings,
+    ``sharing.strategy: MPS`` or ``sharing.mpsConfig`` need MPSSupport (:data:`SOURCE_DRA_SHARING_GATES`).
+
+    Judged only on a stack with a DRA driver release (:func:`dra_driver_gates`); with several, a gate counts as on
+    when every release turns it on.
+    """
+    resources = list(resources)
+    releases = dra_driver_gates(resources)
+    if releases is None:
+        return []
+    enabled = frozenset.intersection(*releases.values())
+    messages: list[StackViolation] = []
+    for urn, resource_type, props in resources:
+        keys = RESOURCE_CLAIM_DEVICES.get(resource_type)
+        if keys is None:
+            continue
+        path = ".".join(keys)
+        for index, config in enumerate(_list(_at(props, *keys, "config"))):
+            opaque = _map(_map(config).get("opaque"))
+            parameters = _map(opaque.get("parameters"))
+            if (
+                opaque.get("driver") != DRA_DRIVER_NAME
+                or parameters.get("apiVersion") != CLAIM_CONFIG_API_VERSION
+                or parameters.get("kind") not in CLAIM_CONFIG_KINDS
+            ):
+                continue
+            for what, gate in _claim_config_gates(parameters):
+                if gate not in enabled:
+                    where = f"{path}.config[{index}].opaque.parameters"
+                    messages.append((urn, _gate_message(where, str(parameters["kind"]), what, gate)))
+    return messages
+
+
+def _gate_message(where: str, kind: str, what: str, gate: str) -> str:
+    return (
+        f"{where}: {kind} sets {what}, which NVIDIA's DRA driver allows only with its alpha feature gate {gate} "
+        f"(off by default), and the stack's DRA driver release does not turn it on, so the driver refuses the "
+        f"claim; enable the gate (dra.feature_gates: [{gate}], chart value featureGates.{gate}: true) or drop the "
+        f"setting [source: {SOURCE_DRA_SHARING_GATES}]"
+    )

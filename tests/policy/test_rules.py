@@ -22,6 +22,8 @@ from gpu_components.nvidia.device_plugin import device_plugin_config_map, device
 from gpu_components.policy import DEFAULT_ENFORCEMENT, policies, rules
 from gpu_components.policy.rules import (
     chart_version_violations,
+    dra_alpha_claim_config_violations,
+    dra_pool_extended_resource_violations,
     node_pool_taint_violations,
     shared_gpu_trust_violations,
     toleration_without_gpu_violations,
@@ -500,6 +502,11 @@ RULES = {
     "gpu-shared-pool-trust": shared_gpu_trust_violations,
 }
 """Policy name -> the rule function behind it, called directly (what the offline --policy run must agree with)."""
+STACK_RULES = {
+    "gpu-dra-pool-extended-resource": dra_pool_extended_resource_violations,
+    "gpu-dra-alpha-claim-config": dra_alpha_claim_config_violations,
+}
+"""Policy name -> the stack rule behind it (every resource at once, as the pack's stack policies call them)."""
 
 EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "aws-eks": [],
@@ -515,12 +522,17 @@ every shared pool says its workloads trust each other (time_slicing.trusted)."""
 
 
 def rule_verdicts(plan: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(policy name, resource URN, message) of every violation the rule functions find in a JSON plan's inputs."""
+    """(policy name, resource URN, message) of every violation the rule functions (resource and stack rules) find in
+    a JSON plan's inputs."""
+    resources = [(item["urn"], item["type"], item["inputs"]) for item in plan["resources"]]
     return sorted(
-        (name, item["urn"], message)
-        for item in plan["resources"]
-        for name, rule in RULES.items()
-        for message in rule(item["type"], item["inputs"])
+        [
+            (name, item["urn"], message)
+            for item in plan["resources"]
+            for name, rule in RULES.items()
+            for message in rule(item["type"], item["inputs"])
+        ]
+        + [(name, urn, message) for name, stack_rule in STACK_RULES.items() for urn, message in stack_rule(resources)]
     )
 
 

@@ -1,0 +1,291 @@
+"""The DRA stack rules: workloads that ask for NVIDIA extended resources on DRA pools, and claims whose sharing needs
+an alpha feature gate of NVIDIA's DRA driver that the stack's driver release does not turn on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import proto
+from pulumi_policy import EnforcementLevel
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+from gpu_components.policy import policies
+from gpu_components.policy.rules import (
+    SOURCE_DRA_CLAIMS,
+    SOURCE_DRA_EXTENDED_RESOURCE,
+    SOURCE_DRA_SHARING_GATES,
+    StackResource,
+    chart_version_violations,
+    dra_alpha_claim_config_violations,
+    dra_driver_gates,
+    dra_pool_extended_resource_violations,
+    dra_pools,
+)
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
+CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+DRA_LABELS = {"gpu-components/pool": "h100", "gpu-components/gpu-access": "dra"}
+
+
+def node_group(labels: dict[str, str]) -> StackResource:
+    return ("urn:ng", NODE_GROUP, {"instanceTypes": ["p5.48xlarge"], "labels": labels})
+
+
+def workload(resources: dict[str, Any], **pod: Any) -> StackResource:
+    container = {"name": "model", "image": "registry.example/model:1", "resources": resources}
+    spec = {"template": {"spec": {"containers": [container], **pod}}}
+    return ("urn:app", DEPLOYMENT, {"metadata": {"name": "app"}, "spec": spec})
+
+
+GPU = {"limits": {"nvidia.com/gpu": 1}}
+ON_H100 = {"nodeSelector": {"gpu-components/pool": "h100"}}
+
+
+def extended_message(names: str, how: str, mapping: str = "") -> str:
+    return (
+        f"spec.template.spec.containers[0].resources: the pods ask for {names} but select only DRA nodes ({how}); "
+        "NVIDIA's DRA driver publishes their GPUs as DRA devices (DeviceClass gpu.nvidia.com, mig.nvidia.com), no "
+        f"device plugin advertises {names} there, so the pods stay Pending{mapping}; ask for the GPUs with a "
+        "resource claim instead (a ResourceClaimTemplate, the pod's resourceClaims and the container's "
+        f"resources.claims: gpu_components.claims) [source: {SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}]"
+    )
+
+
+GPU_MAPPING = (
+    " (a cluster whose Kubernetes DRAExtendedResource feature gate is on, beta from 1.36, maps nvidia.com/gpu to "
+    "the driver's gpu.nvidia.com DeviceClass: set the policy's draExtendedResource: true there)"
+)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gpu-dra-pool-extended-resource
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_dra_pools_are_read_from_every_clouds_pool_labels_and_karpenter() -> None:
+    karpenter = {"spec": {"template": {"metadata": {"labels": {**DRA_LABELS, "gpu-components/pool": "kp"}}}}}
+    aks = {"vmSize": "Standard_NC24ads_A100_v4", "nodeLabels": {**DRA_LABELS, "gpu-components/pool": "aks"}}
+    gke = {"nodeConfig": {"labels": {**DRA_LABELS, "gpu-components/pool": "gke"}}}
+    resources: list[StackResource] = [
+        node_group(DRA_LABELS),
+        node_group({"gpu-components/pool": "plugin"}),
+        ("urn:kp", "kubernetes:karpenter.sh/v1:NodePool", karpenter),
+        ("urn:aks", "azure-native:containerservice:AgentPool", aks),
+        ("urn:gke", "gcp:container/nodePool:NodePool", gke),
+        ("urn:cm", "kubernetes:core/v1:ConfigMap", {"metadata": {"labels": DRA_LABELS}}),
+    ]
+    assert dra_pools(resources) == {"h100", "kp", "aks", "gke"}
+
+
+def test_gpu_limit_on_a_dra_pool_is_flagged() -> None:
+    violations = dra_pool_extended_resource_violations([node_group(DRA_LABELS), workload(GPU, **ON_H100)])
+    how = "nodeSelector gpu-components/pool: h100 (a DRA pool)"
+    assert violations == [("urn:app", extended_message("nvidia.com/gpu", how, GPU_MAPPING))]
+
+
+def test_mig_request_selected_by_the_access_label_is_flagged_even_with_the_extended_resource_mapping() -> None:
+    mig = {"limits": {"nvidia.com/mig-1g.10gb": 1}, "requests": {"nvidia.com/mig-1g.10gb": 1}}
+    selector = {"nodeSelector": {"gpu-components/gpu-access": "dra"}}
+    violations = dra_pool_extended_resource_violations([workload(mig, **selector)], extended_resource=True)
+    how = "nodeSelector gpu-components/gpu-access: dra"
+    assert violations == [("urn:app", extended_message("nvidia.com/mig-1g.10gb", how))]
+
+
+def test_the_extended_resource_mapping_lets_whole_gpus_pass() -> None:
+    resources = [node_group(DRA_LABELS), workload(GPU, **ON_H100)]
+    assert dra_pool_extended_resource_violations(resources, extended_resource=True) == []
+
+
+def affinity(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    selector_terms = [{"matchExpressions": expressions} for expressions in terms]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": selector_terms}}}
+
+
+def test_required_affinity_confining_to_dra_pools_is_flagged() -> None:
+    pools = [{"key": "gpu-components/pool", "operator": "In", "values": ["h100"]}]
+    access = [{"key": "gpu-components/gpu-access", "operator": "In", "values": ["dra"]}]
+    app = workload(GPU, affinity=affinity(pools, access))
+    how = "required node affinity gpu-components/pool In [h100] (DRA pools) or gpu-components/gpu-access In [dra]"
+    assert dra_pool_extended_resource_violations([node_group(DRA_LABELS), app]) == [
+        ("urn:app", extended_message("nvidia.com/gpu", how, GPU_MAPPING))
+    ]
+
+
+@pytest.mark.parametrize(
+    "pod",
+    [
+        {"nodeSelector": {"gpu-components/pool": "plugin"}},  # a device-plugin pool
+        {},  # no selection: the scheduler finds the device-plugin pools' nodes
+        {"affinity": affinity([{"key": "gpu-components/pool", "operator": "In", "values": ["h100", "plugin"]}])},
+        {
+            "affinity": affinity(
+                [{"key": "gpu-components/pool", "operator": "In", "values": ["h100"]}],
+                [{"key": "gpu-components/pool", "operator": "In", "values": ["plugin"]}],
+            )
+        },
+        {"affinity": affinity([{"key": "gpu-components/gpu-access", "operator": "NotIn", "values": ["dra"]}])},
+    ],
+)
+def test_workloads_that_may_land_on_device_plugin_pools_pass(pod: dict[str, Any]) -> None:
+    resources = [node_group(DRA_LABELS), node_group({"gpu-components/pool": "plugin"}), workload(GPU, **pod)]
+    assert dra_pool_extended_resource_violations(resources) == []
+
+
+def test_claims_and_cpu_workloads_on_dra_pools_pass() -> None:
+    claims = {"claims": [{"name": "gpu"}], "limits": {"cpu": "1"}}
+    assert dra_pool_extended_resource_violations([node_group(DRA_LABELS), workload(claims, **ON_H100)]) == []
+
+
+def test_a_pool_named_like_a_dra_pool_without_the_access_label_is_not_one() -> None:
+    assert (
+        dra_pool_extended_resource_violations([node_group({"gpu-components/pool": "h100"}), workload(GPU, **ON_H100)])
+        == []
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gpu-dra-alpha-claim-config
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def driver(
+    gates: dict[str, Any] | None = None,
+    chart: str = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+) -> StackResource:
+    values = {"featureGates": gates} if gates is not None else {}
+    return ("urn:driver", RELEASE, {"chart": chart, "version": "0.4.1", "values": values})
+
+
+def sharing_config(sharing: dict[str, Any], kind: str = "GpuConfig") -> dict[str, Any]:
+    parameters = {"apiVersion": "resource.nvidia.com/v1beta1", "kind": kind, "sharing": sharing}
+    return {"requests": ["gpu"], "opaque": {"driver": "gpu.nvidia.com", "parameters": parameters}}
+
+
+def template(*configs: dict[str, Any]) -> StackResource:
+    request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}
+    devices = {"requests": [request], "config": list(configs)}
+    return ("urn:rct", TEMPLATE, {"metadata": {"name": "shared"}, "spec": {"spec": {"devices": devices}}})
+
+
+def gate_message(where: str, kind: str, what: str, gate: str) -> str:
+    return (
+        f"{where}: {kind} sets {what}, which NVIDIA's DRA driver allows only with its alpha feature gate {gate} (off "
+        "by default), and the stack's DRA driver release does not turn it on, so the driver refuses the claim; "
+        f"enable the gate (dra.feature_gates: [{gate}], chart value featureGates.{gate}: true) or drop the setting "
+        f"[source: {SOURCE_DRA_SHARING_GATES}]"
+    )
+
+
+TIME_SLICING = {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}}
+
+
+def test_time_slicing_claim_template_without_the_gate_is_flagged_per_setting() -> None:
+    where = "spec.spec.devices.config[0].opaque.parameters"
+    assert dra_alpha_claim_config_violations([driver(), template(sharing_config(TIME_SLICING))]) == [
+        ("urn:rct", gate_message(where, "GpuConfig", "sharing.strategy: TimeSlicing", "TimeSlicingSettings")),
+        ("urn:rct", gate_message(where, "GpuConfig", "sharing.timeSlicingConfig", "TimeSlicingSettings")),
+    ]
+
+
+def test_mps_claim_on_a_mig_device_is_flagged_when_only_time_slicing_is_enabled() -> None:
+    devices = {"config": [sharing_config({"strategy": "MPS"}, kind="MigDeviceConfig")]}
+    claim = ("urn:rc", CLAIM, {"spec": {"devices": devices}})
+    violations = dra_alpha_claim_config_violations([driver({"TimeSlicingSettings": True, "MPSSupport": False}), claim])
+    where = "spec.devices.config[0].opaque.parameters"
+    assert violations == [("urn:rc", gate_message(where, "MigDeviceConfig", "sharing.strategy: MPS", "MPSSupport"))]
+
+
+def test_claims_pass_where_the_driver_enables_the_gates() -> None:
+    gates = {"TimeSlicingSettings": True, "MPSSupport": True}
+    mps = sharing_config({"strategy": "MPS", "mpsConfig": {"defaultActiveThreadPercentage": 50}})
+    assert dra_alpha_claim_config_violations([driver(gates), template(sharing_config(TIME_SLICING), mps)]) == []
+
+
+def test_the_gpu_operators_gpu_cluster_gates_count() -> None:
+    values = {"gpuCluster": {"deployCR": True}, "draDriver": {"featureGates": {"TimeSlicingSettings": True}}}
+    operator: StackResource = ("urn:op", RELEASE, {"chart": "gpu-operator", "version": "v26.7.0", "values": values})
+    assert dra_driver_gates([operator]) == {"urn:op": frozenset({"TimeSlicingSettings"})}
+    assert dra_alpha_claim_config_violations([operator, template(sharing_config(TIME_SLICING))]) == []
+    without_cr: StackResource = (
+        "urn:op",
+        RELEASE,
+        {"chart": "gpu-operator", "values": {"draDriver": values["draDriver"]}},
+    )
+    assert dra_driver_gates([without_cr]) is None
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        sharing_config({"strategy": "TimeSlicing"}) | {"opaque": {"driver": "other.example.com", "parameters": {}}},
+        {
+            "requests": ["gpu"],
+            "opaque": {
+                "driver": "gpu.nvidia.com",
+                "parameters": {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "VfioDeviceConfig"},
+            },
+        },
+        sharing_config({}),
+    ],
+)
+def test_configs_without_alpha_sharing_pass(config: dict[str, Any]) -> None:
+    assert dra_alpha_claim_config_violations([driver(), template(config)]) == []
+
+
+def test_a_stack_without_a_dra_driver_release_is_not_judged() -> None:
+    assert dra_alpha_claim_config_violations([template(sharing_config(TIME_SLICING))]) == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The pack runs both as stack policies, with the config property
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def analyze_stack(
+    resources: list[StackResource], config: dict[str, dict[str, Any]] | None = None
+) -> list[tuple[str, str, str]]:
+    servicer = _PolicyAnalyzerServicer("gpu-components", "0.0.1", list(policies()), EnforcementLevel.ADVISORY)
+    if config:
+        configure = proto.ConfigureAnalyzerRequest()
+        for name, properties in config.items():
+            configure.policyConfig[name].enforcementLevel = proto.MANDATORY
+            configure.policyConfig[name].properties.update(properties)
+        servicer.Configure(configure, None)
+    request = proto.AnalyzeStackRequest()
+    for urn, resource_type, props in resources:
+        properties = struct_pb2.Struct()
+        json_format.ParseDict(props, properties)
+        request.resources.add(type=resource_type, urn=urn, name=urn, properties=properties)
+    response = servicer.AnalyzeStack(request, None)
+    return [(d.policyName, d.urn, d.message) for d in response.diagnostics]
+
+
+def test_the_pack_reports_both_dra_rules_on_the_resource_at_fault() -> None:
+    resources = [
+        node_group(DRA_LABELS),
+        workload(GPU, **ON_H100),
+        driver(),
+        template(sharing_config({"strategy": "MPS"})),
+    ]
+    reported = analyze_stack(resources)
+    assert [(name, urn) for name, urn, _ in reported] == [
+        ("gpu-dra-pool-extended-resource", "urn:app"),
+        ("gpu-dra-alpha-claim-config", "urn:rct"),
+    ]
+    assert reported[0][2].endswith(
+        extended_message("nvidia.com/gpu", "nodeSelector gpu-components/pool: h100 (a DRA pool)", GPU_MAPPING)
+    )
+    config = {"gpu-dra-pool-extended-resource": {"draExtendedResource": True}}
+    assert [name for name, _, _ in analyze_stack(resources, config)] == ["gpu-dra-alpha-claim-config"]
+
+
+def test_the_dra_driver_chart_must_pin_its_version() -> None:
+    props = {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"}
+    (message,) = chart_version_violations(RELEASE, props)
+    assert message.startswith("version: chart dra-driver-nvidia-gpu has no version; ")
+    assert chart_version_violations(RELEASE, {**props, "version": "0.4.1"}) == []
