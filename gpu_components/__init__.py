@@ -8,7 +8,8 @@ Public API:
 - Components: :class:`GpuCluster` (pools + add-ons of one cluster, imported on first use),
   :mod:`gpu_components.aws` (``EksGpuNodeGroup``), :mod:`gpu_components.azure` (``AksGpuNodePool``),
   :mod:`gpu_components.gcp` (``GkeGpuNodePool``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``,
-  ``NvidiaGpuOperator``).
+  ``NvidiaGpuOperator``, ``NvidiaDraDriver``).
+- DRA knowledge (DeviceClasses, what each pool publishes): :mod:`gpu_components.dra`.
 - Pod-side helpers: :mod:`gpu_components.workloads`.
 """
 

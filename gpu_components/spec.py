@@ -77,6 +77,9 @@ SYSTEM_ROLE_LABEL = "gpu-components/role"
 """Node label (value ``system``) of the example clusters' non-GPU system pools."""
 POOL_LABEL = "gpu-components/pool"
 """Node label every pool's nodes carry, valued with the pool name, so workloads can select a pool."""
+GPU_ACCESS_LABEL = "gpu-components/gpu-access"
+"""Node label (value ``dra``) of the pools whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra``), so
+selectors, the policy pack and people tell them from device-plugin pools, which carry no such label."""
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 """Node label that selects a named entry of the device plugin's config (NVIDIA device plugin, v0.20.0)."""
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
@@ -102,6 +105,7 @@ SHARING_TRUSTED_ENTRIES_KEY = "gpu-components/sharing-trusted-entries"
 RESERVED_LABELS = frozenset(
     {
         POOL_LABEL,
+        GPU_ACCESS_LABEL,
         DEVICE_PLUGIN_CONFIG_LABEL,
         GPU_PRESENT_LABEL,
         MPS_CAPABLE_LABEL,

@@ -67,14 +67,16 @@ from gpu_components.aws.facts import (
     SOURCE_AMI_TYPES,
     TAINT_EFFECTS,
 )
-from gpu_components.enums import GpuStackArg, value_of
+from gpu_components.enums import GpuAccessName, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
+from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    GPU_ACCESS_LABEL,
     POOL_LABEL,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
@@ -194,11 +196,16 @@ def supported_ami_types(spec: GpuNodePoolSpec) -> tuple[str, ...]:
     )
 
 
-def device_plugin_host(ami_type: str, gpu_stack: GpuStack = "auto") -> DevicePluginHost:
+def device_plugin_host(
+    ami_type: str, gpu_stack: GpuStack = "auto", gpu_access: GpuAccessName | None = None
+) -> DevicePluginHost:
     """Where the device plugin runs: on the host for Bottlerocket NVIDIA (whatever the GPU stack), else as the
-    cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``."""
+    cluster's DaemonSet, or the GPU Operator's under ``gpu-operator``; under ``dra`` NVIDIA's DRA driver on a pool
+    whose ``gpu_access`` is ``dra`` or unset (the AL2023 NVIDIA AMIs run no device plugin of their own)."""
     if ami_type.startswith("BOTTLEROCKET_"):
         return "node-image"
+    if gpu_stack == "dra" and gpu_access != "device-plugin":
+        return "dra-driver"
     return "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
 
 
@@ -303,7 +310,7 @@ def ami_problems(
         ]
     if device_plugin_host(chosen) == "node-image":
         return bottlerocket.bottlerocket_problems(spec, path)
-    if spec.mig is not None and gpu_stack != "gpu-operator":
+    if spec.mig is not None and gpu_stack not in ("gpu-operator", "dra"):
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
         valid = "gpu_stack gpu-operator"
         if bottlerocket_type in supported:
@@ -348,7 +355,13 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(device_plugin_node_labels(spec))
     elif host == "gpu-operator":
         labels.update(operator_node_labels(spec, "aws"))
+    elif host == "dra-driver":
+        labels[GPU_ACCESS_LABEL] = "dra"
+        # The GPU Operator beside the DRA driver partitions MIG pools only (its MIG manager reads the label).
+        labels.update(mig_node_labels(spec) if spec.mig is not None else operand_off_label("operands"))
     elif gpu_stack == "gpu-operator":
+        labels.update(operand_off_label("operands"))
+    if gpu_stack == "dra" and host == "daemonset":
         labels.update(operand_off_label("operands"))
     labels.update(autoscaler_gpu_label(spec))
     labels.update(sharing_trust_labels(spec))
@@ -410,13 +423,13 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
     stack its labels (:func:`node_labels`); its taints are the spec's (EKS adds none); the node selector is the
     pool label; ``driver_setting`` is the AMI type."""
     chosen = ami_type_for(spec, ami_type)
-    host = device_plugin_host(chosen, gpu_stack)
+    host = device_plugin_host(chosen, gpu_stack, spec.gpu_access)
     return PoolView(
         spec=spec,
         device_plugin_host=host,
         labels=node_labels(spec, host, gpu_stack),
         taints=spec.taints,
-        advertised_resources=advertised_resources(spec),
+        advertised_resources={} if host == "dra-driver" else advertised_resources(spec),
         node_selector={POOL_LABEL: spec.name},
         autoscaler_note=eks_autoscaler_note(spec, host),
         tolerations=tolerations(spec.taints),
@@ -428,7 +441,7 @@ def eks_pool_view(spec: GpuNodePoolSpec, ami_type: str | None = None, gpu_stack:
 def node_group_inputs(spec: GpuNodePoolSpec, ami_type: str, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
     """The plain ``aws.eks.NodeGroup`` inputs derived from the spec (cluster wiring excluded). ``disk_size`` is the
     pool's disk, except on Bottlerocket pools, whose launch template carries it (:data:`SOURCE_CREATE_NODEGROUP`)."""
-    host = device_plugin_host(ami_type, gpu_stack)
+    host = device_plugin_host(ami_type, gpu_stack, spec.gpu_access)
     inputs: dict[str, Any] = {
         "ami_type": ami_type,
         "instance_types": [spec.instance_type],
@@ -521,8 +534,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
 
     Outputs: ``node_group_arn``, ``node_role_arn``, ``node_group_name``, ``autoscaling_group_name`` (known after
     deployment), ``pool_name``, ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``,
-    ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``,
-    ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
+    ``dra_devices``, ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes:
+    ``spec``, ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
@@ -557,6 +570,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 4`` for one GPU
     time-sliced 4 ways, ``nvidia.com/mig-1g.10gb: 7`` under the mixed MIG strategy)."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
     ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``node-image`` (Bottlerocket's host

@@ -1,5 +1,7 @@
-"""One GPU stack per cluster: a second NvidiaGpuOperator, or the operator beside the device plugin add-on, on one
-cluster (one Kubernetes provider, or the default one) is refused before it registers anything."""
+"""One GPU stack per node: a second NvidiaGpuOperator, the operator's device plugin beside the device plugin add-on or
+the DRA driver, a GPUCluster beside a ClusterPolicy, or two DRA drivers, on one cluster (one Kubernetes provider, or
+the default one) are refused before they register anything; the device plugin, the DRA driver and an operator with
+its device plugin off may share a cluster, each on its own pools."""
 
 from __future__ import annotations
 
@@ -27,7 +29,10 @@ MIXED: dict[str, Any] = {
     "mig": {"layout": {"1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1}, "strategy": "mixed"},
 }
 SOURCE = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/clusterpolicy-reference.html"
-VALID = "one NvidiaGpuOperator, or NvidiaDevicePlugin add-ons only, per cluster"
+VALID = (
+    "one GPU Operator per cluster; device plugin add-ons, the DRA driver and an operator with its device plugin off, "
+    "each on its own pools"
+)
 
 
 def refused(program: Callable[[], None]) -> tuple[str, list[str]]:
@@ -58,10 +63,10 @@ def test_a_second_gpu_operator_on_one_provider_is_refused_naming_both() -> None:
 
     problem, resources = refused(program)
     assert problem == (
-        "opts.provider: one GPU stack per cluster, but both are on one cluster (the same Kubernetes provider); the "
-        "GPU Operator's ClusterPolicy is cluster-wide, one per cluster (combines NvidiaGpuOperator 'op1' and "
-        f"NvidiaGpuOperator 'op2'); valid: {VALID}: give NvidiaGpuOperator 'op1' all the cluster's GPU pools (built "
-        f"with one gpu_stack) [source: {SOURCE}]"
+        "opts.provider: one GPU stack per node, but both are on one cluster (the same Kubernetes provider); the "
+        "GPU Operator's ClusterPolicy or GPUCluster is cluster-wide, one per cluster (combines NvidiaGpuOperator "
+        f"'op1' and NvidiaGpuOperator 'op2'); valid: {VALID}: give NvidiaGpuOperator 'op1' all the pools it should "
+        f"serve [source: {SOURCE}]"
     )
     assert [name for name in resources if name.startswith("op2")] == []
 
@@ -103,7 +108,7 @@ def test_the_gpu_operator_beside_the_device_plugin_is_refused(operator_first: bo
     problem, resources = refused(program)
     first, second = ("NvidiaGpuOperator 'op'", "NvidiaDevicePlugin 'dp'")[:: 1 if operator_first else -1]
     assert problem.startswith(
-        "opts.provider: one GPU stack per cluster, but both are on one cluster (the default Kubernetes provider); "
+        "opts.provider: one GPU stack per node, but both are on one cluster (the default Kubernetes provider); "
         "the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the device "
         f"plugin's pools, a second time (combines {first} and {second}); valid: {VALID}: give {first} all"
     )
