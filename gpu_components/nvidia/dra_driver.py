@@ -242,7 +242,7 @@ def dra_sharing_problems(spec: GpuNodePoolSpec, given: object, where: str) -> li
             f"{key} is the device plugin's GPU sharing (replicas of nvidia.com/gpu); under DRA sharing lives in the "
             "resource claim: pods share a GPU by referencing one shared ResourceClaim (same namespace), whose GPU "
             "sharing config sets a time-slice interval, not replicas (feature gate TimeSlicingSettings), or MPS "
-            "(feature gate MPSSupport); see the claim helpers of gpu_components.dra",
+            "(feature gate MPSSupport); see the resource claim helpers of gpu_components.claims and gpu_components.dra",
             f"no {key} on a gpu_access dra pool, or gpu_access device-plugin",
             SOURCE_DRA_SHARING,
         )
