@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from gpu_components.errors import GpuSpecError
-from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
+from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaDraDriver, NvidiaGpuOperator
 from tests.helpers import plan_of, pool_components
 
 MPS: dict[str, Any] = {
@@ -125,3 +125,59 @@ def test_add_ons_on_different_providers_or_two_device_plugins_are_accepted() -> 
 
     releases = sorted(r.name for r in plan_of(program).resources if r.type == "kubernetes:helm.sh/v3:Release")
     assert releases == ["dp1-release", "dp2-release", "op1-release", "op2-release"]
+
+
+L40S: dict[str, Any] = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 1}
+H100: dict[str, Any] = {"name": "h100", "instance_type": "p5.48xlarge", "max_size": 1, "mig": {"profile": "1g.10gb"}}
+SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
+
+
+def dra_driver(name: str, pool: dict[str, Any] = L40S) -> None:
+    NvidiaDraDriver(name, {"cloud": "aws", "kubernetes_version": "1.34", "pools": [pool]})
+
+
+def test_the_device_plugin_the_dra_driver_and_an_operator_without_its_device_plugin_share_a_cluster() -> None:
+    def program() -> None:
+        NvidiaDevicePlugin("dp", {"cloud": "aws", "pools": [MPS]})
+        dra_driver("dra", H100)
+        NvidiaGpuOperator("op", {"cloud": "aws", "pools": [H100], "dra_installer": "chart"})
+
+    releases = sorted(r.name for r in plan_of(program).resources if r.type == "kubernetes:helm.sh/v3:Release")
+    assert releases == ["dp-release", "dra-release", "op-release"]
+
+
+def test_two_dra_drivers_are_refused() -> None:
+    problem, resources = refused(lambda: (dra_driver("dra1"), dra_driver("dra2", {**L40S, "name": "other"})))
+    assert problem.startswith(
+        "opts.provider: one GPU stack per node, but both are on one cluster (the default Kubernetes provider); two "
+        "DRA drivers would both publish the driver gpu.nvidia.com and create the cluster-wide DeviceClasses "
+        "gpu.nvidia.com and mig.nvidia.com (combines NvidiaDraDriver 'dra1' and NvidiaDraDriver 'dra2')"
+    )
+    assert [name for name in resources if name.startswith("dra2")] == []
+
+
+def test_the_operators_device_plugin_beside_the_dra_driver_is_refused() -> None:
+    problem, _ = refused(lambda: (dra_driver("dra"), NvidiaGpuOperator("op", {"cloud": "aws", "pools": [MPS]})))
+    assert (
+        "the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the DRA "
+        "driver's pools, a second time (combines NvidiaDraDriver 'dra' and NvidiaGpuOperator 'op')"
+    ) in problem
+
+
+def test_a_gpu_cluster_beside_a_cluster_policy_or_the_device_plugin_is_refused() -> None:
+    def gpu_cluster() -> None:
+        NvidiaGpuOperator("gc", {"cloud": "aws", "pools": [L40S], "dra_installer": "gpu-operator"})
+
+    problem, _ = refused(
+        lambda: (NvidiaGpuOperator("op", {"cloud": "aws", "pools": [H100], "dra_installer": "chart"}), gpu_cluster())
+    )
+    assert problem == (
+        "opts.provider: one GPU stack per node, but both are on one cluster (the default Kubernetes provider); a "
+        "GPUCluster may not run beside a ClusterPolicy (NVIDIA: not both in one cluster) (combines NvidiaGpuOperator "
+        f"'op' and NvidiaGpuOperator 'gc'); valid: {VALID}: give NvidiaGpuOperator 'op' all the pools it should serve "
+        f"[source: {SOURCE_GPU_CLUSTER}]"
+    )
+    problem, _ = refused(lambda: (NvidiaDevicePlugin("dp", {"cloud": "aws", "pools": [MPS]}), gpu_cluster()))
+    assert "the GPUCluster's DRA driver schedules itself on the GPU nodes" in problem
+    problem, _ = refused(lambda: (gpu_cluster(), dra_driver("dra")))
+    assert "two DRA drivers would both publish the driver gpu.nvidia.com" in problem
