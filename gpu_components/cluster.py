@@ -11,6 +11,11 @@ pool whose node image runs no device plugin of its own (all but Bottlerocket on 
 plugin and get no operand). Each served pool must have exactly one driver owner, the node image or cloud or the
 operator (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, naming both settings), and the pools
 together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_problems`).
+
+Under ``gpu_stack: dra`` NVIDIA's DRA driver (:class:`~gpu_components.kubernetes.NvidiaDraDriver`) publishes the
+pools whose ``gpu_access`` is ``dra`` or unset, where their cloud lets it (the adapter's ``device_plugin_host`` is
+``dra-driver``), to resource claims; the other pools keep what ``auto`` gives them. The DRA rules
+(:func:`_dra_problems`, :func:`_dra_pool_problems`, :func:`_dra_cluster_problems`) come with their sources.
 """
 
 import dataclasses
@@ -760,12 +765,17 @@ class GpuCluster(pulumi.ComponentResource):
     Children: one node-pool component per pool, named ``<name>-<pool name>`` (``EksGpuNodeGroup`` on AWS), and
     ``<name>-device-plugin`` (:class:`~gpu_components.kubernetes.NvidiaDevicePlugin`) when any pool needs the
     DaemonSet, or, under ``gpu_stack: gpu-operator``, ``<name>-gpu-operator``
-    (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Providers
-    (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and ``kubernetes``.
+    (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Under
+    ``gpu_stack: dra``, for the pools NVIDIA's DRA driver serves: ``<name>-dra-driver``
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`) and, for those needing its MIG manager or driver,
+    ``<name>-gpu-operator`` with its device plugin off (dra installer ``chart``); or ``<name>-gpu-operator`` with a
+    GPUCluster (dra installer ``gpu-operator``); the device plugin serves the ``gpu_access: device-plugin`` pools
+    as under ``auto``. Providers (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and
+    ``kubernetes``.
 
     Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
-    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin`` and ``gpu_operator`` (each
-    ``None`` when not created).
+    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin``, ``gpu_operator`` and
+    ``dra_driver`` (each ``None`` when not created).
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
