@@ -137,6 +137,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     ``nvidia.com/mig.config``). A change of either config rolls the operand that reads it. Every operand and the
     node-feature-discovery worker tolerate every pool taint.
 
+    With ``dra_installer`` it serves DRA pools (``gpu_stack: dra``): ``chart``, beside NVIDIA's DRA driver chart, a
+    ClusterPolicy with its device plugin off (``devicePlugin.enabled: false``; NVIDIA's DRA install guide,
+    :data:`~gpu_components.nvidia.gpu_operator.SOURCE_OPERATOR_DRA`), its MIG manager and driver for those pools, the
+    pools staying the DRA driver's (not marked served); ``gpu-operator``, a GPUCluster that deploys the DRA driver
+    (:func:`~gpu_components.nvidia.gpu_operator.gpu_cluster_values`). The ConfigMaps are created in every mode.
+
     Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
     ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-release``. Providers: ``kubernetes``.
 
