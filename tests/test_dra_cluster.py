@@ -304,3 +304,12 @@ def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path
     assert (
         "dra.kubernetes_version: DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA" in result.output
     )
+
+
+def test_a_device_plugin_pool_with_mig_on_al2023_is_still_refused_under_dra() -> None:
+    found = problems([L40S, {**H100, "gpu_access": "device-plugin"}], dra=DRA)
+    assert [(path, value) for path, value, _ in found] == [("pools[1].mig", {"profile": "1g.10gb"})]
+    assert found[0][2].endswith(
+        "have no MIG partitioning of their own; EKS documents MIG through NVIDIA's MIG Manager (GPU Operator) or "
+        "Bottlerocket's MIG settings"
+    )

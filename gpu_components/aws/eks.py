@@ -310,7 +310,7 @@ def ami_problems(
         ]
     if device_plugin_host(chosen) == "node-image":
         return bottlerocket.bottlerocket_problems(spec, path)
-    if spec.mig is not None and gpu_stack not in ("gpu-operator", "dra"):
+    if spec.mig is not None and device_plugin_host(chosen, gpu_stack, spec.gpu_access) == "daemonset":
         bottlerocket_type = BOTTLEROCKET_AMI_TYPES[arch]
         valid = "gpu_stack gpu-operator"
         if bottlerocket_type in supported:
