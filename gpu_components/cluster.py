@@ -627,7 +627,9 @@ def validate_cluster(
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
         pool_problems += adapter.pools_problems(specs, prefix)
-        if operator and specs and "gpu-operator" not in hosts.values():
+        if misshapen:  # who serves a misshapen pool is unknown; its shape problems are listed already
+            pass
+        elif operator and specs and "gpu-operator" not in hosts.values():
             # The explicit switch to the operator would be ignored: refused as device-plugin is on such pools (its
             # settings, if any, would be ignored with it).
             pool_problems += _unserved_operator_problems(specs, hosts, prefix)

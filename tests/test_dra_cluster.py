@@ -313,3 +313,11 @@ def test_a_device_plugin_pool_with_mig_on_al2023_is_still_refused_under_dra() ->
         "have no MIG partitioning of their own; EKS documents MIG through NVIDIA's MIG Manager (GPU Operator) or "
         "Bottlerocket's MIG settings"
     )
+
+
+@pytest.mark.parametrize("gpu_stack", ["dra", "gpu-operator"])
+def test_a_misshapen_cloud_block_is_its_only_problem(gpu_stack: str) -> None:
+    settings = {"dra": DRA} if gpu_stack == "dra" else {}
+    assert problems([{**L40S, "aws": "x"}], gpu_stack, **settings) == [
+        ("pools[0].aws", "x", "input should be a valid dictionary")
+    ]
