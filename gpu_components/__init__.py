@@ -8,9 +8,9 @@ Public API:
 - Components: :class:`GpuCluster` (pools + add-ons of one cluster, imported on first use),
   :mod:`gpu_components.aws` (``EksGpuNodeGroup``), :mod:`gpu_components.azure` (``AksGpuNodePool``),
   :mod:`gpu_components.gcp` (``GkeGpuNodePool``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``,
-  ``NvidiaGpuOperator``).
-- Pod-side helpers: :mod:`gpu_components.workloads`; DRA resource claims: :mod:`gpu_components.claims` (the DRA
-  driver's facts: :mod:`gpu_components.dra`).
+  ``NvidiaGpuOperator``, ``NvidiaDraDriver``).
+- Pod-side helpers: :mod:`gpu_components.workloads`; DRA resource claims: :mod:`gpu_components.claims` (DRA
+  knowledge, DeviceClasses and what each pool publishes: :mod:`gpu_components.dra`).
 """
 
 from __future__ import annotations

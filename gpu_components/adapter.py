@@ -20,6 +20,7 @@ import pulumi
 
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
+from gpu_components.dra import dra_devices
 from gpu_components.enums import GpuStackName
 from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.shape import args_problems
@@ -66,6 +67,12 @@ class GpuNodePool(Protocol):
     """Every taint on the pool's nodes, including taints the cloud adds itself (e.g. AKS spot)."""
     advertised_resources: dict[str, int]
     """Extended resource name -> count each node advertises, as the pool's device plugin names them."""
+
+    @property
+    def dra_devices(self) -> dict[str, int]:
+        """What each node publishes to DRA (:func:`~gpu_components.dra.dra_devices`: ``gpu.nvidia.com`` or
+        ``mig.nvidia.com/<profile>`` -> devices per node) when NVIDIA's DRA driver serves the pool, else ``{}``."""
+
     node_selector: dict[str, str]
     """Node labels a pod selects to land on this pool (the pool label, plus what the cloud requires)."""
     autoscaler_note: str | None
@@ -105,6 +112,12 @@ class PoolView:
     driver_setting_set: bool = True
     """Whether ``driver_setting`` was given (``False``: the default filled in)."""
 
+    @property
+    def dra_devices(self) -> dict[str, int]:
+        """What each node publishes to DRA (:func:`~gpu_components.dra.dra_devices`) when the pool's host is
+        ``dra-driver``; ``{}`` for a pool another party advertises (extended resources, no DRA devices)."""
+        return dra_devices(self.spec) if self.device_plugin_host == "dra-driver" else {}
+
 
 def adopt_view(component: GpuNodePool, view: PoolView) -> None:
     """Give a node-pool component the plain attributes it exposes beyond its ``spec`` from its cloud's pool view (the
@@ -113,6 +126,7 @@ def adopt_view(component: GpuNodePool, view: PoolView) -> None:
     component.labels = view.labels
     component.taints = view.taints
     component.advertised_resources = view.advertised_resources
+    setattr(component, "dra_devices", view.dra_devices)  # noqa: B010 (read-only in the protocol: a PoolView computes it)
     component.node_selector = view.node_selector
     component.autoscaler_note = view.autoscaler_note
     component.tolerations = view.tolerations
@@ -133,7 +147,8 @@ _DRIVER_SETTING_SET = "_driver_setting_set"
 def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
     """The outputs every node-pool component registers besides its cloud's own (camelCase; plain values): pool
     name, node labels, taints and the tolerations a workload needs for them, node selector, what each node
-    advertises (resource name -> count), who advertises it, and the autoscaler note."""
+    advertises (resource name -> count) and publishes to DRA (``draDevices``), who advertises it, and the autoscaler
+    note."""
     return {
         "poolName": pool.spec.name,
         "labels": pool.labels,
@@ -141,6 +156,7 @@ def pool_outputs(pool: GpuNodePool) -> dict[str, Any]:
         "tolerations": pool.tolerations,
         "nodeSelector": pool.node_selector,
         "advertisedResources": pool.advertised_resources,
+        "draDevices": pool.dra_devices,
         "devicePluginHost": pool.device_plugin_host,
         "autoscalerNote": pool.autoscaler_note,
     }

@@ -11,6 +11,11 @@ pool whose node image runs no device plugin of its own (all but Bottlerocket on 
 plugin and get no operand). Each served pool must have exactly one driver owner, the node image or cloud or the
 operator (:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, naming both settings), and the pools
 together must suit one operator (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_problems`).
+
+Under ``gpu_stack: dra`` NVIDIA's DRA driver (:class:`~gpu_components.kubernetes.NvidiaDraDriver`) publishes the
+pools whose ``gpu_access`` is ``dra`` or unset, where their cloud lets it (the adapter's ``device_plugin_host`` is
+``dra-driver``), to resource claims; the other pools keep what ``auto`` gives them. The DRA rules
+(:func:`_dra_problems`, :func:`_dra_pool_problems`, :func:`_dra_cluster_problems`) come with their sources.
 """
 
 import dataclasses
@@ -27,24 +32,38 @@ from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
 from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
-from gpu_components.cloud_facts import CloudFacts
+from gpu_components.cloud_facts import CloudFacts, facts_for
 from gpu_components.cluster_pool import ClusterPoolArgs
-from gpu_components.enums import CloudArg, GpuStack, GpuStackArg, value_of
+from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, GpuStack, GpuStackArg, value_of
 from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.gcp.options import GkeWiringArgs
-from gpu_components.kubernetes.addon import namespace_problems, owned_value_problems
+from gpu_components.kubernetes.addon import ADVERTISERS, namespace_problems, owned_value_problems
 from gpu_components.kubernetes.device_plugin import (
     DEVICE_PLUGIN_OWNED_VALUES,
     NvidiaDevicePlugin,
     NvidiaDevicePluginArgs,
 )
+from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, NvidiaDraDriver, NvidiaDraDriverArgs
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
+from gpu_components.nvidia.dra_driver import (
+    SOURCE_DRA,
+    dra_chart_version_problems,
+    dra_sharing_problems,
+    driver_root,
+    driver_root_problems,
+    feature_gate_problems,
+    kubernetes_version_problems,
+    operator_installs_driver,
+)
 from gpu_components.nvidia.gpu_operator import (
+    SOURCE_GPU_CLUSTER,
     chart_version_problems,
     default_operator_driver,
     driver_owner_problems,
+    gpu_cluster_problems,
     gpu_operator_problems,
 )
+from gpu_components.nvidia.mig import MIG_CONFIG_LABEL
 from gpu_components.shape import STRICT, args_problems, plain, required_keys, shape_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools, pool_shape_problems
 
@@ -53,6 +72,7 @@ __all__ = [
     "GPU_STACKS",
     "ClusterPoolArgs",
     "DevicePluginSettingsArgs",
+    "DraSettingsArgs",
     "GpuCluster",
     "GpuClusterArgs",
     "GpuOperatorSettingsArgs",
@@ -123,6 +143,36 @@ class GpuOperatorSettingsArgs(TypedDict):
     ``mig.strategy`` and the other values the library decides."""
 
 
+@STRICT
+class DraSettingsArgs(TypedDict):
+    """Settings of a ``gpu_stack: dra`` cluster: NVIDIA's DRA driver
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`, or the GPU Operator's GPUCluster) and the Kubernetes version
+    it needs."""
+
+    installer: NotRequired[DraInstallerArg]
+    """Who deploys the DRA driver: ``chart`` (the driver's own Helm chart, with the GPU Operator's MIG manager, its
+    device plugin off, for the DRA pools that need MIG partitioning or the operator's driver) or ``gpu-operator``
+    (the GPU Operator's GPUCluster, a technology preview with no MIG manager and no driver: no MIG pool, no pool
+    needing the operator's driver, no device-plugin pool beside it). Defaults to ``chart``."""
+    kubernetes_version: NotRequired[str]
+    """The cluster's Kubernetes version, ``MAJOR.MINOR``: at least ``1.34``, where DRA's ``resource.k8s.io/v1`` API is
+    GA. Required under ``gpu_stack: dra`` (the example program fills it from ``cluster.kubernetes_version``)."""
+    feature_gates: NotRequired[list[DraFeatureGateArg]]
+    """The DRA driver's feature gates to turn on (alpha, off by default: ``TimeSlicingSettings``, ``MPSSupport``,
+    ``DynamicMIG``, ``PassthroughSupport``, ``NVMLDeviceHealthCheck``, ``DeviceMetadata``). Defaults to none.
+    ``DynamicMIG`` is refused beside MIG pools, and so are the pairs the driver refuses at start."""
+    namespace: NotRequired[str]
+    """Namespace of the DRA driver chart (a DNS-1123 label), with installer ``chart`` only. Defaults to
+    ``dra-driver-nvidia-gpu``."""
+    chart_version: NotRequired[str]
+    """Version of the ``dra-driver-nvidia-gpu`` chart, with installer ``chart`` only. Defaults to the pinned, tested
+    ``0.4.1``."""
+    helm_values: NotRequired[dict[str, Any]]
+    """Raw DRA driver chart values merged over the rendered ones, with installer ``chart`` only. Defaults to none.
+    ``nvidiaDriverRoot``, ``gpuResourcesEnabledOverride``, ``resources.gpus.enabled``, ``featureGates``,
+    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations`` and ``namespace`` are the library's and refused."""
+
+
 class GpuClusterArgs(TypedDict):
     """Inputs of :class:`GpuCluster`."""
 
@@ -137,13 +187,19 @@ class GpuClusterArgs(TypedDict):
     gcp: NotRequired[GkeWiringArgs]
     """GKE wiring: how the pools attach to the cluster. Required when ``cloud`` is ``gcp``, refused otherwise."""
     gpu_stack: NotRequired[GpuStackArg]
-    """Who advertises GPUs to Kubernetes: ``auto``, ``device-plugin`` or ``gpu-operator``. Defaults to ``auto``."""
+    """Who advertises GPUs to Kubernetes: ``auto``, ``device-plugin``, ``gpu-operator`` or ``dra`` (NVIDIA's DRA
+    driver publishes the pools whose ``gpu_access`` is ``dra`` or unset; ``device-plugin`` pools keep their device
+    plugin). Defaults to ``auto``."""
     device_plugin: NotRequired[DevicePluginSettingsArgs]
     """Settings of the device plugin add-on. Defaults to the pinned chart in its own namespace. Refused under
     ``gpu_stack: gpu-operator``, which runs no device plugin add-on."""
     gpu_operator: NotRequired[GpuOperatorSettingsArgs]
-    """Settings of the GPU Operator add-on, only with ``gpu_stack: gpu-operator``. Defaults to the pinned chart, the
-    node image's or cloud's driver, the DCGM exporter without a ServiceMonitor."""
+    """Settings of the GPU Operator add-on, with ``gpu_stack: gpu-operator``, or ``dra`` when the cluster deploys
+    the operator (dra installer ``gpu-operator``, or DRA pools needing its MIG manager or driver). Defaults to the
+    pinned chart, the node image's or cloud's driver, the DCGM exporter without a ServiceMonitor."""
+    dra: NotRequired[DraSettingsArgs]
+    """Settings of ``gpu_stack: dra`` (required there for its ``kubernetes_version``); refused under any other GPU
+    stack."""
 
 
 def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
@@ -218,6 +274,201 @@ def _unserved_operator_problems(
     ]
 
 
+@dataclasses.dataclass(frozen=True)
+class _DraPool:
+    """A pool whose GPUs NVIDIA's DRA driver publishes, as the DRA rules need it: its spec, its nodes' labels, its
+    cloud's driver setting as given (``None``: the default) and its path."""
+
+    spec: GpuNodePoolSpec
+    labels: Mapping[str, str]
+    driver_setting: str | None
+    where: str
+
+
+def needs_gpu_operator(cloud: CloudName, spec: GpuNodePoolSpec, labels: Mapping[str, str], driver: str | None) -> bool:
+    """Whether a DRA pool (``device_plugin_host: dra-driver``) needs the GPU Operator beside the DRA driver: for its
+    MIG partitions (a MIG pool whose nodes carry ``nvidia.com/mig.config``, the label the operator's MIG manager
+    applies; a cloud that partitions the GPUs itself, as GKE and AKS's ``gpuInstanceProfile`` do, sets none) or
+    for its NVIDIA driver (its cloud's driver setting turns the node's own installation off)."""
+    return (spec.mig is not None and MIG_CONFIG_LABEL in labels) or operator_installs_driver(cloud, driver)
+
+
+def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
+    """The ``dra`` settings on their own: shape, only under ``gpu_stack: dra`` (where the Kubernetes version is
+    required and at least 1.34), namespace, chart version and owned values, and the chart's settings refused under
+    installer ``gpu-operator`` (the operator deploys the driver; its own settings are ``gpu_operator``)."""
+    path = f"{prefix}dra"
+    if dra is None and gpu_stack != "dra":
+        return []
+    if dra is not None:
+        problems = shape_problems(DraSettingsArgs, dra, path)
+        if gpu_stack in GPU_STACKS and gpu_stack != "dra":
+            return [
+                *problems,
+                Problem(
+                    path,
+                    dra,
+                    f"DRA settings, but gpu_stack is {gpu_stack}: they would be ignored",
+                    "gpu_stack dra, or no dra settings",
+                ),
+            ]
+    else:
+        problems = []
+    settings: Mapping[str, Any] = dra if isinstance(dra, Mapping) else {}
+    if dra is None or isinstance(dra, Mapping):
+        problems += kubernetes_version_problems(settings.get("kubernetes_version"), f"{path}.kubernetes_version")
+    problems += namespace_problems(settings.get("namespace"), f"{path}.namespace")
+    problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
+    problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
+    if value_of(settings.get("installer")) == "gpu-operator":
+        problems += [
+            Problem(
+                f"{path}.{key}",
+                settings[key],
+                "a setting of the DRA driver's own chart, but under installer gpu-operator the GPU Operator deploys "
+                "the driver: it would be ignored",
+                f"gpu_operator.{key}, or installer chart",
+            )
+            for key in ("namespace", "chart_version", "helm_values")
+            if key in settings
+        ]
+    return problems
+
+
+def _dra_pool_problems(
+    spec: GpuNodePoolSpec, pool: Mapping[str, Any], host: DevicePluginHost, gpu_stack: str, installer: str, where: str
+) -> list[Problem]:
+    """One pool's DRA rules: ``gpu_access: dra`` only under ``gpu_stack: dra``; a pool the DRA driver serves has no
+    pool-level sharing (it lives in the claim) and, under installer ``gpu-operator``, no MIG (the GPUCluster runs no
+    MIG manager); under installer ``gpu-operator`` every pool is a DRA pool (the GPUCluster's driver cannot be kept
+    off the others' nodes)."""
+    if spec.gpu_access == "dra" and gpu_stack != "dra":
+        return [
+            Problem(
+                f"{where}.gpu_access",
+                "dra",
+                "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys",
+                "device-plugin, or gpu_stack dra",
+                SOURCE_DRA,
+            )
+        ]
+    if gpu_stack != "dra":
+        return []
+    if host != "dra-driver":
+        if installer != "gpu-operator":
+            return []
+        return [
+            Problem(
+                f"{where}.gpu_access" if spec.gpu_access is not None else where,
+                spec.gpu_access or spec.name,
+                f"its GPUs are advertised by {ADVERTISERS[host]}, but under dra installer gpu-operator the "
+                "GPUCluster's DRA driver schedules itself on every GPU node (not configurable), so it would "
+                "publish them a second time",
+                "gpu_access dra on a pool the DRA driver can serve, or dra installer chart",
+                SOURCE_GPU_CLUSTER,
+            )
+        ]
+    problems = dra_sharing_problems(spec, pool.get("mps", pool.get("time_slicing")), where)
+    if installer == "gpu-operator":
+        problems += [
+            dataclasses.replace(problem, path=f"{where}.mig") for problem in gpu_cluster_problems([spec], False)
+        ]
+    return problems
+
+
+def _dra_cluster_problems(
+    cloud: CloudName,
+    specs: Sequence[GpuNodePoolSpec],
+    hosts: Mapping[int, DevicePluginHost],
+    dra_pools: Mapping[int, _DraPool],
+    dra: Mapping[str, Any],
+    installer: str,
+    gpu_operator: object,
+    device_plugin: object,
+    prefix: str,
+) -> list[Problem]:
+    """The rules of a ``gpu_stack: dra`` cluster's pools together: some pool must be a DRA pool (else the switch
+    would be ignored, as ``gpu-operator`` is on pools it cannot serve); one driver root for the DRA driver's pools
+    (installer ``chart``); the feature gates (DynamicMIG beside MIG pools); the GPU Operator beside the chart (its
+    pools' MIG strategies and driver owner); settings of add-ons the cluster would not deploy."""
+    others = ", ".join(f"{prefix}pools[{index}] ({spec.name}): {hosts[index]}" for index, spec in enumerate(specs))
+    if not dra_pools:
+        return [
+            Problem(
+                f"{prefix}gpu_stack",
+                "dra",
+                f"no pool's GPUs are published by NVIDIA's DRA driver (each pool's GPUs are advertised by another: "
+                f"{others}), so the cluster would deploy no DRA driver and the switch would be ignored",
+                "auto (each pool's own way), or a pool the DRA driver serves (gpu_access dra or unset)",
+            )
+        ]
+    problems: list[Problem] = []
+    gates = (
+        [value_of(gate) for gate in dra.get("feature_gates", [])] if isinstance(dra.get("feature_gates"), list) else []
+    )
+    mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
+    problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
+    if installer == "gpu-operator":
+        return problems
+    setting = facts_for(cloud).driver.setting
+    roots = [
+        (f"{pool.where}.{cloud}.{setting}", driver_root(cloud, pool.driver_setting), pool.driver_setting)
+        for pool in dra_pools.values()
+    ]
+    problems += driver_root_problems(roots)
+    helper = {
+        index: pool
+        for index, pool in dra_pools.items()
+        if needs_gpu_operator(cloud, pool.spec, pool.labels, pool.driver_setting)
+    }
+    settings: Mapping[str, Any] = gpu_operator if isinstance(gpu_operator, Mapping) else {}
+    given_driver = settings.get("operator_driver")
+    operator_driver = (
+        given_driver
+        if isinstance(given_driver, bool)
+        else any(operator_installs_driver(cloud, pool.driver_setting) for pool in helper.values())
+    )
+    for pool in helper.values():
+        problems += driver_owner_problems(
+            cloud,
+            pool.driver_setting,
+            operator_driver,
+            pool.where,
+            operator_driver_path=f"{prefix}gpu_operator.operator_driver",
+            cpu_architecture=pool.spec.cpu_architecture,
+        )
+    problems += _at_input_positions(
+        gpu_operator_problems(
+            [pool.spec for pool in helper.values()],
+            bool(settings.get("dcgm_exporter", True)),
+            bool(settings.get("service_monitor", False)),
+        ),
+        list(helper),
+        prefix,
+    )
+    if gpu_operator is not None and not helper:
+        problems.append(
+            Problem(
+                f"{prefix}gpu_operator",
+                gpu_operator,
+                "GPU Operator settings, but under dra installer chart the cluster deploys the operator only for DRA "
+                "pools that need its MIG manager or driver, and none does: they would be ignored",
+                "no gpu_operator settings, or dra installer gpu-operator",
+            )
+        )
+    if device_plugin is not None and "daemonset" not in hosts.values():
+        problems.append(
+            Problem(
+                f"{prefix}device_plugin",
+                device_plugin,
+                f"NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin ({others}), so the "
+                "cluster deploys none and they would be ignored",
+                "no device_plugin settings, or a pool with gpu_access device-plugin the device plugin serves",
+            )
+        )
+    return problems
+
+
 def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
     """The adapter of ``cloud``.
 
@@ -237,6 +488,7 @@ def validate_cluster(
     path: str = "",
     gpu_operator: Mapping[str, Any] | None = None,
     device_plugin: Mapping[str, Any] | None = None,
+    dra: Mapping[str, Any] | None = None,
 ) -> tuple[GpuNodePoolSpec, ...]:
     """Validate a cluster's pools for ``cloud`` and ``gpu_stack``: every problem of every pool, the cloud's rules
     and, under the GPU Operator, the driver-ownership and operator-wide rules included, at once.
@@ -246,24 +498,33 @@ def validate_cluster(
         pools: the pools (:class:`ClusterPoolArgs`).
         gpu_stack: see :class:`GpuStack`.
         path: prefix of every problem's path (``""`` for component args).
-        gpu_operator: the GPU Operator settings (:class:`GpuOperatorSettingsArgs`), only with ``gpu-operator``.
+        gpu_operator: the GPU Operator settings (:class:`GpuOperatorSettingsArgs`), with ``gpu-operator``, or
+            ``dra`` when the cluster deploys the operator.
         device_plugin: the device plugin settings, which ``gpu-operator`` has no use for.
+        dra: the DRA settings (:class:`DraSettingsArgs`), only with ``dra``, where its ``kubernetes_version`` is
+            required.
 
     Raises:
         GpuSpecError: unsupported cloud or GPU stack, invalid pools or settings, violations of the cloud adapter's
-            rules, two driver owners or none for a pool served by the GPU Operator.
+            rules, two driver owners or none for a pool served by the GPU Operator; under ``dra``
+            (:func:`_dra_problems`, :func:`_dra_pool_problems`): a Kubernetes version below 1.34, ``gpu_access:
+            dra`` without ``gpu_stack: dra``, pool sharing (``time_slicing``/``mps``) on a DRA pool, what the
+            GPUCluster cannot do, DynamicMIG beside MIG pools, settings that would be ignored.
     """
     cloud, pools, gpu_stack = value_of(cloud), plain(pools), value_of(gpu_stack)
-    gpu_operator, device_plugin = plain(gpu_operator), plain(device_plugin)
+    gpu_operator, device_plugin, dra = plain(gpu_operator), plain(device_plugin), plain(dra)
     prefix = f"{path}." if path else ""
     adapter = adapter_for(cloud, f"{prefix}cloud")
     problems: list[Problem] = []
     if gpu_stack not in GPU_STACKS:
         problems.append(Problem(f"{prefix}gpu_stack", gpu_stack, "unknown GPU stack", ", ".join(GPU_STACKS)))
     operator = gpu_stack == "gpu-operator"
+    dra_settings: Mapping[str, Any] = dra if isinstance(dra, Mapping) else {}
+    installer = value_of(dra_settings.get("installer", "chart"))
+    problems += _dra_problems(dra, gpu_stack, prefix)
     if gpu_operator is not None:
         problems += shape_problems(GpuOperatorSettingsArgs, gpu_operator, f"{prefix}gpu_operator")
-        if not operator and gpu_stack in GPU_STACKS:
+        if not operator and gpu_stack in GPU_STACKS and gpu_stack != "dra":
             problems.append(
                 Problem(
                     f"{prefix}gpu_operator",
@@ -274,7 +535,7 @@ def validate_cluster(
             )
     if device_plugin is not None:
         problems += shape_problems(DevicePluginSettingsArgs, device_plugin, f"{prefix}device_plugin")
-    for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator)):
+    for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator), ("dra", dra)):
         if isinstance(settings_, Mapping):
             problems += namespace_problems(settings_.get("namespace"), f"{prefix}{key}.namespace")
     if isinstance(gpu_operator, Mapping):
@@ -320,6 +581,7 @@ def validate_cluster(
     given_driver = settings.get("operator_driver")
     operator_driver = given_driver if isinstance(given_driver, bool) else default_operator_driver(adapter.cloud)
     served: list[tuple[int, GpuNodePoolSpec]] = []
+    dra_pools: dict[int, _DraPool] = {}
     hosts: dict[int, DevicePluginHost] = {}
     operator_hosts: dict[int, DevicePluginHost] = {}  # each pool's host under gpu-operator (device-plugin only)
 
@@ -344,6 +606,10 @@ def validate_cluster(
             )
         if operator and host == "gpu-operator":
             served.append((index, spec))
+        found += _dra_pool_problems(spec, pools[index], host, gpu_stack, installer, where)
+        if host == "dra-driver":
+            view = adapter.describe_pool(spec, options, stack)
+            dra_pools[index] = _DraPool(spec, view.labels, options.get(adapter.facts.driver.setting), where)
         if operator and host != "cloud":  # a cloud-served pool (a GKE ComputeClass) keeps the cloud's driver
             found += driver_owner_problems(
                 adapter.cloud,
@@ -361,10 +627,16 @@ def validate_cluster(
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
         pool_problems += adapter.pools_problems(specs, prefix)
-        if operator and specs and "gpu-operator" not in hosts.values():
+        if misshapen:  # who serves a misshapen pool is unknown; its shape problems are listed already
+            pass
+        elif operator and specs and "gpu-operator" not in hosts.values():
             # The explicit switch to the operator would be ignored: refused as device-plugin is on such pools (its
             # settings, if any, would be ignored with it).
             pool_problems += _unserved_operator_problems(specs, hosts, prefix)
+        elif gpu_stack == "dra":
+            pool_problems += _dra_cluster_problems(
+                adapter.cloud, specs, hosts, dra_pools, dra_settings, installer, gpu_operator, device_plugin, prefix
+            )
         else:
             add_on = ("gpu_operator", gpu_operator) if operator else ("device_plugin", device_plugin)
             pool_problems += _unused_settings_problems(add_on[0], add_on[1], specs, hosts, prefix)
@@ -461,6 +733,7 @@ _VALIDATED_BY_THE_CLUSTER_RULES = (
     "gpu_stack",
     "gpu_operator",
     "device_plugin",
+    "dra",
 )
 """GpuCluster fields that :func:`cluster_args_problems` and :func:`validate_cluster` check (with the stack config's
 paths and messages); :func:`~gpu_components.shape.args_problems` checks the rest and the args' own shape."""
@@ -480,9 +753,12 @@ class PoolScheduling(TypedDict):
     advertisedResources: dict[str, int]
     """Extended resource name -> how many each node advertises (``nvidia.com/gpu``, or ``nvidia.com/mig-1g.5gb``
     under the mixed MIG strategy; time-slicing and MPS replicas counted): the resource a container's limit names."""
+    draDevices: dict[str, int]
+    """What each node publishes to DRA for resource claims (``gpu.nvidia.com`` -> whole GPUs, or
+    ``mig.nvidia.com/<profile>`` -> MIG devices) when NVIDIA's DRA driver serves the pool; ``{}`` otherwise."""
     devicePluginHost: str
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin add-on), ``gpu-operator``,
-    ``node-image`` (Bottlerocket NVIDIA) or ``cloud`` (GKE)."""
+    ``node-image`` (Bottlerocket NVIDIA), ``cloud`` (GKE) or ``dra-driver`` (NVIDIA's DRA driver)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -491,12 +767,17 @@ class GpuCluster(pulumi.ComponentResource):
     Children: one node-pool component per pool, named ``<name>-<pool name>`` (``EksGpuNodeGroup`` on AWS), and
     ``<name>-device-plugin`` (:class:`~gpu_components.kubernetes.NvidiaDevicePlugin`) when any pool needs the
     DaemonSet, or, under ``gpu_stack: gpu-operator``, ``<name>-gpu-operator``
-    (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Providers
-    (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and ``kubernetes``.
+    (:class:`~gpu_components.kubernetes.NvidiaGpuOperator`) when any pool is served by the operator. Under
+    ``gpu_stack: dra``, for the pools NVIDIA's DRA driver serves: ``<name>-dra-driver``
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`) and, for those needing its MIG manager or driver,
+    ``<name>-gpu-operator`` with its device plugin off (dra installer ``chart``); or ``<name>-gpu-operator`` with a
+    GPUCluster (dra installer ``gpu-operator``); the device plugin serves the ``gpu_access: device-plugin`` pools
+    as under ``auto``. Providers (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and
+    ``kubernetes``.
 
     Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
-    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin`` and ``gpu_operator`` (each
-    ``None`` when not created).
+    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin``, ``gpu_operator`` and
+    ``dra_driver`` (each ``None`` when not created).
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
@@ -524,6 +805,7 @@ class GpuCluster(pulumi.ComponentResource):
                     args.get("gpu_stack", "auto"),
                     gpu_operator=args.get("gpu_operator"),
                     device_plugin=args.get("device_plugin"),
+                    dra=args.get("dra"),
                 )
             except GpuSpecError as error:
                 problems += error.problems
@@ -536,7 +818,6 @@ class GpuCluster(pulumi.ComponentResource):
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.pools: dict[str, GpuNodePool] = {}
-        host = "gpu-operator" if gpu_stack == "gpu-operator" else "daemonset"
         for pool in args["pools"]:
             self.pools[pool["name"]] = adapter.create_pool(
                 f"{name}-{pool['name']}",
@@ -546,24 +827,76 @@ class GpuCluster(pulumi.ComponentResource):
                 gpu_stack,
                 pulumi.ResourceOptions(parent=self),
             )
-        served = [component for component in self.pools.values() if component.device_plugin_host == host]
         self.device_plugin: NvidiaDevicePlugin | None = None
         self.gpu_operator: NvidiaGpuOperator | None = None
+        self.dra_driver: NvidiaDraDriver | None = None
         child = pulumi.ResourceOptions(parent=self)
-        if served and host == "gpu-operator":
-            operator_args: NvidiaGpuOperatorArgs = {**args.get("gpu_operator", {}), "cloud": cloud, "pools": served}
-            self.gpu_operator = NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, child)
-        elif served:
-            plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "cloud": cloud, "pools": served}
+
+        def served(host: DevicePluginHost) -> list[GpuNodePool]:
+            return [component for component in self.pools.values() if component.device_plugin_host == host]
+
+        daemonset, operator, dra_pools = served("daemonset"), served("gpu-operator"), served("dra-driver")
+        operator_settings: Mapping[str, Any] = args.get("gpu_operator", {})
+        if daemonset:
+            plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "cloud": cloud, "pools": daemonset}
             self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)
+        if operator:
+            operator_args = cast(NvidiaGpuOperatorArgs, {**operator_settings, "cloud": cloud, "pools": operator})
+            self.gpu_operator = NvidiaGpuOperator(f"{name}-gpu-operator", operator_args, child)
+        if dra_pools:
+            self._compose_dra(name, cloud, dra_pools, args.get("dra", {}), operator_settings, child)
         self.pool_names = sorted(self.pools)
         self.pool_scheduling = {
             pool_name: {
                 "nodeSelector": pool.node_selector,
                 "tolerations": pool.tolerations,
                 "advertisedResources": pool.advertised_resources,
+                "draDevices": pool.dra_devices,
                 "devicePluginHost": pool.device_plugin_host,
             }
             for pool_name, pool in sorted(self.pools.items())
         }
         self.register_outputs({"poolNames": self.pool_names, "poolScheduling": self.pool_scheduling})
+
+    def _compose_dra(
+        self,
+        name: str,
+        cloud: CloudName,
+        pools: list[GpuNodePool],
+        dra: Mapping[str, Any],
+        operator_settings: Mapping[str, Any],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """The add-ons of the DRA pools (validated): under installer ``chart`` the DRA driver's chart, and the GPU
+        Operator with its device plugin off for the pools needing its MIG manager or driver
+        (:func:`needs_gpu_operator`); under installer ``gpu-operator`` the operator's GPUCluster."""
+        gates = list(dra.get("feature_gates", []))
+        if value_of(dra.get("installer", "chart")) == "gpu-operator":
+            gpu_cluster_args = {
+                **operator_settings,
+                "cloud": cloud,
+                "pools": pools,
+                "dra_installer": "gpu-operator",
+                "dra_feature_gates": gates,
+            }
+            self.gpu_operator = NvidiaGpuOperator(
+                f"{name}-gpu-operator", cast(NvidiaGpuOperatorArgs, gpu_cluster_args), child
+            )
+            return
+        chart_keys = ("namespace", "chart_version", "helm_values", "feature_gates")
+        driver_args = {
+            **{key: dra[key] for key in chart_keys if key in dra},
+            "kubernetes_version": dra["kubernetes_version"],
+            "cloud": cloud,
+            "pools": pools,
+        }
+        self.dra_driver = NvidiaDraDriver(f"{name}-dra-driver", cast(NvidiaDraDriverArgs, driver_args), child)
+        setting = facts_for(cloud).driver.setting
+        helped = [
+            pool for pool in pools if needs_gpu_operator(cloud, pool.spec, pool.labels, getattr(pool, setting, None))
+        ]
+        if helped:
+            helper_args = {**operator_settings, "cloud": cloud, "pools": helped, "dra_installer": "chart"}
+            self.gpu_operator = NvidiaGpuOperator(
+                f"{name}-gpu-operator", cast(NvidiaGpuOperatorArgs, helper_args), child
+            )

@@ -22,6 +22,10 @@ NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu`` v0.4.1, driver na
   strategy unless its ``TimeSlicingSettings`` feature gate is on, and ``MPS`` unless ``MPSSupport`` is on (both
   alpha, off by default: :data:`SOURCE_CONFIG_GATES`): :data:`SHARING_FEATURE_GATES`.
 
+What a node publishes (:func:`dra_devices`): each GPU as a ``gpu.nvidia.com`` device, or, once partitioned, as its
+MIG devices in ``mig.nvidia.com`` (without the DynamicMIG feature gate the driver creates no MIG device; it publishes
+the partitions mig-parted or the GPU Operator's MIG manager made), not as a whole GPU.
+
 Without a config, one claim referenced by several pods (a ``ResourceClaim`` by name, same namespace) gives each of
 them access to its device, as the driver's demo "one shared, global claim providing access to a GPU" does; no
 feature gate is needed for that (:data:`SOURCE_SHARED_CLAIM`).
@@ -32,6 +36,7 @@ from __future__ import annotations
 from typing import Literal
 
 from gpu_components.enums import DraFeatureGate
+from gpu_components.spec import GpuNodePoolSpec
 
 _DRIVER_TREE = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/"
 
@@ -149,6 +154,21 @@ def product_name_expression(gpu_model: str) -> str:
     return f"{attribute(PRODUCT_NAME_ATTRIBUTE)}.lowerAscii().matches('(^|[^a-z0-9]){family}([^a-z0-9]|$)')"
 
 
+def dra_devices(spec: GpuNodePoolSpec) -> dict[str, int]:
+    """What each node of the pool publishes to DRA, per node: ``{"gpu.nvidia.com": <GPUs>}`` for whole GPUs, or for
+    a MIG pool one entry per MIG profile of its layout, ``mig.nvidia.com/<profile>`` -> MIG devices per node (the
+    profile's instances per GPU times the node's GPUs), sorted by key. E.g. 8 H100s in all-``1g.10gb``:
+    ``{"mig.nvidia.com/1g.10gb": 56}``; a ``g6e.xlarge`` (1 L40S): ``{"gpu.nvidia.com": 1}``.
+
+    Cloud-neutral and regardless of who advertises the pool: a device-plugin pool's node component reports ``{}``
+    (:attr:`~gpu_components.adapter.PoolView.dra_devices`)."""
+    if spec.mig is None:
+        return {GPU_DEVICE_CLASS: spec.gpu_count}
+    return {
+        f"{MIG_DEVICE_CLASS}/{profile}": count * spec.gpu_count for profile, count in sorted(spec.mig.devices.items())
+    }
+
+
 __all__ = [
     "CONFIG_API_VERSION",
     "DRIVER_NAME",
@@ -178,6 +198,7 @@ __all__ = [
     "TimeSliceInterval",
     "attribute",
     "capacity",
+    "dra_devices",
     "memory_at_least_expression",
     "memory_below_expression",
     "mig_profile_expression",

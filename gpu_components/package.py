@@ -54,6 +54,7 @@ from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
+from gpu_components.kubernetes.dra_driver import NvidiaDraDriver
 from gpu_components.kubernetes.gpu_operator import NvidiaGpuOperator
 from gpu_components.shape import WHOLE_NUMBER, not_allowed, unknown_field
 
@@ -73,6 +74,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     GkeComputeClassGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
+    NvidiaDraDriver,
 )
 """Every public component, in the order the schema lists them."""
 

@@ -13,6 +13,8 @@
   gpu-operator`` only.
 - ``device_plugin``: optional :class:`~gpu_components.cluster.DevicePluginSettingsArgs` (namespace, chart version,
   raw Helm values), not with ``gpu-operator``.
+- ``dra``: optional :class:`~gpu_components.cluster.DraSettingsArgs`, with ``gpu_stack: dra`` only; its
+  ``kubernetes_version`` defaults to the ``major.minor`` of ``cluster.kubernetes_version`` when that is given.
 
 Any other key in the namespace is an error (a misspelt key would otherwise be ignored).
 
@@ -22,6 +24,7 @@ The whole config is validated, every problem reported at once, before any resour
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -47,14 +50,15 @@ CONFIG_NAMESPACE = "gpu-components"
 """Config namespace of the example program (the project name in ``Pulumi.yaml``)."""
 
 
-CONFIG_KEYS = ("cloud", "cluster", "pools", "gpu_stack", "gpu_operator", "device_plugin")
+CONFIG_KEYS = ("cloud", "cluster", "pools", "gpu_stack", "gpu_operator", "device_plugin", "dra")
 """Config keys the program reads in its namespace; any other key there is reported as unknown."""
 
 
 @dataclass(frozen=True)
 class StackConfig:
     """The validated config of a stack: ``cloud``, ``cluster``, ``pools``, ``gpu_stack`` and the optional settings
-    of the GPU stack (``gpu_operator``, ``device_plugin``)."""
+    of the GPU stack (``gpu_operator``, ``device_plugin``, ``dra``: under ``gpu_stack: dra`` the given settings with
+    ``kubernetes_version`` filled in from the cluster's)."""
 
     cloud: str
     cluster: dict[str, Any]
@@ -62,6 +66,7 @@ class StackConfig:
     gpu_stack: str
     gpu_operator: dict[str, Any] | None
     device_plugin: dict[str, Any] | None
+    dra: dict[str, Any] | None = None
 
 
 def _namespace_keys() -> list[str]:
@@ -128,6 +133,7 @@ def read_config(config: pulumi.Config) -> StackConfig:
     gpu_stack = config.get("gpu_stack") or "auto"
     gpu_operator = _object(config, "gpu_operator", problems)
     device_plugin = _object(config, "device_plugin", problems)
+    dra = _object(config, "dra", problems)
     for key, value in (("cloud", cloud), ("cluster", cluster), ("pools", pools)):
         if value is None and not any(p.path == f"{CONFIG_NAMESPACE}:{key}" for p in problems):
             problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", None, "required config key is missing"))
@@ -150,6 +156,8 @@ def read_config(config: pulumi.Config) -> StackConfig:
             misshapen = shape_problems(adapter.cluster_config, cluster, "cluster")
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
             problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
+        if (checked_stack or gpu_stack) == "dra":
+            dra = _with_cluster_version(dra, cluster)
         try:
             validate_cluster(
                 checked_cloud,
@@ -157,6 +165,7 @@ def read_config(config: pulumi.Config) -> StackConfig:
                 checked_stack or gpu_stack,
                 gpu_operator=gpu_operator,
                 device_plugin=device_plugin,
+                dra=dra,
             )
         except GpuSpecError as error:
             # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
@@ -173,7 +182,25 @@ def read_config(config: pulumi.Config) -> StackConfig:
         gpu_stack,
         gpu_operator,
         device_plugin,
+        dra,
     )
+
+
+_MAJOR_MINOR = re.compile(r"[0-9]+\.[0-9]+")
+
+
+def _with_cluster_version(dra: object, cluster: object) -> object:
+    """``dra`` with ``kubernetes_version`` filled in, when it gives none, from the ``major.minor`` the cluster config's
+    ``kubernetes_version`` starts with (``1.34``, ``1.34.2``, ``1.34.1-gke.1200``): the version the example cluster is
+    created with. ``dra`` as it is when misshapen, or when the cluster gives no version (an existing cluster: then
+    ``dra.kubernetes_version`` is required)."""
+    if dra is not None and not isinstance(dra, dict):
+        return dra
+    given = cluster.get("kubernetes_version") if isinstance(cluster, dict) else None
+    match = _MAJOR_MINOR.match(given) if isinstance(given, str) else None
+    if match is None or (dra is not None and "kubernetes_version" in dra):
+        return dra
+    return {**(dra or {}), "kubernetes_version": match.group()}
 
 
 def main() -> None:
@@ -195,6 +222,8 @@ def main() -> None:
         args["gpu_operator"] = stack.gpu_operator
     if stack.device_plugin is not None:
         args["device_plugin"] = stack.device_plugin
+    if stack.dra is not None:
+        args["dra"] = stack.dra
     gpus = GpuCluster(
         f"{name}-gpu",
         cast(GpuClusterArgs, args),

@@ -105,6 +105,7 @@ SHARING_TRUSTED_ENTRIES_KEY = "gpu-components/sharing-trusted-entries"
 RESERVED_LABELS = frozenset(
     {
         POOL_LABEL,
+        GPU_ACCESS_LABEL,
         DEVICE_PLUGIN_CONFIG_LABEL,
         GPU_PRESENT_LABEL,
         MPS_CAPABLE_LABEL,

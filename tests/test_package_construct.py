@@ -345,6 +345,7 @@ def test_a_cluster_tells_a_consumer_how_to_schedule_on_each_pool() -> None:
             "nodeSelector": {"gpu-components/pool": "a10g-shared"},
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
             "advertisedResources": {"nvidia.com/gpu": 4},
+            "draDevices": {},
             "devicePluginHost": "daemonset",
         }
     }

@@ -33,6 +33,7 @@ def test_an_eks_time_sliced_pool() -> None:
         "tolerations": [GPU_TOLERATION],
         "nodeSelector": {"gpu-components/pool": "l4"},
         "advertisedResources": {"nvidia.com/gpu": 4},
+        "draDevices": {},
         "devicePluginHost": "daemonset",
         "autoscalerNote": None,
     }

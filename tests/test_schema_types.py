@@ -43,6 +43,8 @@ from gpu_components.gcp import GkeComputeClassGpuPool, GkeGpuNodePool
 from gpu_components.kubernetes import (
     NvidiaDevicePlugin,
     NvidiaDevicePluginArgs,
+    NvidiaDraDriver,
+    NvidiaDraDriverArgs,
     NvidiaGpuOperator,
     NvidiaGpuOperatorArgs,
 )
@@ -60,6 +62,7 @@ COMPONENTS = [
     GkeComputeClassGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
+    NvidiaDraDriver,
 ]
 
 POOL_OUTPUTS = {
@@ -69,6 +72,7 @@ POOL_OUTPUTS = {
     "tolerations",
     "nodeSelector",
     "advertisedResources",
+    "draDevices",
     "devicePluginHost",
     "autoscalerNote",
 }
@@ -80,6 +84,7 @@ OUTPUTS = {
     "GkeComputeClassGpuPool": {"computeClassName", *POOL_OUTPUTS},
     "NvidiaDevicePlugin": {"namespace", "configMapName", "releaseName"},
     "NvidiaGpuOperator": {"namespace", "devicePluginConfigMapName", "migConfigMapName", "releaseName"},
+    "NvidiaDraDriver": {"namespace", "releaseName"},
 }
 """Each component's outputs, as its docstring lists them (``Outputs:``) and as it registers them."""
 
@@ -185,7 +190,7 @@ def test_object_types_are_required_as_their_typed_dicts_say() -> None:
         expected = required_keys(type_.python_type) if name != "Taint" else ["effect", "key", "value"]
         assert _required(type_.properties) == sorted(camel_case(key) for key in expected), name
         checked.append(name)
-    assert len(checked) == 18
+    assert len(checked) == 19
     assert _required(schema_type("GpuNodePoolArgs").properties) == ["instanceType", "name"]
     assert _required(schema_type("ProvisioningArgs").properties) == ["provisioner"]
     assert _required(schema_type("TaintArgs").properties) == ["effect", "key"]
@@ -234,7 +239,7 @@ def _undescribed(prop: PropertyDefinition | None) -> PropertyDefinition | None:
     )
 
 
-@pytest.mark.parametrize("args", [NvidiaDevicePluginArgs, NvidiaGpuOperatorArgs])
+@pytest.mark.parametrize("args", [NvidiaDevicePluginArgs, NvidiaGpuOperatorArgs, NvidiaDraDriverArgs])
 def test_each_add_on_declares_the_add_on_fields_alike(args: type) -> None:
     """Each add-on declares the fields every add-on takes (GpuAddOnArgs) itself, for its own descriptions: the
     same types in Python and the same schema properties, plain pools being cluster pools (the type a GpuCluster's
@@ -309,6 +314,13 @@ def _builders() -> dict[str, Any]:
         "NvidiaGpuOperator": lambda: NvidiaGpuOperator(
             "op",
             {"pools": [EksGpuNodeGroup("np", {"pool": POOL, **WIRING["aws"], "gpu_stack": "gpu-operator"})]},  # type: ignore[typeddict-item]
+        ),
+        "NvidiaDraDriver": lambda: NvidiaDraDriver(
+            "dra",
+            {
+                "kubernetes_version": "1.34",
+                "pools": [EksGpuNodeGroup("np", {"pool": POOL, **WIRING["aws"], "gpu_stack": "dra"})],  # type: ignore[typeddict-item]
+            },
         ),
     }
 

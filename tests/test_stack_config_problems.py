@@ -74,7 +74,7 @@ def test_an_unknown_key_hides_no_pool_problem(tmp_path: Path) -> None:
     reported = problems(plan(tmp_path, config))
     unknown = (
         "gpu-components:gpu-stack: unknown config key; did you mean 'gpu-components:gpu_stack'? "
-        "(got 'gpu-operator'); valid: cloud, cluster, pools, gpu_stack, gpu_operator, device_plugin"
+        "(got 'gpu-operator'); valid: cloud, cluster, pools, gpu_stack, gpu_operator, device_plugin, dra"
     )
     assert reported[0] == unknown
     assert_reported(reported, POOL_PROBLEMS)
@@ -140,7 +140,7 @@ def test_missing_pools_and_an_unknown_key_are_both_reported_once(tmp_path: Path)
     reported = problems(plan(tmp_path, config))
     assert reported == [
         "gpu-components:pool: unknown config key; did you mean 'gpu-components:pools'? (got '[]'); "
-        "valid: cloud, cluster, pools, gpu_stack, gpu_operator, device_plugin",
+        "valid: cloud, cluster, pools, gpu_stack, gpu_operator, device_plugin, dra",
         "gpu-components:pools: required config key is missing (got None)",
     ]
 

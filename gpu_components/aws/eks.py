@@ -72,6 +72,7 @@ from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
+from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
@@ -379,7 +380,11 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(operator_node_labels(spec, "aws"))
     elif host == "dra-driver":
         labels[GPU_ACCESS_LABEL] = "dra"
+        # The GPU Operator beside the DRA driver partitions MIG pools only (its MIG manager reads the label).
+        labels.update(mig_node_labels(spec) if spec.mig is not None else operand_off_label("operands"))
     elif gpu_stack == "gpu-operator":
+        labels.update(operand_off_label("operands"))
+    if gpu_stack == "dra" and host in ("daemonset", "node-image"):
         labels.update(operand_off_label("operands"))
     if host != "dra-driver":
         labels.update(autoscaler_gpu_label(spec))
@@ -556,8 +561,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
 
     Outputs: ``node_group_arn``, ``node_role_arn``, ``node_group_name``, ``autoscaling_group_name`` (known after
     deployment), ``pool_name``, ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``,
-    ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``,
-    ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
+    ``dra_devices``, ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes:
+    ``spec``, ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
@@ -592,6 +597,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 4`` for one GPU
     time-sliced 4 ways, ``nvidia.com/mig-1g.10gb: 7`` under the mixed MIG strategy)."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
     ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``), ``node-image`` (Bottlerocket's host

@@ -600,8 +600,9 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
     the GPU Operator; Bottlerocket: its host plugin, configured in the EC2NodeClass ``userData``).
 
     Outputs: ``node_pool_name``, ``node_role_arn`` and the common pool outputs (``pool_name``, ``labels``, ``taints``,
-    ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note``). Other
-    attributes: ``spec``, ``ami_type``, ``gpu_stack``, ``node_pool``, ``node_class``, ``served_by``.
+    ``tolerations``, ``node_selector``, ``advertised_resources``, ``dra_devices``, ``device_plugin_host``,
+    ``autoscaler_note``). Other attributes: ``spec``, ``ami_type``, ``gpu_stack``, ``node_pool``, ``node_class``,
+    ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, a pool not provisioned by ``karpenter``, a non-NVIDIA or wrong-architecture AMI
@@ -626,6 +627,9 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
     """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
     (EKS Auto Mode)."""
@@ -699,6 +703,9 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
     """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset``, ``gpu-operator``, ``node-image`` (Bottlerocket) or ``cloud``
     (EKS Auto Mode)."""

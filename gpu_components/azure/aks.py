@@ -456,9 +456,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
     replacement has the same AKS name. Providers: ``azure-native``.
 
     Outputs: ``agent_pool_id``, ``agent_pool_name`` (known after deployment), ``pool_name``, ``labels``, ``taints``,
-    ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note`` (plain
-    values, known at preview). Other attributes: ``spec``, ``gpu_driver``, ``gpu_stack``, ``gpu_instance_profile``
-    (``None`` without MIG), ``agent_pool`` (the ``AgentPool``), ``served_by``.
+    ``tolerations``, ``node_selector``, ``advertised_resources``, ``dra_devices``, ``device_plugin_host``,
+    ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``, ``gpu_driver``, ``gpu_stack``,
+    ``gpu_instance_profile`` (``None`` without MIG), ``agent_pool`` (the ``AgentPool``), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin, autoscaler tags
@@ -488,6 +488,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 in
     ``MIG1g`` under the single strategy)."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (the NVIDIA device plugin DaemonSet, ``NvidiaDevicePlugin``),
     ``gpu-operator`` (the GPU Operator's device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver:

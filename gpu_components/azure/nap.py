@@ -334,9 +334,9 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     Operator (``device_plugin_host``) advertises their GPUs, as on an agent pool.
 
     Outputs: ``node_pool_name``, ``node_class_name``, ``pool_name``, ``labels``, ``taints``, ``tolerations``,
-    ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note`` (plain values). Other
-    attributes: ``spec``, ``gpu_driver``, ``gpu_stack``, ``node_pool`` and ``node_class`` (the custom resources),
-    ``served_by``.
+    ``node_selector``, ``advertised_resources``, ``dra_devices``, ``device_plugin_host``, ``autoscaler_note`` (plain
+    values). Other attributes: ``spec``, ``gpu_driver``, ``gpu_stack``, ``node_pool`` and ``node_class`` (the custom
+    resources), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, a fixed pool (no ``provisioning``), reserved capacity, MIG without the GPU
@@ -364,6 +364,9 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     """Node labels a pod selects to land on this pool: ``gpu-components/pool: <pool name>``."""
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node of the pool's first VM size advertises."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``), ``gpu-operator``
     (``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``); NAP runs none itself."""

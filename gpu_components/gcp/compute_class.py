@@ -537,9 +537,9 @@ class GkeComputeClassGpuPool(pulumi.ComponentResource):
     the pool). Providers: ``kubernetes``.
 
     Outputs: ``compute_class_name`` (known after deployment), ``pool_name``, ``labels``, ``taints``, ``tolerations``,
-    ``node_selector``, ``advertised_resources``, ``device_plugin_host``, ``autoscaler_note`` (plain values, known at
-    preview). Other attributes: ``spec``, ``gpu_stack``, ``driver_version``, ``compute_class`` (the custom
-    resource), ``served_by``.
+    ``node_selector``, ``advertised_resources``, ``dra_devices``, ``device_plugin_host``, ``autoscaler_note`` (plain
+    values, known at preview). Other attributes: ``spec``, ``gpu_stack``, ``driver_version``, ``compute_class`` (the
+    custom resource), ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool; a pool without ``provisioning.provisioner: compute-class``; the rules of
@@ -566,6 +566,9 @@ class GkeComputeClassGpuPool(pulumi.ComponentResource):
     create nodes for the pod), ``gpu-components/pool`` and, with one accelerator type, GKE's GPU labels."""
     advertised_resources: dict[str, int]
     """Extended resource name -> how many a node of the pool's ``instance_type`` advertises (``nvidia.com/gpu``)."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin)."""
     autoscaler_note: str | None

@@ -800,9 +800,10 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     ``initialNodeCount`` (which would replace it; the autoscaler owns the size). Providers: ``gcp``.
 
     Outputs: ``node_pool_name``, ``node_pool_id``, ``service_account_email`` (known after deployment), ``pool_name``,
-    ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``, ``device_plugin_host``,
-    ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``, ``gpu_stack``,
-    ``accelerator_type``, ``driver_version``, ``node_pool`` (the ``gcp.container.NodePool``), ``served_by``.
+    ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``, ``dra_devices``,
+    ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes: ``spec``,
+    ``gpu_stack``, ``accelerator_type``, ``driver_version``, ``node_pool`` (the ``gcp.container.NodePool``),
+    ``served_by``.
 
     Raises:
         GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); ``gpu_stack``
@@ -836,6 +837,9 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     advertised_resources: dict[str, int]
     """Extended resource name -> how many each node advertises (e.g. ``nvidia.com/gpu: 7`` for an A100 partitioned
     into ``1g.5gb``)."""
+    dra_devices: dict[str, int]
+    """What each node publishes to DRA when NVIDIA's DRA driver serves the pool (``gpu.nvidia.com`` or
+    ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin), ``gpu-operator`` (the GPU Operator's
     device plugin, ``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``)."""

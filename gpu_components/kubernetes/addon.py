@@ -14,7 +14,7 @@ from, so both give the add-on the same resources.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from weakref import WeakKeyDictionary
 
 import pulumi
@@ -45,6 +45,7 @@ ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "gpu-operator)",
     "node-image": "the node image's own device plugin (Bottlerocket NVIDIA runs it on the host)",
     "cloud": "the cloud's managed device plugin (GKE's, or EKS Auto Mode's)",
+    "dra-driver": "NVIDIA's DRA driver (NvidiaDraDriver; the pool was built with gpu_stack dra and gpu_access dra)",
 }
 """Who advertises a pool's GPUs, by :data:`~gpu_components.adapter.DevicePluginHost`, for error messages."""
 
@@ -174,13 +175,16 @@ def served_pools(
     host: DevicePluginHost,
     gpu_stack: GpuStack,
     extra: Sequence[Problem] = (),
+    advertises: bool = True,
 ) -> tuple[ServedPools, Mapping[str, Any]]:
     """Validate an add-on's args (``shape``: its ``TypedDict``) for the pools whose GPUs ``host`` advertises.
 
     Returns the served pools and the args (a mapping, checked), and marks each pool as served by the add-on
     ``name`` (:attr:`~gpu_components.adapter.GpuNodePool.served_by`). ``gpu_stack`` is the GPU stack the plain pools
     are described under (the add-on's: ``device-plugin`` or ``gpu-operator``). ``extra`` are the add-on's own
-    problems so far.
+    problems so far. ``advertises`` False: the add-on advertises none of the pools' GPUs (the GPU Operator with its
+    device plugin off beside NVIDIA's DRA driver, for their MIG manager and driver), so it neither refuses a pool
+    another add-on serves nor marks the pools as served.
 
     Raises:
         GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls, a ``cloud`` not among the
@@ -235,7 +239,7 @@ def served_pools(
                         f"pools served by {ADVERTISERS[host]}",
                     )
                 )
-            if pool.served_by is not None:
+            if pool.served_by is not None and advertises:
                 problems.append(
                     Problem(
                         where,
@@ -258,7 +262,8 @@ def served_pools(
         raise GpuSpecError(problems)
     taints: list[Taint] = []
     for pool in pools:
-        pool.served_by = name
+        if advertises:
+            pool.served_by = name
         taints += [t for t in pool.taints if t not in pool.spec.taints and t not in taints]
     served = ServedPools(
         pools[0].spec.cloud,
@@ -376,9 +381,9 @@ SOURCE_CLUSTER_POLICY = (
 every GPU Operator component" (the CRD is ``scope: Cluster``, chart v26.7.0 ``crds/nvidia.com_clusterpolicies.yaml``),
 and the operator's device plugin runs on every GPU node its DaemonSet tolerates."""
 
-_CLUSTER_ADD_ONS: "WeakKeyDictionary[object, list[tuple[str, str]]]" = WeakKeyDictionary()
+_CLUSTER_ADD_ONS: "WeakKeyDictionary[object, list[tuple[str, str, str]]]" = WeakKeyDictionary()
 """The GPU add-ons of each cluster in the running program: the cluster's key (:func:`_cluster_key`) -> each add-on's
-component type and name, in order of construction."""
+component type, name and role (:func:`_role`), in order of construction."""
 
 
 def _kubernetes_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:
@@ -407,39 +412,96 @@ def _cluster_key(provider: pulumi.ProviderResource | None) -> object:
     return root if root is not None else pulumi.runtime.settings.SETTINGS.monitor
 
 
-def gpu_stack_problems(kind: str, name: str, opts: pulumi.ResourceOptions | None) -> list[Problem]:
-    """Problems of GPU add-on ``kind`` ``name`` (``NvidiaGpuOperator`` or ``NvidiaDevicePlugin``) joining the add-ons
-    already built on the same cluster (the same Kubernetes provider, or both on the default one): one GPU stack per
-    cluster. The GPU Operator's ClusterPolicy is cluster-wide, so a second operator would fight the first over every
-    GPU node's operands and MIG strategy; and its device plugin runs on every GPU node it tolerates, so beside the
-    device plugin add-on it would also start on that add-on's pools and advertise their GPUs twice (and under a mixed
-    MIG strategy refuse their MPS). Two device plugin add-ons are fine: each is pinned to its own pools."""
+OperatorMode = Literal["device-plugin", "mig-manager", "gpu-cluster"]
+"""How a GPU Operator add-on runs, for the one-GPU-stack rule: ``device-plugin`` (a ClusterPolicy with its device
+plugin, ``gpu_stack: gpu-operator``), ``mig-manager`` (a ClusterPolicy with its device plugin off, beside NVIDIA's DRA
+driver chart: MIG manager and driver only) or ``gpu-cluster`` (a GPUCluster: the operator deploys the DRA driver)."""
+
+SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
+"""NVIDIA's GPUCluster reference: "Do not use ClusterPolicy and GPUCluster as GPU resource management models in the
+same cluster"; a single GPUCluster per cluster; it manages the DRA driver, DCGM and the DCGM exporter, no driver and
+no device plugin."""
+SOURCE_DRA_DEVICE_CLASSES = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/tree/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/templates"
+"""The DRA driver chart's templates (v0.4.1): the cluster-scoped DeviceClasses ``gpu.nvidia.com`` and
+``mig.nvidia.com`` every install creates."""
+
+
+def _role(kind: str, mode: str) -> str:
+    return f"{kind}:{mode}" if mode else kind
+
+
+def _clash(first: str, second: str) -> tuple[str, str] | None:
+    """Why two GPU add-ons (:func:`_role` of each) may not share a cluster, and the source; ``None`` when they may:
+    device plugin add-ons beside each other, beside the DRA driver chart and beside an operator with its device
+    plugin off (``mig-manager``), each pinned to its own pools."""
+    pair = {first, second}
+    operators = [role for role in (first, second) if role.startswith("NvidiaGpuOperator")]
+    dra_drivers = [r for r in (first, second) if r == "NvidiaDraDriver" or r == "NvidiaGpuOperator:gpu-cluster"]
+    if len(operators) == 2:
+        if "NvidiaGpuOperator:gpu-cluster" in pair and len(pair) == 2:
+            return (
+                "a GPUCluster may not run beside a ClusterPolicy (NVIDIA: not both in one cluster)",
+                SOURCE_GPU_CLUSTER,
+            )
+        return "the GPU Operator's ClusterPolicy or GPUCluster is cluster-wide, one per cluster", SOURCE_CLUSTER_POLICY
+    if len(dra_drivers) == 2:
+        return (
+            "two DRA drivers would both publish the driver gpu.nvidia.com and create the cluster-wide DeviceClasses "
+            "gpu.nvidia.com and mig.nvidia.com",
+            SOURCE_DRA_DEVICE_CLASSES,
+        )
+    if "NvidiaGpuOperator:device-plugin" in pair and pair != {"NvidiaGpuOperator:device-plugin"}:
+        other = "device plugin's" if "NvidiaDevicePlugin" in pair else "DRA driver's"
+        return (
+            f"the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the "
+            f"{other} pools, a second time",
+            SOURCE_CLUSTER_POLICY,
+        )
+    if pair == {"NvidiaGpuOperator:gpu-cluster", "NvidiaDevicePlugin"}:
+        return (
+            "the GPUCluster's DRA driver schedules itself on the GPU nodes (not configurable in the chart's draDriver "
+            "values), so it cannot be kept off the device plugin's pools",
+            SOURCE_GPU_CLUSTER,
+        )
+    return None
+
+
+def gpu_stack_problems(
+    kind: str, name: str, opts: pulumi.ResourceOptions | None, mode: OperatorMode | None = None
+) -> list[Problem]:
+    """Problems of GPU add-on ``kind`` ``name`` (``NvidiaGpuOperator`` in ``mode``, ``NvidiaDevicePlugin`` or
+    ``NvidiaDraDriver``) joining the add-ons already built on the same cluster (the same Kubernetes provider, or both
+    on the default one): one GPU stack per node. The GPU Operator's ClusterPolicy (or GPUCluster) is cluster-wide,
+    so a second operator would fight the first over every GPU node's operands and MIG strategy, and a GPUCluster may
+    not run beside a ClusterPolicy; the operator's device plugin runs on every GPU node it tolerates, so beside the
+    device plugin add-on or the DRA driver it would also start on their pools and advertise their GPUs twice; two
+    DRA drivers would both create the cluster-wide DeviceClasses. Allowed together, each pinned to its own pools:
+    device plugin add-ons, the DRA driver, and an operator with its device plugin off (``mig-manager``)."""
     provider = _kubernetes_provider(opts)
     where = "the same Kubernetes provider" if provider is not None else "the default Kubernetes provider"
+    role = _role(kind, mode or "")
     problems: list[Problem] = []
-    for other_kind, other_name in _CLUSTER_ADD_ONS.get(_cluster_key(provider), []):
-        if kind == other_kind == "NvidiaDevicePlugin":
+    for other_kind, other_name, other_role in _CLUSTER_ADD_ONS.get(_cluster_key(provider), []):
+        clash = _clash(other_role, role)
+        if clash is None:
             continue
-        if kind == other_kind:
-            why = "the GPU Operator's ClusterPolicy is cluster-wide, one per cluster"
-        else:
-            why = (
-                "the GPU Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the "
-                "device plugin's pools, a second time"
-            )
+        why, source = clash
         problems.append(
             Problem(
                 "opts.provider",
                 Combined((f"{other_kind} '{other_name}'", f"{kind} '{name}'")),
-                f"one GPU stack per cluster, but both are on one cluster ({where}); {why}",
-                f"one NvidiaGpuOperator, or NvidiaDevicePlugin add-ons only, per cluster: give {other_kind} "
-                f"'{other_name}' all the cluster's GPU pools (built with one gpu_stack)",
-                SOURCE_CLUSTER_POLICY,
+                f"one GPU stack per node, but both are on one cluster ({where}); {why}",
+                f"one GPU Operator per cluster; device plugin add-ons, the DRA driver and an operator with its device "
+                f"plugin off, each on its own pools: give {other_kind} '{other_name}' all the pools it should serve",
+                source,
             )
         )
     return problems
 
 
-def join_cluster(kind: str, name: str, opts: pulumi.ResourceOptions | None) -> None:
-    """Record GPU add-on ``kind`` ``name`` as built on its cluster, for :func:`gpu_stack_problems` of later ones."""
-    _CLUSTER_ADD_ONS.setdefault(_cluster_key(_kubernetes_provider(opts)), []).append((kind, name))
+def join_cluster(kind: str, name: str, opts: pulumi.ResourceOptions | None, mode: OperatorMode | None = None) -> None:
+    """Record GPU add-on ``kind`` ``name`` (an operator in ``mode``) as built on its cluster, for
+    :func:`gpu_stack_problems` of later ones."""
+    _CLUSTER_ADD_ONS.setdefault(_cluster_key(_kubernetes_provider(opts)), []).append(
+        (kind, name, _role(kind, mode or ""))
+    )

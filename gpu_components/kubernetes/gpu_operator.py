@@ -9,10 +9,11 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.cloud_facts import facts_for
-from gpu_components.enums import CloudArg
-from gpu_components.errors import GpuSpecError
+from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, value_of
+from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.kubernetes.addon import (
     AddOnPools,
+    OperatorMode,
     OwnedValue,
     config_map_metadata,
     gpu_stack_problems,
@@ -21,6 +22,7 @@ from gpu_components.kubernetes.addon import (
     served_pools,
 )
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
+from gpu_components.nvidia.dra_driver import operator_installs_driver
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
@@ -28,6 +30,8 @@ from gpu_components.nvidia.gpu_operator import (
     chart_version_problems,
     default_operator_driver,
     driver_owner_problems,
+    gpu_cluster_problems,
+    gpu_cluster_values,
     gpu_operator_problems,
     gpu_operator_values,
 )
@@ -68,6 +72,9 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
         "nvidia.com/mps.capable=true); without it an MPS pool's device plugin waits for the daemon forever",
         None,
     ),
+    OwnedValue(("clusterPolicy", "deployCR"), "the GPU stack decides ClusterPolicy or GPUCluster", "dra_installer"),
+    OwnedValue(("gpuCluster", "deployCR"), "the GPU stack decides ClusterPolicy or GPUCluster", "dra_installer"),
+    OwnedValue(("draDriver", "featureGates"), "the DRA driver's feature gates, which the claim rules read", None),
 )
 """GPU Operator chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
 
@@ -109,6 +116,17 @@ class NvidiaGpuOperatorArgs(TypedDict):
     service_monitor: NotRequired[bool]
     """Create a ServiceMonitor for the exporter; only when the Prometheus Operator's CRDs are installed, and only with
     ``dcgm_exporter``. Defaults to false."""
+    dra_installer: NotRequired[DraInstallerArg]
+    """Serve pools whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra`` pools built with gpu_stack ``dra``;
+    plain pools taken as such) instead of device-plugin pools: ``chart``: beside the DRA driver's own chart
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`) a ClusterPolicy with the operator's device plugin off
+    (``devicePlugin.enabled: false``), for the DRA pools that need its MIG manager or driver; ``gpu-operator``: a
+    GPUCluster, the operator deploying the DRA driver itself (no MIG manager, no driver: MIG pools and
+    ``operator_driver`` are refused). Defaults to none: a ClusterPolicy with its device plugin
+    (``gpu_stack: gpu-operator``)."""
+    dra_feature_gates: NotRequired[list[DraFeatureGateArg]]
+    """The DRA driver's feature gates to turn on, with ``dra_installer`` ``gpu-operator`` only
+    (``draDriver.featureGates``). Defaults to none."""
 
 
 class NvidiaGpuOperator(pulumi.ComponentResource):
@@ -118,6 +136,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     ``nvidia.com/device-plugin.config``); the MIG manager applies each MIG pool's layout (selected by
     ``nvidia.com/mig.config``). A change of either config rolls the operand that reads it. Every operand and the
     node-feature-discovery worker tolerate every pool taint.
+
+    With ``dra_installer`` it serves DRA pools (``gpu_stack: dra``): ``chart``, beside NVIDIA's DRA driver chart, a
+    ClusterPolicy with its device plugin off (``devicePlugin.enabled: false``; NVIDIA's DRA install guide,
+    :data:`~gpu_components.nvidia.gpu_operator.SOURCE_OPERATOR_DRA`), its MIG manager and driver for those pools, the
+    pools staying the DRA driver's (not marked served); ``gpu-operator``, a GPUCluster that deploys the DRA driver
+    (:func:`~gpu_components.nvidia.gpu_operator.gpu_cluster_values`). The ConfigMaps are created in every mode.
 
     Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
     ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-release``. Providers: ``kubernetes``.
@@ -148,12 +172,37 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         )
         if isinstance(args, Mapping):
             owned += chart_version_problems(args.get("chart_version"), "chart_version")
-        owned += gpu_stack_problems("NvidiaGpuOperator", name, opts)
-        served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", "gpu-operator", owned)
+        given: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
+        installer = value_of(given.get("dra_installer"))
+        modes: dict[str | None, OperatorMode] = {None: "device-plugin", "chart": "mig-manager"}
+        mode = modes.get(installer, "gpu-cluster")
+        if "dra_feature_gates" in given and installer != "gpu-operator":
+            owned.append(
+                Problem(
+                    "dra_feature_gates",
+                    given["dra_feature_gates"],
+                    "the DRA driver's feature gates, but the operator deploys no DRA driver unless dra_installer is "
+                    "gpu-operator: they would be ignored",
+                    "dra_installer gpu-operator, or no dra_feature_gates",
+                )
+            )
+        owned += gpu_stack_problems("NvidiaGpuOperator", name, opts, mode)
+        if installer is None:
+            served, settings = served_pools(name, NvidiaGpuOperatorArgs, args, "gpu-operator", "gpu-operator", owned)
+        else:
+            served, settings = served_pools(
+                name, NvidiaGpuOperatorArgs, args, "dra-driver", "dra", owned, advertises=mode == "gpu-cluster"
+            )
         cloud, specs = served.cloud, served.specs
         dcgm_exporter = settings.get("dcgm_exporter", True)
         service_monitor = settings.get("service_monitor", False)
-        operator_driver = settings.get("operator_driver", default_operator_driver(cloud))
+        defaults: dict[OperatorMode, bool] = {
+            "device-plugin": default_operator_driver(cloud),
+            "mig-manager": any(operator_installs_driver(cloud, value) for value, _, _ in served.driver_settings),
+            "gpu-cluster": False,
+        }
+        default_driver = defaults[mode]
+        operator_driver = settings.get("operator_driver", default_driver)
         problems = [
             problem
             for spec, (driver, path, given) in zip(specs, served.driver_settings, strict=True)
@@ -161,25 +210,39 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                 cloud, driver, operator_driver, "", path, "operator_driver", spec.cpu_architecture, given
             )
         ]
+        if mode == "gpu-cluster":
+            problems += gpu_cluster_problems(specs, operator_driver)
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         if problems:
             raise GpuSpecError(problems)
-        join_cluster("NvidiaGpuOperator", name, opts)
+        join_cluster("NvidiaGpuOperator", name, opts, mode)
+        self.mode: OperatorMode = mode
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs)
         self.mig_configs: dict[str, str] = mig_config_map(specs)
-        self.values: dict[str, Any] = gpu_operator_values(
-            specs,
-            cloud,
-            operator_driver,
-            DEVICE_PLUGIN_CONFIG_MAP_NAME,
-            MIG_CONFIG_MAP_NAME,
-            dcgm_exporter=dcgm_exporter,
-            service_monitor=service_monitor,
-            node_taints=served.node_taints,
-            overrides=settings.get("helm_values"),
-        )
+        if mode == "gpu-cluster":
+            self.values: dict[str, Any] = gpu_cluster_values(
+                specs,
+                [value_of(gate) for gate in settings.get("dra_feature_gates", [])],
+                dcgm_exporter=dcgm_exporter,
+                service_monitor=service_monitor,
+                node_taints=served.node_taints,
+                overrides=settings.get("helm_values"),
+            )
+        else:
+            self.values = gpu_operator_values(
+                specs,
+                cloud,
+                operator_driver,
+                DEVICE_PLUGIN_CONFIG_MAP_NAME,
+                MIG_CONFIG_MAP_NAME,
+                dcgm_exporter=dcgm_exporter,
+                service_monitor=service_monitor,
+                node_taints=served.node_taints,
+                overrides=settings.get("helm_values"),
+                device_plugin=mode == "device-plugin",
+            )
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

@@ -367,6 +367,94 @@ def gpu_operator_problems(
     return problems
 
 
+SOURCE_OPERATOR_DRA = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/dra-intro-install.html"
+"""NVIDIA "DRA Driver for NVIDIA GPUs" with the GPU Operator: the operator installed with its device plugin disabled
+(``devicePlugin.enabled=false``) beside the standalone DRA driver chart, the operator keeping the driver, toolkit and
+MIG manager."""
+SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
+"""NVIDIA's GPUCluster reference: the operator's DRA model (DRA driver, DCGM, DCGM exporter; no NVIDIA driver, no
+device plugin, no MIG manager; CRD v26.7.0 ``crds/nvidia.com_gpuclusters.yaml``); not beside a ClusterPolicy."""
+SOURCE_OPERATOR_HELM_VALUES = (
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/helm-values-reference.html"
+)
+"""NVIDIA's Helm values reference: ``operator.env`` ``DEFAULT_GPU_ALLOCATION_MODE=dra`` for a GPUCluster deployment
+("so newly-added GPU nodes use the DRA model")."""
+GPU_ALLOCATION_MODE_ENV = "DEFAULT_GPU_ALLOCATION_MODE"
+"""The operator's environment variable choosing the allocation model of new GPU nodes (``dra`` under GPUCluster)."""
+
+
+def gpu_cluster_problems(specs: Sequence[GpuNodePoolSpec], operator_driver: bool, path: str = "") -> list[Problem]:
+    """What a GPUCluster (the operator deploying NVIDIA's DRA driver) cannot do for the DRA pools ``specs``: it runs
+    no MIG manager, so a MIG pool's GPUs would never be partitioned, and installs no NVIDIA driver
+    (``operator_driver`` true). Pools needing the operator's driver get their error from
+    :func:`driver_owner_problems` (no owner)."""
+    prefix = f"{path}." if path else ""
+    problems = [
+        Problem(
+            f"{prefix}pools[{index}].mig",
+            spec.mig.as_given,
+            "the GPU Operator's GPUCluster (dra installer gpu-operator) runs no MIG manager, so nothing would "
+            "partition the pool's GPUs",
+            "dra installer chart (the cluster then runs the GPU Operator's MIG manager with its device plugin off), "
+            "or no mig",
+            SOURCE_GPU_CLUSTER,
+        )
+        for index, spec in enumerate(specs)
+        if spec.mig is not None
+    ]
+    if operator_driver:
+        problems.append(
+            Problem(
+                f"{prefix}operator_driver",
+                operator_driver,
+                "the GPU Operator's GPUCluster (dra installer gpu-operator) installs no NVIDIA driver",
+                "false (the node image's or cloud's driver), or dra installer chart",
+                SOURCE_GPU_CLUSTER,
+            )
+        )
+    return problems
+
+
+def gpu_cluster_values(
+    specs: Sequence[GpuNodePoolSpec],
+    feature_gates: Sequence[str] = (),
+    dcgm_exporter: bool = True,
+    service_monitor: bool = False,
+    node_taints: Sequence[Taint] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Helm values of the ``gpu-operator`` chart deploying NVIDIA's DRA driver through a GPUCluster for the DRA
+    pools ``specs``: ``gpuCluster.deployCR: true`` and ``clusterPolicy.deployCR: false`` (not both, NVIDIA's
+    values), new GPU nodes in the DRA model (``operator.env`` :data:`GPU_ALLOCATION_MODE_ENV` ``dra``,
+    :data:`SOURCE_OPERATOR_HELM_VALUES`), the driver's ``draDriver.featureGates`` (gate -> true), compute domains
+    off (``draDriver.computeDomains.enabled``), the DCGM exporter as asked, and every pool taint tolerated by the
+    operands and NFD's worker. ``overrides`` are merged last.
+
+    Raises:
+        GpuSpecError: :func:`gpu_cluster_problems` (MIG pools), and a ServiceMonitor without the exporter.
+    """
+    problems = gpu_cluster_problems(specs, operator_driver=False)
+    problems += gpu_operator_problems([], dcgm_exporter, service_monitor)
+    if problems:
+        raise GpuSpecError(problems)
+    tolerations = daemonset_tolerations(specs, node_taints)
+    values: dict[str, Any] = {
+        "clusterPolicy": {"deployCR": False},
+        "gpuCluster": {"deployCR": True},
+        "operator": {"env": _env({GPU_ALLOCATION_MODE_ENV: "dra"})},
+        "draDriver": {
+            "featureGates": {gate: True for gate in sorted(set(feature_gates))},
+            "computeDomains": {"enabled": False},
+        },
+        "dcgmExporter": {"enabled": dcgm_exporter, "serviceMonitor": {"enabled": service_monitor}},
+        "daemonsets": {"tolerations": tolerations},
+        "node-feature-discovery": {
+            "worker": {"tolerations": [dict(NFD_WORKER_CONTROL_PLANE_TOLERATION), *tolerations]}
+        },
+    }
+    return deep_merge(values, overrides or {})
+
+
 def _env(values: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"name": name, "value": value} for name, value in values.items()]
 
@@ -381,6 +469,7 @@ def gpu_operator_values(
     service_monitor: bool = False,
     node_taints: Sequence[Taint] = (),
     overrides: Mapping[str, Any] | None = None,
+    device_plugin: bool = True,
 ) -> dict[str, Any]:
     """Helm values of the ``gpu-operator`` chart serving ``specs`` on ``cloud``.
 
@@ -399,6 +488,10 @@ def gpu_operator_values(
             to False, although the chart's own default is true: the CRD is not there on a fresh cluster.
         node_taints: taints the cloud puts on nodes itself (e.g. AKS spot), tolerated too. Defaults to none.
         overrides: raw chart values merged last, key by key (the escape hatch). Defaults to none.
+        device_plugin: run the operator's device plugin. Defaults to True. False beside NVIDIA's DRA driver chart
+            (``devicePlugin.enabled: false``, no device plugin config): the operator then only partitions the DRA
+            pools' MIG GPUs and installs their driver where asked, the base NVIDIA's DRA install guide runs the
+            driver on (:data:`SOURCE_OPERATOR_DRA`).
 
     Raises:
         GpuSpecError: :func:`gpu_operator_problems`.
@@ -418,7 +511,9 @@ def gpu_operator_values(
         "devicePlugin": {
             "config": {"name": device_plugin_config_map_name, "default": DEFAULT_CONFIG_NAME},
             "env": _env({CONFIG_HASH_ENV: plugin_hash}),
-        },
+        }
+        if device_plugin
+        else {"enabled": False},
         "migManager": {
             "config": {"name": mig_config_map_name, "default": ALL_DISABLED},
             "env": _env({WITH_REBOOT_ENV: "true", CONFIG_HASH_ENV: mig_hash}),

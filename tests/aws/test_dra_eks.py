@@ -4,6 +4,7 @@ GPUs."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -66,15 +67,22 @@ def test_dra_node_group_registers_exact_labels(preview: bool) -> None:
     inputs = resource(plan, NODE_GROUP, "gpu-node-group").inputs
     assert inputs["amiType"] == "AL2023_x86_64_NVIDIA"
     # No device plugin labels and no k8s.amazonaws.com/accelerator: the nodes advertise no nvidia.com/gpu.
-    assert inputs["labels"] == {"gpu-components/gpu-access": "dra", "gpu-components/pool": "l40s"}
+    # nvidia.com/gpu.deploy.operands=false: a GPU Operator beside the DRA driver (for other pools' MIG) runs nothing
+    # on these nodes.
+    assert inputs["labels"] == {
+        "gpu-components/gpu-access": "dra",
+        "gpu-components/pool": "l40s",
+        "nvidia.com/gpu.deploy.operands": "false",
+    }
     assert group.device_plugin_host == "dra-driver"
     assert group.advertised_resources == {}
-    assert group.labels == {"gpu-components/gpu-access": "dra", "gpu-components/pool": "l40s"}
+    assert group.labels == inputs["labels"]
     # The Cluster Autoscaler's template: no nvidia.com/gpu on the nodes (the instance type alone would promise one).
     tags = {inputs["tag"]["key"]: inputs["tag"]["value"] for inputs in inputs_by_name(plan, TAG).values()}
     assert tags == {
         "k8s.io/cluster-autoscaler/node-template/label/gpu-components/gpu-access": "dra",
         "k8s.io/cluster-autoscaler/node-template/label/gpu-components/pool": "l40s",
+        "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/gpu.deploy.operands": "false",
         "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "0",
         "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "present:NoSchedule",
     }
@@ -84,12 +92,15 @@ def test_device_plugin_pool_under_dra_is_what_auto_gives() -> None:
     pool = spec(fixed(gpu_access="device-plugin"))
     dra = ADAPTER.describe_pool(pool, {}, "dra")
     auto = ADAPTER.describe_pool(pool, {}, "auto")
-    assert dra == auto
+    # The same pool, plus nvidia.com/gpu.deploy.operands=false: a GPU Operator beside the DRA driver (for DRA pools'
+    # MIG) runs none of its operands on a device-plugin pool.
+    assert dataclasses.replace(dra, labels=auto.labels) == auto
     assert dra.device_plugin_host == "daemonset"
     assert dra.labels == {
         "gpu-components/pool": "l40s",
         "k8s.amazonaws.com/accelerator": "nvidia-l40s",
         "nvidia.com/device-plugin.config": "l40s",
+        "nvidia.com/gpu.deploy.operands": "false",
         "nvidia.com/gpu.present": "true",
     }
 

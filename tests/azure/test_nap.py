@@ -368,7 +368,7 @@ def test_a_nap_pool_served_by_one_device_plugin_is_refused_by_a_second() -> None
     assert [(p.path, p.message) for p in error.value.problems] == [
         (
             "opts.provider",
-            "one GPU stack per cluster, but both are on one cluster (the default Kubernetes provider); the GPU "
+            "one GPU stack per node, but both are on one cluster (the default Kubernetes provider); the GPU "
             "Operator's device plugin runs on every GPU node it tolerates, so it would also advertise the device "
             "plugin's pools, a second time",
         ),

@@ -397,7 +397,7 @@ TOKENS = (
     "gpu-components:index:EksAutoModeGpuNodePool, gpu-components:index:AksGpuNodePool, "
     "gpu-components:index:AksNapGpuNodePool, gpu-components:index:GkeGpuNodePool, "
     "gpu-components:index:GkeComputeClassGpuPool, gpu-components:index:NvidiaDevicePlugin, "
-    "gpu-components:index:NvidiaGpuOperator"
+    "gpu-components:index:NvidiaGpuOperator, gpu-components:index:NvidiaDraDriver"
 )
 
 

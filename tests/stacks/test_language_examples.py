@@ -346,8 +346,8 @@ def test_reading_an_output_the_component_does_not_declare_names_the_declared_one
     assert str(raised.value) == (
         f"{tmp_path / 'Pulumi.yaml'}: outputs.wrong: ${{l4.autoscalerNotes}}: gpu-components:index:EksGpuNodeGroup "
         "has no output 'autoscalerNotes'; valid: advertisedResources, autoscalerNote, autoscalingGroupName, "
-        "devicePluginHost, labels, nodeGroupArn, nodeGroupName, nodeRoleArn, nodeSelector, poolName, taints, "
-        "tolerations"
+        "devicePluginHost, draDevices, labels, nodeGroupArn, nodeGroupName, nodeRoleArn, nodeSelector, poolName, "
+        "taints, tolerations"
     )
 
 

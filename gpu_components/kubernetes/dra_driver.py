@@ -1,0 +1,164 @@
+"""``NvidiaDraDriver``: NVIDIA's DRA driver for the GPU pools of one cluster whose pods get GPUs through resource
+claims (``gpu_access: dra``)."""
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import pulumi
+import pulumi_kubernetes as k8s
+from typing_extensions import NotRequired, TypedDict
+
+from gpu_components.enums import CloudArg, DraFeatureGateArg, value_of
+from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes.addon import (
+    AddOnPools,
+    OwnedValue,
+    gpu_stack_problems,
+    join_cluster,
+    owned_value_problems,
+    served_pools,
+)
+from gpu_components.nvidia.dra_driver import (
+    DEFAULT_DRA_NAMESPACE,
+    DRA_DRIVER_CHART,
+    DRA_DRIVER_CHART_VERSION,
+    dra_chart_version_problems,
+    dra_driver_values,
+    driver_root,
+    driver_root_problems,
+    feature_gate_problems,
+    kubernetes_version_problems,
+)
+from gpu_components.shape import plain
+from gpu_components.spec import GpuNodePoolSpec
+
+RELEASE_NAME = "dra-driver-nvidia-gpu"
+"""Helm release name, the one the driver's install guide uses."""
+
+DRA_DRIVER_OWNED_VALUES: tuple[OwnedValue, ...] = (
+    OwnedValue(
+        ("nvidiaDriverRoot",),
+        "where the pools' NVIDIA driver lives on the host, from their cloud and driver owner",
+        None,
+    ),
+    OwnedValue(
+        ("gpuResourcesEnabledOverride",),
+        "the library guarantees no device plugin runs on the driver's nodes, which is what the override states",
+        None,
+    ),
+    OwnedValue(("resources", "gpus", "enabled"), "the driver publishes the pools' GPUs", None),
+    OwnedValue(("featureGates",), "the driver's feature gates, which the claim rules read", "feature_gates"),
+    OwnedValue(
+        ("kubeletPlugin", "affinity"),
+        "the kubelet plugin runs only on the DRA pools, never beside a device plugin",
+        None,
+    ),
+    OwnedValue(("kubeletPlugin", "tolerations"), "the kubelet plugin tolerates every taint of the DRA pools", None),
+    OwnedValue(
+        ("namespace",),
+        "the chart refuses a 'namespace' value (templates/validation.yaml: use the release namespace)",
+        "namespace",
+    ),
+)
+"""DRA driver chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
+
+
+class NvidiaDraDriverArgs(TypedDict):
+    """Inputs of :class:`NvidiaDraDriver` (the fields of every add-on,
+    :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and the DRA driver's own)."""
+
+    pools: AddOnPools
+    """The pools whose GPUs the DRA driver publishes: at least one, all of one cloud, with unique pool names. Each is
+    a node-pool component built with gpu_stack ``dra`` and ``gpu_access`` ``dra`` or unset (Python only) or the pool
+    as plain values, a cluster pool (:class:`~gpu_components.cluster.ClusterPoolArgs`, with its optional cloud block)
+    on ``cloud``, taken as built with gpu_stack ``dra``; the two may be mixed. A pool whose GPUs a device plugin
+    advertises (its node image's, its cloud's, the device plugin add-on's) is an error naming who advertises it."""
+    kubernetes_version: str
+    """The cluster's Kubernetes version, ``MAJOR.MINOR``: at least ``1.34``, where DRA's ``resource.k8s.io/v1`` API
+    is GA."""
+    cloud: NotRequired[CloudArg]
+    """The cloud of the pools given as plain values: ``aws``, ``azure`` or ``gcp``. Required when any pool is a plain
+    cluster pool; it must equal the cloud of the node-pool components given with them. Defaults to none."""
+    feature_gates: NotRequired[list[DraFeatureGateArg]]
+    """The driver's feature gates to turn on (alpha gates are off by default: ``TimeSlicingSettings``,
+    ``MPSSupport``, ``DynamicMIG``, ...). Defaults to none. DynamicMIG is refused beside MIG pools (it destroys
+    partitions it did not create), and so are gate pairs the driver refuses at start."""
+    namespace: NotRequired[str]
+    """Namespace to create and install into (a DNS-1123 label). Defaults to ``dra-driver-nvidia-gpu``, the one the
+    driver's install guide uses."""
+    chart_version: NotRequired[str]
+    """Version of the ``dra-driver-nvidia-gpu`` chart (``MAJOR.MINOR.PATCH``). Defaults to the pinned, tested
+    ``0.4.1``."""
+    helm_values: NotRequired[dict[str, Any]]
+    """Raw chart values merged over the rendered ones (escape hatch), e.g. ``resources.computeDomains.enabled`` for
+    Multi-Node NVLink systems. Defaults to none. The values the library decides (``DRA_DRIVER_OWNED_VALUES``:
+    ``nvidiaDriverRoot``, ``gpuResourcesEnabledOverride``, ``resources.gpus.enabled``, ``featureGates``,
+    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations``, ``namespace``) are refused."""
+
+
+class NvidiaDraDriver(pulumi.ComponentResource):
+    """Namespace and the ``dra-driver-nvidia-gpu`` Helm release (NVIDIA's DRA driver for GPUs).
+
+    The kubelet plugin DaemonSet is pinned by node affinity to the pools listed (node label ``gpu-components/pool``)
+    and tolerates their taints; it publishes their GPUs (or MIG devices) to DRA in the DeviceClasses
+    ``gpu.nvidia.com`` and ``mig.nvidia.com``. The chart's guard ``gpuResourcesEnabledOverride`` is set: no device
+    plugin runs on those pools (the library's one-advertiser rule), which is what the guard asks to confirm.
+
+    Children: ``<name>-namespace``, ``<name>-release``. Providers: ``kubernetes``.
+
+    Outputs (known after deployment): ``namespace``, ``release_name``. Other attributes (plain values, known at
+    preview, but ``release``): ``specs`` (the served pools), ``values`` (the chart values), ``tolerations`` (the
+    kubelet plugin's).
+
+    Raises:
+        GpuSpecError: every problem of the args at once (see
+            :func:`~gpu_components.kubernetes.addon.served_pools`; the Kubernetes version, feature gates, chart
+            version and owned values), before anything is registered.
+    """
+
+    namespace: pulumi.Output[str]
+    """Namespace the DRA driver runs in."""
+    release_name: pulumi.Output[str]
+    """Name of the Helm release (``dra-driver-nvidia-gpu``)."""
+
+    def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        args = plain(args)
+        mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
+        owned = owned_value_problems(DRA_DRIVER_OWNED_VALUES, mapping.get("helm_values"))
+        owned += dra_chart_version_problems(mapping.get("chart_version"), "chart_version")
+        if "kubernetes_version" in mapping:  # missing: a shape problem of the args
+            owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
+        owned += gpu_stack_problems("NvidiaDraDriver", name, opts)
+        served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
+        specs = served.specs
+        gates = [value_of(gate) for gate in settings.get("feature_gates", [])]
+        mig_pools = [(f"pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
+        roots = [(path, driver_root(served.cloud, value), value) for value, path, _ in served.driver_settings]
+        problems = driver_root_problems(roots)
+        problems += feature_gate_problems(gates, mig_pools, "feature_gates")
+        if problems:
+            raise GpuSpecError(problems)
+        join_cluster("NvidiaDraDriver", name, opts)
+        super().__init__("gpu-components:index:NvidiaDraDriver", name, None, opts)
+        self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.values: dict[str, Any] = dra_driver_values(
+            specs, str(roots[0][1]), gates, served.node_taints, settings.get("helm_values")
+        )
+        self.tolerations: list[dict[str, str]] = self.values["kubeletPlugin"]["tolerations"]
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": settings.get("namespace", DEFAULT_DRA_NAMESPACE)},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.release: k8s.helm.v3.Release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=DRA_DRIVER_CHART,
+            version=settings.get("chart_version", DRA_DRIVER_CHART_VERSION),
+            namespace=namespace.metadata.name,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.namespace = namespace.metadata.name
+        self.release_name = cast(pulumi.Output[str], self.release.name)  # always set: the library names the release
+        self.register_outputs({"namespace": self.namespace, "releaseName": self.release_name})

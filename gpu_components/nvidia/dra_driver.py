@@ -1,0 +1,312 @@
+"""Pure renderers and rules for NVIDIA's DRA driver (Dynamic Resource Allocation of GPUs), without any SDK.
+
+NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu``, Helm chart ``dra-driver-nvidia-gpu`` v0.4.1 from
+``oci://registry.k8s.io/dra-driver-nvidia/charts``) publishes the GPUs of the nodes its kubelet plugin runs on as
+DRA devices (DeviceClasses ``gpu.nvidia.com`` and ``mig.nvidia.com``) for resource claims; pods get no
+``nvidia.com/gpu`` extended resource from it. This module decides, from plain values, the chart values for the pools
+it serves and the rules of a ``gpu_stack: dra`` cluster:
+
+- **Kubernetes 1.34 or later** (:func:`kubernetes_version_problems`): DRA's ``resource.k8s.io/v1`` API is GA from
+  1.34.
+- **One advertiser per node**: the chart refuses to render GPU support (``resources.gpus.enabled``) unless
+  ``gpuResourcesEnabledOverride`` is true, because its kubelet plugin may not run beside the device plugin on a node.
+  The library guarantees that: the kubelet plugin's node affinity selects exactly the DRA pools (node label
+  ``gpu-components/pool``), and the device plugin add-on selects only its own pools; so the override is set.
+- **Sharing lives in the resource claim** (:func:`dra_sharing_problems`): a pool's ``time_slicing`` / ``mps`` is the
+  device plugin's; under DRA pods share a GPU by referencing one shared ResourceClaim, whose GPU sharing config
+  sets a time-slice *interval* (feature gate TimeSlicingSettings) or MPS (feature gate MPSSupport).
+- **Feature gates** (:func:`feature_gate_problems`): the combinations the driver refuses at start, and DynamicMIG
+  beside static MIG pools (it destroys MIG partitions it did not create).
+
+Sources (driver v0.4.1 unless said otherwise):
+- Chart location and install: ``docs/install.md``,
+  https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/install.md
+- Chart values and the override: ``deployments/helm/dra-driver-nvidia-gpu/values.yaml`` and
+  ``templates/validation.yaml``; the kubelet plugin DaemonSet ``templates/kubeletplugin.yaml``.
+- Feature gates and their dependencies: ``pkg/featuregates/featuregates.go`` (``ValidateFeatureGates``).
+- Sharing configs: ``api/nvidia.com/resource/v1beta1/sharing.go`` (``TimeSlicingConfig.Interval``: ``Default``,
+  ``Short``, ``Medium``, ``Long``; ``MpsConfig``).
+- DRA GA in 1.34: https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from gpu_components.catalog import Cloud
+from gpu_components.cloud_facts import facts_for
+from gpu_components.errors import Combined, Problem
+from gpu_components.nvidia.device_plugin import deep_merge, toleration
+from gpu_components.nvidia.gpu_operator import node_installs_driver
+from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, Mps, Taint
+
+DRA_DRIVER_CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+"""The driver's Helm chart, as its install guide names it (an OCI chart: no separate repository)."""
+DRA_DRIVER_CHART_VERSION = "0.4.1"
+"""The pinned, tested chart version (no ``v``, as the chart's ``Chart.yaml`` and ``--version`` spell it)."""
+DRA_CHART_VERSION_FORM = re.compile(r"\d+\.\d+\.\d+")
+"""The form of the chart's versions: ``MAJOR.MINOR.PATCH`` without ``v``."""
+DEFAULT_DRA_NAMESPACE = "dra-driver-nvidia-gpu"
+"""The namespace the driver's install guide installs into."""
+OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
+"""``nvidiaDriverRoot`` when the GPU Operator's driver container installs the driver (chart values.yaml: "If the
+NVIDIA GPU driver is managed using the NVIDIA GPU Driver Container, this is typically /run/nvidia/driver")."""
+MIN_KUBERNETES_VERSION = (1, 34)
+"""The first Kubernetes version serving DRA's ``resource.k8s.io/v1`` (GA)."""
+
+SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+SOURCE_DRA_CHART = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/tree/v0.4.1/deployments/helm/dra-driver-nvidia-gpu"
+)
+SOURCE_DRA_INSTALL = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/install.md"
+SOURCE_DRA_FEATURE_GATES = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/pkg/featuregates/featuregates.go"
+)
+SOURCE_DRA_SHARING = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
+)
+
+CHART_KUBELET_PLUGIN_TOLERATIONS: tuple[dict[str, str], ...] = (
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+)
+"""The chart's own ``kubeletPlugin.tolerations`` (values.yaml v0.4.1); kept when the library's list replaces it."""
+
+EXCLUSIVE_GATES: tuple[tuple[str, str], ...] = (
+    ("DynamicMIG", "PassthroughSupport"),
+    ("DynamicMIG", "NVMLDeviceHealthCheck"),
+    ("DynamicMIG", "MPSSupport"),
+    ("PassthroughSupport", "NVMLDeviceHealthCheck"),
+)
+"""Feature gates the driver refuses together ("feature gate A is currently mutually exclusive with B",
+``ValidateFeatureGates``)."""
+REQUIRED_GATES: Mapping[str, str] = {"DeviceMetadata": "PassthroughSupport"}
+"""Feature gate -> the gate it requires ("feature gate A requires B to also be enabled", ``ValidateFeatureGates``;
+the beta ``ComputeDomainCliques`` -> ``IMEXDaemonsWithDNSNames`` pair is on by default and cannot be turned off
+here)."""
+
+_VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)")
+
+
+def operator_installs_driver(cloud: Cloud, driver_setting: str | None) -> bool:
+    """Whether a pool's NVIDIA driver must come from the GPU Operator: its cloud's driver setting (EKS ``ami_type``,
+    AKS ``gpu_driver``, GKE ``driver_version``; ``None`` for the default, with which the image or cloud installs it)
+    turns the node's own installation off."""
+    return driver_setting is not None and not node_installs_driver(cloud, driver_setting)
+
+
+def driver_root(cloud: Cloud, driver_setting: str | None) -> str | None:
+    """The DRA driver chart's ``nvidiaDriverRoot`` for a pool: :data:`OPERATOR_DRIVER_ROOT` where the GPU Operator
+    installs the driver (:func:`operator_installs_driver`), else the cloud's
+    :attr:`~gpu_components.cloud_facts.DraFacts.driver_root`; ``None`` when the cloud has no DRA facts."""
+    if operator_installs_driver(cloud, driver_setting):
+        return OPERATOR_DRIVER_ROOT
+    dra = facts_for(cloud).dra
+    return dra.driver_root if dra is not None else None
+
+
+def driver_root_problems(roots: Sequence[tuple[str, str | None, object]]) -> list[Problem]:
+    """The chart has one ``nvidiaDriverRoot`` for all the pools it serves: ``roots`` (each pool's path, root and
+    driver setting as given) must be known and agree; a problem at each pool whose root is unknown (``None``) or
+    differs from the first pool's."""
+    missing = [
+        Problem(path, value, "the library knows no NVIDIA driver root of this cloud's pools for the DRA driver")
+        for path, root, value in roots
+        if root is None
+    ]
+    if missing or not roots:
+        return missing
+    first_path, first_root, _ = roots[0]
+    return [
+        Problem(
+            path,
+            value,
+            f"NVIDIA's DRA driver has one nvidiaDriverRoot for all its pools: this pool's NVIDIA driver lives under "
+            f"{root}, {first_path}'s under {first_root}",
+            "one driver owner (the node image or cloud, or the GPU Operator) for all the DRA pools",
+            SOURCE_DRA_CHART,
+        )
+        for path, root, value in roots[1:]
+        if root != first_root
+    ]
+
+
+def kubernetes_version_problems(version: object, path: str) -> list[Problem]:
+    """The cluster's Kubernetes ``major.minor`` under ``gpu_stack: dra``: required, of that form, and at least
+    1.34, where ``resource.k8s.io/v1`` is GA. Not a string is a shape error, not this one's."""
+    if version is None:
+        return [
+            Problem(
+                path,
+                None,
+                "required under gpu_stack dra: the cluster's Kubernetes version (major.minor), which must serve DRA's "
+                "resource.k8s.io/v1 API (GA from Kubernetes 1.34)",
+                "MAJOR.MINOR >= 1.34, e.g. 1.34",
+                SOURCE_DRA,
+            )
+        ]
+    if not isinstance(version, str):
+        return []
+    match = _VERSION.fullmatch(version)
+    if match is None:
+        return [Problem(path, version, "not a Kubernetes major.minor version", "MAJOR.MINOR, e.g. 1.34", SOURCE_DRA)]
+    if (int(match["major"]), int(match["minor"])) < MIN_KUBERNETES_VERSION:
+        return [
+            Problem(
+                path,
+                version,
+                "DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA from Kubernetes 1.34; earlier "
+                "versions serve DRA only as a beta API behind feature gates",
+                ">= 1.34",
+                SOURCE_DRA,
+            )
+        ]
+    return []
+
+
+def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem]:
+    """A ``chart_version`` string not wholly of :data:`DRA_CHART_VERSION_FORM` (a ``v`` prefix, a trailing newline):
+    Helm would find no such chart version at apply time."""
+    if not isinstance(chart_version, str) or DRA_CHART_VERSION_FORM.fullmatch(chart_version):
+        return []
+    return [
+        Problem(
+            path,
+            chart_version,
+            "not a DRA driver chart version",
+            f"MAJOR.MINOR.PATCH without v, e.g. {DRA_DRIVER_CHART_VERSION}",
+            SOURCE_DRA_INSTALL,
+        )
+    ]
+
+
+def feature_gate_problems(gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str) -> list[Problem]:
+    """Problems of the DRA driver feature gates to turn on (``gates``, at ``path``): a gate given twice, pairs the
+    driver refuses at start (:data:`EXCLUSIVE_GATES`, :data:`REQUIRED_GATES`), and DynamicMIG on a cluster with
+    static MIG pools (``mig_pools``: each pool's path and name): the driver then creates and destroys MIG devices
+    itself, destroying the partitions the pools' MIG manager made."""
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for index, gate in enumerate(gates):
+        if gate in seen:
+            problems.append(Problem(f"{path}[{index}]", gate, "feature gate given twice", "each gate once"))
+        seen.add(gate)
+    for first, second in EXCLUSIVE_GATES:
+        if first in seen and second in seen:
+            problems.append(
+                Problem(
+                    path,
+                    Combined((f"{path}[{gates.index(first)}]", f"{path}[{gates.index(second)}]")),
+                    f"the DRA driver refuses feature gate {first} together with {second} (mutually exclusive)",
+                    f"{first} or {second}, not both",
+                    SOURCE_DRA_FEATURE_GATES,
+                )
+            )
+    for gate, needed in REQUIRED_GATES.items():
+        if gate in seen and needed not in seen:
+            problems.append(
+                Problem(
+                    f"{path}[{gates.index(gate)}]",
+                    gate,
+                    f"the DRA driver requires feature gate {needed} with {gate}",
+                    f"{gate} with {needed}",
+                    SOURCE_DRA_FEATURE_GATES,
+                )
+            )
+    if "DynamicMIG" in seen and mig_pools:
+        pools = ", ".join(f"{where} ({name})" for where, name in mig_pools)
+        problems.append(
+            Problem(
+                f"{path}[{gates.index('DynamicMIG')}]",
+                "DynamicMIG",
+                f"DynamicMIG lets the DRA driver create and destroy MIG devices on demand, destroying the static MIG "
+                f"partitions it did not create, and {pools} has static MIG partitions (mig)",
+                "no DynamicMIG, or no mig on the cluster's pools",
+                SOURCE_DRA_FEATURE_GATES,
+            )
+        )
+    return problems
+
+
+def dra_sharing_problems(spec: GpuNodePoolSpec, given: object, where: str) -> list[Problem]:
+    """A pool whose GPUs the DRA driver publishes (``gpu_access: dra``) with the device plugin's sharing
+    (``time_slicing``, ``mps``; ``given`` is the field as written): under DRA, sharing lives in the resource claim."""
+    if spec.sharing is None:
+        return []
+    key = "mps" if isinstance(spec.sharing, Mps) else "time_slicing"
+    return [
+        Problem(
+            f"{where}.{key}",
+            given,
+            f"{key} is the device plugin's GPU sharing (replicas of nvidia.com/gpu); under DRA sharing lives in the "
+            "resource claim: pods share a GPU by referencing one shared ResourceClaim (same namespace), whose GPU "
+            "sharing config sets a time-slice interval, not replicas (feature gate TimeSlicingSettings), or MPS "
+            "(feature gate MPSSupport); see the resource claim helpers of gpu_components.claims and gpu_components.dra",
+            f"no {key} on a gpu_access dra pool, or gpu_access device-plugin",
+            SOURCE_DRA_SHARING,
+        )
+    ]
+
+
+def kubelet_plugin_tolerations(
+    specs: Iterable[GpuNodePoolSpec], node_taints: Iterable[Taint] = ()
+) -> list[dict[str, str]]:
+    """Tolerations of the kubelet plugin DaemonSet: the chart's default, each pool taint and ``node_taints`` (taints
+    the cloud adds itself, e.g. AKS spot), each once, in that order."""
+    result = list(CHART_KUBELET_PLUGIN_TOLERATIONS)
+    for taint in [*(taint for spec in specs for taint in spec.taints), *node_taints]:
+        item = toleration(taint)
+        if item not in result:
+            result.append(item)
+    return result
+
+
+def dra_driver_values(
+    specs: Sequence[GpuNodePoolSpec],
+    driver_root: str,
+    feature_gates: Sequence[str] = (),
+    node_taints: Sequence[Taint] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Helm values of the ``dra-driver-nvidia-gpu`` chart serving ``specs``.
+
+    Args:
+        specs: the validated pools whose GPUs the driver publishes (``device_plugin_host: dra-driver``).
+        driver_root: ``nvidiaDriverRoot``: where the NVIDIA driver's files are on the host (the cloud's
+            :attr:`~gpu_components.cloud_facts.DraFacts.driver_root`, or :data:`OPERATOR_DRIVER_ROOT` when the GPU
+            Operator's driver container installs it).
+        feature_gates: the driver feature gates to turn on (``featureGates``: gate -> true). Defaults to none.
+        node_taints: taints the cloud puts on nodes itself, tolerated too. Defaults to none.
+        overrides: raw chart values merged last, key by key (the escape hatch). Defaults to none.
+
+    Returns:
+        ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride: true`` (the chart's guard against a device plugin on
+        the same node: the library guarantees one advertiser per node, the kubelet plugin selecting exactly the
+        pools given and the device plugin add-on only its own); ``resources`` (GPUs on, compute domains off: they
+        serve Multi-Node NVLink systems, turned on through ``overrides``); ``featureGates``; ``kubeletPlugin``
+        node affinity (``gpu-components/pool`` In the pools' names) and tolerations.
+    """
+    values: dict[str, Any] = {
+        "nvidiaDriverRoot": driver_root,
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "featureGates": {gate: True for gate in sorted(set(feature_gates))},
+        "kubeletPlugin": {
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": POOL_LABEL, "operator": "In", "values": sorted(s.name for s in specs)}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            "tolerations": kubelet_plugin_tolerations(specs, node_taints),
+        },
+    }
+    return deep_merge(values, overrides or {})

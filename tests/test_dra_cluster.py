@@ -1,0 +1,322 @@
+"""gpu_stack dra on a cluster: what each pool publishes to DRA, the add-ons a mixed cluster gets (one advertiser per
+node), and each DRA rule's exact problem, on EKS AL2023 node groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.cluster import validate_cluster
+from gpu_components.dra import dra_devices
+from gpu_components.program import _with_cluster_version
+from gpu_components.spec import GpuNodePoolSpec
+from tests.helpers import names, plan_of, resource
+from tests.test_config_rejections import plan_stack
+
+WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
+L40S: dict[str, Any] = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 2}
+H100: dict[str, Any] = {"name": "h100", "instance_type": "p5.48xlarge", "max_size": 1, "mig": {"profile": "1g.10gb"}}
+A10G: dict[str, Any] = {"name": "a10g", "instance_type": "g5.xlarge", "max_size": 2, "gpu_access": "device-plugin"}
+DRA = {"kubernetes_version": "1.34"}
+SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+
+
+def problems(pools: list[dict[str, Any]], gpu_stack: str = "dra", **settings: Any) -> list[tuple[str, object, str]]:
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", pools, gpu_stack, **settings)
+    return [(p.path, p.value, p.message) for p in caught.value.problems]
+
+
+def test_each_node_publishes_its_gpus_or_its_mig_devices() -> None:
+    def spec(pool: dict[str, Any]) -> GpuNodePoolSpec:
+        return GpuNodePoolSpec.from_args(pool, "aws")  # type: ignore[arg-type]
+
+    assert dra_devices(spec(L40S)) == {"gpu.nvidia.com": 1}
+    assert dra_devices(spec(H100)) == {"mig.nvidia.com/1g.10gb": 56}
+    layout = {**H100, "mig": {"layout": {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}, "strategy": "mixed"}}
+    assert dra_devices(spec(layout)) == {
+        "mig.nvidia.com/1g.10gb": 16,
+        "mig.nvidia.com/2g.20gb": 8,
+        "mig.nvidia.com/3g.40gb": 8,
+    }
+
+
+def mixed_cluster() -> Any:
+    return plan_of(
+        lambda: GpuCluster(
+            "gpus",
+            {"cloud": "aws", "aws": WIRING, "pools": [L40S, H100, A10G], "gpu_stack": "dra", "dra": DRA},  # type: ignore[typeddict-item]
+        )
+    )
+
+
+def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
+    plan = mixed_cluster()
+    assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == ["gpus-device-plugin"]
+    assert names(plan, "gpu-components:index:NvidiaDraDriver") == ["gpus-dra-driver"]
+    assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+    plugin = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-device-plugin-release").inputs["values"]
+    assert plugin["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+        "nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "nvidia.com/device-plugin.config", "operator": "In", "values": ["a10g"]}]}
+        ]
+    }
+    driver = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-dra-driver-release").inputs
+    assert (driver["chart"], driver["version"], driver["namespace"]) == (
+        "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+        "0.4.1",
+        "dra-driver-nvidia-gpu",
+    )
+    assert driver["values"] == {
+        "nvidiaDriverRoot": "/",
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "featureGates": {},
+        "kubeletPlugin": {
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "gpu-components/pool", "operator": "In", "values": ["h100", "l40s"]}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}, GPU_TOLERATION],
+        },
+    }
+    # The GPU Operator partitions the MIG pool only, its device plugin off (the DRA driver publishes the devices).
+    operator = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    assert (operator["devicePlugin"], operator["driver"], operator["toolkit"]) == (
+        {"enabled": False},
+        {"enabled": False},
+        {"enabled": False},
+    )
+    mig = resource(plan, "kubernetes:core/v1:ConfigMap", "gpus-gpu-operator-mig-config").inputs["data"]["config.yaml"]
+    assert "all-1g.10gb" in mig
+
+
+def test_node_labels_keep_each_pool_to_its_advertiser() -> None:
+    plan = mixed_cluster()
+    labels = {
+        pool: resource(plan, "aws:eks/nodeGroup:NodeGroup", f"gpus-{pool}-node-group").inputs["labels"]
+        for pool in ("l40s", "h100", "a10g")
+    }
+    assert labels["l40s"] == {
+        "gpu-components/gpu-access": "dra",
+        "gpu-components/pool": "l40s",
+        "nvidia.com/gpu.deploy.operands": "false",
+    }
+    # No k8s.amazonaws.com/accelerator on DRA pools: the Cluster Autoscaler would wait for nvidia.com/gpu on them.
+    assert labels["h100"] == {
+        "gpu-components/gpu-access": "dra",
+        "gpu-components/pool": "h100",
+        "nvidia.com/mig.config": "all-1g.10gb",
+    }
+    assert labels["a10g"] == {
+        "gpu-components/pool": "a10g",
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
+        "nvidia.com/device-plugin.config": "a10g",
+        "nvidia.com/gpu.deploy.operands": "false",
+        "nvidia.com/gpu.present": "true",
+    }
+
+
+def test_pool_scheduling_tells_what_each_node_publishes_to_dra() -> None:
+    plan = mixed_cluster()
+    scheduling = resource(plan, "gpu-components:index:GpuCluster", "gpus").outputs["poolScheduling"]
+    assert {
+        name: (pool["devicePluginHost"], pool["advertisedResources"], pool["draDevices"])
+        for name, pool in scheduling.items()
+    } == {
+        "a10g": ("daemonset", {"nvidia.com/gpu": 1}, {}),
+        "h100": ("dra-driver", {}, {"mig.nvidia.com/1g.10gb": 56}),
+        "l40s": ("dra-driver", {}, {"gpu.nvidia.com": 1}),
+    }
+    outputs = resource(plan, "gpu-components:index:EksGpuNodeGroup", "gpus-h100").outputs
+    assert outputs["draDevices"] == {"mig.nvidia.com/1g.10gb": 56}
+
+
+def test_the_gpu_operator_installer_deploys_a_gpu_cluster_and_no_driver_chart() -> None:
+    dra = {**DRA, "installer": "gpu-operator", "feature_gates": ["TimeSlicingSettings"]}
+    plan = plan_of(
+        lambda: GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": dra})  # type: ignore[typeddict-item]
+    )
+    assert names(plan, "gpu-components:index:NvidiaDraDriver") == []
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    assert (values["clusterPolicy"], values["gpuCluster"], values["draDriver"]) == (
+        {"deployCR": False},
+        {"deployCR": True},
+        {"featureGates": {"TimeSlicingSettings": True}, "computeDomains": {"enabled": False}},
+    )
+
+
+def test_kubernetes_below_1_34_is_refused_naming_the_ga_version() -> None:
+    assert problems([L40S], dra={"kubernetes_version": "1.33"}) == [
+        (
+            "dra.kubernetes_version",
+            "1.33",
+            "DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA from Kubernetes 1.34; earlier "
+            "versions serve DRA only as a beta API behind feature gates",
+        )
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [L40S], "dra")
+    [problem] = caught.value.problems
+    assert (problem.path, problem.value, problem.valid, problem.source) == (
+        "dra.kubernetes_version",
+        None,
+        "MAJOR.MINOR >= 1.34, e.g. 1.34",
+        SOURCE_DRA,
+    )
+    assert problems([L40S], dra={"kubernetes_version": "v1.34"}) == [
+        ("dra.kubernetes_version", "v1.34", "not a Kubernetes major.minor version")
+    ]
+
+
+def test_dra_without_gpu_stack_dra_is_refused() -> None:
+    assert problems([{**L40S, "gpu_access": "dra"}], "auto", dra=DRA) == [
+        ("dra", DRA, "DRA settings, but gpu_stack is auto: they would be ignored"),
+        ("pools[0].gpu_access", "dra", "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys"),
+    ]
+
+
+def test_pool_sharing_on_a_dra_pool_says_sharing_lives_in_the_claim() -> None:
+    found = problems(
+        [{**L40S, "time_slicing": {"replicas": 4}}, {**L40S, "name": "m", "mps": {"replicas": 2}}], dra=DRA
+    )
+    assert found == [
+        (
+            "pools[0].time_slicing",
+            {"replicas": 4},
+            "time_slicing is the device plugin's GPU sharing (replicas of nvidia.com/gpu); under DRA sharing lives in "
+            "the resource claim: pods share a GPU by referencing one shared ResourceClaim (same namespace), whose GPU "
+            "sharing config sets a time-slice interval, not replicas (feature gate TimeSlicingSettings), or MPS "
+            "(feature gate MPSSupport); see the resource claim helpers of gpu_components.claims and gpu_components.dra",
+        ),
+        ("pools[1].mps", {"replicas": 2}, found[0][2].replace("time_slicing is", "mps is", 1)),
+    ]
+    # The same pool with the device plugin keeps its time-slicing.
+    assert validate_cluster("aws", [L40S, {**A10G, "time_slicing": {"replicas": 4}}], "dra", dra=DRA)
+
+
+def test_the_gpu_cluster_installer_refuses_mig_device_plugin_pools_and_chart_settings() -> None:
+    dra = {**DRA, "installer": "gpu-operator", "chart_version": "0.4.1"}
+    assert problems([H100, A10G], dra=dra) == [
+        (
+            "dra.chart_version",
+            "0.4.1",
+            "a setting of the DRA driver's own chart, but under installer gpu-operator the GPU Operator deploys the "
+            "driver: it would be ignored",
+        ),
+        (
+            "pools[0].mig",
+            {"profile": "1g.10gb"},
+            "the GPU Operator's GPUCluster (dra installer gpu-operator) runs no MIG manager, so nothing would "
+            "partition the pool's GPUs",
+        ),
+        (
+            "pools[1].gpu_access",
+            "device-plugin",
+            "its GPUs are advertised by the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin), but under dra "
+            "installer gpu-operator the GPUCluster's DRA driver schedules itself on every GPU node (not configurable), "
+            "so it would publish them a second time",
+        ),
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [H100], "dra", dra=dra)
+    assert {p.source for p in caught.value.problems if p.path == "pools[0].mig"} == {SOURCE_GPU_CLUSTER}
+
+
+def test_dynamic_mig_beside_a_static_mig_pool_is_refused() -> None:
+    assert problems([L40S, H100], dra={**DRA, "feature_gates": ["DynamicMIG"]}) == [
+        (
+            "dra.feature_gates[0]",
+            "DynamicMIG",
+            "DynamicMIG lets the DRA driver create and destroy MIG devices on demand, destroying the static MIG "
+            "partitions it did not create, and pools[1] (h100) has static MIG partitions (mig)",
+        )
+    ]
+
+
+def test_gpu_stack_dra_without_a_dra_pool_and_unused_settings_are_refused() -> None:
+    assert problems([A10G], dra=DRA) == [
+        (
+            "gpu_stack",
+            "dra",
+            "no pool's GPUs are published by NVIDIA's DRA driver (each pool's GPUs are advertised by another: pools[0] "
+            "(a10g): daemonset), so the cluster would deploy no DRA driver and the switch would be ignored",
+        )
+    ]
+    assert problems([L40S], dra=DRA, gpu_operator={"dcgm_exporter": False}, device_plugin={}) == [
+        (
+            "gpu_operator",
+            {"dcgm_exporter": False},
+            "GPU Operator settings, but under dra installer chart the cluster deploys the operator only for DRA pools "
+            "that need its MIG manager or driver, and none does: they would be ignored",
+        ),
+        (
+            "device_plugin",
+            {},
+            "NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (pools[0] (l40s): "
+            "dra-driver), so the cluster deploys none and they would be ignored",
+        ),
+    ]
+
+
+def test_values_the_library_owns_are_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"featureGates": {"MPSSupport": True}}}) == [
+        (
+            "dra.helm_values.featureGates",
+            {"MPSSupport": True},
+            "decided by the library: the driver's feature gates, which the claim rules read",
+        )
+    ]
+
+
+def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path: Path) -> None:
+    assert _with_cluster_version(None, {"kubernetes_version": "1.34"}) == {"kubernetes_version": "1.34"}
+    assert _with_cluster_version({"installer": "chart"}, {"kubernetes_version": "1.35.2"}) == {
+        "installer": "chart",
+        "kubernetes_version": "1.35",
+    }
+    assert _with_cluster_version({"kubernetes_version": "1.36"}, {"kubernetes_version": "1.34"}) == {
+        "kubernetes_version": "1.36"
+    }
+    assert _with_cluster_version(None, {"existing": True}) is None
+    cluster = {"name": "gpu-demo", "kubernetes_version": "1.33"}
+    result = plan_stack(
+        tmp_path,
+        "aws-eks",
+        {"gpu-components:pools": [L40S], "gpu-components:gpu_stack": "dra", "gpu-components:cluster": cluster},
+    )
+    assert result.exit_code != 0
+    assert (
+        "dra.kubernetes_version: DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA" in result.output
+    )
+
+
+def test_a_device_plugin_pool_with_mig_on_al2023_is_still_refused_under_dra() -> None:
+    found = problems([L40S, {**H100, "gpu_access": "device-plugin"}], dra=DRA)
+    assert [(path, value) for path, value, _ in found] == [("pools[1].mig", {"profile": "1g.10gb"})]
+    assert found[0][2].endswith(
+        "have no MIG partitioning of their own; EKS documents MIG through NVIDIA's MIG Manager (GPU Operator) or "
+        "Bottlerocket's MIG settings"
+    )
+
+
+@pytest.mark.parametrize("gpu_stack", ["dra", "gpu-operator"])
+def test_a_misshapen_cloud_block_is_its_only_problem(gpu_stack: str) -> None:
+    settings = {"dra": DRA} if gpu_stack == "dra" else {}
+    assert problems([{**L40S, "aws": "x"}], gpu_stack, **settings) == [
+        ("pools[0].aws", "x", "input should be a valid dictionary")
+    ]
