@@ -511,11 +511,13 @@ STACK_RULES = {
 EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "aws-eks": [],
     "aws-eks-auto": [],
+    "aws-eks-dra": [],
     "aws-eks-karpenter": [],
     "aws-eks-operator": [],
     "azure-aks": [],
     "azure-aks-nap": [],
     "gcp-gke": [],
+    "gcp-gke-dra": [],
 }
 """Example stack -> (policy name, resource URN) of every violation the rules find in its golden plan: none, now that
 every shared pool says its workloads trust each other (time_slicing.trusted)."""
