@@ -327,6 +327,17 @@ def test_gpu_deployment_tolerating_the_gpu_taint_passes() -> None:
     assert toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", plain) == []
 
 
+def test_a_deployment_claiming_its_gpu_through_a_resource_claim_passes() -> None:
+    claimed = container(limits={"cpu": "1"})
+    claimed["resources"]["claims"] = [{"name": "gpu"}]
+    claims = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+    props = deployment([claimed], tolerations=[GPU_TOLERATION], resourceClaims=claims)
+    assert toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", props) == []
+    # a container claim naming no claim of the pod is not a request (the API server would refuse the pod)
+    props["spec"]["template"]["spec"]["resourceClaims"] = [{"name": "other", "resourceClaimTemplateName": "one-gpu"}]
+    assert len(toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", props)) == 1
+
+
 def test_nvidia_system_daemonsets_are_allowed_and_others_flagged() -> None:
     plugin = daemonset("nvidia-device-plugin", "nvidia-device-plugin", tolerations=[GPU_TOLERATION])
     assert toleration_without_gpu_violations("kubernetes:apps/v1:DaemonSet", plugin) == []
