@@ -288,7 +288,8 @@ class _DraPool:
 def needs_gpu_operator(cloud: CloudName, spec: GpuNodePoolSpec, labels: Mapping[str, str], driver: str | None) -> bool:
     """Whether a DRA pool (``device_plugin_host: dra-driver``) needs the GPU Operator beside the DRA driver: for its
     MIG partitions (a MIG pool whose nodes carry ``nvidia.com/mig.config``, the label the operator's MIG manager
-    applies; a cloud that partitions the GPUs itself, as GKE and AKS's ``gpuInstanceProfile`` do, sets none) or
+    applies: each cloud's label function sets it where the cloud or image makes no partitions, as on EKS AL2023 and AKS
+    Node Auto Provisioning; one that partitions the GPUs itself, as AKS's ``gpuInstanceProfile`` does, sets none) or
     for its NVIDIA driver (its cloud's driver setting turns the node's own installation off)."""
     return (spec.mig is not None and MIG_CONFIG_LABEL in labels) or operator_installs_driver(cloud, driver)
 

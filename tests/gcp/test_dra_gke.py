@@ -121,7 +121,6 @@ def test_dra_pool_refuses_mig() -> None:
     assert problem.message.startswith("GKE does not support multi-instance GPUs with DRA")
     assert problem.valid == "no mig on a DRA pool, or gpu_access: device-plugin (GKE's own MIG partitions)"
     assert problem.source == SET_UP_DRA
-    assert ADAPTER.dra_mig_needs_operator(pool, {}) is False
 
 
 def test_device_plugin_pool_under_dra_keeps_gke_mig() -> None:
