@@ -409,9 +409,23 @@ def _dra_cluster_problems(
     )
     mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
     problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
+    facts = facts_for(cloud)
+    dra_facts = facts.dra
+    if installer == "gpu-operator" and dra_facts is not None and dra_facts.driver_installer is not None:
+        problems.append(
+            Problem(
+                f"{prefix}dra.installer",
+                "gpu-operator",
+                f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
+                f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
+                "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
+                "chart",
+                dra_facts.driver_installer_source,
+            )
+        )
     if installer == "gpu-operator":
         return problems
-    setting = facts_for(cloud).driver.setting
+    setting = facts.driver.setting
     roots = [
         (f"{pool.where}.{cloud}.{setting}", driver_root(cloud, pool.driver_setting), pool.driver_setting)
         for pool in dra_pools.values()

@@ -60,6 +60,7 @@ def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
     assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == ["gpus-device-plugin"]
     assert names(plan, "gpu-components:index:NvidiaDraDriver") == ["gpus-dra-driver"]
     assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == []  # the AMI carries the driver: no installer to apply
     plugin = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-device-plugin-release").inputs["values"]
     assert plugin["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
         "nodeSelectorTerms": [

@@ -138,6 +138,7 @@ def test_a_dra_nap_mig_pool_gets_the_gpu_operator_mig_manager_serving_only_it() 
         )
     )
     assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == []  # AKS installs the driver: no installer to apply
     assert cluster.gpu_operator is not None
     assert [spec.name for spec in cluster.gpu_operator.specs] == ["h100"]
     values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
