@@ -34,7 +34,15 @@ from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
 from gpu_components.cloud_facts import CloudFacts, facts_for
 from gpu_components.cluster_pool import ClusterPoolArgs
-from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, GpuStack, GpuStackArg, value_of
+from gpu_components.enums import (
+    CloudArg,
+    DraFeatureGateArg,
+    DraFeatureGateName,
+    DraInstallerArg,
+    GpuStack,
+    GpuStackArg,
+    value_of,
+)
 from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.gcp.options import GkeWiringArgs
 from gpu_components.kubernetes.addon import ADVERTISERS, namespace_problems, owned_value_problems
@@ -792,7 +800,9 @@ class GpuCluster(pulumi.ComponentResource):
 
     Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
     pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin``, ``gpu_operator`` and
-    ``dra_driver`` (each ``None`` when not created).
+    ``dra_driver`` (each ``None`` when not created), ``dra_feature_gates`` (the DRA driver feature gates the
+    cluster turns on, ``dra.feature_gates`` as names; empty unless ``gpu_stack: dra``), which the claim helpers of
+    :mod:`gpu_components.claims` take as ``feature_gates``.
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
@@ -832,6 +842,9 @@ class GpuCluster(pulumi.ComponentResource):
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.dra_feature_gates: tuple[DraFeatureGateName, ...] = tuple(
+            value_of(gate) for gate in args.get("dra", {}).get("feature_gates", [])
+        )
         self.pools: dict[str, GpuNodePool] = {}
         for pool in args["pools"]:
             self.pools[pool["name"]] = adapter.create_pool(
