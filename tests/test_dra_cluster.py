@@ -371,3 +371,28 @@ def test_the_cluster_hands_its_feature_gates_and_pools_to_the_claim_helpers_and_
 def test_a_cluster_without_dra_turns_no_feature_gate_on() -> None:
     _, cluster = plan_and(lambda: GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": [A10G]}))  # type: ignore[typeddict-item]
     assert cluster.dra_feature_gates == ()
+
+
+def test_the_mig_strategy_changes_nothing_a_dra_pool_publishes_and_is_kept_for_the_operator() -> None:
+    def spec(pool: dict[str, Any]) -> GpuNodePoolSpec:
+        return GpuNodePoolSpec.from_args(pool, "aws")  # type: ignore[arg-type]
+
+    mixed = {**H100, "mig": {"profile": "1g.10gb", "strategy": "mixed"}}
+    assert dra_devices(spec(mixed)) == dra_devices(spec(H100)) == {"mig.nvidia.com/1g.10gb": 56}
+    # A layout of several profiles is checked before the GPU stack is known: it still needs the mixed strategy.
+    layout = {**H100, "mig": {"layout": {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}}}
+    assert [(path, message) for path, _, message in problems([layout], dra=DRA)] == [
+        (
+            "pools[0].mig.strategy",
+            "the single MIG strategy needs one profile on every GPU; a layout of several profiles needs the mixed "
+            "strategy",
+        )
+    ]
+    plan = plan_of(
+        lambda: GpuCluster(
+            "gpus",
+            {"cloud": "aws", "aws": WIRING, "pools": [mixed], "gpu_stack": "dra", "dra": DRA},  # type: ignore[typeddict-item]
+        )
+    )
+    operator = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    assert operator["mig"] == {"strategy": "mixed"}
