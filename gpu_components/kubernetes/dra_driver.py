@@ -110,7 +110,8 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     DRA pools), that manifest too, applied as is from its pinned URL: GKE's COS installer selects the nodes it serves
     itself (``cloud.google.com/gke-accelerator`` present, ``cloud.google.com/gke-gpu-driver-version`` absent) and
     tolerates every taint, so it needs no selection or toleration of the library's
-    (``gpu_components.gcp.facts.GKE_COS_DRIVER_INSTALLER``, https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra).
+    (the manifest at its pinned commit, ``gpu_components.gcp.facts.GKE_COS_DRIVER_INSTALLER``; GKE's DRA setup
+    leaves the driver to a manual installation: https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra).
     One DRA driver per cluster (the one-GPU-stack rule) makes it one installer per cluster.
 
     Children: ``<name>-namespace``, ``<name>-release``, and on GKE ``<name>-driver-installer``
