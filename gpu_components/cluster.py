@@ -56,6 +56,7 @@ from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, Nvidia
 from gpu_components.nvidia.dra_driver import (
     SOURCE_DRA,
     dra_chart_version_problems,
+    dra_namespace_problems,
     dra_sharing_problems,
     driver_root,
     driver_root_problems,
@@ -327,6 +328,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     if dra is None or isinstance(dra, Mapping):
         problems += kubernetes_version_problems(settings.get("kubernetes_version"), f"{path}.kubernetes_version")
     problems += namespace_problems(settings.get("namespace"), f"{path}.namespace")
+    problems += dra_namespace_problems(settings.get("namespace"), settings.get("helm_values"), f"{path}.namespace")
     problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
     problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
     if value_of(settings.get("installer")) == "gpu-operator":

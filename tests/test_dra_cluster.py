@@ -13,6 +13,7 @@ from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.claims import shared_gpu_claim
 from gpu_components.cluster import validate_cluster
 from gpu_components.dra import dra_devices
+from gpu_components.kubernetes import NvidiaDraDriver
 from gpu_components.program import _with_cluster_version
 from gpu_components.spec import GpuNodePoolSpec
 from gpu_components.workloads import sample_jobs
@@ -396,3 +397,20 @@ def test_the_mig_strategy_changes_nothing_a_dra_pool_publishes_and_is_kept_for_t
     )
     operator = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
     assert operator["mig"] == {"strategy": "mixed"}
+
+
+def test_the_default_namespace_is_refused_as_the_chart_refuses_it() -> None:
+    why = (
+        "the DRA driver's chart refuses to run in the default namespace (its templates/validation.yaml) unless "
+        "helm_values sets allowDefaultNamespace: true"
+    )
+    assert problems([L40S], dra={**DRA, "namespace": "default"}) == [("dra.namespace", "default", why)]
+    allowed = {**DRA, "namespace": "default", "helm_values": {"allowDefaultNamespace": True}}
+    assert [spec.name for spec in validate_cluster("aws", [L40S], "dra", dra=allowed)] == ["l40s"]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: NvidiaDraDriver(
+                "dra", {"cloud": "aws", "pools": [L40S], "kubernetes_version": "1.34", "namespace": "default"}
+            )
+        )
+    assert [(p.path, p.value, p.message) for p in caught.value.problems] == [("namespace", "default", why)]

@@ -171,6 +171,25 @@ def kubernetes_version_problems(version: object, path: str) -> list[Problem]:
     return []
 
 
+def dra_namespace_problems(namespace: object, helm_values: object, path: str) -> list[Problem]:
+    """The namespace ``default`` without the chart value ``allowDefaultNamespace: true``: the chart refuses to
+    render there ("Running in the 'default' namespace is not recommended", ``templates/validation.yaml`` at v0.4.1,
+    :data:`SOURCE_DRA_CHART`), so the release would fail at apply time."""
+    allowed = isinstance(helm_values, Mapping) and helm_values.get("allowDefaultNamespace") is True
+    if namespace != "default" or allowed:
+        return []
+    return [
+        Problem(
+            path,
+            namespace,
+            "the DRA driver's chart refuses to run in the default namespace (its templates/validation.yaml) unless "
+            "helm_values sets allowDefaultNamespace: true",
+            f"another namespace (default: {DEFAULT_DRA_NAMESPACE}), or helm_values allowDefaultNamespace true",
+            SOURCE_DRA_CHART,
+        )
+    ]
+
+
 def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem]:
     """A ``chart_version`` string not wholly of :data:`DRA_CHART_VERSION_FORM` (a ``v`` prefix, a trailing newline):
     Helm would find no such chart version at apply time."""
