@@ -37,7 +37,13 @@ from gpu_components.catalog import GpuModel
 from gpu_components.enums import DraFeatureGate, DraFeatureGateArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import GpuNodePoolSpec, Taint
-from gpu_components.workloads import Toleration, allowed_gpus, parse_gpu_quantity, tolerations
+from gpu_components.workloads import (
+    Toleration,
+    allowed_gpus,
+    gpu_selection_problems,
+    parse_gpu_quantity,
+    tolerations,
+)
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a claim unless another is given."""
@@ -191,12 +197,7 @@ def _whole_gpu_problems(
         )
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
-    if gpu_model is not None and not isinstance(gpu_model, str):
-        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
-    if min_gpu_memory_gb is not None and (
-        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
-    ):
-        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    problems += gpu_selection_problems(gpu_model, min_gpu_memory_gb)
     if problems:
         return None, problems
     types = _node_devices(spec)
