@@ -233,12 +233,6 @@ class CloudAdapter:
     stack_problems: Callable[[Mapping[str, Any], Sequence[Any]], list[Problem]] = lambda cluster, pools: []
     """The example program's rules between a well-shaped ``cluster`` config and the pools (paths ``pools[<i>]...``),
     e.g. a provisioned pool needs its provisioner on the cluster. Defaults to none."""
-    dra_mig_needs_operator: Callable[[GpuNodePoolSpec, Mapping[str, Any]], bool] = lambda spec, options: False
-    """Whether a DRA pool (``device_plugin_host`` ``dra-driver``) of a validated pool and its cloud options needs
-    NVIDIA's MIG manager (the GPU Operator, its device plugin off) to make its static MIG partitions: ``True`` for a
-    MIG pool whose cloud or image makes none (EKS AL2023, AKS Node Auto Provisioning), ``False`` where the cloud makes
-    them (AKS ``gpuInstanceProfile``), for a pool without MIG, and where a DRA pool cannot have MIG (GKE). Defaults to
-    never."""
     pools_problems: Callable[[Sequence[GpuNodePoolSpec], str], list[Problem]] = lambda specs, prefix: []
     """The cloud's rules between the valid pools of one cluster (every entry point: ``GpuCluster`` and the stack
     config; paths ``<prefix>pools[<i>]...``), e.g. AKS: fixed pools and Node Auto Provisioning pools may not share a

@@ -146,7 +146,7 @@ class PoolCapacity(TypedDict):
 
 def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
     """The capacity record of a node-pool component: its spec, device-plugin host, advertised resources and, when it
-    has any, the DRA devices each node publishes (its ``dra_devices``; a component without the attribute has none)."""
+    has any, the DRA devices each node publishes (its ``dra_devices``, ``{}`` on a device-plugin pool)."""
     spec = pool.spec
     sharing: Literal["none", "time-slicing", "mps"] = "none"
     if isinstance(spec.sharing, TimeSlicing):
@@ -173,9 +173,8 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
     }
     if spec.provisioning is not None:
         record["provisioning"] = provisioning_record(spec, pool.autoscaler_note)
-    dra_devices: dict[str, int] = dict(getattr(pool, "dra_devices", None) or {})
-    if dra_devices:
-        record["draDevices"] = dict(sorted(dra_devices.items()))
+    if pool.dra_devices:
+        record["draDevices"] = dict(sorted(pool.dra_devices.items()))
     return record
 
 

@@ -17,12 +17,14 @@ On a pool whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra``; its ``d
 
 Counts follow the GPU quantity rule of :func:`~gpu_components.workloads.parse_gpu_quantity` (whole numbers of at
 least 1, never rounded) and may not exceed what one node of the pool publishes. Alpha configs need the driver's
-feature gate: pass the gates the cluster turns on (``dra.feature_gates``); a config without its gate is an error
-naming the gate, as the driver would refuse it (:data:`~gpu_components.dra.SOURCE_CONFIG_GATES`).
+feature gate: pass the gates the cluster turns on (``dra.feature_gates``, which ``GpuCluster.dra_feature_gates``
+holds); a config without its gate is an error naming the gate, as the driver would refuse it
+(:data:`~gpu_components.dra.SOURCE_CONFIG_GATES`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
@@ -35,7 +37,13 @@ from gpu_components.catalog import GpuModel
 from gpu_components.enums import DraFeatureGate, DraFeatureGateArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import GpuNodePoolSpec, Taint
-from gpu_components.workloads import Toleration, allowed_gpus, parse_gpu_quantity, tolerations
+from gpu_components.workloads import (
+    Toleration,
+    allowed_gpus,
+    gpu_selection_problems,
+    parse_gpu_quantity,
+    tolerations,
+)
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a claim unless another is given."""
@@ -160,9 +168,14 @@ def _gate_problem(
     ]
 
 
-def _gpu_types(spec: GpuNodePoolSpec) -> list[tuple[GpuModel, int]]:
-    """``(GPU model, GPUs per node)`` of each instance type the pool allows."""
-    return list(allowed_gpus(spec).values())
+def _node_devices(spec: GpuNodePoolSpec) -> list[tuple[GpuModel, dict[str, int]]]:
+    """``(GPU model, what one node publishes to DRA)`` of each instance type the pool allows: a fixed pool's one
+    type, a provisioned pool's allowed types (:func:`~gpu_components.workloads.allowed_gpus`), each node's devices by
+    :func:`~gpu_components.dra.dra_devices` (``gpu.nvidia.com`` or ``mig.nvidia.com/<profile>`` -> count)."""
+    return [
+        (gpu, dra.dra_devices(dataclasses.replace(spec, gpu=gpu, gpu_count=per_node)))
+        for gpu, per_node in allowed_gpus(spec).values()
+    ]
 
 
 def _whole_gpu_problems(
@@ -184,20 +197,15 @@ def _whole_gpu_problems(
         )
     count, found = parse_gpu_quantity(gpus, "gpus")
     problems += found
-    if gpu_model is not None and not isinstance(gpu_model, str):
-        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
-    if min_gpu_memory_gb is not None and (
-        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
-    ):
-        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    problems += gpu_selection_problems(gpu_model, min_gpu_memory_gb)
     if problems:
         return None, problems
-    types = _gpu_types(spec)
+    types = _node_devices(spec)
     offered = ", ".join(sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in types}))
     floor = min_gpu_memory_gb if isinstance(min_gpu_memory_gb, int) else 0
     wanted = [
-        (gpu, per_node)
-        for gpu, per_node in types
+        (gpu, devices[dra.GPU_DEVICE_CLASS])
+        for gpu, devices in types
         if (gpu_model is None or gpu.name == gpu_model) and gpu.memory_gb >= floor
     ]
     if not wanted:
@@ -235,7 +243,7 @@ def _mig_problems(spec: GpuNodePoolSpec, mig_profile: object, devices: object) -
         else:
             why = f"MIG profile {mig_profile} is not in pool {spec.name}'s MIG layout ({spec.mig.config_name})"
         return None, [*problems, Problem("mig_profile", mig_profile, why, valid, dra.SOURCE_MIG_ATTRIBUTES)]
-    most = spec.mig.devices[mig_profile] * max(per_node for _, per_node in _gpu_types(spec))
+    most = max(devices[f"{dra.MIG_DEVICE_CLASS}/{mig_profile}"] for _, devices in _node_devices(spec))
     if count is not None and count > most:
         node = "the largest node" if spec.provisioning is not None else "each node"
         problems.append(
@@ -347,7 +355,7 @@ def gpu_claim_template(
     count, problems = _whole_gpu_problems(pool.spec, gpus, gpu_model, min_gpu_memory_gb)
     if problems or count is None:
         raise GpuSpecError(problems)
-    expressions = _model_expressions(gpu_model, min_gpu_memory_gb, [gpu for gpu, _ in _gpu_types(pool.spec)])
+    expressions = _model_expressions(gpu_model, min_gpu_memory_gb, [gpu for gpu, _ in _node_devices(pool.spec)])
     return _manifest(
         "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions)
     )
@@ -403,7 +411,8 @@ def shared_gpu_claim(
             which needs the driver's ``TimeSlicingSettings`` feature gate. Defaults to ``None``: no config, no gate.
             Not with ``mig_profile``: a ``MigDeviceConfig`` has no ``timeSlicingConfig``.
         mig_profile: share one MIG device of this profile of the pool's MIG layout instead of a whole GPU.
-        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``).
+        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
+            ``GpuCluster.dra_feature_gates``).
         namespace: the namespace of the claim and of every pod sharing it. Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
@@ -475,7 +484,8 @@ def mps_claim_template(
     Args:
         pool: a DRA pool.
         name: the template's name (a DNS label).
-        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``); must hold
+        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
+            ``GpuCluster.dra_feature_gates``); must hold
             ``MPSSupport``.
         gpus: GPUs (or MIG devices of ``mig_profile``), checked as in :func:`gpu_claim_template` /
             :func:`mig_claim_template`.

@@ -34,7 +34,15 @@ from gpu_components.azure.options import AksWiringArgs
 from gpu_components.catalog import Cloud as CloudName
 from gpu_components.cloud_facts import CloudFacts, facts_for
 from gpu_components.cluster_pool import ClusterPoolArgs
-from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, GpuStack, GpuStackArg, value_of
+from gpu_components.enums import (
+    CloudArg,
+    DraFeatureGateArg,
+    DraFeatureGateName,
+    DraInstallerArg,
+    GpuStack,
+    GpuStackArg,
+    value_of,
+)
 from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.gcp.options import GkeWiringArgs
 from gpu_components.kubernetes.addon import ADVERTISERS, namespace_problems, owned_value_problems
@@ -48,6 +56,7 @@ from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, Nvidia
 from gpu_components.nvidia.dra_driver import (
     SOURCE_DRA,
     dra_chart_version_problems,
+    dra_namespace_problems,
     dra_sharing_problems,
     driver_root,
     driver_root_problems,
@@ -288,7 +297,8 @@ class _DraPool:
 def needs_gpu_operator(cloud: CloudName, spec: GpuNodePoolSpec, labels: Mapping[str, str], driver: str | None) -> bool:
     """Whether a DRA pool (``device_plugin_host: dra-driver``) needs the GPU Operator beside the DRA driver: for its
     MIG partitions (a MIG pool whose nodes carry ``nvidia.com/mig.config``, the label the operator's MIG manager
-    applies; a cloud that partitions the GPUs itself, as GKE and AKS's ``gpuInstanceProfile`` do, sets none) or
+    applies: each cloud's label function sets it where the cloud or image makes no partitions, as on EKS AL2023 and AKS
+    Node Auto Provisioning; one that partitions the GPUs itself, as AKS's ``gpuInstanceProfile`` does, sets none) or
     for its NVIDIA driver (its cloud's driver setting turns the node's own installation off)."""
     return (spec.mig is not None and MIG_CONFIG_LABEL in labels) or operator_installs_driver(cloud, driver)
 
@@ -318,6 +328,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     if dra is None or isinstance(dra, Mapping):
         problems += kubernetes_version_problems(settings.get("kubernetes_version"), f"{path}.kubernetes_version")
     problems += namespace_problems(settings.get("namespace"), f"{path}.namespace")
+    problems += dra_namespace_problems(settings.get("namespace"), settings.get("helm_values"), f"{path}.namespace")
     problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
     problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
     if value_of(settings.get("installer")) == "gpu-operator":
@@ -408,9 +419,23 @@ def _dra_cluster_problems(
     )
     mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
     problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
+    facts = facts_for(cloud)
+    dra_facts = facts.dra
+    if installer == "gpu-operator" and dra_facts is not None and dra_facts.driver_installer is not None:
+        problems.append(
+            Problem(
+                f"{prefix}dra.installer",
+                "gpu-operator",
+                f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
+                f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
+                "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
+                "chart",
+                dra_facts.driver_installer_source,
+            )
+        )
     if installer == "gpu-operator":
         return problems
-    setting = facts_for(cloud).driver.setting
+    setting = facts.driver.setting
     roots = [
         (f"{pool.where}.{cloud}.{setting}", driver_root(cloud, pool.driver_setting), pool.driver_setting)
         for pool in dra_pools.values()
@@ -777,7 +802,9 @@ class GpuCluster(pulumi.ComponentResource):
 
     Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
     pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin``, ``gpu_operator`` and
-    ``dra_driver`` (each ``None`` when not created).
+    ``dra_driver`` (each ``None`` when not created), ``dra_feature_gates`` (the DRA driver feature gates the
+    cluster turns on, ``dra.feature_gates`` as names; empty unless ``gpu_stack: dra``), which the claim helpers of
+    :mod:`gpu_components.claims` take as ``feature_gates``.
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
@@ -817,6 +844,9 @@ class GpuCluster(pulumi.ComponentResource):
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.dra_feature_gates: tuple[DraFeatureGateName, ...] = tuple(
+            value_of(gate) for gate in args.get("dra", {}).get("feature_gates", [])
+        )
         self.pools: dict[str, GpuNodePool] = {}
         for pool in args["pools"]:
             self.pools[pool["name"]] = adapter.create_pool(

@@ -218,7 +218,14 @@ class MigArgs(TypedDict):
     the instances must fit one GPU, and several profiles need the ``mixed`` strategy."""
     strategy: NotRequired[MigStrategyArg]
     """How the MIG devices are advertised: ``single`` (all MIG devices of a node alike, as ``nvidia.com/gpu``) or
-    ``mixed`` (as ``nvidia.com/mig-<profile>``). Defaults to ``single``."""
+    ``mixed`` (as ``nvidia.com/mig-<profile>``). Defaults to ``single``.
+
+    A device plugin notion: on a pool NVIDIA's DRA driver serves it changes nothing the pool publishes (the driver
+    publishes each MIG device in DeviceClass ``mig.nvidia.com`` with its ``profile`` attribute, either way). It is
+    still accepted there, not refused: the layout rule above is checked with the pool alone, before its GPU stack is
+    known, so a DRA pool's layout of several profiles still says ``mixed``; and on a DRA pool the GPU Operator
+    partitions (EKS AL2023, AKS Node Auto Provisioning) it is the operator's ``mig.strategy``, which its GPU
+    Feature Discovery labels follow."""
 
 
 @STRICT

@@ -394,6 +394,19 @@ def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: i
     ]
 
 
+def gpu_selection_problems(gpu_model: object, min_gpu_memory_gb: object) -> list[Problem]:
+    """The shape of a GPU selection by model and memory floor (each ``None`` for any): ``gpu_model`` a string,
+    ``min_gpu_memory_gb`` a whole number of GB, at least 1; a problem at each field that is not."""
+    problems: list[Problem] = []
+    if gpu_model is not None and not isinstance(gpu_model, str):
+        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
+    if min_gpu_memory_gb is not None and (
+        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
+    ):
+        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    return problems
+
+
 def gpu_node_requirements(
     spec: GpuNodePoolSpec, gpu_model: str | None = None, min_gpu_memory_gb: int | None = None
 ) -> tuple[list[NodeSelectorRequirement], list[Problem]]:
@@ -422,13 +435,7 @@ def gpu_node_requirements(
     if not asked:
         return [], []
     field, value = asked[0]
-    problems: list[Problem] = []
-    if gpu_model is not None and not isinstance(gpu_model, str):
-        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
-    if min_gpu_memory_gb is not None and (
-        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
-    ):
-        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
+    problems = gpu_selection_problems(gpu_model, min_gpu_memory_gb)
     if problems:
         return [], problems
     if spec.provisioning is None:

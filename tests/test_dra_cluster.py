@@ -6,14 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import pytest
 
 from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.claims import shared_gpu_claim
 from gpu_components.cluster import validate_cluster
 from gpu_components.dra import dra_devices
+from gpu_components.kubernetes import NvidiaDraDriver
 from gpu_components.program import _with_cluster_version
 from gpu_components.spec import GpuNodePoolSpec
-from tests.helpers import names, plan_of, resource
+from gpu_components.workloads import sample_jobs
+from tests.helpers import names, plan_and, plan_of, resource
 from tests.test_config_rejections import plan_stack
 
 WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
@@ -60,6 +64,7 @@ def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
     assert names(plan, "gpu-components:index:NvidiaDevicePlugin") == ["gpus-device-plugin"]
     assert names(plan, "gpu-components:index:NvidiaDraDriver") == ["gpus-dra-driver"]
     assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == []  # the AMI carries the driver: no installer to apply
     plugin = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-device-plugin-release").inputs["values"]
     assert plugin["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
         "nodeSelectorTerms": [
@@ -320,3 +325,92 @@ def test_a_misshapen_cloud_block_is_its_only_problem(gpu_stack: str) -> None:
     assert problems([{**L40S, "aws": "x"}], gpu_stack, **settings) == [
         ("pools[0].aws", "x", "input should be a valid dictionary")
     ]
+
+
+def test_the_cluster_hands_its_feature_gates_and_pools_to_the_claim_helpers_and_sample_jobs() -> None:
+    def build() -> tuple[GpuCluster, dict[str, Any]]:
+        cluster = GpuCluster(
+            "gpus",
+            {  # type: ignore[typeddict-item]
+                "cloud": "aws",
+                "aws": WIRING,
+                "pools": [L40S, H100, A10G],
+                "gpu_stack": "dra",
+                "dra": {**DRA, "feature_gates": ["TimeSlicingSettings"]},
+            },
+        )
+        return cluster, sample_jobs(cluster, pulumi.ResourceOptions(depends_on=[cluster]))
+
+    plan, (cluster, jobs) = plan_and(build)
+    assert cluster.dra_feature_gates == ("TimeSlicingSettings",)
+    claim = shared_gpu_claim(
+        cluster.pools["l40s"], "shared", time_slice_interval="Short", feature_gates=cluster.dra_feature_gates
+    )
+    assert claim["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"] == {
+        "strategy": "TimeSlicing",
+        "timeSlicingConfig": {"interval": "Short"},
+    }
+    assert list(jobs) == ["l40s", "h100", "a10g"]
+    # A claim template for each DRA pool; the device-plugin pool's Job asks for nvidia.com/gpu.
+    assert names(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate") == ["h100-vectoradd", "l40s-vectoradd"]
+    h100 = resource(plan, "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", "h100-vectoradd").inputs
+    assert h100["spec"]["spec"]["devices"]["requests"] == [
+        {
+            "name": "mig",
+            "exactly": {
+                "deviceClassName": "mig.nvidia.com",
+                "count": 1,
+                "selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"}}],
+            },
+        }
+    ]
+    a10g = resource(plan, "kubernetes:batch/v1:Job", "a10g-vectoradd").inputs["spec"]["template"]["spec"]
+    assert a10g["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
+    assert "resourceClaims" not in a10g
+
+
+def test_a_cluster_without_dra_turns_no_feature_gate_on() -> None:
+    _, cluster = plan_and(lambda: GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": [A10G]}))  # type: ignore[typeddict-item]
+    assert cluster.dra_feature_gates == ()
+
+
+def test_the_mig_strategy_changes_nothing_a_dra_pool_publishes_and_is_kept_for_the_operator() -> None:
+    def spec(pool: dict[str, Any]) -> GpuNodePoolSpec:
+        return GpuNodePoolSpec.from_args(pool, "aws")  # type: ignore[arg-type]
+
+    mixed = {**H100, "mig": {"profile": "1g.10gb", "strategy": "mixed"}}
+    assert dra_devices(spec(mixed)) == dra_devices(spec(H100)) == {"mig.nvidia.com/1g.10gb": 56}
+    # A layout of several profiles is checked before the GPU stack is known: it still needs the mixed strategy.
+    layout = {**H100, "mig": {"layout": {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}}}
+    assert [(path, message) for path, _, message in problems([layout], dra=DRA)] == [
+        (
+            "pools[0].mig.strategy",
+            "the single MIG strategy needs one profile on every GPU; a layout of several profiles needs the mixed "
+            "strategy",
+        )
+    ]
+    plan = plan_of(
+        lambda: GpuCluster(
+            "gpus",
+            {"cloud": "aws", "aws": WIRING, "pools": [mixed], "gpu_stack": "dra", "dra": DRA},  # type: ignore[typeddict-item]
+        )
+    )
+    operator = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    assert operator["mig"] == {"strategy": "mixed"}
+
+
+def test_the_default_namespace_is_refused_as_the_chart_refuses_it() -> None:
+    why = (
+        "the DRA driver's chart refuses to run in the default namespace (its templates/validation.yaml) unless "
+        "helm_values sets allowDefaultNamespace: true"
+    )
+    assert problems([L40S], dra={**DRA, "namespace": "default"}) == [("dra.namespace", "default", why)]
+    allowed = {**DRA, "namespace": "default", "helm_values": {"allowDefaultNamespace": True}}
+    assert [spec.name for spec in validate_cluster("aws", [L40S], "dra", dra=allowed)] == ["l40s"]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: NvidiaDraDriver(
+                "dra", {"cloud": "aws", "pools": [L40S], "kubernetes_version": "1.34", "namespace": "default"}
+            )
+        )
+    assert [(p.path, p.value, p.message) for p in caught.value.problems] == [("namespace", "default", why)]

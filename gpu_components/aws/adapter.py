@@ -116,12 +116,6 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
     return _describe(spec, options, gpu_stack).device_plugin_host
 
 
-def _dra_mig_needs_operator(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> bool:
-    """A MIG pool on AL2023 NVIDIA nodes, the only EKS pools DRA serves: neither the AMI nor EKS partitions GPUs,
-    NVIDIA's MIG manager does (:data:`~gpu_components.aws.eks.SOURCE_MIG_ON_EKS`)."""
-    return spec.mig is not None
-
-
 def _create_pool(
     name: str,
     pool: GpuNodePoolArgs,
@@ -152,7 +146,6 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=EksWiringArgs,
     facts=FACTS,
-    dra_mig_needs_operator=_dra_mig_needs_operator,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes; Karpenter pools as the same AMIs' node groups; EKS Auto Mode pools

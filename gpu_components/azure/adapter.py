@@ -17,7 +17,6 @@ from gpu_components.azure.aks import (
     aks_pool_view,
     aks_problems,
     device_plugin_host,
-    dra_mig_needs_operator,
 )
 from gpu_components.azure.facts import FACTS
 from gpu_components.azure.nap import AksNapGpuNodePool, AksNapGpuNodePoolArgs, nap_pool_view, nap_problems
@@ -91,7 +90,6 @@ ADAPTER = CloudAdapter(
     facts=FACTS,
     stack_problems=cluster.stack_problems,
     pools_problems=cluster.pool_mix_problems,
-    dra_mig_needs_operator=dra_mig_needs_operator,
 )
 """AKS: user agent pools (fixed pools) or Node Auto Provisioning NodePools (provisioned pools), with the AKS-installed
 NVIDIA driver (or, under the GPU Operator, optionally the operator's); the device plugin DaemonSet or the GPU Operator

@@ -59,6 +59,7 @@ from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operator_node_labels
+from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
@@ -207,13 +208,6 @@ def pool_advertised_resources(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto
     return {} if device_plugin_host(spec, gpu_stack) == "dra-driver" else advertised_resources(spec)
 
 
-def dra_mig_needs_operator(spec: GpuNodePoolSpec, options: Mapping[str, Any]) -> bool:
-    """Whether a DRA pool's MIG partitions need NVIDIA's MIG manager: on a Node Auto Provisioning pool (its
-    AKSNodeClass has no ``gpuInstanceProfile``); not on an agent pool, whose partitions AKS makes from
-    ``gpuInstanceProfile`` at node creation, before the DRA driver publishes them (:data:`SOURCE_MIG_ON_AKS`)."""
-    return spec.mig is not None and spec.provisioning is not None
-
-
 def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
     """The MIG profiles AKS can make on ``gpu``, by ``gpuInstanceProfile``.
 
@@ -345,7 +339,12 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
     Operator, its MIG manager partitions MIG pools (there is no ``gpuInstanceProfile``).
 
     A DRA pool (resolved ``gpu_access: dra``) gets ``gpu-components/gpu-access: dra`` instead of the device plugin's
-    labels."""
+    labels; a DRA Node Auto Provisioning pool with MIG also gets the MIG manager's ``nvidia.com/mig.config``
+    (:func:`~gpu_components.nvidia.mig.mig_node_labels`): NAP makes no partitions (its AKSNodeClass has no
+    ``gpuInstanceProfile``), so the GPU Operator's MIG manager, its device plugin off, makes them before the DRA
+    driver publishes them, and that label is what makes the cluster deploy it
+    (:func:`~gpu_components.cluster.needs_gpu_operator`). An agent pool's partitions are AKS's
+    (``gpuInstanceProfile``, :data:`SOURCE_MIG_ON_AKS`): no such label."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     host = device_plugin_host(spec, gpu_stack)
@@ -353,6 +352,8 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
     elif host == "dra-driver":
         labels[GPU_ACCESS_LABEL] = "dra"
+        if spec.mig is not None and not agent_pool:
+            labels.update(mig_node_labels(spec))
     else:
         labels.update(device_plugin_node_labels(spec))
     if spec.spot and agent_pool:

@@ -150,7 +150,7 @@ def nap_problems(
 
     - ``reserved`` capacity: NAP offers ``spot`` and ``on-demand`` only.
     - MIG only under the GPU Operator or on a DRA pool (NAP and the device plugin make no partitions; the operator's
-      MIG manager does, :func:`~gpu_components.azure.aks.dra_mig_needs_operator`), and with
+      MIG manager does, its label from :func:`~gpu_components.azure.aks.node_labels`), and with
       the ``single`` strategy; no ``time_slicing.rename_by_default``: Karpenter knows an instance type's
       ``nvidia.com/gpu`` count, never a ``nvidia.com/mig-<profile>`` or ``nvidia.com/gpu.shared`` resource, so a pod
       asking for one would never get a node.

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components.cloud_facts import facts_for
 from gpu_components.enums import CloudArg, DraFeatureGateArg, value_of
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes.addon import (
@@ -24,6 +25,7 @@ from gpu_components.nvidia.dra_driver import (
     DRA_DRIVER_CHART_VERSION,
     dra_chart_version_problems,
     dra_driver_values,
+    dra_namespace_problems,
     driver_root,
     driver_root_problems,
     feature_gate_problems,
@@ -104,11 +106,21 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     ``gpu.nvidia.com`` and ``mig.nvidia.com``. The chart's guard ``gpuResourcesEnabledOverride`` is set: no device
     plugin runs on those pools (the library's one-advertiser rule), which is what the guard asks to confirm.
 
-    Children: ``<name>-namespace``, ``<name>-release``. Providers: ``kubernetes``.
+    On a cloud whose DRA pools get their NVIDIA driver from the cloud's own installer DaemonSet
+    (:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer`: GKE, whose automatic driver installation is off on
+    DRA pools), that manifest too, applied as is from its pinned URL: GKE's COS installer selects the nodes it serves
+    itself (``cloud.google.com/gke-accelerator`` present, ``cloud.google.com/gke-gpu-driver-version`` absent) and
+    tolerates every taint, so it needs no selection or toleration of the library's
+    (the manifest at its pinned commit, ``gpu_components.gcp.facts.GKE_COS_DRIVER_INSTALLER``; GKE's DRA setup
+    leaves the driver to a manual installation: https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra).
+    One DRA driver per cluster (the one-GPU-stack rule) makes it one installer per cluster.
+
+    Children: ``<name>-namespace``, ``<name>-release``, and on GKE ``<name>-driver-installer``
+    (``kubernetes.yaml.v2.ConfigFile``). Providers: ``kubernetes``.
 
     Outputs (known after deployment): ``namespace``, ``release_name``. Other attributes (plain values, known at
     preview, but ``release``): ``specs`` (the served pools), ``values`` (the chart values), ``tolerations`` (the
-    kubelet plugin's).
+    kubelet plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off GKE).
 
     Raises:
         GpuSpecError: every problem of the args at once (see
@@ -126,6 +138,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
         owned = owned_value_problems(DRA_DRIVER_OWNED_VALUES, mapping.get("helm_values"))
         owned += dra_chart_version_problems(mapping.get("chart_version"), "chart_version")
+        owned += dra_namespace_problems(mapping.get("namespace"), mapping.get("helm_values"), "namespace")
         if "kubernetes_version" in mapping:  # missing: a shape problem of the args
             owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
         owned += gpu_stack_problems("NvidiaDraDriver", name, opts)
@@ -158,6 +171,17 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             namespace=namespace.metadata.name,
             values=self.values,
             opts=pulumi.ResourceOptions(parent=self),
+        )
+        dra_facts = facts_for(served.cloud).dra
+        installer = dra_facts.driver_installer if dra_facts is not None else None
+        # No ordering between the installer and the release: the kubelet plugin's init container waits, retrying
+        # every 10 s, until the driver root holds the driver (hack/kubelet-plugin-prestart.sh at v0.4.1).
+        self.driver_installer: k8s.yaml.v2.ConfigFile | None = (
+            None
+            if installer is None
+            else k8s.yaml.v2.ConfigFile(
+                f"{name}-driver-installer", file=installer, opts=pulumi.ResourceOptions(parent=self)
+            )
         )
         self.namespace = namespace.metadata.name
         self.release_name = cast(pulumi.Output[str], self.release.name)  # always set: the library names the release

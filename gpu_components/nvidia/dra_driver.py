@@ -92,8 +92,14 @@ _VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)")
 def operator_installs_driver(cloud: Cloud, driver_setting: str | None) -> bool:
     """Whether a pool's NVIDIA driver must come from the GPU Operator: its cloud's driver setting (EKS ``ami_type``,
     AKS ``gpu_driver``, GKE ``driver_version``; ``None`` for the default, with which the image or cloud installs it)
-    turns the node's own installation off."""
-    return driver_setting is not None and not node_installs_driver(cloud, driver_setting)
+    turns the node's own installation off), unless the cloud's own installer DaemonSet brings it
+    (:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer`: GKE's COS installer on a DRA pool, whose
+    automatic installation is always off, :data:`gpu_components.gcp.facts.SOURCE_GKE_DRA`), which
+    :class:`~gpu_components.kubernetes.NvidiaDraDriver` applies."""
+    if driver_setting is None or node_installs_driver(cloud, driver_setting):
+        return False
+    dra = facts_for(cloud).dra
+    return dra is None or dra.driver_installer is None
 
 
 def driver_root(cloud: Cloud, driver_setting: str | None) -> str | None:
@@ -163,6 +169,25 @@ def kubernetes_version_problems(version: object, path: str) -> list[Problem]:
             )
         ]
     return []
+
+
+def dra_namespace_problems(namespace: object, helm_values: object, path: str) -> list[Problem]:
+    """The namespace ``default`` without the chart value ``allowDefaultNamespace: true``: the chart refuses to
+    render there ("Running in the 'default' namespace is not recommended", ``templates/validation.yaml`` at v0.4.1,
+    :data:`SOURCE_DRA_CHART`), so the release would fail at apply time."""
+    allowed = isinstance(helm_values, Mapping) and helm_values.get("allowDefaultNamespace") is True
+    if namespace != "default" or allowed:
+        return []
+    return [
+        Problem(
+            path,
+            namespace,
+            "the DRA driver's chart refuses to run in the default namespace (its templates/validation.yaml) unless "
+            "helm_values sets allowDefaultNamespace: true",
+            f"another namespace (default: {DEFAULT_DRA_NAMESPACE}), or helm_values allowDefaultNamespace true",
+            SOURCE_DRA_CHART,
+        )
+    ]
 
 
 def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem]:

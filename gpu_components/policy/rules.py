@@ -46,7 +46,7 @@ from typing import Any, cast
 
 import yaml
 
-from gpu_components import catalog
+from gpu_components import catalog, dra
 from gpu_components.catalog import InstanceType
 from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
@@ -518,12 +518,7 @@ RESOURCE_CLAIM_DEVICES: Mapping[str, tuple[str, ...]] = {
     "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("spec", "spec", "devices"),
 }
 """Resource claim types -> where their device requests and configs sit in the props (``resource.k8s.io/v1``)."""
-DRA_DRIVER_NAME = "gpu.nvidia.com"
-"""The DRA driver name of NVIDIA's GPU driver: the ``driver`` of its opaque claim configs."""
-CLAIM_CONFIG_API_VERSION = "resource.nvidia.com/v1beta1"
-"""The API version of the driver's opaque claim configs (``GroupName`` and ``Version`` of
-``api/nvidia.com/resource/v1beta1/api.go`` at v0.4.1)."""
-CLAIM_CONFIG_KINDS = frozenset({"GpuConfig", "MigDeviceConfig"})
+CLAIM_CONFIG_KINDS = frozenset({dra.GPU_CONFIG_KIND, dra.MIG_DEVICE_CONFIG_KIND})
 """The driver's opaque claim configs with a ``sharing`` field (``gpuconfig.go``, ``migconfig.go`` at v0.4.1)."""
 
 SOURCE_DRA_CLAIMS = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
@@ -537,11 +532,14 @@ SOURCE_DRA_SHARING_GATES = (
     "validate.go (validateSharingStrategy); .../v0.4.1/pkg/featuregates/featuregates.go (alpha, off by default)"
 )
 
-SHARING_GATES: Mapping[str, str] = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
-"""A claim config's ``sharing.strategy`` -> the driver feature gate it needs: the driver refuses the strategy
-otherwise (``"<strategy>" is selected as the GPU sharing strategy, but the "<gate>" feature gate is not enabled``,
-:data:`SOURCE_DRA_SHARING_GATES`)."""
-SHARING_SETTING_GATES: Mapping[str, str] = {"timeSlicingConfig": "TimeSlicingSettings", "mpsConfig": "MPSSupport"}
+SHARING_GATES: Mapping[str, str] = {strategy: gate.value for strategy, gate in dra.SHARING_FEATURE_GATES.items()}
+"""A claim config's ``sharing.strategy`` -> the driver feature gate it needs (:data:`gpu_components.dra.
+SHARING_FEATURE_GATES`): the driver refuses the strategy otherwise (``"<strategy>" is selected as the GPU sharing
+strategy, but the "<gate>" feature gate is not enabled``, :data:`SOURCE_DRA_SHARING_GATES`)."""
+SHARING_SETTING_GATES: Mapping[str, str] = {
+    "timeSlicingConfig": SHARING_GATES["TimeSlicing"],
+    "mpsConfig": SHARING_GATES["MPS"],
+}
 """A claim config's sharing settings -> the gate of the strategy they belong to (``sharing.go``: a time-slicing
 config only with ``TimeSlicing``, an MPS config only with ``MPS``)."""
 
@@ -719,8 +717,8 @@ def dra_alpha_claim_config_violations(resources: Iterable[StackResource]) -> lis
             opaque = _map(_map(config).get("opaque"))
             parameters = _map(opaque.get("parameters"))
             if (
-                opaque.get("driver") != DRA_DRIVER_NAME
-                or parameters.get("apiVersion") != CLAIM_CONFIG_API_VERSION
+                opaque.get("driver") != dra.DRIVER_NAME
+                or parameters.get("apiVersion") != dra.CONFIG_API_VERSION
                 or parameters.get("kind") not in CLAIM_CONFIG_KINDS
             ):
                 continue

@@ -192,8 +192,9 @@ def test_auto_mode_device_plugin_pool_passes_under_dra() -> None:
 def test_al2023_dra_mig_pool_is_accepted_and_needs_the_operator_mig_manager() -> None:
     pool = spec(H100_MIG)
     assert ADAPTER.problems(pool, {}, "pools[0]", "dra") == []
-    assert ADAPTER.dra_mig_needs_operator(pool, {}) is True
-    assert ADAPTER.dra_mig_needs_operator(spec(fixed()), {}) is False
+    # The MIG manager's label, which makes the cluster deploy the GPU Operator beside the DRA driver.
+    assert ADAPTER.describe_pool(pool, {}, "dra").labels["nvidia.com/mig.config"] == "all-1g.10gb"
+    assert "nvidia.com/mig.config" not in ADAPTER.describe_pool(spec(fixed()), {}, "dra").labels
 
 
 def test_al2023_device_plugin_mig_pool_still_refused_under_dra() -> None:

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
+from gpu_components import GpuCluster
 from gpu_components.azure import AksGpuNodePool, AksNapGpuNodePool
 from gpu_components.azure.adapter import ADAPTER
 from gpu_components.azure.nap import NAP_DRA_NOTE
 from gpu_components.spec import GpuNodePoolSpec
-from tests.helpers import BOTH_MODES, plan_and, resource
+from tests.helpers import BOTH_MODES, names, plan_and, resource
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -112,9 +114,41 @@ def test_mig_on_dra_pools_needs_the_operator_only_on_nap() -> None:
     auto_provisioned = spec(nap(mig={"profile": "1g.12gb"}))
     assert ADAPTER.problems(agent, {}, "pools[0]", "dra") == []
     assert ADAPTER.problems(auto_provisioned, {}, "pools[0]", "dra") == []
-    assert ADAPTER.dra_mig_needs_operator(agent, {}) is False
-    assert ADAPTER.dra_mig_needs_operator(auto_provisioned, {}) is True
-    assert ADAPTER.dra_mig_needs_operator(spec(nap()), {}) is False
+    # The MIG manager's label (what makes the cluster deploy it) on the NAP pool only: AKS partitions agent pools.
+    assert ADAPTER.describe_pool(agent, {}, "dra").labels == DRA_LABELS
+    assert ADAPTER.describe_pool(auto_provisioned, {}, "dra").labels == {
+        **DRA_LABELS,
+        "nvidia.com/mig.config": "all-1g.12gb",
+    }
+    assert ADAPTER.describe_pool(spec(nap()), {}, "dra").labels == DRA_LABELS
+
+
+def test_a_dra_nap_mig_pool_gets_the_gpu_operator_mig_manager_serving_only_it() -> None:
+    t4 = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "provisioning": {"provisioner": NAP, "max_gpus": 2}}
+    plan, cluster = plan_and(
+        lambda: GpuCluster(
+            "gpus",
+            {  # type: ignore[typeddict-item]
+                "cloud": "azure",
+                "azure": {"resource_group_name": "rg", "cluster_name": "aks"},
+                "pools": [nap(mig={"profile": "1g.12gb"}), t4],
+                "gpu_stack": "dra",
+                "dra": {"kubernetes_version": "1.34"},
+            },
+        )
+    )
+    assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == []  # AKS installs the driver: no installer to apply
+    assert cluster.gpu_operator is not None
+    assert [spec.name for spec in cluster.gpu_operator.specs] == ["h100"]
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    assert (values["devicePlugin"], values["driver"], values["toolkit"]) == (
+        {"enabled": False},
+        {"enabled": False},
+        {"enabled": False},
+    )
+    mig = resource(plan, "kubernetes:core/v1:ConfigMap", "gpus-gpu-operator-mig-config").inputs["data"]
+    assert list(yaml.safe_load(mig["config.yaml"])["mig-configs"]) == ["all-disabled", "all-1g.12gb"]
 
 
 def test_nap_mig_device_plugin_pool_still_refused_under_dra() -> None:

@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 
+from gpu_components import GpuCluster
+from gpu_components.cluster import validate_cluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool, GkeGpuNodePool
 from gpu_components.gcp.adapter import ADAPTER
 from gpu_components.gcp.facts import FACTS, GKE_COS_DRIVER_INSTALLER
 from gpu_components.spec import GpuNodePoolSpec
-from tests.helpers import BOTH_MODES, plan_and, resource
+from tests.helpers import BOTH_MODES, names, plan_and, plan_of, resource
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 TAINT = {"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}
@@ -121,7 +123,6 @@ def test_dra_pool_refuses_mig() -> None:
     assert problem.message.startswith("GKE does not support multi-instance GPUs with DRA")
     assert problem.valid == "no mig on a DRA pool, or gpu_access: device-plugin (GKE's own MIG partitions)"
     assert problem.source == SET_UP_DRA
-    assert ADAPTER.dra_mig_needs_operator(pool, {}) is False
 
 
 def test_device_plugin_pool_under_dra_keeps_gke_mig() -> None:
@@ -166,3 +167,59 @@ def test_dra_driver_installer_is_gke_cos_installer_pinned() -> None:
         )
     )
     assert FACTS.dra.source == SET_UP_DRA
+
+
+def dra_cluster(*pools: dict[str, Any]) -> Any:
+    return plan_of(
+        lambda: GpuCluster(
+            "gpus",
+            {  # type: ignore[typeddict-item]
+                "cloud": "gcp",
+                "gcp": {"cluster": "gpu", "location": "us-central1"},
+                "pools": list(pools),
+                "gpu_stack": "dra",
+                "dra": {"kubernetes_version": "1.34"},
+            },
+        )
+    )
+
+
+def test_a_gke_dra_cluster_applies_gke_cos_driver_installer_once_and_no_gpu_operator() -> None:
+    plan = dra_cluster(fixed(), fixed(name="l4b", gcp={"driver_version": "INSTALLATION_DISABLED"}))
+    [installer] = [r for r in plan.resources if r.type == "kubernetes:yaml/v2:ConfigFile"]
+    assert installer.name == "gpus-dra-driver-driver-installer"
+    assert installer.inputs == {
+        "file": "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+        "992db81257553607f1477945f1b3219632991829/nvidia-driver-installer/cos/daemonset-preloaded.yaml"
+    }
+    assert installer.parent == resource(plan, "gpu-components:index:NvidiaDraDriver", "gpus-dra-driver").urn
+    # The driver is GKE's installer's, under its root: no GPU Operator to install one.
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-dra-driver-release").inputs["values"]
+    assert values["nvidiaDriverRoot"] == "/home/kubernetes/bin/nvidia"
+    assert names(plan, "gpu-components:index:NvidiaGpuOperator") == []
+
+
+def test_a_gke_cluster_without_dra_pools_applies_no_driver_installer() -> None:
+    device_plugin_only = plan_of(
+        lambda: GpuCluster(
+            "gpus",
+            {"cloud": "gcp", "gcp": {"cluster": "gpu", "location": "us-central1"}, "pools": [fixed()]},  # type: ignore[typeddict-item]
+        )
+    )
+    assert names(device_plugin_only, "kubernetes:yaml/v2:ConfigFile") == []
+
+
+def test_the_gpu_cluster_installer_is_refused_on_gke_whose_driver_comes_from_its_installer() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        validate_cluster("gcp", [fixed()], "dra", dra={"kubernetes_version": "1.34", "installer": "gpu-operator"})
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in error.value.problems] == [
+        (
+            "dra.installer",
+            "gpu-operator",
+            "GKE DRA pools get the NVIDIA driver from GKE's installer DaemonSet (driver root "
+            "/home/kubernetes/bin/nvidia), which NvidiaDraDriver applies under installer chart; the GPU Operator's "
+            "GPUCluster installs no driver and the library sets none of its host paths for it",
+            "chart",
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers",
+        )
+    ]

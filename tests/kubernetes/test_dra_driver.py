@@ -3,8 +3,6 @@ values refused, only DRA pools served, and the GPU Operator's DRA modes."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ import yaml
 
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes import NvidiaDraDriver, NvidiaGpuOperator
-from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART, DRA_DRIVER_CHART_VERSION, dra_driver_values
+from gpu_components.nvidia.dra_driver import dra_driver_values
 from gpu_components.nvidia.gpu_operator import gpu_cluster_values
 from gpu_components.spec import GpuNodePoolSpec, Taint
 from tests.helpers import plan_of, resource
@@ -276,36 +274,3 @@ def test_dra_feature_gates_need_the_gpu_cluster() -> None:
     assert [(p.path, p.valid) for p in caught.value.problems] == [
         ("dra_feature_gates", "dra_installer gpu-operator, or no dra_feature_gates")
     ]
-
-
-HELM = shutil.which("helm")
-
-
-@pytest.mark.skipif(HELM is None, reason="no helm binary on this machine: the chart cannot be rendered here")
-def test_the_chart_renders_with_the_values() -> None:
-    values = dra_driver_values([spec(L40S)], "/")
-    rendered = subprocess.run(
-        [
-            str(HELM),
-            "template",
-            "dra-driver-nvidia-gpu",
-            DRA_DRIVER_CHART,
-            "--version",
-            DRA_DRIVER_CHART_VERSION,
-            "--namespace",
-            "dra-driver-nvidia-gpu",
-            "--kube-version",
-            "1.34.0",
-            "--api-versions",
-            "resource.k8s.io/v1",
-            "--values",
-            "-",
-        ],
-        input=yaml.safe_dump(values),
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    documents = [doc for doc in yaml.safe_load_all(rendered) if doc]
-    [plugin] = [doc for doc in documents if doc["kind"] == "DaemonSet"]
-    assert plugin["spec"]["template"]["spec"]["affinity"] == values["kubeletPlugin"]["affinity"]

@@ -3,7 +3,7 @@ capacity report)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -21,6 +21,7 @@ class FakePool:
     spec: GpuNodePoolSpec
     device_plugin_host: Any
     advertised_resources: dict[str, int]
+    dra_devices: dict[str, int] = field(default_factory=dict)  # a device-plugin pool publishes none
 
 
 def pool(host: str = "daemonset", advertised: dict[str, int] | None = None, **args: Any) -> FakePool:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_components.autoscaler import provisioner_note
@@ -20,6 +20,7 @@ class FakePool:
     device_plugin_host: Any
     advertised_resources: dict[str, int]
     autoscaler_note: str | None
+    dra_devices: dict[str, int] = field(default_factory=dict)  # a device-plugin pool publishes none
 
 
 def record(cloud: str, host: str = "daemonset", **args: Any) -> PoolCapacity:
