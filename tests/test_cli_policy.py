@@ -39,6 +39,9 @@ from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, STACK_RULES, rule
 
 pytestmark = pytest.mark.stack
 README = ROOT / "README.md"
+NO_SHARED_POOL = {"aws-eks-auto", "aws-eks-dra", "gcp-gke-dra"}
+"""Example stacks without a shared pool: aws-eks-auto's one pool is EKS Auto Mode's, which takes no GPU sharing; the
+DRA stacks share GPUs in claims, not pools (pool-level time-slicing and MPS are refused under DRA)."""
 
 PROGRAM = """\
 import pulumi
@@ -219,7 +222,7 @@ def test_the_offline_run_gives_the_rule_functions_verdicts_on_each_example_stack
             if isinstance(labels, dict):
                 labels.pop("gpu-components/sharing", None)
     expected = rule_verdicts(stripped)
-    if stack == "aws-eks-auto":  # its one pool is EKS Auto Mode's, which takes no GPU sharing
+    if stack in NO_SHARED_POOL:
         assert expected == []
         return
     assert expected, stack  # every other example stack has a shared pool

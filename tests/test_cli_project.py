@@ -340,7 +340,7 @@ def test_the_readmes_python_example_plans_the_project(
 
 
 @pytest.mark.stack
-@pytest.mark.parametrize("stack", ["aws-eks", "aws-eks-operator", "azure-aks", "gcp-gke"])
+@pytest.mark.parametrize("stack", ["aws-eks", "aws-eks-dra", "aws-eks-operator", "azure-aks", "gcp-gke", "gcp-gke-dra"])
 def test_the_example_stacks_capacity_and_diagrams_are_unchanged(stack: str) -> None:
     """From the node-pool components (what `plan` now reads) as from the exported `gpuPools` (what it read)."""
     exported = example_plan(stack)

@@ -312,11 +312,18 @@ def workload_gpu_quantity_violations(resource_type: str, props: Mapping[str, Any
 
 
 def _requests_gpus(pod: Mapping[str, Any]) -> bool:
+    """Whether a container asks for an NVIDIA GPU: an NVIDIA extended resource in its limits or requests, or a
+    resource claim (its ``resources.claims`` naming one of the pod's ``resourceClaims``), as pods on a DRA pool ask
+    for their GPUs or MIG devices (:data:`SOURCE_DRA_CLAIMS`). One resource's inputs do not show a claim's
+    DeviceClass, so any claim counts."""
+    pod_claims = {_map(claim).get("name") for claim in _list(pod.get("resourceClaims"))} - {None}
     for _, container in _containers("", pod):
         resources = _map(container.get("resources"))
         for part in ("limits", "requests"):
             if any(isinstance(name, str) and is_gpu_resource(name) for name in _map(resources.get(part))):
                 return True
+        if any(_map(claim).get("name") in pod_claims for claim in _list(resources.get("claims"))):
+            return True
     return False
 
 
@@ -338,7 +345,8 @@ def toleration_without_gpu_violations(
     allowed_daemonsets: Collection[str] = DEFAULT_ALLOWED_DAEMONSETS,
     gpu_taint_keys: Collection[str] = DEFAULT_GPU_TAINT_KEYS,
 ) -> list[str]:
-    """A workload whose pods tolerate a GPU taint must request a GPU, or it squats on GPU nodes.
+    """A workload whose pods tolerate a GPU taint must request a GPU (an NVIDIA extended resource, or a resource claim
+    a container uses), or it squats on GPU nodes.
 
     DaemonSets matching ``allowed_daemonsets`` (``fnmatch`` patterns over ``metadata.name`` or
     ``<namespace>/<name>``) are exempt. A toleration of every taint (``operator: Exists`` without a key) counts.

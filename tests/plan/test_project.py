@@ -44,11 +44,13 @@ def test_the_example_project_is_one_such_project() -> None:
     assert loaded.stacks() == [
         "aws-eks",
         "aws-eks-auto",
+        "aws-eks-dra",
         "aws-eks-karpenter",
         "aws-eks-operator",
         "azure-aks",
         "azure-aks-nap",
         "gcp-gke",
+        "gcp-gke-dra",
     ]
 
 

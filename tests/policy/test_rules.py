@@ -327,6 +327,17 @@ def test_gpu_deployment_tolerating_the_gpu_taint_passes() -> None:
     assert toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", plain) == []
 
 
+def test_a_deployment_claiming_its_gpu_through_a_resource_claim_passes() -> None:
+    claimed = container(limits={"cpu": "1"})
+    claimed["resources"]["claims"] = [{"name": "gpu"}]
+    claims = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+    props = deployment([claimed], tolerations=[GPU_TOLERATION], resourceClaims=claims)
+    assert toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", props) == []
+    # a container claim naming no claim of the pod is not a request (the API server would refuse the pod)
+    props["spec"]["template"]["spec"]["resourceClaims"] = [{"name": "other", "resourceClaimTemplateName": "one-gpu"}]
+    assert len(toleration_without_gpu_violations("kubernetes:apps/v1:Deployment", props)) == 1
+
+
 def test_nvidia_system_daemonsets_are_allowed_and_others_flagged() -> None:
     plugin = daemonset("nvidia-device-plugin", "nvidia-device-plugin", tolerations=[GPU_TOLERATION])
     assert toleration_without_gpu_violations("kubernetes:apps/v1:DaemonSet", plugin) == []
@@ -511,11 +522,13 @@ STACK_RULES = {
 EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "aws-eks": [],
     "aws-eks-auto": [],
+    "aws-eks-dra": [],
     "aws-eks-karpenter": [],
     "aws-eks-operator": [],
     "azure-aks": [],
     "azure-aks-nap": [],
     "gcp-gke": [],
+    "gcp-gke-dra": [],
 }
 """Example stack -> (policy name, resource URN) of every violation the rules find in its golden plan: none, now that
 every shared pool says its workloads trust each other (time_slicing.trusted)."""
