@@ -3,7 +3,9 @@
 On a pool whose GPUs NVIDIA's DRA driver publishes (``gpu_access: dra``; its ``device_plugin_host`` is
 ``dra-driver``), a pod gets GPUs through a resource claim, not an ``nvidia.com/gpu`` limit
 (:data:`~gpu_components.dra.SOURCE_KUBERNETES_DRA`). Each helper returns a plain ``resource.k8s.io/v1`` manifest
-(Kubernetes spelling, ready for ``k8s.yaml`` or ``k8s.resource.v1.*`` args), checked against the pool first:
+(Kubernetes spelling, ready for ``k8s.resource.v1.ResourceClaimTemplate`` / ``ResourceClaim`` args: ``metadata`` and
+``spec``; the offline plan sees those typed resources, not the objects of a ``k8s.yaml.v2.ConfigGroup``), checked
+against the pool first:
 
 - :func:`gpu_claim_template`: N whole GPUs (DeviceClass ``gpu.nvidia.com``), optionally of one GPU model or with a
   minimum of GPU memory (CEL selectors over the driver's ``productName`` attribute and ``memory`` capacity);

@@ -136,6 +136,22 @@ def test_node_labels_keep_each_pool_to_its_advertiser() -> None:
     }
 
 
+def test_under_the_gpu_operator_installer_dra_pools_keep_its_dra_driver() -> None:
+    """GPU Operator v26.7.0: a GPUCluster's DRA kubelet plugin selects nvidia.com/gpu.deploy.dra-driver=true, which
+    its node labeller sets on every GPU node that carries no value for it yet; it never reads
+    nvidia.com/gpu.deploy.operands (only a ClusterPolicy does). The DRA pool carries no GPUCluster operand label."""
+    dra = {**DRA, "installer": "gpu-operator"}
+    plan = plan_of(
+        lambda: GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": dra})  # type: ignore[typeddict-item]
+    )
+    assert resource(plan, "aws:eks/nodeGroup:NodeGroup", "gpus-l40s-node-group").inputs["labels"] == {
+        "gpu-components/gpu-access": "dra",
+        "gpu-components/pool": "l40s",
+        "nvidia.com/gpu.deploy.operands": "false",
+    }
+    assert names(plan, "gpu-components:index:NvidiaGpuOperator") == ["gpus-gpu-operator"]
+
+
 def test_pool_scheduling_tells_what_each_node_publishes_to_dra() -> None:
     plan = mixed_cluster()
     scheduling = resource(plan, "gpu-components:index:GpuCluster", "gpus").outputs["poolScheduling"]

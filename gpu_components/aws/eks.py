@@ -368,7 +368,13 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
     """Node labels of the pool: the user's, the pool label, and the selection labels of whatever serves it: the
     device plugin DaemonSet's, the GPU Operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`),
     or, on Bottlerocket under the GPU Operator, ``nvidia.com/gpu.deploy.operands=false`` (the host plugin serves
-    the nodes and no operand runs there). Bottlerocket without the operator gets no NVIDIA labels. Pools whose nodes
+    the nodes and no operand runs there). Under ``gpu_stack: dra`` a DRA pool gets ``gpu-components/gpu-access: dra``
+    and, for the GPU Operator beside the DRA driver, its MIG manager's ``nvidia.com/mig.config`` on a MIG pool or
+    else ``nvidia.com/gpu.deploy.operands=false`` (a ClusterPolicy runs nothing there; a GPUCluster, installer
+    ``gpu-operator``, ignores that label and runs its DRA driver); a pool left to a device plugin gets
+    ``nvidia.com/gpu.deploy.operands=false`` too (installer ``gpu-operator`` refuses such pools: a GPUCluster's DRA
+    driver would publish their GPUs a second time).
+    Bottlerocket without the operator gets no NVIDIA labels. Pools whose nodes
     advertise ``nvidia.com/gpu`` also get :data:`AUTOSCALER_GPU_LABEL` (:func:`autoscaler_gpu_label`), and pools whose
     sharing is declared trusted ``gpu-components/sharing: trusted``
     (:func:`~gpu_components.spec.sharing_trust_labels`)."""
@@ -380,7 +386,10 @@ def node_labels(spec: GpuNodePoolSpec, host: DevicePluginHost, gpu_stack: GpuSta
         labels.update(operator_node_labels(spec, "aws"))
     elif host == "dra-driver":
         labels[GPU_ACCESS_LABEL] = "dra"
-        # The GPU Operator beside the DRA driver partitions MIG pools only (its MIG manager reads the label).
+        # Installer chart: the GPU Operator beside the DRA driver (a ClusterPolicy) partitions MIG pools only (its
+        # MIG manager reads the label) and runs nothing on the others (operands=false). Installer gpu-operator: a
+        # GPUCluster's node labeller ignores operands=false, so its DRA driver runs here (gpu_components.nvidia.
+        # gpu_operator's module docstring).
         labels.update(mig_node_labels(spec) if spec.mig is not None else operand_off_label("operands"))
     elif gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))

@@ -58,7 +58,7 @@ from gpu_components.catalog import GpuModel, MigProfile
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
-from gpu_components.nvidia.gpu_operator import operator_node_labels
+from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
@@ -327,7 +327,9 @@ def aks_taints(taints: Sequence[Taint]) -> list[str]:
     return [taint.text for taint in taints]
 
 
-def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool: bool = True) -> dict[str, str]:
+def node_labels(
+    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool: bool = True, gpu_driver: GpuDriver | None = None
+) -> dict[str, str]:
     """Node labels of the pool: the user's, the pool label, the selection labels of what serves the pool (the
     device plugin DaemonSet's, or the GPU Operator's with the MIG manager off MIG pools, whose partitions AKS makes
     from ``gpuInstanceProfile``), on spot pools the spot label AKS keeps among the pool's labels, and on pools whose
@@ -344,7 +346,16 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
     ``gpuInstanceProfile``), so the GPU Operator's MIG manager, its device plugin off, makes them before the DRA
     driver publishes them, and that label is what makes the cluster deploy it
     (:func:`~gpu_components.cluster.needs_gpu_operator`). An agent pool's partitions are AKS's
-    (``gpuInstanceProfile``, :data:`SOURCE_MIG_ON_AKS`): no such label."""
+    (``gpuInstanceProfile``, :data:`SOURCE_MIG_ON_AKS`): no such label, and where that operator serves the pool for
+    its driver (``gpu_driver`` ``none``) ``nvidia.com/gpu.deploy.mig-manager=false``, so its MIG manager never
+    re-partitions AKS's GPUs. A DRA pool the operator does not serve (``gpu_driver`` ``aks``, the default, and no
+    MIG manager needed) gets ``nvidia.com/gpu.deploy.operands=false``: beside the DRA driver chart (installer
+    ``chart``) that operator may install the driver for other pools, never here (a GPUCluster, installer
+    ``gpu-operator``, ignores that label and runs its DRA driver there). Under ``gpu_stack: dra`` a pool left to the
+    device plugin gets ``nvidia.com/gpu.deploy.operands=false`` too (installer ``gpu-operator`` refuses such pools).
+
+    ``gpu_driver``: the pool's ``gpu_driver`` (``None``: the default, ``aks``); it decides only a DRA pool's labels.
+    """
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     host = device_plugin_host(spec, gpu_stack)
@@ -352,10 +363,18 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool:
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
     elif host == "dra-driver":
         labels[GPU_ACCESS_LABEL] = "dra"
-        if spec.mig is not None and not agent_pool:
+        operator_driver = gpu_driver == NO_GPU_DRIVER
+        operator_mig = spec.mig is not None and not agent_pool
+        if operator_mig:
             labels.update(mig_node_labels(spec))
+        elif operator_driver and spec.mig is not None:
+            labels.update(operand_off_label("mig-manager"))
+        if not operator_mig and not operator_driver:
+            labels.update(operand_off_label("operands"))
     else:
         labels.update(device_plugin_node_labels(spec))
+        if gpu_stack == "dra":
+            labels.update(operand_off_label("operands"))
     if spec.spot and agent_pool:
         labels.update(SPOT_LABELS)
     labels.update(sharing_trust_labels(spec))
@@ -382,7 +401,7 @@ def agent_pool_inputs(
         "max_count": spec.max_size,
         "count": spec.desired_size,
         "os_disk_size_gb": spec.disk_size_gb,
-        "node_labels": node_labels(spec, gpu_stack),
+        "node_labels": node_labels(spec, gpu_stack, gpu_driver=gpu_driver),
         "node_taints": aks_taints(pool_taints(spec)),
         "gpu_profile": {"driver": GPU_DRIVER_SETTINGS[gpu_driver]},
     }
@@ -437,7 +456,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
     return PoolView(
         spec=spec,
         device_plugin_host=device_plugin_host(spec, gpu_stack),
-        labels=node_labels(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack, gpu_driver=gpu_driver),
         taints=taints,
         advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name, AKS_GPU_NODE_LABEL: AKS_GPU_NODE_LABEL_VALUE},

@@ -247,7 +247,7 @@ def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
     return PoolView(
         spec=spec,
         device_plugin_host=host,
-        labels=node_labels(spec, gpu_stack, agent_pool=False),
+        labels=node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver),
         taints=spec.taints,
         advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name},
@@ -277,7 +277,9 @@ def node_class(
     }
 
 
-def node_pool(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, Any]:
+def node_pool(
+    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", gpu_driver: GpuDriver | None = None
+) -> dict[str, Any]:
     """The pool's Karpenter NodePool (a whole custom resource; metadata name: the pool's).
 
     ``template.metadata.labels``: :func:`nap_pool_view`'s labels; ``template.spec``: the pool's taints, the node class
@@ -310,7 +312,10 @@ def node_pool(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, 
         "kind": "NodePool",
         "metadata": {"name": spec.name},
         "spec": {
-            "template": {"metadata": {"labels": node_labels(spec, gpu_stack, agent_pool=False)}, "spec": template_spec},
+            "template": {
+                "metadata": {"labels": node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver)},
+                "spec": template_spec,
+            },
             "limits": limits,
             "disruption": {
                 "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
@@ -400,7 +405,7 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
         )
         self.node_pool = _custom_resource(
             f"{name}-node-pool",
-            node_pool(spec, gpu_stack),
+            node_pool(spec, gpu_stack, self.gpu_driver),
             pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
         )
         self.register_outputs(

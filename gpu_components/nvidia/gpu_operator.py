@@ -46,6 +46,16 @@ Facts and sources (GPU Operator v26.7.0 unless said otherwise):
 - Per-node operand switches ``nvidia.com/gpu.deploy.<operand>=false`` are honoured by the operator
   (``controllers/state_manager.go``, ``addGPUStateLabels``); NVIDIA "Installing the NVIDIA GPU Operator",
   https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html
+- ``nvidia.com/gpu.deploy.operands=false`` is read only under a ClusterPolicy (``hasOperandsDisabled`` in
+  ``gpuWorkloadConfiguration.updateGPUStateLabels``, ``controllers/state_manager.go``): it keeps every operand off
+  the node. Under a GPUCluster (DRA installer ``gpu-operator``) the node labeller never reads it: it sets
+  ``nvidia.com/gpu.deploy.{driver,dra-driver,dra-validator,dcgm-dra,dcgm-exporter-dra}=true`` on every node with
+  ``nvidia.com/gpu.present=true`` (``gpuClusterStateLabels``; ``updateGPUClusterStateLabels`` in
+  ``controllers/nodelabeling_controller.go``), and the DRA driver's kubelet plugin DaemonSet selects
+  ``nvidia.com/gpu.deploy.dra-driver=true`` (``manifests/state-dra-driver/0500_daemonset.yaml``). So a DRA pool's
+  ``operands=false`` (set for a ClusterPolicy beside the DRA driver chart) leaves a GPUCluster's DRA driver running
+  there. The GPUCluster defines no driver (``driver.nvidiaDriverCRD.enabled`` is false by default: no
+  NVIDIADriver), and the chart pins its DRA driver at ``draDriver.version`` ``v0.5.0``.
 - Each cloud's needs: its facts module (``gpu_components.<cloud>.facts``), with NVIDIA's guide for the cloud.
 """
 

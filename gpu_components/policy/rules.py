@@ -575,6 +575,8 @@ def _dra_term(term: Mapping[str, Any], pools: Collection[str]) -> str | None:
     """How one required node selector term confines a pod to DRA nodes, in words, or ``None`` when it does not."""
     for expression in _list(term.get("matchExpressions")):
         item = _map(expression)
+        if item.get("key") == GPU_ACCESS_LABEL and item.get("operator") == "Exists":
+            return f"{GPU_ACCESS_LABEL} Exists (only DRA pools' nodes carry it)"
         values = [value for value in _list(item.get("values")) if isinstance(value, str)]
         if item.get("operator") != "In" or not values:
             continue
@@ -611,7 +613,8 @@ def dra_pool_extended_resource_violations(
 
     Confined: the pod's ``nodeSelector`` sets :data:`~gpu_components.spec.GPU_ACCESS_LABEL` ``: dra`` or
     :data:`~gpu_components.spec.POOL_LABEL` to a DRA pool (:func:`dra_pools`), or every term of its required node
-    affinity has such an ``In`` expression. A pod that may also land on a device-plugin pool is not flagged.
+    affinity has such an ``In`` expression or ``gpu-components/gpu-access`` ``Exists`` (the library puts that label
+    on DRA pools' nodes only). A pod that may also land on a device-plugin pool is not flagged.
 
     ``extended_resource``: the cluster maps ``nvidia.com/gpu`` to the driver's ``gpu.nvidia.com`` DeviceClass (its
     chart sets ``extendedResourceName: nvidia.com/gpu``; Kubernetes' DRAExtendedResource feature gate, beta from

@@ -4,6 +4,7 @@ pool's GPUs."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ AGENT_POOL = "azure-native:containerservice:AgentPool"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 NAP = "node-auto-provisioning"
 DRA_LABELS = {"gpu-components/gpu-access": "dra", "gpu-components/pool": "h100"}
+OPERANDS_OFF = {"nvidia.com/gpu.deploy.operands": "false"}
 
 
 def fixed(**fields: Any) -> dict[str, Any]:
@@ -54,7 +56,8 @@ def test_dra_agent_pool_registers_exact_labels_profile_and_tags(preview: bool) -
         preview,
     )
     inputs = resource(plan, AGENT_POOL, "gpu-agent-pool").inputs
-    assert inputs["nodeLabels"] == DRA_LABELS
+    # AKS's driver and AKS's partitions: a GPU Operator beside the DRA driver (for other pools) runs nothing here.
+    assert inputs["nodeLabels"] == {**DRA_LABELS, **OPERANDS_OFF}
     assert inputs["gpuInstanceProfile"] == "MIG1g"  # AKS makes the partitions the DRA driver publishes
     assert inputs["gpuProfile"] == {"driver": "Install"}
     # The Cluster Autoscaler's template: no nvidia.com/gpu on the nodes.
@@ -67,7 +70,7 @@ def test_dra_nap_pool_template_labels_and_note() -> None:
     captured: list[AksNapGpuNodePool] = []
     plan, _ = plan_and(lambda: captured.append(AksNapGpuNodePool("p", {"pool": nap(), "gpu_stack": "dra"})))  # type: ignore[typeddict-item]
     template = resource(plan, NODE_POOL, "p-node-pool").inputs["spec"]["template"]
-    assert template["metadata"] == {"labels": DRA_LABELS}
+    assert template["metadata"] == {"labels": {**DRA_LABELS, **OPERANDS_OFF}}
     [pool] = captured
     assert pool.device_plugin_host == "dra-driver"
     assert pool.advertised_resources == {}
@@ -76,8 +79,18 @@ def test_dra_nap_pool_template_labels_and_note() -> None:
 
 def test_device_plugin_pool_under_dra_is_what_auto_gives() -> None:
     pool = spec(fixed(gpu_access="device-plugin"))
-    assert ADAPTER.describe_pool(pool, {}, "dra") == ADAPTER.describe_pool(pool, {}, "auto")
-    assert ADAPTER.describe_pool(pool, {}, "dra").device_plugin_host == "daemonset"
+    dra = ADAPTER.describe_pool(pool, {}, "dra")
+    auto = ADAPTER.describe_pool(pool, {}, "auto")
+    # The same pool, plus nvidia.com/gpu.deploy.operands=false: a GPU Operator beside the DRA driver (installing
+    # the driver of DRA pools with gpu_driver none) runs none of its operands on a device-plugin pool.
+    assert dataclasses.replace(dra, labels=auto.labels) == auto
+    assert dra.device_plugin_host == "daemonset"
+    assert dra.labels == {**auto.labels, **OPERANDS_OFF}
+    assert auto.labels == {
+        "gpu-components/pool": "h100",
+        "nvidia.com/device-plugin.config": "h100",
+        "nvidia.com/gpu.present": "true",
+    }
 
 
 @pytest.mark.parametrize(
@@ -115,12 +128,37 @@ def test_mig_on_dra_pools_needs_the_operator_only_on_nap() -> None:
     assert ADAPTER.problems(agent, {}, "pools[0]", "dra") == []
     assert ADAPTER.problems(auto_provisioned, {}, "pools[0]", "dra") == []
     # The MIG manager's label (what makes the cluster deploy it) on the NAP pool only: AKS partitions agent pools.
-    assert ADAPTER.describe_pool(agent, {}, "dra").labels == DRA_LABELS
+    assert ADAPTER.describe_pool(agent, {}, "dra").labels == {**DRA_LABELS, **OPERANDS_OFF}
     assert ADAPTER.describe_pool(auto_provisioned, {}, "dra").labels == {
         **DRA_LABELS,
         "nvidia.com/mig.config": "all-1g.12gb",
     }
-    assert ADAPTER.describe_pool(spec(nap()), {}, "dra").labels == DRA_LABELS
+    assert ADAPTER.describe_pool(spec(nap()), {}, "dra").labels == {**DRA_LABELS, **OPERANDS_OFF}
+
+
+@pytest.mark.parametrize(
+    ("pool", "labels"),
+    [
+        (fixed(), DRA_LABELS),
+        (nap(), DRA_LABELS),
+        # AKS makes the partitions (gpuInstanceProfile): the operator serving the pool's driver keeps its MIG
+        # manager off, or its default all-disabled would undo them.
+        (fixed(mig={"profile": "1g.12gb"}), {**DRA_LABELS, "nvidia.com/gpu.deploy.mig-manager": "false"}),
+        (nap(mig={"profile": "1g.12gb"}), {**DRA_LABELS, "nvidia.com/mig.config": "all-1g.12gb"}),
+    ],
+    ids=["agent", "nap", "agent-mig", "nap-mig"],
+)
+def test_dra_pool_on_the_operators_driver_keeps_its_operands(pool: dict[str, Any], labels: dict[str, str]) -> None:
+    """gpu_driver none: the GPU Operator beside the DRA driver installs the pool's driver, so no operands=false."""
+    assert ADAPTER.describe_pool(spec(pool), {"gpu_driver": "none"}, "dra").labels == labels
+
+
+def test_dra_nap_pool_on_the_operators_driver_registers_its_labels() -> None:
+    plan, _ = plan_and(
+        lambda: AksNapGpuNodePool("p", {"pool": nap(), "gpu_stack": "dra", "gpu_driver": "none"})  # type: ignore[typeddict-item]
+    )
+    template = resource(plan, NODE_POOL, "p-node-pool").inputs["spec"]["template"]
+    assert template["metadata"] == {"labels": DRA_LABELS}
 
 
 def test_a_dra_nap_mig_pool_gets_the_gpu_operator_mig_manager_serving_only_it() -> None:

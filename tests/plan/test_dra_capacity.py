@@ -6,11 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi_kubernetes as k8s
+
+from gpu_components import GpuCluster
 from gpu_components.capacity import pool_capacity
+from gpu_components.claims import claim_pod_settings, gpu_claim_template
 from gpu_components.plan.capacity import capacity_records, capacity_report, claim_records
 from gpu_components.plan.diagram import to_mermaid
 from gpu_components.plan.runner import PlannedResource
 from gpu_components.spec import GpuNodePoolSpec
+from tests.helpers import plan_of
 
 H100_MIG: dict[str, Any] = {
     "cloud": "aws",
@@ -240,3 +245,36 @@ def test_a_pools_dra_devices_go_into_its_capacity_record() -> None:
     )
     plugin = pool_capacity(DraPool(spec, "daemonset", {"nvidia.com/gpu": 8}, None, {}))
     assert "draDevices" not in plugin
+
+
+def test_a_claim_made_the_way_the_readme_shows_is_in_the_plan() -> None:
+    """README: create a claim helper's manifest as the typed k8s.resource.v1 resource (as sample_jobs does). The
+    offline plan sees it; the objs of a k8s.yaml.v2.ConfigGroup it does not (the Kubernetes provider expands them
+    only on a real deploy), so the same claim given so is not among the plan's claims (trial finding 6)."""
+    wiring = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
+    pool = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 2}
+
+    def program() -> None:
+        gpus = GpuCluster(
+            "gpus",
+            {"cloud": "aws", "aws": wiring, "pools": [pool], "gpu_stack": "dra", "dra": {"kubernetes_version": "1.34"}},  # type: ignore[typeddict-item]
+        )
+        claim = gpu_claim_template(gpus.pools["l40s"], "trainer", gpus=1)
+        k8s.resource.v1.ResourceClaimTemplate("trainer", metadata=claim["metadata"], spec=claim["spec"])
+        hidden = gpu_claim_template(gpus.pools["l40s"], "hidden", gpus=1)
+        k8s.yaml.v2.ConfigGroup("hidden", objs=[hidden])
+        settings = claim_pod_settings(gpus.pools["l40s"], [claim])
+        container = {"name": "train", "image": "registry.example/train:1", "resources": {"claims": settings["claims"]}}
+        pod = {
+            "containers": [container],
+            "restartPolicy": "Never",
+            "resourceClaims": settings["resourceClaims"],
+            "tolerations": settings["tolerations"],
+            "nodeSelector": settings["nodeSelector"],
+        }
+        k8s.batch.v1.Job("train", metadata={"name": "train"}, spec={"template": {"spec": pod}})
+
+    records = claim_records(plan_of(program).resources)
+    assert [(claim.kind, claim.name, claim.used_by, claim.pools) for claim in records] == [
+        ("ResourceClaimTemplate", "default/trainer", ("Job default/train (pool l40s)",), ("l40s",))
+    ]

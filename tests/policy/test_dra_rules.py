@@ -116,6 +116,18 @@ def test_required_affinity_confining_to_dra_pools_is_flagged() -> None:
     ]
 
 
+def test_required_affinity_on_the_access_label_existing_is_flagged() -> None:
+    """Only DRA pools' nodes carry gpu-components/gpu-access, so Exists confines a Job to them (trial finding 10)."""
+    exists = [{"key": "gpu-components/gpu-access", "operator": "Exists"}]
+    container = {"name": "train", "image": "registry.example/train:1", "resources": GPU}
+    pod = {"containers": [container], "restartPolicy": "Never", "affinity": affinity(exists)}
+    job: StackResource = ("urn:job", "kubernetes:batch/v1:Job", {"spec": {"template": {"spec": pod}}})
+    how = "required node affinity gpu-components/gpu-access Exists (only DRA pools' nodes carry it)"
+    assert dra_pool_extended_resource_violations([node_group(DRA_LABELS), job]) == [
+        ("urn:job", extended_message("nvidia.com/gpu", how, GPU_MAPPING))
+    ]
+
+
 @pytest.mark.parametrize(
     "pod",
     [
@@ -129,6 +141,13 @@ def test_required_affinity_confining_to_dra_pools_is_flagged() -> None:
             )
         },
         {"affinity": affinity([{"key": "gpu-components/gpu-access", "operator": "NotIn", "values": ["dra"]}])},
+        {"affinity": affinity([{"key": "gpu-components/gpu-access", "operator": "DoesNotExist"}])},
+        {
+            "affinity": affinity(
+                [{"key": "gpu-components/gpu-access", "operator": "Exists"}],
+                [{"key": "gpu-components/pool", "operator": "In", "values": ["plugin"]}],
+            )
+        },
     ],
 )
 def test_workloads_that_may_land_on_device_plugin_pools_pass(pod: dict[str, Any]) -> None:
