@@ -54,15 +54,14 @@ from gpu_components.kubernetes.device_plugin import (
 from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, NvidiaDraDriver, NvidiaDraDriverArgs
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.dra_driver import (
-    SOURCE_DRA,
     dra_chart_version_problems,
     dra_namespace_problems,
-    dra_sharing_problems,
     driver_root,
     driver_root_problems,
     feature_gate_problems,
     kubernetes_version_problems,
     operator_installs_driver,
+    pool_access_problems,
 )
 from gpu_components.nvidia.gpu_operator import (
     SOURCE_GPU_CLUSTER,
@@ -349,26 +348,19 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
 def _dra_pool_problems(
     spec: GpuNodePoolSpec, pool: Mapping[str, Any], host: DevicePluginHost, gpu_stack: str, installer: str, where: str
 ) -> list[Problem]:
-    """One pool's DRA rules: ``gpu_access: dra`` only under ``gpu_stack: dra``; a pool the DRA driver serves has no
-    pool-level sharing (it lives in the claim) and, under installer ``gpu-operator``, no MIG (the GPUCluster runs no
-    MIG manager); under installer ``gpu-operator`` every pool is a DRA pool (the GPUCluster's driver cannot be kept
-    off the others' nodes)."""
-    if spec.gpu_access == "dra" and gpu_stack != "dra":
-        return [
-            Problem(
-                f"{where}.gpu_access",
-                "dra",
-                "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys",
-                "device-plugin, or gpu_stack dra",
-                SOURCE_DRA,
-            )
-        ]
+    """One pool's DRA rules: those of every entry point
+    (:func:`~gpu_components.nvidia.dra_driver.pool_access_problems`: ``gpu_access: dra`` only under ``gpu_stack:
+    dra``, no pool-level sharing on a DRA pool: it lives in the claim) and, under installer ``gpu-operator``, no MIG on
+    a pool the DRA driver serves (the GPUCluster runs no MIG manager) and every pool a DRA pool (the GPUCluster's
+    driver cannot be kept off the others' nodes)."""
+    problems = pool_access_problems(spec, pool, gpu_stack, where)
     if gpu_stack != "dra":
-        return []
+        return problems
     if host != "dra-driver":
         if installer != "gpu-operator":
-            return []
+            return problems
         return [
+            *problems,
             Problem(
                 f"{where}.gpu_access" if spec.gpu_access is not None else where,
                 spec.gpu_access or spec.name,
@@ -377,9 +369,8 @@ def _dra_pool_problems(
                 "publish them a second time",
                 "gpu_access dra on a pool the DRA driver can serve, or dra installer chart",
                 SOURCE_GPU_CLUSTER,
-            )
+            ),
         ]
-    problems = dra_sharing_problems(spec, pool.get("mps", pool.get("time_slicing")), where)
     if installer == "gpu-operator":
         problems += [
             dataclasses.replace(problem, path=f"{where}.mig") for problem in gpu_cluster_problems([spec], False)

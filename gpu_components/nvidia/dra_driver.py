@@ -274,6 +274,39 @@ def dra_sharing_problems(spec: GpuNodePoolSpec, given: object, where: str) -> li
     ]
 
 
+def pool_access_problems(spec: GpuNodePoolSpec, given: Mapping[str, Any], gpu_stack: str, where: str) -> list[Problem]:
+    """The rules of one pool under its cluster's GPU stack, the same at every entry point (``GpuCluster`` and the
+    stack config, each node-pool component, the add-ons' pools): ``gpu_access: dra`` only under ``gpu_stack: dra``
+    (only that stack deploys NVIDIA's DRA driver), and a pool whose resolved ``gpu_access`` is ``dra``
+    (:meth:`~gpu_components.spec.GpuNodePoolSpec.uses_dra`) has no device-plugin sharing
+    (:func:`dra_sharing_problems`).
+
+    Args:
+        spec: the validated pool.
+        given: the pool as written (its ``time_slicing`` / ``mps`` is echoed in the problem).
+        gpu_stack: the GPU stack the pool is built under (the cluster's, the component's ``gpu_stack``, or the
+            add-on's for a plain pool).
+        where: the pool's path: ``pools[<i>]`` (cluster, add-on), ``pool`` (a node-pool component).
+
+    Returns:
+        The problems, paths ``<where>.gpu_access``, ``<where>.time_slicing``, ``<where>.mps`` (source: Kubernetes
+        DRA docs, :data:`SOURCE_DRA`; the driver's sharing API, :data:`SOURCE_DRA_SHARING`).
+    """
+    if spec.gpu_access == "dra" and gpu_stack != "dra":
+        return [
+            Problem(
+                f"{where}.gpu_access",
+                "dra",
+                "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys",
+                "device-plugin, or gpu_stack dra",
+                SOURCE_DRA,
+            )
+        ]
+    if not spec.uses_dra(gpu_stack):
+        return []
+    return dra_sharing_problems(spec, given.get("mps", given.get("time_slicing")), where)
+
+
 def kubelet_plugin_tolerations(
     specs: Iterable[GpuNodePoolSpec], node_taints: Iterable[Taint] = ()
 ) -> list[dict[str, str]]:
