@@ -55,6 +55,7 @@ from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, Nvidia
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.dra_driver import (
     dra_chart_version_problems,
+    dra_helm_values_problems,
     dra_namespace_problems,
     driver_root,
     driver_root_problems,
@@ -330,6 +331,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     problems += dra_namespace_problems(settings.get("namespace"), settings.get("helm_values"), f"{path}.namespace")
     problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
     problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
+    problems += dra_helm_values_problems(settings.get("helm_values"), settings.get("chart_version"), f"{path}.")
     if value_of(settings.get("installer")) == "gpu-operator":
         problems += [
             Problem(

@@ -288,6 +288,17 @@ def test_values_the_library_owns_are_refused_in_the_dra_settings() -> None:
     ]
 
 
+def test_a_helm_values_key_the_pinned_chart_lacks_is_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"kubeletPlugn": {}}}) == [
+        (
+            "dra.helm_values.kubeletPlugn",
+            {},
+            "not a top-level value of the DRA driver chart 0.4.1, so it would be ignored; did you mean "
+            "'kubeletPlugin'?",
+        )
+    ]
+
+
 def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path: Path) -> None:
     assert _with_cluster_version(None, {"kubernetes_version": "1.34"}) == {"kubernetes_version": "1.34"}
     assert _with_cluster_version({"installer": "chart"}, {"kubernetes_version": "1.35.2"}) == {

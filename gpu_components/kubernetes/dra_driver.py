@@ -25,6 +25,7 @@ from gpu_components.nvidia.dra_driver import (
     DRA_DRIVER_CHART_VERSION,
     dra_chart_version_problems,
     dra_driver_values,
+    dra_helm_values_problems,
     dra_namespace_problems,
     driver_root,
     driver_root_problems,
@@ -137,6 +138,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         args = plain(args)
         mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
         owned = owned_value_problems(DRA_DRIVER_OWNED_VALUES, mapping.get("helm_values"))
+        owned += dra_helm_values_problems(mapping.get("helm_values"), mapping.get("chart_version"))
         owned += dra_chart_version_problems(mapping.get("chart_version"), "chart_version")
         owned += dra_namespace_problems(mapping.get("namespace"), mapping.get("helm_values"), "namespace")
         if "kubernetes_version" in mapping:  # missing: a shape problem of the args

@@ -40,6 +40,7 @@ from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import deep_merge, toleration
 from gpu_components.nvidia.gpu_operator import node_installs_driver
+from gpu_components.shape import did_you_mean
 from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, Mps, Taint
 
 DRA_DRIVER_CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
@@ -67,6 +68,32 @@ SOURCE_DRA_FEATURE_GATES = (
 SOURCE_DRA_SHARING = (
     "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
 )
+
+DRA_CHART_VALUE_KEYS: tuple[str, ...] = (
+    "nvidiaDriverRoot",
+    "nvidiaCDIHookPath",
+    "altProcDevices",
+    "nameOverride",
+    "fullnameOverride",
+    "namespaceOverride",
+    "selectorLabelsOverride",
+    "gpuResourcesEnabledOverride",
+    "allowDefaultNamespace",
+    "resourceApiVersion",
+    "imagePullSecrets",
+    "image",
+    "serviceAccount",
+    "resources",
+    "featureGates",
+    "logVerbosity",
+    "webhook",
+    "controller",
+    "kubeletPlugin",
+)
+"""The top-level keys of the pinned chart's ``values.yaml`` (v0.4.1, in its order; :data:`SOURCE_DRA_CHART`)."""
+DRA_CHART_TEMPLATE_KEYS: tuple[str, ...] = ("maskNvidiaDriverParams",)
+"""Top-level values the pinned chart's templates read that its ``values.yaml`` does not declare
+(``templates/kubeletplugin.yaml`` v0.4.1 passes ``maskNvidiaDriverParams`` to the kubelet plugin's containers)."""
 
 CHART_KUBELET_PLUGIN_TOLERATIONS: tuple[dict[str, str], ...] = (
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
@@ -204,6 +231,34 @@ def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem
             SOURCE_DRA_INSTALL,
         )
     ]
+
+
+def dra_helm_values_problems(helm_values: object, chart_version: object, prefix: str = "") -> list[Problem]:
+    """Top-level keys of the DRA driver's ``helm_values`` the pinned chart (v0.4.1) has no value for: each at
+    ``<prefix>helm_values.<key>``, with the closest chart key when one is close; Helm would pass it to templates
+    that never read it, so it would be ignored. Only the top level is checked, and only for the pinned chart
+    (``chart_version`` unset or ``0.4.1``: another version's keys are not known here); the keys the library owns
+    are refused by :func:`~gpu_components.kubernetes.addon.owned_value_problems` instead (``namespace``: the chart's
+    validation refuses it). Known keys: :data:`DRA_CHART_VALUE_KEYS` and :data:`DRA_CHART_TEMPLATE_KEYS`."""
+    if not isinstance(helm_values, Mapping) or chart_version not in (None, DRA_DRIVER_CHART_VERSION):
+        return []
+    known = (*DRA_CHART_VALUE_KEYS, *DRA_CHART_TEMPLATE_KEYS)
+    problems = []
+    for key, value in helm_values.items():
+        if key in known or key == "namespace":
+            continue
+        close = did_you_mean(str(key), known)
+        problems.append(
+            Problem(
+                f"{prefix}helm_values.{key}",
+                value,
+                f"not a top-level value of the DRA driver chart {DRA_DRIVER_CHART_VERSION}, so it would be ignored"
+                + (f"; did you mean {close!r}?" if close else ""),
+                ", ".join(sorted(known)),
+                SOURCE_DRA_CHART,
+            )
+        )
+    return problems
 
 
 def feature_gate_problems(gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str) -> list[Problem]:
