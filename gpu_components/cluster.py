@@ -63,6 +63,7 @@ from gpu_components.nvidia.dra_driver import (
     kubernetes_version_problems,
     operator_installs_driver,
     pool_access_problems,
+    version_number_hint,
 )
 from gpu_components.nvidia.gpu_operator import (
     SOURCE_GPU_CLUSTER,
@@ -311,7 +312,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     if dra is None and gpu_stack != "dra":
         return []
     if dra is not None:
-        problems = shape_problems(DraSettingsArgs, dra, path)
+        problems = version_number_hint(shape_problems(DraSettingsArgs, dra, path), f"{path}.kubernetes_version")
         if gpu_stack in GPU_STACKS and gpu_stack != "dra":
             return [
                 *problems,

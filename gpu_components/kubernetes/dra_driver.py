@@ -31,6 +31,7 @@ from gpu_components.nvidia.dra_driver import (
     driver_root_problems,
     feature_gate_problems,
     kubernetes_version_problems,
+    version_number_hint,
 )
 from gpu_components.shape import plain
 from gpu_components.spec import GpuNodePoolSpec
@@ -144,7 +145,10 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         if "kubernetes_version" in mapping:  # missing: a shape problem of the args
             owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
         owned += gpu_stack_problems("NvidiaDraDriver", name, opts)
-        served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
+        try:
+            served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
+        except GpuSpecError as error:
+            raise GpuSpecError(version_number_hint(error.problems, "kubernetes_version")) from None
         specs = served.specs
         gates = [value_of(gate) for gate in settings.get("feature_gates", [])]
         mig_pools = [(f"pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]

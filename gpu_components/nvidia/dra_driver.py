@@ -31,6 +31,7 @@ Sources (driver v0.4.1 unless said otherwise):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -162,6 +163,22 @@ def driver_root_problems(roots: Sequence[tuple[str, str | None, object]]) -> lis
         )
         for path, root, value in roots[1:]
         if root != first_root
+    ]
+
+
+def version_number_hint(problems: Sequence[Problem], path: str) -> list[Problem]:
+    """``problems`` (shape problems) with the one of a Kubernetes version given as a number at ``path`` (an unquoted
+    YAML ``1.34``) made to say the valid form and how to quote it: YAML reads ``1.30`` as the number 1.3, so the
+    version must be a quoted string."""
+    return [
+        dataclasses.replace(
+            problem,
+            message="a number, not a string: YAML reads an unquoted version as a number (1.30 as 1.3); quote it",
+            valid='MAJOR.MINOR as a string, e.g. "1.34"',
+        )
+        if problem.path == path and isinstance(problem.value, int | float) and not isinstance(problem.value, bool)
+        else problem
+        for problem in problems
     ]
 
 
