@@ -381,6 +381,28 @@ def _dra_pool_problems(
     return problems
 
 
+def _installer_problems(cloud: CloudName, installer: str, prefix: str) -> list[Problem]:
+    """Installer ``gpu-operator`` on a cloud whose DRA pools get their NVIDIA driver from the cloud's own installer
+    DaemonSet (:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer`: GKE): refused, once, at
+    ``dra.installer``; the pools are then checked as under installer ``chart``, the one valid value, so no pool
+    problem names the refused installer."""
+    facts = facts_for(cloud)
+    dra_facts = facts.dra
+    if installer != "gpu-operator" or dra_facts is None or dra_facts.driver_installer is None:
+        return []
+    return [
+        Problem(
+            f"{prefix}dra.installer",
+            "gpu-operator",
+            f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
+            f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
+            "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
+            "chart",
+            dra_facts.driver_installer_source,
+        )
+    ]
+
+
 def _dra_cluster_problems(
     cloud: CloudName,
     specs: Sequence[GpuNodePoolSpec],
@@ -414,20 +436,7 @@ def _dra_cluster_problems(
     mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
     problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
     facts = facts_for(cloud)
-    dra_facts = facts.dra
-    if installer == "gpu-operator" and dra_facts is not None and dra_facts.driver_installer is not None:
-        problems.append(
-            Problem(
-                f"{prefix}dra.installer",
-                "gpu-operator",
-                f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
-                f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
-                "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
-                "chart",
-                dra_facts.driver_installer_source,
-            )
-        )
-    if installer == "gpu-operator":
+    if installer == "gpu-operator":  # refused on a cloud whose own installer brings the driver: _installer_problems
         return problems
     setting = facts.driver.setting
     roots = [
@@ -541,6 +550,9 @@ def validate_cluster(
     dra_settings: Mapping[str, Any] = dra if isinstance(dra, Mapping) else {}
     installer = value_of(dra_settings.get("installer", "chart"))
     problems += _dra_problems(dra, gpu_stack, prefix)
+    refused_installer = _installer_problems(adapter.cloud, installer, prefix) if gpu_stack == "dra" else []
+    problems += refused_installer
+    pool_installer = "chart" if refused_installer else installer
     if gpu_operator is not None:
         problems += shape_problems(GpuOperatorSettingsArgs, gpu_operator, f"{prefix}gpu_operator")
         if not operator and gpu_stack in GPU_STACKS and gpu_stack != "dra":
@@ -625,7 +637,7 @@ def validate_cluster(
             )
         if operator and host == "gpu-operator":
             served.append((index, spec))
-        found += _dra_pool_problems(spec, pools[index], host, gpu_stack, installer, where)
+        found += _dra_pool_problems(spec, pools[index], host, gpu_stack, pool_installer, where)
         if host == "dra-driver":
             view = adapter.describe_pool(spec, options, stack)
             dra_pools[index] = _DraPool(spec, view.labels, options.get(adapter.facts.driver.setting), where)
