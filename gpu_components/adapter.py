@@ -21,8 +21,9 @@ import pulumi
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import CloudFacts
 from gpu_components.dra import dra_devices
-from gpu_components.enums import GpuStackName
+from gpu_components.enums import GpuStackName, value_of
 from gpu_components.errors import Default, GpuSpecError, Problem
+from gpu_components.nvidia.dra_driver import pool_access_problems
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
@@ -251,7 +252,9 @@ def validated_pool(
     The component's own fields first (:func:`~gpu_components.shape.args_problems`: unknown keys with the closest
     known one, missing wiring, nulls, types, enum values, ``spellings`` of the cloud's own values), the pool in
     full (:meth:`~gpu_components.spec.GpuNodePoolSpec.from_args`, paths under ``pool``), then, when both are sound,
-    the cloud's ``rules`` for the spec (called with the args already checked).
+    the pool's rules under the component's ``gpu_stack`` that every entry point applies
+    (:func:`~gpu_components.nvidia.dra_driver.pool_access_problems`: ``pool.gpu_access``, ``pool.time_slicing``,
+    ``pool.mps``) and the cloud's ``rules`` for the spec (called with the args already checked).
 
     Raises:
         GpuSpecError: with every problem found, before the component registers anything.
@@ -265,6 +268,8 @@ def validated_pool(
         except GpuSpecError as error:
             problems += error.problems
     if spec is not None and not problems:
+        gpu_stack = value_of(args.get("gpu_stack", "auto")) if isinstance(args, Mapping) else "auto"
+        problems += pool_access_problems(spec, pool if isinstance(pool, Mapping) else {}, gpu_stack, "pool")
         problems += rules(spec)
     if problems or spec is None:
         raise GpuSpecError(problems)

@@ -560,6 +560,101 @@ def mps_claim_template(
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def _published(spec: GpuNodePoolSpec) -> dict[str, int]:
+    """What the largest node of the pool publishes to DRA, per device key (``gpu.nvidia.com``,
+    ``mig.nvidia.com/<profile>``): a fixed pool's one node type, the most of any type a provisioned pool allows."""
+    most: dict[str, int] = {}
+    for _, devices in _node_devices(spec):
+        for key, count in devices.items():
+            most[key] = max(most.get(key, 0), count)
+    return dict(sorted(most.items()))
+
+
+def _request_fit_problems(spec: GpuNodePoolSpec, request: Mapping[str, Any], where: str) -> list[Problem]:
+    """A claim request (``exactly``: DeviceClass, count, selectors, at ``where``) against what a node of the pool
+    publishes: its DeviceClass must be one the pool publishes in, a ``mig.nvidia.com`` request must select one MIG
+    profile of the pool's layout (:func:`~gpu_components.dra.mig_profile_expression`), and its count must fit one node.
+    A claim made for another pool fails here, where its pod would stay Pending."""
+    published = _published(spec)
+    offered = ", ".join(f"{key}: {count}" for key, count in published.items())
+    node = "the largest node" if spec.provisioning is not None else "each node"
+    device_class = request.get("deviceClassName")
+    key: str | None = device_class if device_class == dra.GPU_DEVICE_CLASS else None
+    prefix = f"{dra.MIG_DEVICE_CLASS}/"
+    layout = [device.removeprefix(prefix) for device in published if device.startswith(prefix)]
+    if device_class == dra.MIG_DEVICE_CLASS and layout:
+        selectors = request.get("selectors", [])
+        profiles = [
+            profile for profile in layout if {"cel": {"expression": dra.mig_profile_expression(profile)}} in selectors
+        ]
+        if not profiles:
+            return [
+                Problem(
+                    f"{where}.selectors",
+                    selectors,
+                    f"selects no MIG profile that pool {spec.name}'s nodes publish; the claim was made for another "
+                    "pool and could never be allocated",
+                    offered,
+                    dra.SOURCE_MIG_ATTRIBUTES,
+                )
+            ]
+        key = f"{prefix}{profiles[0]}"
+    if key is None or key not in published:
+        return [
+            Problem(
+                f"{where}.deviceClassName",
+                device_class,
+                f"pool {spec.name}'s nodes publish no devices in DeviceClass {device_class}; the claim was made for "
+                "another pool and could never be allocated",
+                offered,
+                dra.SOURCE_MIG_DEVICE_CLASS
+                if layout or device_class == dra.MIG_DEVICE_CLASS
+                else dra.SOURCE_KUBERNETES_DRA,
+            )
+        ]
+    count = request.get("count", 1)
+    if isinstance(count, int) and count > published[key]:
+        return [
+            Problem(
+                f"{where}.count",
+                count,
+                f"{node} of pool {spec.name} publishes {published[key]} devices of {key}; the claim could never be "
+                "allocated",
+                f"1..{published[key]}",
+                dra.SOURCE_KUBERNETES_DRA,
+            )
+        ]
+    return []
+
+
+def _claim_fit_problems(spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str) -> list[Problem]:
+    """Each ``exactly`` request of a claim manifest (``where``: its path) against the pool
+    (:func:`_request_fit_problems`); a template's claim spec sits under ``spec.spec``."""
+    template = claim.get("kind") == "ResourceClaimTemplate"
+    body: Any = claim.get("spec")
+    body = body.get("spec") if template and isinstance(body, Mapping) else body
+    devices = body.get("devices") if isinstance(body, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    base = f"{where}.spec.spec.devices.requests" if template else f"{where}.spec.devices.requests"
+    if not isinstance(requests, list) or not requests:
+        return [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
+    problems: list[Problem] = []
+    for index, request in enumerate(requests):
+        exactly = request.get("exactly") if isinstance(request, Mapping) else None
+        if not isinstance(exactly, Mapping):
+            problems.append(
+                Problem(
+                    f"{base}[{index}]",
+                    request,
+                    "not an exactly request (the claim helpers' form), so it cannot be checked against the pool",
+                    "a request of the claim helpers",
+                )
+            )
+            continue
+        problems += _request_fit_problems(spec, exactly, f"{base}[{index}].exactly")
+    return problems
+
+
 def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> DraPodSettings:
     """The pod pieces that use ``claims`` on ``pool``: one pod ``resourceClaims`` entry per claim, named as the
     claim (``resourceClaimTemplateName`` for a template, ``resourceClaimName`` for a shared claim), the GPU
@@ -573,9 +668,13 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, no claims, a claim that is not such a manifest, two
-            claims of one name, claims in different namespaces (a pod references claims of its own namespace).
+            claims of one name, claims in different namespaces (a pod references claims of its own namespace), a
+            claim made for another pool: a request in a DeviceClass the pool publishes nothing in, a MIG request
+            selecting no MIG profile of the pool's layout, or more devices than a node of the pool publishes
+            (the pool's :func:`~gpu_components.dra.dra_devices`).
     """
-    problems = _pool_problems(pool)
+    pool_problems = _pool_problems(pool)
+    problems = list(pool_problems)
     entries: list[PodResourceClaim] = []
     namespaces: list[str] = []
     if isinstance(claims, (str, Mapping)) or not isinstance(claims, Sequence) or not claims:
@@ -600,6 +699,8 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
             continue
         name = str(metadata.get("name"))
         namespaces.append(str(metadata.get("namespace", DEFAULT_NAMESPACE)))
+        if not pool_problems:
+            problems += _claim_fit_problems(pool.spec, claim, f"claims[{index}]")
         if any(entry["name"] == name for entry in entries):
             problems.append(Problem(f"claims[{index}].metadata.name", name, "two claims of one name in one pod"))
             continue

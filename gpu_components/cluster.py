@@ -54,15 +54,16 @@ from gpu_components.kubernetes.device_plugin import (
 from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, NvidiaDraDriver, NvidiaDraDriverArgs
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
 from gpu_components.nvidia.dra_driver import (
-    SOURCE_DRA,
     dra_chart_version_problems,
+    dra_helm_values_problems,
     dra_namespace_problems,
-    dra_sharing_problems,
     driver_root,
     driver_root_problems,
     feature_gate_problems,
     kubernetes_version_problems,
     operator_installs_driver,
+    pool_access_problems,
+    version_number_hint,
 )
 from gpu_components.nvidia.gpu_operator import (
     SOURCE_GPU_CLUSTER,
@@ -311,7 +312,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     if dra is None and gpu_stack != "dra":
         return []
     if dra is not None:
-        problems = shape_problems(DraSettingsArgs, dra, path)
+        problems = version_number_hint(shape_problems(DraSettingsArgs, dra, path), f"{path}.kubernetes_version")
         if gpu_stack in GPU_STACKS and gpu_stack != "dra":
             return [
                 *problems,
@@ -331,6 +332,7 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     problems += dra_namespace_problems(settings.get("namespace"), settings.get("helm_values"), f"{path}.namespace")
     problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
     problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
+    problems += dra_helm_values_problems(settings.get("helm_values"), settings.get("chart_version"), f"{path}.")
     if value_of(settings.get("installer")) == "gpu-operator":
         problems += [
             Problem(
@@ -349,26 +351,19 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
 def _dra_pool_problems(
     spec: GpuNodePoolSpec, pool: Mapping[str, Any], host: DevicePluginHost, gpu_stack: str, installer: str, where: str
 ) -> list[Problem]:
-    """One pool's DRA rules: ``gpu_access: dra`` only under ``gpu_stack: dra``; a pool the DRA driver serves has no
-    pool-level sharing (it lives in the claim) and, under installer ``gpu-operator``, no MIG (the GPUCluster runs no
-    MIG manager); under installer ``gpu-operator`` every pool is a DRA pool (the GPUCluster's driver cannot be kept
-    off the others' nodes)."""
-    if spec.gpu_access == "dra" and gpu_stack != "dra":
-        return [
-            Problem(
-                f"{where}.gpu_access",
-                "dra",
-                "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys",
-                "device-plugin, or gpu_stack dra",
-                SOURCE_DRA,
-            )
-        ]
+    """One pool's DRA rules: those of every entry point
+    (:func:`~gpu_components.nvidia.dra_driver.pool_access_problems`: ``gpu_access: dra`` only under ``gpu_stack:
+    dra``, no pool-level sharing on a DRA pool: it lives in the claim) and, under installer ``gpu-operator``, no MIG on
+    a pool the DRA driver serves (the GPUCluster runs no MIG manager) and every pool a DRA pool (the GPUCluster's
+    driver cannot be kept off the others' nodes)."""
+    problems = pool_access_problems(spec, pool, gpu_stack, where)
     if gpu_stack != "dra":
-        return []
+        return problems
     if host != "dra-driver":
         if installer != "gpu-operator":
-            return []
+            return problems
         return [
+            *problems,
             Problem(
                 f"{where}.gpu_access" if spec.gpu_access is not None else where,
                 spec.gpu_access or spec.name,
@@ -377,14 +372,35 @@ def _dra_pool_problems(
                 "publish them a second time",
                 "gpu_access dra on a pool the DRA driver can serve, or dra installer chart",
                 SOURCE_GPU_CLUSTER,
-            )
+            ),
         ]
-    problems = dra_sharing_problems(spec, pool.get("mps", pool.get("time_slicing")), where)
     if installer == "gpu-operator":
         problems += [
             dataclasses.replace(problem, path=f"{where}.mig") for problem in gpu_cluster_problems([spec], False)
         ]
     return problems
+
+
+def _installer_problems(cloud: CloudName, installer: str, prefix: str) -> list[Problem]:
+    """Installer ``gpu-operator`` on a cloud whose DRA pools get their NVIDIA driver from the cloud's own installer
+    DaemonSet (:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer`: GKE): refused, once, at
+    ``dra.installer``; the pools are then checked as under installer ``chart``, the one valid value, so no pool
+    problem names the refused installer."""
+    facts = facts_for(cloud)
+    dra_facts = facts.dra
+    if installer != "gpu-operator" or dra_facts is None or dra_facts.driver_installer is None:
+        return []
+    return [
+        Problem(
+            f"{prefix}dra.installer",
+            "gpu-operator",
+            f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
+            f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
+            "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
+            "chart",
+            dra_facts.driver_installer_source,
+        )
+    ]
 
 
 def _dra_cluster_problems(
@@ -420,20 +436,7 @@ def _dra_cluster_problems(
     mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
     problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
     facts = facts_for(cloud)
-    dra_facts = facts.dra
-    if installer == "gpu-operator" and dra_facts is not None and dra_facts.driver_installer is not None:
-        problems.append(
-            Problem(
-                f"{prefix}dra.installer",
-                "gpu-operator",
-                f"{facts.service} DRA pools get the NVIDIA driver from {facts.service}'s installer DaemonSet (driver "
-                f"root {dra_facts.driver_root}), which NvidiaDraDriver applies under installer chart; the GPU "
-                "Operator's GPUCluster installs no driver and the library sets none of its host paths for it",
-                "chart",
-                dra_facts.driver_installer_source,
-            )
-        )
-    if installer == "gpu-operator":
+    if installer == "gpu-operator":  # refused on a cloud whose own installer brings the driver: _installer_problems
         return problems
     setting = facts.driver.setting
     roots = [
@@ -547,6 +550,9 @@ def validate_cluster(
     dra_settings: Mapping[str, Any] = dra if isinstance(dra, Mapping) else {}
     installer = value_of(dra_settings.get("installer", "chart"))
     problems += _dra_problems(dra, gpu_stack, prefix)
+    refused_installer = _installer_problems(adapter.cloud, installer, prefix) if gpu_stack == "dra" else []
+    problems += refused_installer
+    pool_installer = "chart" if refused_installer else installer
     if gpu_operator is not None:
         problems += shape_problems(GpuOperatorSettingsArgs, gpu_operator, f"{prefix}gpu_operator")
         if not operator and gpu_stack in GPU_STACKS and gpu_stack != "dra":
@@ -631,7 +637,7 @@ def validate_cluster(
             )
         if operator and host == "gpu-operator":
             served.append((index, spec))
-        found += _dra_pool_problems(spec, pools[index], host, gpu_stack, installer, where)
+        found += _dra_pool_problems(spec, pools[index], host, gpu_stack, pool_installer, where)
         if host == "dra-driver":
             view = adapter.describe_pool(spec, options, stack)
             dra_pools[index] = _DraPool(spec, view.labels, options.get(adapter.facts.driver.setting), where)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import pulumi
@@ -156,8 +156,12 @@ def read_config(config: pulumi.Config) -> StackConfig:
             misshapen = shape_problems(adapter.cluster_config, cluster, "cluster")
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
             problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
+        from_cluster = False
         if (checked_stack or gpu_stack) == "dra":
-            dra = _with_cluster_version(dra, cluster)
+            problems += _version_mismatch_problems(dra, cluster)
+            filled = _with_cluster_version(dra, cluster)
+            from_cluster = filled is not dra
+            dra = filled
         try:
             validate_cluster(
                 checked_cloud,
@@ -170,9 +174,8 @@ def read_config(config: pulumi.Config) -> StackConfig:
         except GpuSpecError as error:
             # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
             # GPU stack with no close match repeats its own.
-            problems += [
-                p for p in error.problems if (isinstance(pools, list) or p.path != "pools") and p not in problems
-            ]
+            found = [_at_cluster_version(p, cluster) for p in error.problems] if from_cluster else error.problems
+            problems += [p for p in found if (isinstance(pools, list) or p.path != "pools") and p not in problems]
     if problems:
         raise GpuSpecError(problems)
     return StackConfig(
@@ -201,6 +204,40 @@ def _with_cluster_version(dra: object, cluster: object) -> object:
     if match is None or (dra is not None and "kubernetes_version" in dra):
         return dra
     return {**(dra or {}), "kubernetes_version": match.group()}
+
+
+def _at_cluster_version(problem: Problem, cluster: object) -> Problem:
+    """A problem of ``dra.kubernetes_version`` filled in from the cluster config (:func:`_with_cluster_version`),
+    reported where the user wrote the version: at ``cluster.kubernetes_version``, with the value as written there
+    (``1.33.5``, not the ``1.33`` the rule checked). Any other problem as it is."""
+    if problem.path != "dra.kubernetes_version" or not isinstance(cluster, dict):
+        return problem
+    return replace(
+        problem,
+        path="cluster.kubernetes_version",
+        value=cluster["kubernetes_version"],
+        message=f"{problem.message} (dra.kubernetes_version, unset, takes this version's major.minor)",
+    )
+
+
+def _version_mismatch_problems(dra: object, cluster: object) -> list[Problem]:
+    """``dra.kubernetes_version`` that is not the ``major.minor`` of ``cluster.kubernetes_version`` (both given as
+    strings, the cluster's starting with ``MAJOR.MINOR``): the DRA rules would check a version the cluster does not
+    run."""
+    given = dra.get("kubernetes_version") if isinstance(dra, dict) else None
+    version = cluster.get("kubernetes_version") if isinstance(cluster, dict) else None
+    match = _MAJOR_MINOR.match(version) if isinstance(version, str) else None
+    if not isinstance(given, str) or match is None or given == match.group():
+        return []
+    return [
+        Problem(
+            "dra.kubernetes_version",
+            given,
+            f"not the cluster's Kubernetes version: cluster.kubernetes_version is {version!r} (major.minor "
+            f"{match.group()}), and the DRA rules must check the version the cluster runs",
+            f"{match.group()}, or no dra.kubernetes_version (it then takes cluster.kubernetes_version's major.minor)",
+        )
+    ]
 
 
 def main() -> None:

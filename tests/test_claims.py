@@ -414,6 +414,61 @@ def test_pod_settings_refuse_mixed_namespaces_and_non_claims() -> None:
     assert [p[0] for p in problems_of(error)] == ["claims[0]", "claims[2].metadata.name"]
 
 
+def test_pod_settings_refuse_a_claim_made_for_another_pool() -> None:
+    source_mig_class = (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/"
+        "templates/deviceclass-mig.yaml"
+    )
+    source_dra = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(h100_mig(), [gpu_claim_template(l40s(), "two", gpus=2)])
+    assert problems_of(error) == [
+        (
+            "claims[0].spec.spec.devices.requests[0].exactly.deviceClassName",
+            "gpu.nvidia.com",
+            "pool h100's nodes publish no devices in DeviceClass gpu.nvidia.com; the claim was made for another pool "
+            "and could never be allocated",
+            "mig.nvidia.com/1g.10gb: 56",
+        )
+    ]
+    assert error.value.problems[0].source == source_mig_class
+    # A MIG claim on a pool of whole GPUs, one of another MIG profile, one of more devices than a node has.
+    other_profile = mig_claim_template(
+        view({"name": "h100b", "instance_type": "p5.48xlarge", "max_size": 1, "mig": {"profile": "3g.40gb"}}),
+        "big",
+        "3g.40gb",
+    )
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(l40s(), [mig_claim_template(h100_mig(), "m", "1g.10gb")])
+    assert problems_of(error)[0][:2] == (
+        "claims[0].spec.spec.devices.requests[0].exactly.deviceClassName",
+        "mig.nvidia.com",
+    )
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(h100_mig(), [other_profile])
+    assert problems_of(error) == [
+        (
+            "claims[0].spec.spec.devices.requests[0].exactly.selectors",
+            cel("device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"),
+            "selects no MIG profile that pool h100's nodes publish; the claim was made for another pool and could "
+            "never be allocated",
+            "mig.nvidia.com/1g.10gb: 56",
+        )
+    ]
+    four = view({"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 1})
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(four, [shared_gpu_claim(l40s(), "s"), gpu_claim_template(l40s(), "four", gpus=4)])
+    assert problems_of(error) == [
+        (
+            "claims[1].spec.spec.devices.requests[0].exactly.count",
+            4,
+            "each node of pool l40s publishes 1 devices of gpu.nvidia.com; the claim could never be allocated",
+            "1..1",
+        )
+    ]
+    assert error.value.problems[0].source == source_dra
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Sample Job of a DRA pool
 # ---------------------------------------------------------------------------------------------------------------

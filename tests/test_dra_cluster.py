@@ -8,6 +8,7 @@ from typing import Any
 
 import pulumi
 import pytest
+import yaml
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.claims import shared_gpu_claim
@@ -25,6 +26,7 @@ L40S: dict[str, Any] = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size
 H100: dict[str, Any] = {"name": "h100", "instance_type": "p5.48xlarge", "max_size": 1, "mig": {"profile": "1g.10gb"}}
 A10G: dict[str, Any] = {"name": "a10g", "instance_type": "g5.xlarge", "max_size": 2, "gpu_access": "device-plugin"}
 DRA = {"kubernetes_version": "1.34"}
+STACKS = Path(__file__).resolve().parents[1] / "stacks"
 SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
 SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
@@ -304,6 +306,17 @@ def test_values_the_library_owns_are_refused_in_the_dra_settings() -> None:
     ]
 
 
+def test_a_helm_values_key_the_pinned_chart_lacks_is_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"kubeletPlugn": {}}}) == [
+        (
+            "dra.helm_values.kubeletPlugn",
+            {},
+            "not a top-level value of the DRA driver chart 0.4.1, so it would be ignored; did you mean "
+            "'kubeletPlugin'?",
+        )
+    ]
+
+
 def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path: Path) -> None:
     assert _with_cluster_version(None, {"kubernetes_version": "1.34"}) == {"kubernetes_version": "1.34"}
     assert _with_cluster_version({"installer": "chart"}, {"kubernetes_version": "1.35.2"}) == {
@@ -321,9 +334,80 @@ def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path
         {"gpu-components:pools": [L40S], "gpu-components:gpu_stack": "dra", "gpu-components:cluster": cluster},
     )
     assert result.exit_code != 0
+    # Reported where the version was written, as written.
     assert (
-        "dra.kubernetes_version: DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA" in result.output
+        "  - cluster.kubernetes_version: DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA from "
+        "Kubernetes 1.34; earlier versions serve DRA only as a beta API behind feature gates (dra.kubernetes_version, "
+        "unset, takes this version's major.minor) (got '1.33'); valid: >= 1.34 [source: " + SOURCE_DRA + "]\n"
+    ) in result.output
+
+
+def test_a_patch_version_below_1_34_is_reported_as_the_cluster_config_wrote_it(tmp_path: Path) -> None:
+    config = yaml.safe_load((STACKS / "Pulumi.azure-aks.yaml").read_text())["config"]["gpu-components:cluster"]
+    result = plan_stack(
+        tmp_path,
+        "azure-aks",
+        {
+            "gpu-components:pools": [{"name": "h100", "instance_type": "Standard_NC40ads_H100_v5", "max_size": 2}],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:cluster": {**config, "kubernetes_version": "1.33.5"},
+        },
     )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - cluster.kubernetes_version: DRA's resource.k8s.io/v1 API, which NVIDIA's DRA driver uses, is GA from "
+        "Kubernetes 1.34; earlier versions serve DRA only as a beta API behind feature gates (dra.kubernetes_version, "
+        "unset, takes this version's major.minor) (got '1.33.5'); valid: >= 1.34 [source: " + SOURCE_DRA + "]"
+    ]
+
+
+def test_a_version_written_as_a_yaml_number_says_to_quote_it(tmp_path: Path) -> None:
+    number = (
+        "dra.kubernetes_version",
+        1.3,
+        "a number, not a string: YAML reads an unquoted version as a number (1.30 as 1.3); quote it",
+        'MAJOR.MINOR as a string, e.g. "1.34"',
+    )
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [L40S], "dra", dra={"kubernetes_version": 1.30})
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [number]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: NvidiaDraDriver("dra", {"kubernetes_version": 1.34, "cloud": "aws", "pools": [L40S]}))  # type: ignore[typeddict-item]
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        ("kubernetes_version", 1.34, *number[2:])
+    ]
+    result = plan_stack(
+        tmp_path,
+        "aws-eks",
+        {
+            "gpu-components:pools": [L40S],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:dra": {"kubernetes_version": 1.30},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - dra.kubernetes_version: a number, not a string: YAML reads an unquoted version as a number (1.30 as "
+        '1.3); quote it (got 1.3); valid: MAJOR.MINOR as a string, e.g. "1.34"'
+    ]
+
+
+def test_a_dra_version_other_than_the_clusters_is_refused(tmp_path: Path) -> None:
+    result = plan_stack(
+        tmp_path,
+        "aws-eks",
+        {
+            "gpu-components:pools": [L40S],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:dra": {"kubernetes_version": "1.35"},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - dra.kubernetes_version: not the cluster's Kubernetes version: cluster.kubernetes_version is '1.34' "
+        "(major.minor 1.34), and the DRA rules must check the version the cluster runs (got '1.35'); valid: 1.34, or "
+        "no dra.kubernetes_version (it then takes cluster.kubernetes_version's major.minor)"
+    ]
 
 
 def test_a_device_plugin_pool_with_mig_on_al2023_is_still_refused_under_dra() -> None:

@@ -285,6 +285,7 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
 # ---------------------------------------------------------------------------------------------------------------
 
 POOL = {"name": "l4", "instance_type": "g6.xlarge", "max_size": 2, "time_slicing": {"replicas": 4}}
+DRA_POOL = {key: value for key, value in POOL.items() if key != "time_slicing"}  # under DRA, sharing is the claim's
 AKS_POOL = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2, "spot": True}
 GKE_POOL = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 2}
 GKE_PROVISIONED = {
@@ -319,7 +320,7 @@ def _builders() -> dict[str, Any]:
             "dra",
             {
                 "kubernetes_version": "1.34",
-                "pools": [EksGpuNodeGroup("np", {"pool": POOL, **WIRING["aws"], "gpu_stack": "dra"})],  # type: ignore[typeddict-item]
+                "pools": [EksGpuNodeGroup("np", {"pool": DRA_POOL, **WIRING["aws"], "gpu_stack": "dra"})],  # type: ignore[typeddict-item]
             },
         ),
     }

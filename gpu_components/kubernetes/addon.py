@@ -12,6 +12,7 @@ the operator), and it is turned into what its component would expose by its clou
 from, so both give the add-on the same resources.
 """
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -36,8 +37,9 @@ from gpu_components.cluster_pool import ClusterPoolArgs
 from gpu_components.enums import CloudArg
 from gpu_components.errors import Combined, GpuSpecError, Problem
 from gpu_components.nvidia.device_plugin import device_plugin_config_map_annotations
+from gpu_components.nvidia.dra_driver import pool_access_problems
 from gpu_components.shape import args_problems
-from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Taint, pool_shape_problems
+from gpu_components.spec import DNS_LABEL, SOURCE_NAMES, GpuNodePoolSpec, Mps, Taint, TimeSlicing, pool_shape_problems
 
 ADVERTISERS: Mapping[DevicePluginHost, str] = {
     "daemonset": "the NVIDIA device plugin DaemonSet (NvidiaDevicePlugin)",
@@ -190,7 +192,9 @@ def served_pools(
         GpuSpecError: every problem at once: the args' shape (unknown keys, types, nulls, a ``cloud`` not among the
             clouds), a ``pools`` entry that is neither a node-pool component nor a mapping, every problem of a plain
             pool (its shape, with the closest key to an unknown one; another cloud's block; the pool's rules and its
-            cloud's, paths ``pools[<i>].<field>``), plain pools without ``cloud``, a ``cloud`` other than the
+            cloud's, paths ``pools[<i>].<field>``), a pool (plain, or a component under its own GPU stack) that breaks
+            :func:`~gpu_components.nvidia.dra_driver.pool_access_problems` (``gpu_access: dra`` outside ``gpu_stack:
+            dra``, ``time_slicing``/``mps`` on a DRA pool), plain pools without ``cloud``, a ``cloud`` other than the
             components', a pool whose GPUs another party advertises, a component another add-on serves, components
             of different clouds, pools with the same name, an invalid namespace.
     """
@@ -216,6 +220,11 @@ def served_pools(
                 setting = facts_for(pool.spec.cloud).driver.setting
                 driver = (getattr(pool, setting, None), f"{where}.{setting}", driver_setting_set(pool))
                 component_clouds.setdefault(pool.spec.cloud, []).append(where)
+                # A component applied these rules when built; one built otherwise (any object with its attributes)
+                # is held to them here, under its own GPU stack, its sharing as its spec holds it.
+                sharing = pool.spec.sharing
+                written = {} if sharing is None else {_sharing_key(sharing): dataclasses.asdict(sharing)}
+                problems += pool_access_problems(pool.spec, written, getattr(pool, "gpu_stack", gpu_stack), where)
             elif isinstance(entry, Mapping):
                 plain_pools.append(where)
                 view, found = _plain_pool(entry, where, cloud, gpu_stack)
@@ -315,6 +324,11 @@ def _cloud_problems(
     ]
 
 
+def _sharing_key(sharing: TimeSlicing | Mps) -> str:
+    """The pool field that holds ``sharing``: ``mps`` or ``time_slicing``."""
+    return "mps" if isinstance(sharing, Mps) else "time_slicing"
+
+
 def _pool_index(path: str) -> int:
     """The index in a component's path ``pools[<index>]``."""
     return int(path.removeprefix("pools[").removesuffix("]"))
@@ -327,8 +341,10 @@ def _plain_pool(
     add-on's ``cloud`` under its ``gpu_stack``) would expose
     (:attr:`~gpu_components.adapter.CloudAdapter.describe_pool`), or ``None`` and every problem of the pool: its shape
     (unknown keys with the closest known key, missing fields, types, allowed values) and another cloud's block; when
-    those are sound, the pool's rules for its cloud and the cloud's rules for the pool, its options and the GPU stack
-    (those :class:`~gpu_components.cluster.GpuCluster` applies to a cluster pool). Without a valid ``cloud`` (a
+    those are sound, the pool's rules for its cloud, the rules of a pool under the add-on's GPU stack
+    (:func:`~gpu_components.nvidia.dra_driver.pool_access_problems`: ``gpu_access`` and sharing) and the cloud's
+    rules for the pool, its options and the GPU stack (those :class:`~gpu_components.cluster.GpuCluster` applies to a
+    cluster pool). Without a valid ``cloud`` (a
     problem of the add-on's args) only the shape is checked."""
     from gpu_components.cluster import adapter_for  # the composition imports the add-ons
 
@@ -354,7 +370,7 @@ def _plain_pool(
     except GpuSpecError as error:
         return None, list(error.problems)
     adapter = adapter_for(cloud, "cloud")
-    problems = adapter.problems(spec, options, where, gpu_stack)
+    problems = pool_access_problems(spec, entry, gpu_stack, where) + adapter.problems(spec, options, where, gpu_stack)
     if problems:
         return None, problems
     return adapter.describe_pool(spec, options, gpu_stack), []

@@ -25,11 +25,13 @@ from gpu_components.nvidia.dra_driver import (
     DRA_DRIVER_CHART_VERSION,
     dra_chart_version_problems,
     dra_driver_values,
+    dra_helm_values_problems,
     dra_namespace_problems,
     driver_root,
     driver_root_problems,
     feature_gate_problems,
     kubernetes_version_problems,
+    version_number_hint,
 )
 from gpu_components.shape import plain
 from gpu_components.spec import GpuNodePoolSpec
@@ -137,12 +139,16 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         args = plain(args)
         mapping: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
         owned = owned_value_problems(DRA_DRIVER_OWNED_VALUES, mapping.get("helm_values"))
+        owned += dra_helm_values_problems(mapping.get("helm_values"), mapping.get("chart_version"))
         owned += dra_chart_version_problems(mapping.get("chart_version"), "chart_version")
         owned += dra_namespace_problems(mapping.get("namespace"), mapping.get("helm_values"), "namespace")
         if "kubernetes_version" in mapping:  # missing: a shape problem of the args
             owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
         owned += gpu_stack_problems("NvidiaDraDriver", name, opts)
-        served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
+        try:
+            served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
+        except GpuSpecError as error:
+            raise GpuSpecError(version_number_hint(error.problems, "kubernetes_version")) from None
         specs = served.specs
         gates = [value_of(gate) for gate in settings.get("feature_gates", [])]
         mig_pools = [(f"pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]

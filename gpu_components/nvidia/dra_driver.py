@@ -31,6 +31,7 @@ Sources (driver v0.4.1 unless said otherwise):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -40,6 +41,7 @@ from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import deep_merge, toleration
 from gpu_components.nvidia.gpu_operator import node_installs_driver
+from gpu_components.shape import did_you_mean
 from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, Mps, Taint
 
 DRA_DRIVER_CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
@@ -67,6 +69,32 @@ SOURCE_DRA_FEATURE_GATES = (
 SOURCE_DRA_SHARING = (
     "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
 )
+
+DRA_CHART_VALUE_KEYS: tuple[str, ...] = (
+    "nvidiaDriverRoot",
+    "nvidiaCDIHookPath",
+    "altProcDevices",
+    "nameOverride",
+    "fullnameOverride",
+    "namespaceOverride",
+    "selectorLabelsOverride",
+    "gpuResourcesEnabledOverride",
+    "allowDefaultNamespace",
+    "resourceApiVersion",
+    "imagePullSecrets",
+    "image",
+    "serviceAccount",
+    "resources",
+    "featureGates",
+    "logVerbosity",
+    "webhook",
+    "controller",
+    "kubeletPlugin",
+)
+"""The top-level keys of the pinned chart's ``values.yaml`` (v0.4.1, in its order; :data:`SOURCE_DRA_CHART`)."""
+DRA_CHART_TEMPLATE_KEYS: tuple[str, ...] = ("maskNvidiaDriverParams",)
+"""Top-level values the pinned chart's templates read that its ``values.yaml`` does not declare
+(``templates/kubeletplugin.yaml`` v0.4.1 passes ``maskNvidiaDriverParams`` to the kubelet plugin's containers)."""
 
 CHART_KUBELET_PLUGIN_TOLERATIONS: tuple[dict[str, str], ...] = (
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
@@ -138,6 +166,22 @@ def driver_root_problems(roots: Sequence[tuple[str, str | None, object]]) -> lis
     ]
 
 
+def version_number_hint(problems: Sequence[Problem], path: str) -> list[Problem]:
+    """``problems`` (shape problems) with the one of a Kubernetes version given as a number at ``path`` (an unquoted
+    YAML ``1.34``) made to say the valid form and how to quote it: YAML reads ``1.30`` as the number 1.3, so the
+    version must be a quoted string."""
+    return [
+        dataclasses.replace(
+            problem,
+            message="a number, not a string: YAML reads an unquoted version as a number (1.30 as 1.3); quote it",
+            valid='MAJOR.MINOR as a string, e.g. "1.34"',
+        )
+        if problem.path == path and isinstance(problem.value, int | float) and not isinstance(problem.value, bool)
+        else problem
+        for problem in problems
+    ]
+
+
 def kubernetes_version_problems(version: object, path: str) -> list[Problem]:
     """The cluster's Kubernetes ``major.minor`` under ``gpu_stack: dra``: required, of that form, and at least
     1.34, where ``resource.k8s.io/v1`` is GA. Not a string is a shape error, not this one's."""
@@ -206,6 +250,34 @@ def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem
     ]
 
 
+def dra_helm_values_problems(helm_values: object, chart_version: object, prefix: str = "") -> list[Problem]:
+    """Top-level keys of the DRA driver's ``helm_values`` the pinned chart (v0.4.1) has no value for: each at
+    ``<prefix>helm_values.<key>``, with the closest chart key when one is close; Helm would pass it to templates
+    that never read it, so it would be ignored. Only the top level is checked, and only for the pinned chart
+    (``chart_version`` unset or ``0.4.1``: another version's keys are not known here); the keys the library owns
+    are refused by :func:`~gpu_components.kubernetes.addon.owned_value_problems` instead (``namespace``: the chart's
+    validation refuses it). Known keys: :data:`DRA_CHART_VALUE_KEYS` and :data:`DRA_CHART_TEMPLATE_KEYS`."""
+    if not isinstance(helm_values, Mapping) or chart_version not in (None, DRA_DRIVER_CHART_VERSION):
+        return []
+    known = (*DRA_CHART_VALUE_KEYS, *DRA_CHART_TEMPLATE_KEYS)
+    problems = []
+    for key, value in helm_values.items():
+        if key in known or key == "namespace":
+            continue
+        close = did_you_mean(str(key), known)
+        problems.append(
+            Problem(
+                f"{prefix}helm_values.{key}",
+                value,
+                f"not a top-level value of the DRA driver chart {DRA_DRIVER_CHART_VERSION}, so it would be ignored"
+                + (f"; did you mean {close!r}?" if close else ""),
+                ", ".join(sorted(known)),
+                SOURCE_DRA_CHART,
+            )
+        )
+    return problems
+
+
 def feature_gate_problems(gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str) -> list[Problem]:
     """Problems of the DRA driver feature gates to turn on (``gates``, at ``path``): a gate given twice, pairs the
     driver refuses at start (:data:`EXCLUSIVE_GATES`, :data:`REQUIRED_GATES`), and DynamicMIG on a cluster with
@@ -272,6 +344,39 @@ def dra_sharing_problems(spec: GpuNodePoolSpec, given: object, where: str) -> li
             SOURCE_DRA_SHARING,
         )
     ]
+
+
+def pool_access_problems(spec: GpuNodePoolSpec, given: Mapping[str, Any], gpu_stack: str, where: str) -> list[Problem]:
+    """The rules of one pool under its cluster's GPU stack, the same at every entry point (``GpuCluster`` and the
+    stack config, each node-pool component, the add-ons' pools): ``gpu_access: dra`` only under ``gpu_stack: dra``
+    (only that stack deploys NVIDIA's DRA driver), and a pool whose resolved ``gpu_access`` is ``dra``
+    (:meth:`~gpu_components.spec.GpuNodePoolSpec.uses_dra`) has no device-plugin sharing
+    (:func:`dra_sharing_problems`).
+
+    Args:
+        spec: the validated pool.
+        given: the pool as written (its ``time_slicing`` / ``mps`` is echoed in the problem).
+        gpu_stack: the GPU stack the pool is built under (the cluster's, the component's ``gpu_stack``, or the
+            add-on's for a plain pool).
+        where: the pool's path: ``pools[<i>]`` (cluster, add-on), ``pool`` (a node-pool component).
+
+    Returns:
+        The problems, paths ``<where>.gpu_access``, ``<where>.time_slicing``, ``<where>.mps`` (source: Kubernetes
+        DRA docs, :data:`SOURCE_DRA`; the driver's sharing API, :data:`SOURCE_DRA_SHARING`).
+    """
+    if spec.gpu_access == "dra" and gpu_stack != "dra":
+        return [
+            Problem(
+                f"{where}.gpu_access",
+                "dra",
+                "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys",
+                "device-plugin, or gpu_stack dra",
+                SOURCE_DRA,
+            )
+        ]
+    if not spec.uses_dra(gpu_stack):
+        return []
+    return dra_sharing_problems(spec, given.get("mps", given.get("time_slicing")), where)
 
 
 def kubelet_plugin_tolerations(

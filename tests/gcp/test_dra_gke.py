@@ -223,3 +223,27 @@ def test_the_gpu_cluster_installer_is_refused_on_gke_whose_driver_comes_from_its
             "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers",
         )
     ]
+
+
+def test_the_refused_gpu_cluster_installer_is_the_one_installer_problem_beside_other_pools() -> None:
+    """A device-plugin pool and a MIG pool beside it: no pool problem names the refused installer (they are checked
+    as under installer chart); the MIG pool keeps GKE's own refusal."""
+    pools = [
+        fixed(),
+        {"name": "dp", "instance_type": "g2-standard-4", "max_size": 2, "gpu_access": "device-plugin"},
+        {"name": "a100", "instance_type": "a2-highgpu-1g", "max_size": 1, "mig": {"profile": "1g.5gb"}},
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        validate_cluster("gcp", pools, "dra", dra={"kubernetes_version": "1.34", "installer": "gpu-operator"})
+    assert [(p.path, p.value, p.source) for p in error.value.problems] == [
+        (
+            "dra.installer",
+            "gpu-operator",
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers",
+        ),
+        ("pools[2].mig", {"profile": "1g.5gb"}, SET_UP_DRA),
+    ]
+    assert error.value.problems[1].message == (
+        "GKE does not support multi-instance GPUs with DRA (its partitions come from gpu_partition_size, which needs "
+        "GKE's driver installation, off on DRA pools)"
+    )

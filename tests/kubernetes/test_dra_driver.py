@@ -12,7 +12,7 @@ import yaml
 
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes import NvidiaDraDriver, NvidiaGpuOperator
-from gpu_components.nvidia.dra_driver import dra_driver_values
+from gpu_components.nvidia.dra_driver import DRA_CHART_VALUE_KEYS, dra_driver_values, dra_helm_values_problems
 from gpu_components.nvidia.gpu_operator import gpu_cluster_values
 from gpu_components.spec import GpuNodePoolSpec, Taint
 from tests.helpers import plan_of, resource
@@ -106,6 +106,47 @@ def test_every_value_the_library_sets_is_a_value_of_the_pinned_charts() -> None:
     assert missing_paths({"kubeletPlugin": {"nodeAffinity": 1}}, dra_chart) == ["kubeletPlugin.nodeAffinity"]
     operator_chart = yaml.safe_load(OPERATOR_VALUES.read_text())
     assert missing_paths(gpu_cluster_values([spec(L40S)], ["MPSSupport"]), operator_chart) == []
+
+
+def test_the_known_top_level_keys_are_those_of_the_pinned_values() -> None:
+    assert tuple(yaml.safe_load(DRA_VALUES.read_text())) == DRA_CHART_VALUE_KEYS
+
+
+def test_helm_values_with_a_top_level_key_the_chart_lacks_are_refused() -> None:
+    known = (
+        "allowDefaultNamespace, altProcDevices, controller, featureGates, fullnameOverride, "
+        "gpuResourcesEnabledOverride, image, imagePullSecrets, kubeletPlugin, logVerbosity, maskNvidiaDriverParams, "
+        "nameOverride, namespaceOverride, nvidiaCDIHookPath, nvidiaDriverRoot, resourceApiVersion, resources, "
+        "selectorLabelsOverride, serviceAccount, webhook"
+    )
+    source = (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/tree/v0.4.1/deployments/helm/dra-driver-nvidia-gpu"
+    )
+    helm_values = {"kubeletPlugn": {}, "webhook": {"enabled": True}, "maskNvidiaDriverParams": True, "zzz": 1}
+    args = {"cloud": "aws", "kubernetes_version": "1.34", "pools": [L40S], "helm_values": helm_values}
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: NvidiaDraDriver("dra", args))  # type: ignore[arg-type]
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in caught.value.problems] == [
+        (
+            "helm_values.kubeletPlugn",
+            {},
+            "not a top-level value of the DRA driver chart 0.4.1, so it would be ignored; did you mean "
+            "'kubeletPlugin'?",
+            known,
+            source,
+        ),
+        (
+            "helm_values.zzz",
+            1,
+            "not a top-level value of the DRA driver chart 0.4.1, so it would be ignored",
+            known,
+            source,
+        ),
+    ]
+    # The stack path, prefixed; another chart version's keys are not known, so not checked.
+    problems = dra_helm_values_problems(helm_values, "0.4.1", "dra.")
+    assert [p.path for p in problems] == ["dra.helm_values.kubeletPlugn", "dra.helm_values.zzz"]
+    assert dra_helm_values_problems(helm_values, "0.5.0") == []
 
 
 def test_the_component_installs_the_pinned_oci_chart_into_its_namespace() -> None:
