@@ -58,7 +58,8 @@ EXIT_CHANGES = 3
 EXIT_REPLACEMENT = 4
 """``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input, a
 ``replaceOnChanges`` path or its provider), deleted, or its nodes recreated in place (a rolling change, or on EKS a
-changed launch template) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
+changed launch template), or its GPU work stranded on nodes that stay (a new MIG layout, or a new GPU advertiser:
+its ``gpu-components/gpu-access`` node label changed) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
 EXIT_POLICY_VIOLATION = 5
 """``plan --policy``: the policy pack found a mandatory violation (``pulumi preview`` fails on it and ``pulumi up``
 refuses to run). 5 is the Pulumi CLI's own exit code for a policy violation (``ExitPolicyViolation`` in
