@@ -13,7 +13,8 @@ the offline reader cannot run (:mod:`~gpu_components.plan.yaml_program`), and a 
 Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file, a project
 the plan cannot run, a program that raises, unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``,
 ``plan --diff``): :data:`EXIT_CHANGES` (3) when anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains
-a node pool (replaced, deleted or its nodes rolled); 0 when nothing changed.
+a node pool (replaced, deleted or its nodes rolled) or strands its GPU work (a new MIG layout or GPU advertiser); 0
+when nothing changed.
 
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
@@ -58,7 +59,8 @@ EXIT_CHANGES = 3
 EXIT_REPLACEMENT = 4
 """``--exit-code``: at least one change drains a node pool's nodes: the pool replaced (a force-new input, a
 ``replaceOnChanges`` path or its provider), deleted, or its nodes recreated in place (a rolling change, or on EKS a
-changed launch template) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
+changed launch template), or its GPU work stranded on nodes that stay (a new MIG layout, or a new GPU advertiser:
+its ``gpu-components/gpu-access`` node label changed) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
 EXIT_POLICY_VIOLATION = 5
 """``plan --policy``: the policy pack found a mandatory violation (``pulumi preview`` fails on it and ``pulumi up``
 refuses to run). 5 is the Pulumi CLI's own exit code for a policy violation (``ExitPolicyViolation`` in
@@ -135,7 +137,10 @@ def main() -> None:
 @click.option(
     "--exit-code",
     is_flag=True,
-    help="With --diff: exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled.",
+    help=(
+        "With --diff: exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled, or its work"
+        " stranded (new MIG layout or GPU advertiser)."
+    ),
 )
 @click.option(
     "--cwd",
@@ -245,7 +250,12 @@ def plan(
 @click.argument("new", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
-    "--exit-code", is_flag=True, help="Exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled."
+    "--exit-code",
+    is_flag=True,
+    help=(
+        "Exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled, or its work stranded (new"
+        " MIG layout or GPU advertiser)."
+    ),
 )
 def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> None:
     """Compare two JSON plans (files, or directories of <stack>.json paired by name).

@@ -434,3 +434,31 @@ def test_diagrams_of_several_stacks_keep_their_stack_names_when_one_fails(tmp_pa
     result = run("plan", "aws-eks", "bad-a", "--diagram", str(tmp_path / "d.svg"), "--cwd", str(ROOT))
     assert result.exit_code == 1
     assert sorted(path.name for path in tmp_path.iterdir()) == ["d-aws-eks.svg"]
+
+
+def test_a_pool_moved_to_another_gpu_advertiser_in_place_exits_as_a_replacement_does(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    config = (ROOT / "stacks" / "Pulumi.aws-eks-dra.yaml").read_text()
+    pinned = config.replace("    - name: l40s\n", "    - name: l40s\n      gpu_access: device-plugin\n")
+    assert pinned != config
+    (tmp_path / "stacks" / "Pulumi.aws-eks-dra.yaml").write_text(pinned)
+    baseline = ROOT / "tests" / "stacks" / "golden" / "aws-eks-dra.json"
+
+    result = run("plan", "aws-eks-dra", "--diff", str(baseline), "--exit-code", "--cwd", str(tmp_path))
+
+    assert result.exit_code == EXIT_REPLACEMENT, result.output
+    lines = result.output.splitlines()
+    start = lines.index(
+        "~ aws:eks/nodeGroup:NodeGroup gpu-demo-gpu-l40s-node-group  [drains nodes: its gpu-components/gpu-access"
+        " label changed (\"dra\" -> (none)): the pool's GPU advertiser changes on live nodes (NVIDIA's DRA driver ->"
+        ' the device plugin): drain them, or add a new pool and move the workloads (README "Moving a pool")]'
+    )
+    assert lines[start + 1 : start + 5] == [
+        '    labels["gpu-components/gpu-access"]: "dra" -> (none)',
+        '    labels["k8s.amazonaws.com/accelerator"]: (none) -> "nvidia-l40s"',
+        '    labels["nvidia.com/device-plugin.config"]: (none) -> "l40s"',
+        '    labels["nvidia.com/gpu.present"]: (none) -> "true"',
+    ]
+    assert lines[-1] == (
+        "7 to create, 3 to update, 1 to replace, 2 to delete; 5 output change(s); 1 node pool(s) drained"
+    )

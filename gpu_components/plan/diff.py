@@ -28,7 +28,10 @@ makes by recreating every node (GKE's node configuration, EKS's AMI release or l
 upgrades: :attr:`~gpu_components.cloud_facts.NodePoolResource.rolls`), or the template the pool takes its nodes'
 settings from changed (the cloud updates the pool in place but replaces each of its nodes): the node-pool
 resource's :class:`~gpu_components.cloud_facts.NodeTemplate` in its cloud's facts says which template and how it is
-named (an EKS node group's launch template, by ``launchTemplate.id``).
+named (an EKS node group's launch template, by ``launchTemplate.id``). Two label changes drain a pool's GPU work though
+its nodes stay: a new MIG layout (``nvidia.com/mig.config``, the MIG Manager repartitions the GPUs) and a new GPU
+advertiser (``gpu-components/gpu-access``: the pool moves between the device plugin and NVIDIA's DRA driver on live
+nodes, :func:`~gpu_components.plan.replacements.changes_gpu_advertiser`, EKS and AKS pools and Karpenter NodePools).
 
 The other options (``dependsOn``, ``protect``, ``retainOnDelete``, ...) change nothing in the cloud on their own:
 the engine records them without an update, and so does the diff. A plan written before options were recorded has
@@ -57,6 +60,7 @@ from gpu_components.plan.mocks import planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
 from gpu_components.plan.replacements import (
+    changes_gpu_advertiser,
     forces_replacement,
     node_pool_types,
     repartitions_gpus,
@@ -151,7 +155,8 @@ class ResourceChange:
     Attributes:
         drains: why the change drains a node pool's GPU nodes (:data:`DRAINS_REPLACED`, :data:`DRAINS_DELETED`, a
             roll's :attr:`~gpu_components.cloud_facts.NodeRolls.why`, or its template's
-            :attr:`~gpu_components.cloud_facts.NodeTemplate.rolls`), or None.
+            :attr:`~gpu_components.cloud_facts.NodeTemplate.rolls`, a new MIG layout or a new GPU advertiser in its
+            node labels), or None.
         old_urn: the old resource's URN where an alias matched it (a rename), else None.
         delete_before_replace: a replacement deletes the old resource before it creates the new one.
         retained: a deleted resource with ``retainOnDelete``: only removed from the stack, left in the cloud.
@@ -258,7 +263,9 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             if drains is None and template is not None and _template_id(now, template) in rolled:
                 drains = template.rolls
             if drains is None and changes:
-                drains = repartitions_gpus(now["type"], _inputs(was), _inputs(now))
+                drains = changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now)) or repartitions_gpus(
+                    now["type"], _inputs(was), _inputs(now)
+                )
         old_urn = matches[urn] if matches[urn] != urn else None
         if not changes and drains is None:
             if old_urn is not None:

@@ -15,7 +15,11 @@ facts, with their sources, in each of its :class:`~gpu_components.cloud_facts.No
 One change drains a pool's GPU workloads though its nodes stay: a new value of the GPU Operator MIG Manager's node
 label (``nvidia.com/mig.config``) in the pool's node labels (each cloud's
 :attr:`~gpu_components.cloud_facts.NodePoolResource.labels` path) repartitions every node's GPUs
-(:func:`repartitions_gpus`).
+(:func:`repartitions_gpus`). Another changes who advertises its GPUs: a new value of the pool's
+``gpu-components/gpu-access`` node label (:data:`~gpu_components.spec.GPU_ACCESS_LABEL`: ``dra`` on a pool NVIDIA's DRA
+driver serves, none on a device-plugin pool), which EKS node groups, AKS agent pools and Karpenter NodePools (EKS
+Karpenter, AKS node auto-provisioning) take in place: the other advertiser starts on the live nodes while their
+running workloads hold what the old one handed out (:func:`changes_gpu_advertiser`).
 
 The other resources the library creates beside node pools (Auto Scaling group tags, IAM roles, service accounts, IAM
 members, launch templates) have force-new tables of their own in each cloud's facts
@@ -33,18 +37,22 @@ added or removed) counts as a change of that field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, all_cloud_facts
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
+from gpu_components.spec import GPU_ACCESS_LABEL
 
 __all__ = [
     "FORCE_NEW",
+    "KARPENTER_NODE_POOL_TYPE",
     "OTHER_FORCE_NEW",
     "ROLLS",
     "ForceNewTable",
+    "changes_gpu_advertiser",
     "forces_replacement",
     "node_pool_types",
     "repartitions_gpus",
@@ -77,6 +85,11 @@ _LABELLED: Mapping[str, NodePoolResource] = MappingProxyType(
     {resource.type_token: resource for facts in all_cloud_facts() for resource in facts.node_pools if resource.labels}
 )
 """Node-pool resource type -> its record, for the types whose node labels the facts locate."""
+
+KARPENTER_NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
+"""Karpenter's NodePool (EKS Karpenter, AKS node auto-provisioning): its nodes' labels are at
+``spec.template.metadata.labels`` (https://karpenter.sh/docs/concepts/nodepools/)."""
+_KARPENTER_LABELS = ("spec", "template", "metadata", "labels")
 
 OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
     {type_: table for facts in all_cloud_facts() for type_, table in facts.force_new.items()}
@@ -157,3 +170,52 @@ def repartitions_gpus(
         resource.node_labels(new_inputs).get(MIG_CONFIG_LABEL),
     )
     return MIG_RECONFIGURE_DRAINS if new is not None and new != old else None
+
+
+def _node_labels(resource_type: str, inputs: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The node labels a node pool of ``resource_type`` gives its nodes, or None for a type whose labels are not
+    located (an AKS cluster's inline pools, any other resource)."""
+    resource = _LABELLED.get(resource_type)
+    if resource is not None:
+        return resource.node_labels(inputs)
+    if resource_type != KARPENTER_NODE_POOL_TYPE:
+        return None
+    value: object = inputs
+    for key in _KARPENTER_LABELS:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def _advertiser(access: object) -> str:
+    return "NVIDIA's DRA driver" if access == "dra" else "the device plugin"
+
+
+def changes_gpu_advertiser(
+    resource_type: str, old_inputs: Mapping[str, object], new_inputs: Mapping[str, object]
+) -> str | None:
+    """Why an in-place change of a ``resource_type`` node pool from ``old_inputs`` to ``new_inputs`` (plain inputs,
+    as a plan records them) strands the GPU work deployed on it, or None: its nodes'
+    :data:`~gpu_components.spec.GPU_ACCESS_LABEL` label gets a new value (added, changed or removed), so the pool
+    moves between the device plugin and NVIDIA's DRA driver on live nodes. The nodes stay (EKS node groups and AKS
+    agent pools update labels in place; Karpenter replaces drifted nodes in its own time): for a while both
+    advertisers may run on one node, and the running workloads keep asking for what only the old one advertised
+    (``nvidia.com/gpu`` limits, or resource claims). Node pools whose label change replaces them (GKE) are replaced
+    already. Read for EKS node groups, AKS agent pools, GKE node pools and Karpenter NodePools
+    (:data:`KARPENTER_NODE_POOL_TYPE`).
+
+    Returns, e.g. ``its gpu-components/gpu-access label changed ((none) -> "dra"): the pool's GPU advertiser changes
+    on live nodes (the device plugin -> NVIDIA's DRA driver): drain them, or add a new pool and move the workloads
+    (README "Moving a pool")``.
+    """
+    old, new = _node_labels(resource_type, old_inputs), _node_labels(resource_type, new_inputs)
+    if old is None or new is None:
+        return None
+    was, now = old.get(GPU_ACCESS_LABEL), new.get(GPU_ACCESS_LABEL)
+    if was == now:
+        return None
+    values = " -> ".join("(none)" if value is None else json.dumps(value) for value in (was, now))
+    return (
+        f"its {GPU_ACCESS_LABEL} label changed ({values}): the pool's GPU advertiser changes on live nodes"
+        f" ({_advertiser(was)} -> {_advertiser(now)}): drain them, or add a new pool and move the workloads"
+        ' (README "Moving a pool")'
+    )

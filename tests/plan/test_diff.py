@@ -450,3 +450,63 @@ def test_base64_user_data_is_diffed_decoded() -> None:
     ]
     script = diff(plan(template("#!/bin/sh\necho a\n")), plan(template("#!/bin/sh\necho b\n")))
     assert to_text(script).splitlines()[2:5] == ["    userData (base64):", "      @@ -1,2 +1,2 @@", "       #!/bin/sh"]
+
+
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+ADVERTISER_TO_DRA = (
+    'its gpu-components/gpu-access label changed ((none) -> "dra"): the pool\'s GPU advertiser changes on live nodes'
+    " (the device plugin -> NVIDIA's DRA driver): drain them, or add a new pool and move the workloads"
+    ' (README "Moving a pool")'
+)
+ADVERTISER_TO_DEVICE_PLUGIN = (
+    'its gpu-components/gpu-access label changed ("dra" -> (none)): the pool\'s GPU advertiser changes on live nodes'
+    " (NVIDIA's DRA driver -> the device plugin): drain them, or add a new pool and move the workloads"
+    ' (README "Moving a pool")'
+)
+
+
+def karpenter_pool(labels: dict[str, str]) -> dict[str, Any]:
+    return record(KARPENTER_NODE_POOL, "np", {"spec": {"template": {"metadata": {"labels": labels}}}}, {})
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "drains"),
+    [
+        (node_group(), node_group(labels={"gpu-components/pool": "gpu", "gpu-components/gpu-access": "dra"}), None),
+        (
+            record(AGENT_POOL, "ap", {"nodeLabels": {"gpu-components/gpu-access": "dra"}}, {}),
+            record(AGENT_POOL, "ap", {"nodeLabels": {}}, {}),
+            ADVERTISER_TO_DEVICE_PLUGIN,
+        ),
+        (karpenter_pool({"gpu-components/pool": "np"}), karpenter_pool({"gpu-components/gpu-access": "dra"}), None),
+    ],
+)
+def test_a_new_gpu_advertiser_on_a_live_pool_strands_its_work(
+    old: dict[str, Any], new: dict[str, Any], drains: str | None
+) -> None:
+    result = diff(plan(old), plan(new))
+
+    assert [(c.action, c.drains) for c in result.changed] == [("update", drains or ADVERTISER_TO_DRA)]
+    assert result.drained == result.changed
+
+
+def test_other_label_changes_leave_the_gpu_advertiser_alone() -> None:
+    access = {"gpu-components/pool": "gpu", "gpu-components/gpu-access": "dra"}
+    relabelled = diff(plan(node_group(labels=access)), plan(node_group(labels={**access, "team": "ml"})))
+    other = record("kubernetes:core/v1:ConfigMap", "cm", {"data": {"gpu-components/gpu-access": "dra"}}, {})
+
+    assert [(c.action, c.drains) for c in relabelled.changed] == [("update", None)]
+    assert diff(plan(other), plan(record("kubernetes:core/v1:ConfigMap", "cm", {"data": {}}, {}))).drained == ()
+
+
+def test_a_new_gpu_advertiser_is_marked_on_the_pool_line() -> None:
+    result = diff(plan(node_group()), plan(node_group(labels={"gpu-components/gpu-access": "dra"})))
+
+    assert to_text(result).splitlines() == [
+        "Plan diff of dev:",
+        f"~ {NODE_GROUP} gpu  [drains nodes: {ADVERTISER_TO_DRA}]",
+        '    labels["gpu-components/gpu-access"]: (none) -> "dra"',
+        '    labels["gpu-components/pool"]: "gpu" -> (none)',
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained",
+    ]
