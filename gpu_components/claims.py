@@ -222,7 +222,8 @@ def _whole_gpu_problems(
             Problem(
                 "gpus",
                 gpus,
-                f"{node} of pool {spec.name} has {most} such GPUs; the claim could never be allocated",
+                f"{node} of pool {spec.name} has {most} such GPU{'' if most == 1 else 's'}; the claim could never be "
+                "allocated",
                 f"1..{most}",
                 dra.SOURCE_KUBERNETES_DRA,
             )
@@ -252,8 +253,8 @@ def _mig_problems(spec: GpuNodePoolSpec, mig_profile: object, devices: object) -
             Problem(
                 "devices",
                 devices,
-                f"{node} of pool {spec.name} has {most} MIG devices of {mig_profile}; the claim could never be "
-                "allocated",
+                f"{node} of pool {spec.name} has {most} MIG device{'' if most == 1 else 's'} of {mig_profile}; "
+                "the claim could never be allocated",
                 f"1..{most}",
                 dra.SOURCE_KUBERNETES_DRA,
             )
@@ -471,7 +472,7 @@ def mps_claim_template(
     pool: DraPool,
     name: str,
     *,
-    feature_gates: Sequence[DraFeatureGateArg],
+    feature_gates: Sequence[DraFeatureGateArg] = (),
     gpus: int = 1,
     mig_profile: str | None = None,
     default_active_thread_percentage: int | None = None,
@@ -487,8 +488,8 @@ def mps_claim_template(
         pool: a DRA pool.
         name: the template's name (a DNS label).
         feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
-            ``GpuCluster.dra_feature_gates``); must hold
-            ``MPSSupport``.
+            ``GpuCluster.dra_feature_gates``); must hold ``MPSSupport``. Defaults to none, which is the error
+            naming the ``MPSSupport`` gate (as :func:`shared_gpu_claim` with a time-slice interval and no gates).
         gpus: GPUs (or MIG devices of ``mig_profile``), checked as in :func:`gpu_claim_template` /
             :func:`mig_claim_template`.
         mig_profile: share MIG devices of this profile of the pool's layout instead of whole GPUs.
@@ -570,11 +571,15 @@ def _published(spec: GpuNodePoolSpec) -> dict[str, int]:
     return dict(sorted(most.items()))
 
 
-def _request_fit_problems(spec: GpuNodePoolSpec, request: Mapping[str, Any], where: str) -> list[Problem]:
+def _request_fit_problems(
+    spec: GpuNodePoolSpec, request: Mapping[str, Any], where: str
+) -> tuple[tuple[str, int] | None, list[Problem]]:
     """A claim request (``exactly``: DeviceClass, count, selectors, at ``where``) against what a node of the pool
     publishes: its DeviceClass must be one the pool publishes in, a ``mig.nvidia.com`` request must select one MIG
     profile of the pool's layout (:func:`~gpu_components.dra.mig_profile_expression`), and its count must fit one node.
-    A claim made for another pool fails here, where its pod would stay Pending."""
+    A claim made for another pool fails here, where its pod would stay Pending. Returns ``((device key, count),
+    [])`` for a request that fits (the key as :func:`~gpu_components.dra.dra_devices` spells it), else ``(None,
+    problems)``."""
     published = _published(spec)
     offered = ", ".join(f"{key}: {count}" for key, count in published.items())
     node = "the largest node" if spec.provisioning is not None else "each node"
@@ -588,7 +593,7 @@ def _request_fit_problems(spec: GpuNodePoolSpec, request: Mapping[str, Any], whe
             profile for profile in layout if {"cel": {"expression": dra.mig_profile_expression(profile)}} in selectors
         ]
         if not profiles:
-            return [
+            return None, [
                 Problem(
                     f"{where}.selectors",
                     selectors,
@@ -600,7 +605,7 @@ def _request_fit_problems(spec: GpuNodePoolSpec, request: Mapping[str, Any], whe
             ]
         key = f"{prefix}{profiles[0]}"
     if key is None or key not in published:
-        return [
+        return None, [
             Problem(
                 f"{where}.deviceClassName",
                 device_class,
@@ -614,22 +619,30 @@ def _request_fit_problems(spec: GpuNodePoolSpec, request: Mapping[str, Any], whe
         ]
     count = request.get("count", 1)
     if isinstance(count, int) and count > published[key]:
-        return [
+        return None, [
             Problem(
                 f"{where}.count",
                 count,
-                f"{node} of pool {spec.name} publishes {published[key]} devices of {key}; the claim could never be "
+                f"{node} of pool {spec.name} publishes {_devices(published[key], key)}; the claim could never be "
                 "allocated",
                 f"1..{published[key]}",
                 dra.SOURCE_KUBERNETES_DRA,
             )
         ]
-    return []
+    return ((key, count) if isinstance(count, int) else None), []
 
 
-def _claim_fit_problems(spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str) -> list[Problem]:
+def _devices(count: int, key: str) -> str:
+    """``count`` devices of device key ``key``, in words: ``1 device of gpu.nvidia.com``, ``2 devices of ...``."""
+    return f"{count} device{'' if count == 1 else 's'} of {key}"
+
+
+def _claim_fit_problems(
+    spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str
+) -> tuple[list[tuple[str, int]], list[Problem]]:
     """Each ``exactly`` request of a claim manifest (``where``: its path) against the pool
-    (:func:`_request_fit_problems`); a template's claim spec sits under ``spec.spec``."""
+    (:func:`_request_fit_problems`); a template's claim spec sits under ``spec.spec``. Returns the ``(device key,
+    count)`` of each request that fits, and the problems."""
     template = claim.get("kind") == "ResourceClaimTemplate"
     body: Any = claim.get("spec")
     body = body.get("spec") if template and isinstance(body, Mapping) else body
@@ -637,7 +650,8 @@ def _claim_fit_problems(spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: 
     requests = devices.get("requests") if isinstance(devices, Mapping) else None
     base = f"{where}.spec.spec.devices.requests" if template else f"{where}.spec.devices.requests"
     if not isinstance(requests, list) or not requests:
-        return [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
+        return [], [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
+    fits: list[tuple[str, int]] = []
     problems: list[Problem] = []
     for index, request in enumerate(requests):
         exactly = request.get("exactly") if isinstance(request, Mapping) else None
@@ -651,7 +665,37 @@ def _claim_fit_problems(spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: 
                 )
             )
             continue
-        problems += _request_fit_problems(spec, exactly, f"{base}[{index}].exactly")
+        fit, found = _request_fit_problems(spec, exactly, f"{base}[{index}].exactly")
+        fits += [fit] if fit is not None else []
+        problems += found
+    return fits, problems
+
+
+def _pod_total_problems(spec: GpuNodePoolSpec, fits: Sequence[tuple[str, str, int]]) -> list[Problem]:
+    """The devices of all of a pod's claims (``fits``: each request's claim name, device key and count) against what
+    one node of the pool publishes: the scheduler allocates every claim of a pod on the one node the pod runs on, so
+    claims that each fit a node but together need more devices of a key than a node has leave the pod Pending."""
+    published = _published(spec)
+    node = "the largest node" if spec.provisioning is not None else "each node"
+    problems: list[Problem] = []
+    for key in sorted({key for _, key, _ in fits}):
+        claims: dict[str, int] = {}
+        for name, each, count in fits:
+            if each == key:
+                claims[name] = claims.get(name, 0) + count
+        total = sum(claims.values())
+        if len(claims) > 1 and total > published[key]:
+            problems.append(
+                Problem(
+                    "claims",
+                    claims,
+                    f"the pod's claims need {_devices(total, key)} together, but {node} of pool {spec.name} "
+                    f"publishes {published[key]}; every claim of a pod is allocated on the node it runs on, so the "
+                    "pod could never be scheduled",
+                    f"claims needing at most {_devices(published[key], key)} together",
+                    dra.SOURCE_KUBERNETES_DRA,
+                )
+            )
     return problems
 
 
@@ -671,12 +715,15 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
             claims of one name, claims in different namespaces (a pod references claims of its own namespace), a
             claim made for another pool: a request in a DeviceClass the pool publishes nothing in, a MIG request
             selecting no MIG profile of the pool's layout, or more devices than a node of the pool publishes
-            (the pool's :func:`~gpu_components.dra.dra_devices`).
+            (the pool's :func:`~gpu_components.dra.dra_devices`); claims that each fit but together need more
+            devices of one DeviceClass (or MIG profile) than a node publishes (path ``claims``, value: each
+            claim's devices of that key), since all of a pod's claims are allocated on the node it runs on.
     """
     pool_problems = _pool_problems(pool)
     problems = list(pool_problems)
     entries: list[PodResourceClaim] = []
     namespaces: list[str] = []
+    fits: list[tuple[str, str, int]] = []
     if isinstance(claims, (str, Mapping)) or not isinstance(claims, Sequence) or not claims:
         problems.append(Problem("claims", claims, "must be a non-empty list of claim manifests"))
         raise GpuSpecError(problems)
@@ -700,7 +747,9 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
         name = str(metadata.get("name"))
         namespaces.append(str(metadata.get("namespace", DEFAULT_NAMESPACE)))
         if not pool_problems:
-            problems += _claim_fit_problems(pool.spec, claim, f"claims[{index}]")
+            fit, found = _claim_fit_problems(pool.spec, claim, f"claims[{index}]")
+            fits += [(name, key, count) for key, count in fit]
+            problems += found
         if any(entry["name"] == name for entry in entries):
             problems.append(Problem(f"claims[{index}].metadata.name", name, "two claims of one name in one pod"))
             continue
@@ -710,6 +759,7 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
         else:
             entry["resourceClaimName"] = name
         entries.append(entry)
+    problems += _pod_total_problems(pool.spec, fits)
     if len(set(namespaces)) > 1:
         problems.append(
             Problem(

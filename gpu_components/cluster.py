@@ -176,11 +176,16 @@ class DraSettingsArgs(TypedDict):
     ``dra-driver-nvidia-gpu``."""
     chart_version: NotRequired[str]
     """Version of the ``dra-driver-nvidia-gpu`` chart, with installer ``chart`` only. Defaults to the pinned, tested
-    ``0.4.1``."""
+    ``0.4.1``. Another version is deployed as given with the values, feature gate names and owned keys of 0.4.1, its
+    ``helm_values`` keys unchecked, and a warning saying so
+    (:func:`~gpu_components.nvidia.dra_driver.dra_chart_version_note`)."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw DRA driver chart values merged over the rendered ones, with installer ``chart`` only. Defaults to none.
     ``nvidiaDriverRoot``, ``gpuResourcesEnabledOverride``, ``resources.gpus.enabled``, ``featureGates``,
-    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations`` and ``namespace`` are the library's and refused."""
+    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations`` and ``namespace`` are the library's and refused. Under the
+    pinned chart a key its templates never read is refused (top level, and inside the chart's own maps such as
+    ``kubeletPlugin`` or ``controller.metrics``; not inside a value passed on whole, such as ``affinity`` or
+    ``resources``: :func:`~gpu_components.nvidia.dra_driver.dra_helm_values_problems`)."""
 
 
 class GpuClusterArgs(TypedDict):
@@ -566,7 +571,7 @@ def validate_cluster(
             )
     if device_plugin is not None:
         problems += shape_problems(DevicePluginSettingsArgs, device_plugin, f"{prefix}device_plugin")
-    for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator), ("dra", dra)):
+    for key, settings_ in (("device_plugin", device_plugin), ("gpu_operator", gpu_operator)):  # dra's: _dra_problems
         if isinstance(settings_, Mapping):
             problems += namespace_problems(settings_.get("namespace"), f"{prefix}{key}.namespace")
     if isinstance(gpu_operator, Mapping):

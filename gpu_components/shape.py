@@ -81,6 +81,10 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
         return Problem(path, item["input"], not_allowed(item["input"], _allowed_at(shape, loc)), str(expected))
     if item["type"] in _INTEGER_TYPES:
         return Problem(path, item["input"], "must be a whole number", WHOLE_NUMBER)
+    if item["type"] == "list_type" and isinstance(item["input"], str | int | float):
+        items = _allowed_at(shape, (*loc, 0))
+        of = f"; items: {', '.join(items)}" if items else ""
+        return Problem(path, item["input"], "must be a list, not a single value", f"a list, e.g. [{item['input']}]{of}")
     return Problem(path, item["input"], message[:1].lower() + message[1:], _VALID_OF_TYPE.get(item["type"]))
 
 

@@ -462,7 +462,7 @@ def test_pod_settings_refuse_a_claim_made_for_another_pool() -> None:
         (
             "claims[1].spec.spec.devices.requests[0].exactly.count",
             4,
-            "each node of pool l40s publishes 1 devices of gpu.nvidia.com; the claim could never be allocated",
+            "each node of pool l40s publishes 1 device of gpu.nvidia.com; the claim could never be allocated",
             "1..1",
         )
     ]
@@ -504,3 +504,73 @@ def test_vector_add_job_of_a_dra_pool_takes_no_resource_choice() -> None:
     with pytest.raises(GpuSpecError) as error:
         vector_add_job(h100_mig(), mig_profile="1g.10gb")
     assert problems_of(error)[0][:2] == ("mig_profile", "1g.10gb")
+
+
+def test_pod_settings_refuse_claims_that_together_need_more_devices_than_a_node_publishes() -> None:
+    one_gpu = view({"name": "l40s", "instance_type": "g6e.2xlarge", "max_size": 2})
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(one_gpu, [gpu_claim_template(one_gpu, "a"), gpu_claim_template(one_gpu, "b")])
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in error.value.problems] == [
+        (
+            "claims",
+            {"a": 1, "b": 1},
+            "the pod's claims need 2 devices of gpu.nvidia.com together, but each node of pool l40s publishes 1; "
+            "every claim of a pod is allocated on the node it runs on, so the pod could never be scheduled",
+            "claims needing at most 1 device of gpu.nvidia.com together",
+            dra.SOURCE_KUBERNETES_DRA,
+        )
+    ]
+    # A shared claim counts as well; claims of other MIG profiles are counted apart, each against its own devices.
+    four = l40s()
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(four, [gpu_claim_template(four, "a", gpus=4), shared_gpu_claim(four, "s")])
+    assert problems_of(error)[0][:2] == ("claims", {"a": 4, "s": 1})
+    mig = h100_mig()
+    settings = claim_pod_settings(
+        mig, [mig_claim_template(mig, "a", "1g.10gb", devices=50), mig_claim_template(mig, "b", "1g.10gb", devices=6)]
+    )
+    assert [entry["name"] for entry in settings["resourceClaims"]] == ["a", "b"]
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(
+            mig,
+            [mig_claim_template(mig, "a", "1g.10gb", devices=50), mig_claim_template(mig, "b", "1g.10gb", devices=7)],
+        )
+    assert problems_of(error) == [
+        (
+            "claims",
+            {"a": 50, "b": 7},
+            "the pod's claims need 57 devices of mig.nvidia.com/1g.10gb together, but each node of pool h100 "
+            "publishes 56; every claim of a pod is allocated on the node it runs on, so the pod could never be "
+            "scheduled",
+            "claims needing at most 56 devices of mig.nvidia.com/1g.10gb together",
+        )
+    ]
+
+
+def test_one_gpu_of_a_one_gpu_node_is_said_in_the_singular() -> None:
+    one_gpu = view({"name": "l40s", "instance_type": "g6e.2xlarge", "max_size": 2})
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(one_gpu, "trainer", gpus=2)
+    assert problems_of(error) == [
+        ("gpus", 2, "each node of pool l40s has 1 such GPU; the claim could never be allocated", "1..1")
+    ]
+
+
+def test_an_mps_template_without_feature_gates_names_the_gate_like_a_shared_claim() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mps_claim_template(l40s(), "c11")
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in error.value.problems] == [
+        (
+            "feature_gates",
+            [],
+            "MPS in a resource claim needs the DRA driver's feature gate MPSSupport (alpha, off by default), which the "
+            "cluster does not turn on; add MPSSupport to the cluster's dra.feature_gates",
+            "dra.feature_gates including MPSSupport",
+            dra.SOURCE_CONFIG_GATES,
+        )
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(l40s(), "shared", time_slice_interval="Short")
+    assert [(p.path, p.valid) for p in error.value.problems] == [
+        ("time_slice_interval", "dra.feature_gates including TimeSlicingSettings")
+    ]

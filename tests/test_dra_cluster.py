@@ -514,3 +514,36 @@ def test_the_default_namespace_is_refused_as_the_chart_refuses_it() -> None:
             )
         )
     assert [(p.path, p.value, p.message) for p in caught.value.problems] == [("namespace", "default", why)]
+
+
+def test_an_invalid_dra_namespace_or_a_single_feature_gate_is_one_problem_each(tmp_path: Path) -> None:
+    result = plan_stack(
+        tmp_path,
+        "aws-eks",
+        {
+            "gpu-components:pools": [L40S],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:dra": {"namespace": "DRA", "feature_gates": "MPSSupport"},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "Error: t: 2 invalid GPU settings:",
+        "  - dra.feature_gates: must be a list, not a single value (got 'MPSSupport'); valid: a list, e.g. "
+        "[MPSSupport]; items: TimeSlicingSettings, MPSSupport, DynamicMIG, PassthroughSupport, NVMLDeviceHealthCheck, "
+        "DeviceMetadata, IMEXDaemonsWithDNSNames, ComputeDomainCliques, CrashOnNVLinkFabricErrors",
+        "  - dra.namespace: not a valid namespace name (DNS-1123 label) (got 'DRA'); valid: lowercase letters, digits "
+        "or '-', starting and ending alphanumeric [source: "
+        "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names]",
+    ]
+
+
+def test_a_nested_helm_values_key_the_pinned_chart_never_reads_is_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"controller": {"metrics": {"enabeld": False}}}}) == [
+        (
+            "dra.helm_values.controller.metrics.enabeld",
+            False,
+            "not a value of controller.metrics that the DRA driver chart 0.4.1's templates read, so it would be "
+            "ignored; did you mean 'enabled'?",
+        )
+    ]

@@ -23,6 +23,7 @@ from gpu_components.nvidia.dra_driver import (
     DEFAULT_DRA_NAMESPACE,
     DRA_DRIVER_CHART,
     DRA_DRIVER_CHART_VERSION,
+    dra_chart_version_note,
     dra_chart_version_problems,
     dra_driver_values,
     dra_helm_values_problems,
@@ -91,13 +92,18 @@ class NvidiaDraDriverArgs(TypedDict):
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``dra-driver-nvidia-gpu``, the one the
     driver's install guide uses."""
     chart_version: NotRequired[str]
-    """Version of the ``dra-driver-nvidia-gpu`` chart (``MAJOR.MINOR.PATCH``). Defaults to the pinned, tested
-    ``0.4.1``."""
+    """Version of the ``dra-driver-nvidia-gpu`` chart (``MAJOR.MINOR.PATCH``). Defaults to the pinned, tested ``0.4.1``.
+    Another version is deployed as given with the values, feature gate names and owned keys of 0.4.1, its
+    ``helm_values`` keys unchecked, and a warning saying so
+    (:func:`~gpu_components.nvidia.dra_driver.dra_chart_version_note`)."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones (escape hatch), e.g. ``resources.computeDomains.enabled`` for
     Multi-Node NVLink systems. Defaults to none. The values the library decides (``DRA_DRIVER_OWNED_VALUES``:
     ``nvidiaDriverRoot``, ``gpuResourcesEnabledOverride``, ``resources.gpus.enabled``, ``featureGates``,
-    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations``, ``namespace``) are refused."""
+    ``kubeletPlugin.affinity``, ``kubeletPlugin.tolerations``, ``namespace``) are refused. Under the pinned chart a key
+    its templates never read is refused (top level, and inside the chart's own maps such as ``kubeletPlugin`` or
+    ``controller.metrics``; not inside a value passed on whole, such as ``affinity`` or ``resources``:
+    :func:`~gpu_components.nvidia.dra_driver.dra_helm_values_problems`)."""
 
 
 class NvidiaDraDriver(pulumi.ComponentResource):
@@ -159,6 +165,9 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             raise GpuSpecError(problems)
         join_cluster("NvidiaDraDriver", name, opts)
         super().__init__("gpu-components:index:NvidiaDraDriver", name, None, opts)
+        note = dra_chart_version_note(settings.get("chart_version"))
+        if note is not None:
+            pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.values: dict[str, Any] = dra_driver_values(
             specs, str(roots[0][1]), gates, served.node_taints, settings.get("helm_values")

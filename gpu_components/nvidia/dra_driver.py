@@ -95,6 +95,79 @@ DRA_CHART_VALUE_KEYS: tuple[str, ...] = (
 DRA_CHART_TEMPLATE_KEYS: tuple[str, ...] = ("maskNvidiaDriverParams",)
 """Top-level values the pinned chart's templates read that its ``values.yaml`` does not declare
 (``templates/kubeletplugin.yaml`` v0.4.1 passes ``maskNvidiaDriverParams`` to the kubelet plugin's containers)."""
+DRA_CHART_NESTED_VALUES: tuple[str, ...] = (
+    "controller.affinity",
+    "controller.containers.computeDomain.env",
+    "controller.containers.computeDomain.resources",
+    "controller.containers.computeDomain.securityContext",
+    "controller.leaderElection.enabled",
+    "controller.leaderElection.leaseDuration",
+    "controller.leaderElection.renewDeadline",
+    "controller.leaderElection.retryPeriod",
+    "controller.metrics.enabled",
+    "controller.metrics.httpEndpoint",
+    "controller.metrics.metricsPath",
+    "controller.metrics.profilePath",
+    "controller.networkPolicy.enabled",
+    "controller.nodeSelector",
+    "controller.podAnnotations",
+    "controller.podSecurityContext",
+    "controller.priorityClassName",
+    "controller.replicas",
+    "controller.tolerations",
+    "image.pullPolicy",
+    "image.repository",
+    "image.tag",
+    "kubeletPlugin.affinity",
+    "kubeletPlugin.containers.computeDomains.env",
+    "kubeletPlugin.containers.computeDomains.healthcheckPort",
+    "kubeletPlugin.containers.computeDomains.resources",
+    "kubeletPlugin.containers.computeDomains.securityContext",
+    "kubeletPlugin.containers.gpus.env",
+    "kubeletPlugin.containers.gpus.healthcheckPort",
+    "kubeletPlugin.containers.gpus.resources",
+    "kubeletPlugin.containers.gpus.securityContext",
+    "kubeletPlugin.kubeletPluginsDirectoryPath",
+    "kubeletPlugin.kubeletRegistrarDirectoryPath",
+    "kubeletPlugin.metrics.computeDomainHttpEndpoint",
+    "kubeletPlugin.metrics.enabled",
+    "kubeletPlugin.metrics.gpuHttpEndpoint",
+    "kubeletPlugin.metrics.metricsPath",
+    "kubeletPlugin.networkPolicy.enabled",
+    "kubeletPlugin.nodeSelector",
+    "kubeletPlugin.podAnnotations",
+    "kubeletPlugin.podSecurityContext",
+    "kubeletPlugin.priorityClassName",
+    "kubeletPlugin.tolerations",
+    "kubeletPlugin.updateStrategy",
+    "resources.computeDomains.enabled",
+    "resources.gpus.enabled",
+    "serviceAccount.annotations",
+    "serviceAccount.create",
+    "serviceAccount.name",
+    "webhook.affinity",
+    "webhook.containerPort",
+    "webhook.containers.webhook.resources",
+    "webhook.containers.webhook.securityContext",
+    "webhook.enabled",
+    "webhook.failurePolicy",
+    "webhook.nodeSelector",
+    "webhook.podAnnotations",
+    "webhook.podSecurityContext",
+    "webhook.priorityClassName",
+    "webhook.replicas",
+    "webhook.serviceAccount.annotations",
+    "webhook.serviceAccount.create",
+    "webhook.serviceAccount.name",
+    "webhook.servicePort",
+    "webhook.tls",
+    "webhook.tolerations",
+)
+"""The nested values the pinned chart's templates read (every ``.Values.<a>.<b>...`` of
+``deployments/helm/dra-driver-nvidia-gpu/templates/*`` at v0.4.1 below a top-level key whose value is a map of the
+chart's own settings; :data:`SOURCE_DRA_CHART`). A key below one of these paths is the Kubernetes object or map the
+template passes on (``affinity``, ``resources``, ``env``, ``webhook.tls``, ...) and is not checked; a key beside
+them is one the templates never read. ``values.yaml`` also declares ``webhook.strategy``, which no template reads."""
 
 CHART_KUBELET_PLUGIN_TOLERATIONS: tuple[dict[str, str], ...] = (
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
@@ -250,31 +323,64 @@ def dra_chart_version_problems(chart_version: object, path: str) -> list[Problem
     ]
 
 
+def dra_chart_version_note(chart_version: object) -> str | None:
+    """What a ``chart_version`` other than the pinned :data:`DRA_DRIVER_CHART_VERSION` leaves unchecked, as a warning
+    for the plan and ``pulumi up`` (``None`` for the pinned chart or no version): the library renders the values,
+    feature gate names and owned keys of chart 0.4.1 and checks no ``helm_values`` key
+    (:func:`dra_helm_values_problems`), so a value the other chart renamed or dropped would be ignored by Helm."""
+    if not isinstance(chart_version, str) or chart_version == DRA_DRIVER_CHART_VERSION:
+        return None
+    return (
+        f"DRA driver chart_version {chart_version} is not the pinned, tested {DRA_DRIVER_CHART_VERSION}: the chart "
+        f"values, feature gate names and library-owned keys are those of chart {DRA_DRIVER_CHART_VERSION}, and no "
+        f"helm_values key is checked against chart {chart_version}; compare its values.yaml with "
+        f"{DRA_DRIVER_CHART_VERSION}'s before deploying"
+    )
+
+
 def dra_helm_values_problems(helm_values: object, chart_version: object, prefix: str = "") -> list[Problem]:
-    """Top-level keys of the DRA driver's ``helm_values`` the pinned chart (v0.4.1) has no value for: each at
-    ``<prefix>helm_values.<key>``, with the closest chart key when one is close; Helm would pass it to templates
-    that never read it, so it would be ignored. Only the top level is checked, and only for the pinned chart
-    (``chart_version`` unset or ``0.4.1``: another version's keys are not known here); the keys the library owns
-    are refused by :func:`~gpu_components.kubernetes.addon.owned_value_problems` instead (``namespace``: the chart's
-    validation refuses it). Known keys: :data:`DRA_CHART_VALUE_KEYS` and :data:`DRA_CHART_TEMPLATE_KEYS`."""
+    """Keys of the DRA driver's ``helm_values`` the pinned chart (v0.4.1) has no value for, so Helm would pass them
+    to templates that never read them and they would be ignored: each at ``<prefix>helm_values.<path>``, with the
+    closest chart key when one is close. Top-level keys are checked against :data:`DRA_CHART_VALUE_KEYS` and
+    :data:`DRA_CHART_TEMPLATE_KEYS`; keys inside a map of the chart's own settings (``kubeletPlugin``,
+    ``controller``, ``webhook``, ``resources``, ``image``, ``serviceAccount``, and their ``containers`` /
+    ``metrics`` / ... maps) against :data:`DRA_CHART_NESTED_VALUES`; the contents of a value the chart passes on
+    whole (``affinity``, ``tolerations``, ``resources``, ``env``, ``featureGates``, ``webhook.tls``, ...) are not.
+    Only for the pinned chart: with another ``chart_version`` nothing is checked (that chart's values are not known
+    here; README "DRA settings"). The keys the library owns are refused by
+    :func:`~gpu_components.kubernetes.addon.owned_value_problems` instead (``namespace``: the chart's validation
+    refuses it)."""
     if not isinstance(helm_values, Mapping) or chart_version not in (None, DRA_DRIVER_CHART_VERSION):
         return []
-    known = (*DRA_CHART_VALUE_KEYS, *DRA_CHART_TEMPLATE_KEYS)
-    problems = []
-    for key, value in helm_values.items():
-        if key in known or key == "namespace":
-            continue
-        close = did_you_mean(str(key), known)
-        problems.append(
-            Problem(
-                f"{prefix}helm_values.{key}",
-                value,
-                f"not a top-level value of the DRA driver chart {DRA_DRIVER_CHART_VERSION}, so it would be ignored"
-                + (f"; did you mean {close!r}?" if close else ""),
-                ", ".join(sorted(known)),
-                SOURCE_DRA_CHART,
-            )
-        )
+    top = (*DRA_CHART_VALUE_KEYS, *DRA_CHART_TEMPLATE_KEYS)
+    paths = [tuple(path.split(".")) for path in DRA_CHART_NESTED_VALUES]
+    problems: list[Problem] = []
+
+    def check(values: Mapping[Any, Any], at: tuple[str, ...]) -> None:
+        known = sorted({path[len(at)] for path in paths if path[: len(at)] == at}) if at else sorted(top)
+        for key, value in values.items():
+            here = (*at, str(key))
+            if str(key) not in known and not (not at and key == "namespace"):
+                close = did_you_mean(str(key), known)
+                chart = f"the DRA driver chart {DRA_DRIVER_CHART_VERSION}"
+                where = (
+                    f"a value of {'.'.join(at)} that {chart}'s templates read"
+                    if at
+                    else f"a top-level value of {chart}"
+                )
+                problems.append(
+                    Problem(
+                        f"{prefix}helm_values.{'.'.join(here)}",
+                        value,
+                        f"not {where}, so it would be ignored" + (f"; did you mean {close!r}?" if close else ""),
+                        ", ".join(known),
+                        SOURCE_DRA_CHART,
+                    )
+                )
+            elif isinstance(value, Mapping) and here not in paths and any(p[: len(here)] == here for p in paths):
+                check(value, here)
+
+    check(helm_values, ())
     return problems
 
 

@@ -12,7 +12,12 @@ import yaml
 
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes import NvidiaDraDriver, NvidiaGpuOperator
-from gpu_components.nvidia.dra_driver import DRA_CHART_VALUE_KEYS, dra_driver_values, dra_helm_values_problems
+from gpu_components.nvidia.dra_driver import (
+    DRA_CHART_NESTED_VALUES,
+    DRA_CHART_VALUE_KEYS,
+    dra_driver_values,
+    dra_helm_values_problems,
+)
 from gpu_components.nvidia.gpu_operator import gpu_cluster_values
 from gpu_components.spec import GpuNodePoolSpec, Taint
 from tests.helpers import plan_of, resource
@@ -315,3 +320,98 @@ def test_dra_feature_gates_need_the_gpu_cluster() -> None:
     assert [(p.path, p.valid) for p in caught.value.problems] == [
         ("dra_feature_gates", "dra_installer gpu-operator, or no dra_feature_gates")
     ]
+
+
+def test_feature_gates_given_as_one_string_say_to_write_a_list_of_gates() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: NvidiaDraDriver(
+                "dra",
+                {"cloud": "aws", "kubernetes_version": "1.34", "pools": [L40S], "feature_gates": "MPSSupport"},  # type: ignore[typeddict-item]
+            )
+        )
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        (
+            "feature_gates",
+            "MPSSupport",
+            "must be a list, not a single value",
+            "a list, e.g. [MPSSupport]; items: TimeSlicingSettings, MPSSupport, DynamicMIG, PassthroughSupport, "
+            "NVMLDeviceHealthCheck, DeviceMetadata, IMEXDaemonsWithDNSNames, ComputeDomainCliques, "
+            "CrashOnNVLinkFabricErrors",
+        )
+    ]
+
+
+def test_nested_helm_values_keys_the_pinned_chart_never_reads_are_refused() -> None:
+    helm_values = {
+        "kubeletPlugin": {"tolerationz": [], "containers": {"gpus": {"envv": [], "resources": {"limits": {}}}}},
+        "controller": {"affinity": {"anything": {}}, "metrics": {"enabled": False}},
+        "webhook": {"strategy": {}, "tls": {"mode": "secret", "free": 1}},
+        "resources": {"computeDomains": {"enabled": True, "x": 1}},
+    }
+    problems = dra_helm_values_problems(helm_values, None, "dra.")
+    assert [(p.path, p.value, p.message, p.valid) for p in problems] == [
+        (
+            "dra.helm_values.kubeletPlugin.tolerationz",
+            [],
+            "not a value of kubeletPlugin that the DRA driver chart 0.4.1's templates read, so it would be ignored; "
+            "did you mean 'tolerations'?",
+            "affinity, containers, kubeletPluginsDirectoryPath, kubeletRegistrarDirectoryPath, metrics, "
+            "networkPolicy, nodeSelector, podAnnotations, podSecurityContext, priorityClassName, tolerations, "
+            "updateStrategy",
+        ),
+        (
+            "dra.helm_values.kubeletPlugin.containers.gpus.envv",
+            [],
+            "not a value of kubeletPlugin.containers.gpus that the DRA driver chart 0.4.1's templates read, so it "
+            "would be ignored; did you mean 'env'?",
+            "env, healthcheckPort, resources, securityContext",
+        ),
+        (
+            "dra.helm_values.webhook.strategy",
+            {},
+            "not a value of webhook that the DRA driver chart 0.4.1's templates read, so it would be ignored",
+            "affinity, containerPort, containers, enabled, failurePolicy, nodeSelector, podAnnotations, "
+            "podSecurityContext, priorityClassName, replicas, serviceAccount, servicePort, tls, tolerations",
+        ),
+        (
+            "dra.helm_values.resources.computeDomains.x",
+            1,
+            "not a value of resources.computeDomains that the DRA driver chart 0.4.1's templates read, so it would "
+            "be ignored",
+            "enabled",
+        ),
+    ]
+    assert dra_helm_values_problems(helm_values, "0.5.0") == []
+
+
+def test_every_nested_value_the_check_knows_is_read_where_the_pinned_values_nest_it() -> None:
+    chart = yaml.safe_load(DRA_VALUES.read_text())
+    undeclared = []
+    for path in DRA_CHART_NESTED_VALUES:
+        node: Any = chart
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if node is None:
+            undeclared.append(path)
+    # values.yaml leaves this one out; templates/webhook-serviceaccount.yaml reads it (v0.4.1).
+    assert undeclared == ["webhook.serviceAccount.annotations"]
+
+
+def test_another_chart_version_is_deployed_with_a_warning_of_what_is_not_checked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    args = {"cloud": "aws", "kubernetes_version": "1.34", "pools": [L40S], "chart_version": "0.5.0"}
+    args["helm_values"] = {"kubeletPlugn": {}}
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan = plan_of(lambda: NvidiaDraDriver("dra", args))  # type: ignore[arg-type]
+    assert resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release").inputs["version"] == "0.5.0"
+    assert [record.getMessage() for record in caplog.records if "chart_version" in record.getMessage()] == [
+        "DRA driver chart_version 0.5.0 is not the pinned, tested 0.4.1: the chart values, feature gate names and "
+        "library-owned keys are those of chart 0.4.1, and no helm_values key is checked against chart 0.5.0; "
+        "compare its values.yaml with 0.4.1's before deploying"
+    ]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_of(lambda: NvidiaDraDriver("dra", {**args, "chart_version": "0.4.1", "helm_values": {}}))  # type: ignore[arg-type]
+    assert [record.getMessage() for record in caplog.records if "chart_version" in record.getMessage()] == []
