@@ -159,6 +159,9 @@ class DraFacts:
             the driver under ``driver_root``); ``None`` where the node image or the cloud installs it. The
             composition applies it once per cluster with a DRA pool (``kubernetes.yaml.v2.ConfigFile``).
         driver_installer_source: the page that tells users to apply ``driver_installer``; ``None`` without one.
+        kubelet_plugin_priority_class: the DRA driver chart's ``kubeletPlugin.priorityClassName`` where the cloud
+            does not admit the chart's ``system-node-critical`` in the driver's namespace (GKE: ``""``, none, as
+            GKE's DRA guide sets it); ``None`` keeps the chart's.
     """
 
     driver_root: str
@@ -166,6 +169,7 @@ class DraFacts:
     source: str
     driver_installer: str | None = None
     driver_installer_source: str | None = None
+    kubelet_plugin_priority_class: str | None = None
 
 
 def _no_value(instance_type: str) -> None:

@@ -91,9 +91,16 @@ def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
                         "nodeSelectorTerms": [
                             {
                                 "matchExpressions": [
-                                    {"key": "gpu-components/pool", "operator": "In", "values": ["h100", "l40s"]}
+                                    {"key": "gpu-components/pool", "operator": "In", "values": ["l40s"]}
                                 ]
-                            }
+                            },
+                            # The MIG pool's nodes once the GPU Operator's MIG manager has partitioned them.
+                            {
+                                "matchExpressions": [
+                                    {"key": "gpu-components/pool", "operator": "In", "values": ["h100"]},
+                                    {"key": "nvidia.com/mig.config.state", "operator": "In", "values": ["success"]},
+                                ]
+                            },
                         ]
                     }
                 }

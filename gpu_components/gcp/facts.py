@@ -134,6 +134,16 @@ GKE_TOOLKIT_ENV: Mapping[str, str] = MappingProxyType({"RUNTIME_CONFIG_SOURCE": 
 GKE_CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
 """Priority classes GKE admits outside ``kube-system`` only under a matching ResourceQuota (the operands use
 ``system-node-critical``)."""
+GKE_DRA_KUBELET_PLUGIN_PRIORITY_CLASS = ""
+"""The DRA driver chart's ``kubeletPlugin.priorityClassName`` on GKE: none, as GKE's DRA guide installs the chart
+(``--set kubeletPlugin.priorityClassName=""``, :data:`SOURCE_GKE_DRA_HELM`). The chart's ``system-node-critical``
+is one of :data:`GKE_CRITICAL_PRIORITY_CLASSES`, which GKE admits outside ``kube-system`` only under a matching
+ResourceQuota (:func:`gke_resource_quota_spec`, which the GPU Operator's namespace gets)."""
+SOURCE_GKE_DRA_HELM = "https://gke-ai-labs.dev/docs/tutorials/dynamic-resource-allocation/gpu-fungibility/"
+"""GKE's DRA tutorial installing NVIDIA's DRA driver chart on GKE: ``nvidiaDriverRoot=/home/kubernetes/bin/nvidia/``,
+``gpuResourcesEnabledOverride=true``, ``resources.computeDomains.enabled=false``,
+``kubeletPlugin.priorityClassName=""`` and a kubelet plugin toleration (``operator: Exists``) "to ensure the driver
+can run on tainted GPU nodes"."""
 GKE_OPERATOR_POD_QUOTA = 100
 """Most critical-priority pods the quota admits in the operator's namespace (NVIDIA's GKE guide uses 100)."""
 
@@ -216,6 +226,7 @@ FACTS = CloudFacts(
         source=SOURCE_GKE_DRA,
         driver_installer=GKE_COS_DRIVER_INSTALLER,
         driver_installer_source=SOURCE_GKE_MANUAL_DRIVERS,
+        kubelet_plugin_priority_class=GKE_DRA_KUBELET_PLUGIN_PRIORITY_CLASS,
     ),
     provisioners=MappingProxyType(
         {

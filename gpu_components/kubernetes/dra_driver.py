@@ -34,6 +34,7 @@ from gpu_components.nvidia.dra_driver import (
     kubernetes_version_problems,
     version_number_hint,
 )
+from gpu_components.nvidia.mig import MIG_CONFIG_LABEL
 from gpu_components.shape import plain
 from gpu_components.spec import GpuNodePoolSpec
 
@@ -112,7 +113,13 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     The kubelet plugin DaemonSet is pinned by node affinity to the pools listed (node label ``gpu-components/pool``)
     and tolerates their taints; it publishes their GPUs (or MIG devices) to DRA in the DeviceClasses
     ``gpu.nvidia.com`` and ``mig.nvidia.com``. The chart's guard ``gpuResourcesEnabledOverride`` is set: no device
-    plugin runs on those pools (the library's one-advertiser rule), which is what the guard asks to confirm.
+    plugin runs on those pools (the library's one-advertiser rule), which is what the guard asks to confirm. On a
+    MIG pool whose partitions the GPU Operator's MIG manager makes (its nodes carry ``nvidia.com/mig.config``), the
+    kubelet plugin starts only once the node's ``nvidia.com/mig.config.state`` is ``success``: driver v0.4.1 finds
+    its devices at start only, and the MIG manager does not restart it
+    (:func:`~gpu_components.nvidia.dra_driver.kubelet_plugin_node_selector_terms`). Where the cloud does not admit the
+    chart's ``system-node-critical`` outside ``kube-system`` (GKE), the kubelet plugin gets the priority class GKE's
+    DRA guide gives it: none (:attr:`~gpu_components.cloud_facts.DraFacts.kubelet_plugin_priority_class`).
 
     On a cloud whose DRA pools get their NVIDIA driver from the cloud's own installer DaemonSet
     (:attr:`~gpu_components.cloud_facts.DraFacts.driver_installer`: GKE, whose automatic driver installation is off on
@@ -169,8 +176,21 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         if note is not None:
             pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        dra_facts = facts_for(served.cloud).dra
+        # Pools whose nodes the GPU Operator's MIG manager partitions: those whose nodes carry its selection label
+        # nvidia.com/mig.config (each cloud's label function sets it on a DRA pool only where the MIG manager makes
+        # the pool's MIG partitions, as gpu_components.cluster.needs_gpu_operator reads it).
+        mig_manager_pools = [
+            spec.name for pool, spec in zip(served.pools, specs, strict=True) if MIG_CONFIG_LABEL in pool.labels
+        ]
         self.values: dict[str, Any] = dra_driver_values(
-            specs, str(roots[0][1]), gates, served.node_taints, settings.get("helm_values")
+            specs,
+            str(roots[0][1]),
+            gates,
+            served.node_taints,
+            settings.get("helm_values"),
+            mig_manager_pools=mig_manager_pools,
+            kubelet_plugin_priority_class=dra_facts.kubelet_plugin_priority_class if dra_facts is not None else None,
         )
         self.tolerations: list[dict[str, str]] = self.values["kubeletPlugin"]["tolerations"]
         namespace = k8s.core.v1.Namespace(
@@ -187,7 +207,6 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             values=self.values,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        dra_facts = facts_for(served.cloud).dra
         installer = dra_facts.driver_installer if dra_facts is not None else None
         # No ordering between the installer and the release: the kubelet plugin's init container waits, retrying
         # every 10 s, until the driver root holds the driver (hack/kubelet-plugin-prestart.sh at v0.4.1).

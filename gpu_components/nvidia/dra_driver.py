@@ -12,6 +12,9 @@ it serves and the rules of a ``gpu_stack: dra`` cluster:
   ``gpuResourcesEnabledOverride`` is true, because its kubelet plugin may not run beside the device plugin on a node.
   The library guarantees that: the kubelet plugin's node affinity selects exactly the DRA pools (node label
   ``gpu-components/pool``), and the device plugin add-on selects only its own pools; so the override is set.
+- **MIG partitions first**: the kubelet plugin publishes the devices it finds at start only
+  (:data:`SOURCE_DRA_KUBELET_PLUGIN_ENUMERATION`), so on nodes the GPU Operator's MIG manager partitions it waits
+  for the manager's ``nvidia.com/mig.config.state: success`` (:func:`kubelet_plugin_node_selector_terms`).
 - **Sharing lives in the resource claim** (:func:`dra_sharing_problems`): a pool's ``time_slicing`` / ``mps`` is the
   device plugin's; under DRA pods share a GPU by referencing one shared ResourceClaim, whose GPU sharing config
   sets a time-slice *interval* (feature gate TimeSlicingSettings) or MPS (feature gate MPSSupport).
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from gpu_components.catalog import Cloud
@@ -41,6 +44,7 @@ from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import deep_merge, toleration
 from gpu_components.nvidia.gpu_operator import node_installs_driver
+from gpu_components.nvidia.mig import MIG_CONFIG_STATE_LABEL, MIG_CONFIG_STATE_SUCCESS
 from gpu_components.shape import did_you_mean
 from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, Mps, Taint
 
@@ -173,6 +177,13 @@ CHART_KUBELET_PLUGIN_TOLERATIONS: tuple[dict[str, str], ...] = (
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
 )
 """The chart's own ``kubeletPlugin.tolerations`` (values.yaml v0.4.1); kept when the library's list replaces it."""
+SOURCE_DRA_KUBELET_PLUGIN_ENUMERATION = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/nvlib.go"
+)
+"""The kubelet plugin finds its devices once, at start: ``NewDeviceState`` (``device_state.go``) calls
+``enumerateAllPossibleDevices`` -> ``GetPerGpuAllocatableDevices`` ("called once upon startup", ``nvlib.go``); every
+later ``publishResources`` (``driver.go``) republishes that same set. So MIG devices made after it started are not
+published until it restarts."""
 
 EXCLUSIVE_GATES: tuple[tuple[str, str], ...] = (
     ("DynamicMIG", "PassthroughSupport"),
@@ -498,12 +509,44 @@ def kubelet_plugin_tolerations(
     return result
 
 
+def kubelet_plugin_node_selector_terms(
+    specs: Iterable[GpuNodePoolSpec], mig_manager_pools: Collection[str] = ()
+) -> list[dict[str, Any]]:
+    """The kubelet plugin's ``nodeSelectorTerms`` (ORed): one selecting the pools by ``gpu-components/pool``, and
+    one for the pools in ``mig_manager_pools`` (names of the pools whose MIG partitions the GPU Operator's MIG manager
+    makes on each new node) that also requires ``nvidia.com/mig.config.state`` In ``success``: the kubelet plugin
+    publishes the devices it finds at start only (:data:`SOURCE_DRA_KUBELET_PLUGIN_ENUMERATION`), and the MIG
+    manager restarts only the operator's own operands after repartitioning, so a plugin started before the
+    partitions would publish the unpartitioned GPUs until restarted. Each term only when it has pools. The term
+    keeps a plugin from starting early on a new node; a running plugin is not evicted when the label changes later
+    (``IgnoredDuringExecution``)."""
+    names = sorted(spec.name for spec in specs)
+    plain = [name for name in names if name not in mig_manager_pools]
+    mig = [name for name in names if name in mig_manager_pools]
+    terms: list[dict[str, Any]] = []
+    if plain:
+        terms.append({"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": plain}]})
+    if mig:
+        terms.append(
+            {
+                "matchExpressions": [
+                    {"key": POOL_LABEL, "operator": "In", "values": mig},
+                    {"key": MIG_CONFIG_STATE_LABEL, "operator": "In", "values": [MIG_CONFIG_STATE_SUCCESS]},
+                ]
+            }
+        )
+    return terms
+
+
 def dra_driver_values(
     specs: Sequence[GpuNodePoolSpec],
     driver_root: str,
     feature_gates: Sequence[str] = (),
     node_taints: Sequence[Taint] = (),
     overrides: Mapping[str, Any] | None = None,
+    *,
+    mig_manager_pools: Collection[str] = (),
+    kubelet_plugin_priority_class: str | None = None,
 ) -> dict[str, Any]:
     """Helm values of the ``dra-driver-nvidia-gpu`` chart serving ``specs``.
 
@@ -515,13 +558,22 @@ def dra_driver_values(
         feature_gates: the driver feature gates to turn on (``featureGates``: gate -> true). Defaults to none.
         node_taints: taints the cloud puts on nodes itself, tolerated too. Defaults to none.
         overrides: raw chart values merged last, key by key (the escape hatch). Defaults to none.
+        mig_manager_pools: names of the pools in ``specs`` whose MIG partitions the GPU Operator's MIG manager makes
+            (their nodes carry ``nvidia.com/mig.config``): the kubelet plugin waits on their nodes for the MIG
+            manager's ``success`` (:func:`kubelet_plugin_node_selector_terms`). Defaults to none.
+        kubelet_plugin_priority_class: ``kubeletPlugin.priorityClassName``, where the cloud needs another than the
+            chart's ``system-node-critical`` (the cloud's
+            :attr:`~gpu_components.cloud_facts.DraFacts.kubelet_plugin_priority_class`; GKE: ``""``, none).
+            Defaults to ``None``: the chart's.
 
     Returns:
         ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride: true`` (the chart's guard against a device plugin on
         the same node: the library guarantees one advertiser per node, the kubelet plugin selecting exactly the
         pools given and the device plugin add-on only its own); ``resources`` (GPUs on, compute domains off: they
         serve Multi-Node NVLink systems, turned on through ``overrides``); ``featureGates``; ``kubeletPlugin``
-        node affinity (``gpu-components/pool`` In the pools' names) and tolerations.
+        node affinity (``gpu-components/pool`` In the pools' names; MIG manager pools in a term of their own, see
+        ``mig_manager_pools``), tolerations, and ``priorityClassName`` when ``kubelet_plugin_priority_class`` is
+        given.
     """
     values: dict[str, Any] = {
         "nvidiaDriverRoot": driver_root,
@@ -532,17 +584,13 @@ def dra_driver_values(
             "affinity": {
                 "nodeAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": {
-                        "nodeSelectorTerms": [
-                            {
-                                "matchExpressions": [
-                                    {"key": POOL_LABEL, "operator": "In", "values": sorted(s.name for s in specs)}
-                                ]
-                            }
-                        ]
+                        "nodeSelectorTerms": kubelet_plugin_node_selector_terms(specs, mig_manager_pools)
                     }
                 }
             },
             "tolerations": kubelet_plugin_tolerations(specs, node_taints),
         },
     }
+    if kubelet_plugin_priority_class is not None:
+        values["kubeletPlugin"]["priorityClassName"] = kubelet_plugin_priority_class
     return deep_merge(values, overrides or {})

@@ -47,6 +47,18 @@ MIG_CONFIG_KEY = "config.yaml"
 """ConfigMap key the MIG manager reads a custom config from (required by the GPU Operator)."""
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 """Node label that selects the node's entry of the mig-parted config."""
+MIG_CONFIG_STATE_LABEL = "nvidia.com/mig.config.state"
+"""Node label in which the MIG manager reports its progress on the node: ``pending`` while it repartitions,
+``rebooting`` when a reboot is needed, then ``success`` or ``failed`` (:data:`SOURCE_MIG_CONFIG_STATE`)."""
+MIG_CONFIG_STATE_SUCCESS = "success"
+""":data:`MIG_CONFIG_STATE_LABEL` once the node's GPUs have the layout its :data:`MIG_CONFIG_LABEL` selects."""
+SOURCE_MIG_CONFIG_STATE = (
+    "https://github.com/NVIDIA/mig-parted/blob/bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/"
+    "pkg/mig/reconfigure/reconfigure.go"
+)
+"""mig-parted's reconfigure step, which the GPU Operator's MIG manager runs: ``migConfigStateLabel =
+"nvidia.com/mig.config.state"``, set to ``pending`` / ``rebooting`` while it works and to ``migStateSuccess =
+"success"`` or ``migStateFailed = "failed"`` at the end."""
 
 MIG_RECONFIGURE_DRAINS = (
     f"its {MIG_CONFIG_LABEL} label changed: the GPU Operator's MIG Manager repartitions the GPUs of every node, which"

@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_components import GpuCluster
 from gpu_components.cluster import validate_cluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool, GkeGpuNodePool
 from gpu_components.gcp.adapter import ADAPTER
-from gpu_components.gcp.facts import FACTS, GKE_COS_DRIVER_INSTALLER
+from gpu_components.gcp.facts import FACTS, GKE_COS_DRIVER_INSTALLER, GKE_CRITICAL_PRIORITY_CLASSES
 from gpu_components.spec import GpuNodePoolSpec
 from tests.helpers import BOTH_MODES, names, plan_and, plan_of, resource
+from tests.kubernetes.test_dra_driver import DRA_VALUES
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 TAINT = {"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "present"}
@@ -247,3 +249,15 @@ def test_the_refused_gpu_cluster_installer_is_the_one_installer_problem_beside_o
         "GKE does not support multi-instance GPUs with DRA (its partitions come from gpu_partition_size, which needs "
         "GKE's driver installation, off on DRA pools)"
     )
+
+
+def test_the_kubelet_plugin_has_no_priority_class_on_gke_as_gkes_dra_guide_installs_it() -> None:
+    plan = dra_cluster(fixed())
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-dra-driver-release").inputs["values"]
+    assert values["kubeletPlugin"]["priorityClassName"] == ""
+    # Why: the chart's class is one GKE admits outside kube-system only under a ResourceQuota, and the release
+    # gets none (the GPU Operator's namespace does).
+    chart = yaml.safe_load(DRA_VALUES.read_text())["kubeletPlugin"]["priorityClassName"]
+    assert chart in GKE_CRITICAL_PRIORITY_CLASSES
+    assert names(plan, "kubernetes:core/v1:ResourceQuota") == []
+    assert FACTS.dra is not None and FACTS.dra.kubelet_plugin_priority_class == ""

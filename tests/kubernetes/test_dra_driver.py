@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gpu_components.aws.adapter import ADAPTER as AWS_ADAPTER
 from gpu_components.errors import GpuSpecError
 from gpu_components.kubernetes import NvidiaDraDriver, NvidiaGpuOperator
 from gpu_components.nvidia.dra_driver import (
@@ -415,3 +416,58 @@ def test_another_chart_version_is_deployed_with_a_warning_of_what_is_not_checked
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: NvidiaDraDriver("dra", {**args, "chart_version": "0.4.1", "helm_values": {}}))  # type: ignore[arg-type]
     assert [record.getMessage() for record in caplog.records if "chart_version" in record.getMessage()] == []
+
+
+MIG_MANAGER_TERMS = [
+    {"matchExpressions": [{"key": "gpu-components/pool", "operator": "In", "values": ["l40s"]}]},
+    {
+        "matchExpressions": [
+            {"key": "gpu-components/pool", "operator": "In", "values": ["h100"]},
+            {"key": "nvidia.com/mig.config.state", "operator": "In", "values": ["success"]},
+        ]
+    },
+]
+
+
+def test_the_kubelet_plugin_waits_for_the_mig_managers_success_on_its_pools_only() -> None:
+    values = dra_driver_values([spec(H100), spec(L40S)], "/", mig_manager_pools=["h100"])
+    affinity = values["kubeletPlugin"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert affinity == {"nodeSelectorTerms": MIG_MANAGER_TERMS}
+    # Only MIG manager pools: one term, with the state; no empty pool list.
+    only_mig = dra_driver_values([spec(H100)], "/", mig_manager_pools=["h100"])["kubeletPlugin"]["affinity"]
+    assert only_mig["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+        "nodeSelectorTerms": MIG_MANAGER_TERMS[1:]
+    }
+    assert "priorityClassName" not in values["kubeletPlugin"]
+
+
+def test_the_component_makes_the_kubelet_plugin_wait_on_pools_the_mig_manager_partitions() -> None:
+    args = {"cloud": "aws", "kubernetes_version": "1.34", "pools": [H100, L40S]}
+    plan = plan_of(lambda: NvidiaDraDriver("dra", args))  # type: ignore[arg-type]
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release").inputs["values"]
+    affinity = values["kubeletPlugin"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert affinity == {"nodeSelectorTerms": MIG_MANAGER_TERMS}
+    assert "priorityClassName" not in values["kubeletPlugin"]
+
+
+def test_a_mig_capable_pool_without_mig_has_no_mig_manager_label_and_does_not_wait_for_it() -> None:
+    whole = {"name": "h100", "instance_type": "p5.48xlarge", "max_size": 1}
+    args = {"cloud": "aws", "kubernetes_version": "1.34", "pools": [whole]}
+    plan = plan_of(lambda: NvidiaDraDriver("dra", args))  # type: ignore[arg-type]
+    assert "nvidia.com/mig.config" not in AWS_ADAPTER.describe_pool(spec(whole), {}, "dra").labels
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release").inputs["values"]
+    affinity = values["kubeletPlugin"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert affinity == {
+        "nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "gpu-components/pool", "operator": "In", "values": ["h100"]}]}
+        ]
+    }
+
+
+def test_the_kubelet_plugin_priority_class_is_a_chart_value_set_only_when_given() -> None:
+    chart = yaml.safe_load(DRA_VALUES.read_text())
+    values = dra_driver_values([spec(L40S)], "/", kubelet_plugin_priority_class="")
+    assert values["kubeletPlugin"]["priorityClassName"] == ""
+    assert missing_paths(values, chart) == []
+    # The chart's own, which the value replaces.
+    assert chart["kubeletPlugin"]["priorityClassName"] == "system-node-critical"
