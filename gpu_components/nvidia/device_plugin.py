@@ -196,10 +196,15 @@ CHART_DEFAULT_TOLERATIONS: tuple[dict[str, str], ...] = (
 """The chart's own tolerations (values.yaml, v0.20.0); kept when the chart's list is replaced."""
 
 
-def daemonset_tolerations(specs: Iterable[GpuNodePoolSpec], node_taints: Iterable[Taint] = ()) -> list[dict[str, str]]:
-    """Tolerations for a DaemonSet that must run on every pool: the chart's defaults, each pool taint, and
-    ``node_taints`` (taints the cloud adds to nodes itself, e.g. AKS spot), each once, in that order."""
-    result = list(CHART_DEFAULT_TOLERATIONS)
+def daemonset_tolerations(
+    specs: Iterable[GpuNodePoolSpec],
+    node_taints: Iterable[Taint] = (),
+    defaults: Sequence[Mapping[str, str]] = CHART_DEFAULT_TOLERATIONS,
+) -> list[dict[str, str]]:
+    """Tolerations for a DaemonSet that must run on every pool: the chart's ``defaults`` (this chart's unless
+    another chart's are given), each pool taint, and ``node_taints`` (taints the cloud adds to nodes itself, e.g. AKS
+    spot), each once, in that order."""
+    result = [dict(item) for item in defaults]
     for taint in [*(taint for spec in specs for taint in spec.taints), *node_taints]:
         item = toleration(taint)
         if item not in result:

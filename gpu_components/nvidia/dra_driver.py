@@ -42,7 +42,7 @@ from typing import Any
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Combined, Problem
-from gpu_components.nvidia.device_plugin import deep_merge, toleration
+from gpu_components.nvidia.device_plugin import daemonset_tolerations, deep_merge
 from gpu_components.nvidia.gpu_operator import node_installs_driver
 from gpu_components.nvidia.mig import MIG_CONFIG_STATE_LABEL, MIG_CONFIG_STATE_SUCCESS
 from gpu_components.shape import did_you_mean
@@ -496,19 +496,6 @@ def pool_access_problems(spec: GpuNodePoolSpec, given: Mapping[str, Any], gpu_st
     return dra_sharing_problems(spec, given.get("mps", given.get("time_slicing")), where)
 
 
-def kubelet_plugin_tolerations(
-    specs: Iterable[GpuNodePoolSpec], node_taints: Iterable[Taint] = ()
-) -> list[dict[str, str]]:
-    """Tolerations of the kubelet plugin DaemonSet: the chart's default, each pool taint and ``node_taints`` (taints
-    the cloud adds itself, e.g. AKS spot), each once, in that order."""
-    result = list(CHART_KUBELET_PLUGIN_TOLERATIONS)
-    for taint in [*(taint for spec in specs for taint in spec.taints), *node_taints]:
-        item = toleration(taint)
-        if item not in result:
-            result.append(item)
-    return result
-
-
 def kubelet_plugin_node_selector_terms(
     specs: Iterable[GpuNodePoolSpec], mig_manager_pools: Collection[str] = ()
 ) -> list[dict[str, Any]]:
@@ -588,7 +575,7 @@ def dra_driver_values(
                     }
                 }
             },
-            "tolerations": kubelet_plugin_tolerations(specs, node_taints),
+            "tolerations": daemonset_tolerations(specs, node_taints, CHART_KUBELET_PLUGIN_TOLERATIONS),
         },
     }
     if kubelet_plugin_priority_class is not None:
