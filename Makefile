@@ -11,7 +11,7 @@ STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
 SOURCES := gpu_components tests stacks policy benchmarks __main__.py
 
-.PHONY: install plan test check-fast lint golden golden-diff schema bench bench-install clean
+.PHONY: install plan test oracles check-fast lint golden golden-diff schema bench bench-install clean
 
 .tools/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
@@ -32,11 +32,18 @@ lint: install
 	$(BIN)/mypy gpu_components tests/typing_check.py
 
 test: lint
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n auto -m "not oracle"
+	$(MAKE) oracles
+
+# The real programs (NVIDIA's device plugin, MIG and DRA code, Helm, a Kubernetes control plane) built from their
+# Go modules at the versions of oracles/pins.toml, cached outside the repo, judging every example stack's plan and
+# generated variants; one summary line per oracle. Skipped, with the reason, where Go is not on PATH.
+oracles: install
+	$(BIN)/pytest -m oracle tests/oracles
 
 # The inner loop: lint and the tests that do not plan whole example stacks (marker `stack`, see pyproject.toml).
 check-fast: lint
-	$(BIN)/pytest -n auto -m "not stack"
+	$(BIN)/pytest -n auto -m "not stack and not oracle"
 
 # Refresh the committed plans of every example stack (stacks/Pulumi.<stack>.yaml) after reviewing the change they
 # show: `gpu-components diff` against the committed files first, e.g. `make golden-diff`.

@@ -1,0 +1,128 @@
+"""Build the oracles (real programs from their published Go modules) once, and cache the binaries outside the repo.
+
+Each oracle module is a small wrapper Go module under ``oracles/<name>/`` whose ``go.mod`` requires the upstream
+modules at the versions of ``oracles/pins.toml``. :func:`binaries` builds the named packages of one wrapper
+module with ``go build -trimpath -mod=readonly`` into ``<cache>/<name>-<key>/``, where the key hashes everything
+the build reads from us (the wrapper's files, ``go version``, the targets). A later run with the same key reuses the
+binaries (seconds); a changed pin or Go version builds anew (minutes, the first time).
+
+The cache is ``$GPU_COMPONENTS_ORACLE_CACHE``, else ``$XDG_CACHE_HOME/gpu-components/oracles``, else
+``~/.cache/gpu-components/oracles``. Go's own module and build caches (``go env GOMODCACHE GOCACHE``) are used as
+they are, so nothing is written inside the repository.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+ORACLES = ROOT / "oracles"
+PINS = ORACLES / "pins.toml"
+
+
+def go_missing() -> str | None:
+    """Why the oracles cannot run here (``None`` where they can): the Go toolchain is not on ``PATH``."""
+    if shutil.which("go") is None:
+        return "Go is not on PATH: the oracles build NVIDIA's, Helm's and Kubernetes' programs from the Go module proxy"
+    return None
+
+
+def cache_dir() -> Path:
+    """Where built oracle binaries are kept (outside the repository)."""
+    explicit = os.environ.get("GPU_COMPONENTS_ORACLE_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpu-components" / "oracles"
+
+
+def pins() -> dict[str, dict[str, str]]:
+    """The oracle pins, by oracle name: ``module``, ``version``, ``wrapper`` and, where one applies, ``chart``."""
+    data = tomllib.loads(PINS.read_text())
+    return {name: {k: str(v) for k, v in entry.items()} for name, entry in data.items()}
+
+
+def _go_env() -> dict[str, str]:
+    env = dict(os.environ)
+    flags = env.get("GOFLAGS", "").split()
+    if not any(flag.startswith("-buildvcs") for flag in flags):
+        flags.append("-buildvcs=false")
+    env["GOFLAGS"] = " ".join(flags)
+    return env
+
+
+def _go(args: list[str], cwd: Path) -> str:
+    done = subprocess.run(["go", *args], cwd=cwd, env=_go_env(), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"go {' '.join(args)} (in {cwd}) failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def _key(wrapper: Path, targets: Mapping[str, str]) -> str:
+    digest = hashlib.sha256()
+    digest.update(_go(["version"], wrapper).encode())
+    for path in sorted(p for p in wrapper.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(wrapper)).encode())
+        digest.update(path.read_bytes())
+    digest.update(json.dumps(dict(targets), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dict[str, Path]:
+    """Build (or reuse) the binaries ``targets`` (binary name -> Go package path) of the wrapper module
+    ``oracles/<wrapper>``; returns binary name -> path. Safe to call from several test processes at once (a file
+    lock per build). ``cgo`` builds with ``CGO_ENABLED=1`` (NVIDIA's NVML bindings need it); otherwise 0.
+
+    Raises ``RuntimeError`` with Go's output when the build fails.
+    """
+    module = ORACLES / wrapper
+    key = _key(module, {**targets, "__cgo__": str(cgo)})
+    root = cache_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    out = root / f"{wrapper}-{key}"
+    wanted = {name: out / name for name in targets}
+    with open(root / f"{wrapper}-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if all(path.exists() for path in wanted.values()):
+            return wanted
+        staging = Path(tempfile.mkdtemp(prefix=f"{wrapper}-", dir=root))
+        started = time.monotonic()
+        env_cgo = "1" if cgo else "0"
+        for name, package in targets.items():
+            _go_build(module, package, staging / name, env_cgo)
+        (staging / "BUILD").write_text(f"built in {time.monotonic() - started:.0f} s\n")
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    return wanted
+
+
+def _go_build(module: Path, package: str, target: Path, cgo: str) -> None:
+    env = _go_env()
+    env["CGO_ENABLED"] = cgo
+    args = ["go", "build", "-trimpath", "-mod=readonly", "-o", str(target), package]
+    done = subprocess.run(args, cwd=module, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} (in {module}) failed:\n{done.stdout}{done.stderr}")
+
+
+def module_source(module: str, version: str) -> Path:
+    """The unpacked source of ``module@version`` in Go's module cache (``go mod download``), read-only: where the
+    charts that ship inside a Go module (device plugin, DRA driver, GPU Operator, Karpenter) are read from."""
+    out = _go(["mod", "download", "-json", f"{module}@{version}"], ORACLES)
+    return Path(json.loads(out)["Dir"])

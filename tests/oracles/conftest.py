@@ -1,0 +1,82 @@
+"""The oracle tests: real programs (NVIDIA's, Helm, Kubernetes) judge what the project renders.
+
+Every test here carries the ``oracle`` marker (``make oracles``). Where Go is missing they are skipped with one line
+that names what is missing. Each oracle test reports what it checked through the ``oracle_report`` fixture; after
+the run one line per oracle is printed: configs checked, failures, versions used (also under pytest-xdist: the
+workers append to one JSON-lines file the controller reads).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.oracles.build import go_missing, pins
+
+REPORT_ENV = "GPU_COMPONENTS_ORACLE_REPORT"
+
+Report = Callable[[str, int, int], None]
+"""``report(oracle, configs_checked, failures)``: ``oracle`` is a name of ``oracles/pins.toml``."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    missing = go_missing()
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.oracle)
+            if missing is not None:
+                item.add_marker(pytest.mark.skip(reason=missing))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if REPORT_ENV not in os.environ:  # the controller (or a plain run): workers inherit the variable
+        handle, path = tempfile.mkstemp(prefix="gpu-components-oracles-", suffix=".jsonl")
+        os.close(handle)
+        os.environ[REPORT_ENV] = path
+
+
+@pytest.fixture
+def oracle_report() -> Iterator[Report]:
+    """Record what a test had a real program check: ``report("device-plugin", 412, 0)``."""
+    lines: list[str] = []
+
+    def report(oracle: str, checked: int, failures: int) -> None:
+        assert oracle in pins(), f"{oracle!r} is not an oracle of oracles/pins.toml"
+        lines.append(json.dumps({"oracle": oracle, "checked": checked, "failures": failures}))
+
+    yield report
+    with open(os.environ[REPORT_ENV], "a") as out:
+        out.writelines(line + "\n" for line in lines)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    path = Path(os.environ.get(REPORT_ENV, ""))
+    if not path.is_file():
+        return
+    totals: dict[str, list[int]] = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        total = totals.setdefault(entry["oracle"], [0, 0])
+        total[0] += entry["checked"]
+        total[1] += entry["failures"]
+    path.unlink()
+    if not totals:
+        return
+    terminalreporter.section("oracles")
+    pinned = pins()
+    for name in sorted(totals):
+        checked, failures = totals[name]
+        pin = pinned[name]
+        terminalreporter.write_line(
+            f"oracle {name}: {checked} checked, {failures} failures ({pin['module']} {pin['version']})"
+        )
