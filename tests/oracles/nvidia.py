@@ -39,7 +39,9 @@ PLUGIN_PACKAGES = {
 }
 
 ACCEPTED_MARK = "Updating config with default resource matching patterns."
-NVML_MARK = re.compile(r"undefined symbol: nvml\w+")
+NVML_MARK = re.compile(r"undefined symbol: nvml\w+|failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND")
+"""Reached NVML: the stub library's missing symbol, or (the MPS daemon opens NVML by name, not under its driver
+root) no library at all."""
 REFUSED = re.compile(r"error starting plugins: (unable to (?:load config|validate flags): .*)")
 RUNNING = re.compile(r"Running with config:\n(\{.*?\n\})\n", re.DOTALL)
 
