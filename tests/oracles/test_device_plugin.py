@@ -75,6 +75,7 @@ def test_the_mps_control_daemon_can_schedule_where_mps_is_configured() -> None:
     daemonset-mps-control-daemon.yml); without GPU feature discovery (chart ``gfd.enabled``, off by default) no one
     else sets it, so every node label set that selects an MPS config must carry it."""
     missing: list[str] = []
+    checked = 0
     for plans in (example_plans(), variant_plans()):
         for name, plan in plans.items():
             mps_entries = {
@@ -84,9 +85,15 @@ def test_the_mps_control_daemon_can_schedule_where_mps_is_configured() -> None:
             }
             if not mps_entries:
                 continue
+            selected: set[str] = set()
             for labels in label_maps([r["inputs"] for r in plan["resources"]]):
-                if labels.get(CONFIG_LABEL) in mps_entries and labels.get(MPS_CAPABLE) != "true":
-                    missing.append(f"{name}: labels {labels}")
+                if labels.get(CONFIG_LABEL) in mps_entries:
+                    selected.add(labels[CONFIG_LABEL])
+                    if labels.get(MPS_CAPABLE) != "true":
+                        missing.append(f"{name}: labels {labels}")
+            missing += [f"{name}: no node labels select MPS entry {entry}" for entry in mps_entries - selected]
+            checked += len(mps_entries)
+    assert checked > 20
     assert missing == []
 
 

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -129,6 +130,53 @@ def test_every_variant_mig_layout_applies_on_a_mock_gpu(oracle_report: Report) -
     failures = _failures(requests, answers)
     oracle_report("mig-parted", len(requests), len(failures))
     assert len(requests) > 90
+    assert failures == []
+
+
+def _instance_models() -> dict[str, str]:
+    return {
+        t.name: t.gpu_model for cloud in ("aws", "azure", "gcp") for t in catalog.instance_types(cloud) if t.gpu_model
+    }
+
+
+def _example_pool_models(plan: dict[str, Any]) -> dict[str, set[str]]:
+    """mig.config label value -> GPU models of the resources (node pools, NodePools) that carry it: the catalog
+    instance types named anywhere in such a resource's inputs."""
+    models = _instance_models()
+    out: dict[str, set[str]] = {}
+    for resource in plan["resources"]:
+        values = {labels[MIG_CONFIG_LABEL] for labels in label_maps(resource["inputs"]) if MIG_CONFIG_LABEL in labels}
+        if not values:
+            continue
+        text = json.dumps(resource["inputs"])
+        found = {model for name, model in models.items() if f'"{name}"' in text}
+        for value in values:
+            out.setdefault(value, set()).update(found)
+    return out
+
+
+def test_every_example_mig_layout_applies_on_a_mock_gpu(oracle_report: Report) -> None:
+    """The example stacks' layouts, on the mock of the GPU of each pool that selects them (pools whose GPU go-nvml
+    does not mock are left out and counted)."""
+    requests: list[dict[str, Any]] = []
+    unmocked: set[str] = set()
+    for name, plan in example_plans().items():
+        models = _example_pool_models(plan)
+        for where, text in mig_parted_configs(plan):
+            for config, entries in (yaml.safe_load(text).get("mig-configs") or {}).items():
+                if not any(entry.get("mig-enabled") for entry in entries):
+                    continue
+                assert models.get(config), f"{name}: no pool with a known GPU selects mig-config {config}"
+                for model in sorted(models[config]):
+                    if model not in MOCK_GPUS:
+                        unmocked.add(f"{model} ({name} {config})")
+                        continue
+                    request = {"check": "mig-apply", "config": text, "selected": config, "gpu": MOCK_GPUS[model]}
+                    requests.append({"id": f"{name}: {where} {config} on {model}", **request})
+    answers = batch(nvcheck(), requests)
+    failures = _failures(requests, answers)
+    oracle_report("mig-parted", len(requests), len(failures))
+    assert len(requests) >= 3, sorted(unmocked)
     assert failures == []
 
 
