@@ -16,11 +16,13 @@ they judge.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -94,6 +96,7 @@ def _stub_driver_root() -> Path:
     """A driver root whose ``libnvidia-ml.so.1`` loads but has no NVML function (built with the C compiler cgo
     needs anyway)."""
     root = Path(tempfile.mkdtemp(prefix="gpu-components-stub-driver-"))
+    atexit.register(shutil.rmtree, root, True)
     lib = root / "usr" / "lib64"
     lib.mkdir(parents=True)
     subprocess.run(
