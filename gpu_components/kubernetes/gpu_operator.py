@@ -34,6 +34,7 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_cluster_values,
     gpu_operator_problems,
     gpu_operator_values,
+    mig_strategy,
 )
 from gpu_components.nvidia.mig import mig_config_map
 from gpu_components.shape import plain
@@ -219,7 +220,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.mode: OperatorMode = mode
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
-        self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs)
+        self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs, mig_strategy(specs))
         self.mig_configs: dict[str, str] = mig_config_map(specs)
         if mode == "gpu-cluster":
             self.values: dict[str, Any] = gpu_cluster_values(

@@ -122,14 +122,17 @@ def _replicated(spec: GpuNodePoolSpec, replicas: int, rename: bool, fail_above_o
     }
 
 
-def device_plugin_config(spec: GpuNodePoolSpec) -> DevicePluginConfig:
+def device_plugin_config(spec: GpuNodePoolSpec, mig_strategy: MigStrategyFlag | None = None) -> DevicePluginConfig:
     """The device plugin config entry for one pool.
 
-    ``flags.migStrategy`` follows the pool's MIG strategy (``none`` without MIG); time-slicing and MPS become
+    ``flags.migStrategy`` follows the pool's MIG strategy (``none`` without MIG), or ``mig_strategy`` where the
+    program that runs the plugin sets one strategy for every entry (see :func:`device_plugin_config_map`);
+    time-slicing and MPS become
     ``sharing.timeSlicing`` / ``sharing.mps`` over the pool's base resources. MPS sets ``flags.mpsRoot`` and always
     fails requests for more than one replica (the plugin's rule for MPS).
     """
-    flags: Flags = {"migStrategy": spec.mig.strategy if spec.mig else "none", "failOnInitError": True}
+    strategy: MigStrategyFlag = mig_strategy or (spec.mig.strategy if spec.mig else "none")
+    flags: Flags = {"migStrategy": strategy, "failOnInitError": True}
     config: DevicePluginConfig = {"version": "v1", "flags": flags}
     sharing = spec.sharing
     if isinstance(sharing, TimeSlicing):
@@ -144,15 +147,26 @@ def device_plugin_config(spec: GpuNodePoolSpec) -> DevicePluginConfig:
     return config
 
 
-def default_device_plugin_config() -> DevicePluginConfig:
-    """The ``default`` entry: exclusive GPUs, no MIG, fail when the GPU cannot be initialised."""
-    return {"version": "v1", "flags": {"migStrategy": "none", "failOnInitError": True}}
+def default_device_plugin_config(mig_strategy: MigStrategyFlag | None = None) -> DevicePluginConfig:
+    """The ``default`` entry: exclusive GPUs, no MIG (or ``mig_strategy``), fail when the GPU cannot be
+    initialised."""
+    return {"version": "v1", "flags": {"migStrategy": mig_strategy or "none", "failOnInitError": True}}
 
 
-def device_plugin_config_map(specs: Iterable[GpuNodePoolSpec]) -> dict[str, str]:
-    """ConfigMap data for the plugin: ``default`` plus one YAML entry per pool, keyed by pool name, sorted."""
-    entries: dict[str, DevicePluginConfig] = {DEFAULT_CONFIG_NAME: default_device_plugin_config()}
-    entries.update({spec.name: device_plugin_config(spec) for spec in specs})
+def device_plugin_config_map(
+    specs: Iterable[GpuNodePoolSpec], mig_strategy: MigStrategyFlag | None = None
+) -> dict[str, str]:
+    """ConfigMap data for the plugin: ``default`` plus one YAML entry per pool, keyed by pool name, sorted.
+
+    ``mig_strategy``: the strategy the plugin runs with whatever an entry says, where its runner sets one for all
+    entries. The GPU Operator does: it sets ``MIG_STRATEGY`` (its ``mig.strategy``) in the plugin's container
+    (``controllers/object_controls.go`` ``applyMIGConfiguration``), and the plugin's flags from the environment
+    override the file's (k8s-device-plugin ``api/config/v1/flags.go`` ``UpdateFromCLIFlags``). Every entry then
+    says that strategy, so the rendered config is the one the plugin runs (checked by the real plugin:
+    ``tests/oracles/test_device_plugin.py``).
+    """
+    entries: dict[str, DevicePluginConfig] = {DEFAULT_CONFIG_NAME: default_device_plugin_config(mig_strategy)}
+    entries.update({spec.name: device_plugin_config(spec, mig_strategy) for spec in specs})
     return {name: to_yaml(entries[name]) for name in sorted(entries)}
 
 

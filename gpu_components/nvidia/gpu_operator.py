@@ -511,7 +511,7 @@ def gpu_operator_values(
         raise GpuSpecError(problems)
     tolerations = daemonset_tolerations(specs, node_taints)
     nfd_tolerations = [dict(NFD_WORKER_CONTROL_PLANE_TOLERATION), *tolerations]
-    plugin_hash = config_hash(device_plugin_config_map(specs))
+    plugin_hash = config_hash(device_plugin_config_map(specs, mig_strategy(specs)))
     mig_hash = config_hash(mig_config_map(specs))
     toolkit: dict[str, Any] = {"enabled": operator_driver}
     values: dict[str, Any] = {

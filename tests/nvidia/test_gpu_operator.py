@@ -343,7 +343,9 @@ def test_eks_values_with_the_amis_driver_are_exact() -> None:
         "mig": {"strategy": "single"},
         "devicePlugin": {
             "config": {"name": "dp-configs", "default": "default"},
-            "env": [{"name": "GPU_COMPONENTS_CONFIG_HASH", "value": config_hash(device_plugin_config_map([pool]))}],
+            "env": [
+                {"name": "GPU_COMPONENTS_CONFIG_HASH", "value": config_hash(device_plugin_config_map([pool], "single"))}
+            ],
         },
         "migManager": {
             "config": {"name": "mig-configs", "default": "all-disabled"},
@@ -468,3 +470,19 @@ def test_gke_resource_quota_validates_strictly(version: str) -> None:
         "system-node-critical",
         "system-cluster-critical",
     ]
+
+
+def test_every_plugin_entry_says_the_operators_mig_strategy() -> None:
+    """The operator sets its mig.strategy as MIG_STRATEGY in the plugin's container, which overrides each entry's
+    flags.migStrategy (k8s-device-plugin api/config/v1/flags.go): every rendered entry says the strategy the plugin
+    runs with (found by the real device plugin, tests/oracles/test_device_plugin.py)."""
+    from gpu_components.nvidia.gpu_operator import mig_strategy
+
+    mig = {"name": "mig", "instance_type": "p4d.24xlarge", "max_size": 1, "mig": {"profile": "1g.5gb"}}
+    pools = [spec("aws"), GpuNodePoolSpec.from_args(mig, "aws")]
+    data = device_plugin_config_map(pools, mig_strategy(pools))
+    assert {name: yaml.safe_load(text)["flags"]["migStrategy"] for name, text in data.items()} == {
+        "default": "single",
+        "gpu": "single",
+        "mig": "single",
+    }
