@@ -191,15 +191,18 @@ def value_paths(values: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iter
 
 
 def ignored_values(release_inputs: Mapping[str, Any], kube_version: str = DEFAULT_KUBE_VERSION) -> list[str]:
-    """The dotted value paths of a Release that no template reads: rendering with the value changed (to a
-    different value of its type, then to an empty one) gives exactly the same objects. A change the chart refuses
-    counts as read."""
+    """The dotted value paths of a Release (:func:`value_paths`) that no template reads (:func:`ignored_path`)."""
+    paths = value_paths(release_inputs.get("values") or {})
+    return [".".join(path) for path in paths if ignored_path(release_inputs, path, kube_version)]
+
+
+def ignored_path(
+    release_inputs: Mapping[str, Any], path: tuple[str, ...], kube_version: str = DEFAULT_KUBE_VERSION
+) -> bool:
+    """Whether no template reads the value at ``path``: rendering with it changed (to a different value of its
+    type, then to an empty one) gives exactly the same objects. A change the chart refuses counts as read."""
     base = render(release_inputs, kube_version)
-    ignored = []
-    for path in value_paths(release_inputs.get("values") or {}):
-        if all(_renders_same(release_inputs, path, change, base, kube_version) for change in (_other, _empty)):
-            ignored.append(".".join(path))
-    return ignored
+    return all(_renders_same(release_inputs, path, change, base, kube_version) for change in (_other, _empty))
 
 
 def _renders_same(

@@ -29,7 +29,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpu_components.aws import karpenter_controller
 from gpu_components.aws.facts import KARPENTER_CHART
+from gpu_components.nvidia import device_plugin, dra_driver, gpu_operator
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
 from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART
 from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART
@@ -258,6 +260,8 @@ def _invalid(objects: Objects, kube: str) -> list[str]:
                     kubernetes_validate.validate(obj, f"{kube}.0", strict=True)
                 except kubernetes_validate.ValidationError as error:
                     found = [f"{name}: {error.message}"]
+                except kubernetes_validate.SchemaNotFoundError:
+                    found = [f"{name}: {obj['apiVersion']} is not served by Kubernetes {kube}"]
             _VALIDATED[key] = found
         problems.extend(_VALIDATED[key])
     return problems
@@ -435,3 +439,98 @@ def test_render_is_cached_and_returns_copies() -> None:
     first[0]["kind"] = "Changed"
     assert helm.render(inputs)[0]["kind"] != "Changed"
     assert helm._render.cache_info().hits >= 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The chart facts the package keeps as constants, against what the real charts render.
+
+
+def _chart_defaults(chart: str, **values: Any) -> Objects:
+    """The chart rendered with only ``values`` (else its own defaults), in a namespace of its own."""
+    version = helm.pinned_chart_version(helm.chart_table(chart))
+    inputs = {"chart": chart, "version": version, "name": chart.rsplit("/", 1)[-1], "namespace": "oracle"}
+    return helm.render({**inputs, "values": values})
+
+
+def _pod_spec(objects: Objects, kind: str, name: str) -> dict[str, Any]:
+    return dict(_workloads(objects, kind)[name]["spec"]["template"]["spec"])
+
+
+def test_the_chart_default_tolerations_the_package_keeps() -> None:
+    """The tolerations the package keeps when it replaces a chart's list are the chart's own defaults."""
+    plugin = _pod_spec(_chart_defaults(DEVICE_PLUGIN_CHART), "DaemonSet", "nvidia-device-plugin")
+    assert plugin["tolerations"] == list(device_plugin.CHART_DEFAULT_TOLERATIONS)
+    dra = _chart_defaults(DRA_DRIVER_CHART, gpuResourcesEnabledOverride=True)
+    kubelet = _pod_spec(dra, "DaemonSet", "dra-driver-nvidia-gpu-kubelet-plugin")
+    assert kubelet["tolerations"] == list(dra_driver.CHART_KUBELET_PLUGIN_TOLERATIONS)
+    # The GPU Operator's module chart (a pseudo-version) still tolerates node-role.kubernetes.io/master first; the
+    # package keeps v26.7.0's first NFD worker toleration (the pinned values.yaml), which the module chart has next.
+    pinned = yaml.safe_load((REFERENCE / "gpu-operator-v26.7.0" / "values.yaml").read_text())
+    control_plane = dict(gpu_operator.NFD_WORKER_CONTROL_PLANE_TOLERATION)
+    assert pinned["node-feature-discovery"]["worker"]["tolerations"][0] == control_plane
+    operator = _chart_defaults(GPU_OPERATOR_CHART)
+    worker = _pod_spec(operator, "DaemonSet", "gpu-operator-node-feature-discovery-worker")
+    assert worker["tolerations"][:2] == [{**control_plane, "key": "node-role.kubernetes.io/master"}, control_plane]
+    (policy,) = (o for o in operator if o["kind"] == "ClusterPolicy")
+    assert policy["spec"]["mig"]["strategy"] == pinned["mig"]["strategy"] == gpu_operator.DEFAULT_MIG_STRATEGY
+
+
+def test_the_karpenter_controller_needs_a_system_node_per_replica() -> None:
+    """Karpenter's chart runs ``CHART_REPLICAS`` controllers, each on its own node (required pod anti-affinity on the
+    host name), never on a Karpenter node, and (with the package's node selector) only on the system node group: the
+    rule of ``cluster.system_node_group.desired_size`` (``gpu_components/aws/cluster.py``)."""
+    objects = _chart_defaults(KARPENTER_CHART, settings={"clusterName": "c"})
+    deployment = _workloads(objects, "Deployment")["karpenter"]
+    assert deployment["spec"]["replicas"] == karpenter_controller.CHART_REPLICAS == 2
+    affinity = deployment["spec"]["template"]["spec"]["affinity"]
+    (anti,) = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+    (term,) = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term == {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}
+    one = _chart_defaults(KARPENTER_CHART, settings={"clusterName": "c"}, replicas=1)
+    assert _workloads(one, "Deployment")["karpenter"]["spec"]["replicas"] == 1
+    for name, plan, release in _example_releases():
+        if release["inputs"]["chart"] == KARPENTER_CHART:
+            (group,) = (r for r in plan["resources"] if r["name"].endswith("-system") and "nodeGroup" in r["type"])
+            assert group["inputs"]["scalingConfig"]["desiredSize"] >= deployment["spec"]["replicas"], name
+
+
+def test_the_dra_chart_values_the_package_knows() -> None:
+    """``DRA_CHART_VALUE_KEYS`` are the chart's top-level keys in order; every nested value of the chart's
+    ``values.yaml`` (all features on: GPUs, ComputeDomains, the webhook) that changes the rendered objects is one of
+    ``DRA_CHART_NESTED_VALUES`` (or below one), and each of those that ``values.yaml`` declares changes them; the
+    template-only ``maskNvidiaDriverParams`` is read."""
+    directory = helm.chart_dir(DRA_DRIVER_CHART, dra_driver.DRA_DRIVER_CHART_VERSION)
+    declared = yaml.safe_load((directory / "values.yaml").read_text())
+    assert tuple(declared) == dra_driver.DRA_CHART_VALUE_KEYS
+    features = {
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"computeDomains": {"enabled": True}, "gpus": {"enabled": True}},
+        "webhook": {"enabled": True, "tls": {"mode": "secret", "secret": {"name": "oracle-tls"}}},
+    }
+    values = _merged(declared, features)
+    inputs = {"chart": DRA_DRIVER_CHART, "version": "0.4.1", "name": "dra", "namespace": "oracle", "values": values}
+    nested = set(dra_driver.DRA_CHART_NESTED_VALUES)
+    read_unlisted, listed_unread, probed = [], [], 0
+    for path in helm.value_paths(values):
+        if len(path) < 2:
+            continue
+        dotted, probed = ".".join(path), probed + 1
+        read = not helm.ignored_path(inputs, path)
+        covered = any(dotted == known or dotted.startswith(known + ".") for known in nested)
+        if read and not covered:
+            read_unlisted.append(dotted)
+        if not read and dotted in nested:
+            listed_unread.append(dotted)
+    assert probed >= 60
+    assert (read_unlisted, listed_unread) == ([], [])
+    masked = {**inputs, "values": {**values, "maskNvidiaDriverParams": True}}
+    assert not helm.ignored_path(masked, ("maskNvidiaDriverParams",))
+
+
+def _merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        both = isinstance(value, Mapping) and isinstance(out.get(key), Mapping)
+        out[key] = _merged(out[key], value) if both else value
+    return out
