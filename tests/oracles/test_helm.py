@@ -35,6 +35,7 @@ from gpu_components.nvidia import device_plugin, dra_driver, gpu_operator
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
 from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART
 from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART
+from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL
 from tests.helpers import ROOT
 from tests.oracles import helm
 from tests.oracles.build import pins
@@ -111,6 +112,57 @@ def _device_plugin(plan: Mapping[str, Any], inputs: Mapping[str, Any], objects: 
             env = _env(container)
             if "DEFAULT_CONFIG" in env and env["DEFAULT_CONFIG"] != config.get("default"):
                 problems.append(f"{name}/{container['name']} DEFAULT_CONFIG {env['DEFAULT_CONFIG']}")
+    return problems + _device_plugin_placement(plan, inputs, daemonsets)
+
+
+def _pool_labels(value: Any) -> Iterator[Mapping[str, str]]:
+    """Every node label set in a plan resource's inputs that selects a device plugin config (a GPU pool's labels:
+    EKS node group ``labels``, AKS ``nodeLabels``, GKE ``nodeConfig.labels``, a NodePool template's labels)."""
+    if isinstance(value, Mapping):
+        if DEVICE_PLUGIN_CONFIG_LABEL in value and all(isinstance(v, str) for v in value.values()):
+            yield value
+        for item in value.values():
+            yield from _pool_labels(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _pool_labels(item)
+
+
+def _matches(labels: Mapping[str, str], terms: list[Mapping[str, Any]]) -> bool:
+    """Whether ``labels`` satisfy required node affinity ``nodeSelectorTerms`` (any term; every expression)."""
+    tests: Mapping[str, Callable[[Mapping[str, Any]], bool]] = {
+        "In": lambda e: labels.get(e["key"]) in e["values"],
+        "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
+        "Exists": lambda e: e["key"] in labels,
+        "DoesNotExist": lambda e: e["key"] not in labels,
+    }
+    return any(all(tests[e["operator"]](e) for e in term.get("matchExpressions", [])) for term in terms)
+
+
+def _device_plugin_placement(
+    plan: Mapping[str, Any], inputs: Mapping[str, Any], daemonsets: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """Each pool with a device plugin config label is selected by the chart's plugin DaemonSet; a pool whose config
+    shares by MPS also carries the chart's MPS control daemon's node selector (else no MPS daemon, no MPS)."""
+    problems = []
+    data = _plan_config_map(plan, (inputs["values"].get("config") or {}).get("name", ""), inputs["namespace"]) or {}
+    plugin = daemonsets.get("nvidia-device-plugin", {}).get("spec", {}).get("template", {}).get("spec", {})
+    terms = (
+        plugin.get("affinity", {})
+        .get("nodeAffinity", {})
+        .get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        .get("nodeSelectorTerms", [{}])
+    )
+    mps = daemonsets.get("nvidia-device-plugin-mps-control-daemon", {})
+    mps_selector = mps.get("spec", {}).get("template", {}).get("spec", {}).get("nodeSelector") or {}
+    for resource in plan["resources"]:
+        for labels in _pool_labels(resource.get("inputs")):
+            key = labels[DEVICE_PLUGIN_CONFIG_LABEL]
+            if not _matches(labels, terms):
+                problems.append(f"{resource['name']} (config {key}) is not selected by the device plugin DaemonSet")
+            sharing = (yaml.safe_load(data.get(key, "")) or {}).get("sharing") or {}
+            if "mps" in sharing and any(labels.get(k) != v for k, v in mps_selector.items()):
+                problems.append(f"{resource['name']} shares by MPS but lacks the MPS daemon's {mps_selector}")
     return problems
 
 
