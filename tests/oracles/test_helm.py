@@ -115,17 +115,17 @@ def _device_plugin(plan: Mapping[str, Any], inputs: Mapping[str, Any], objects: 
     return problems + _device_plugin_placement(plan, inputs, daemonsets)
 
 
-def _pool_labels(value: Any) -> Iterator[Mapping[str, str]]:
-    """Every node label set in a plan resource's inputs that selects a device plugin config (a GPU pool's labels:
-    EKS node group ``labels``, AKS ``nodeLabels``, GKE ``nodeConfig.labels``, a NodePool template's labels)."""
+def _label_sets(value: Any, key: str) -> Iterator[Mapping[str, str]]:
+    """Every node label set with ``key`` in a plan resource's inputs (a GPU pool's labels: EKS node group ``labels``,
+    AKS ``nodeLabels``, GKE ``nodeConfig.labels``, a NodePool template's labels)."""
     if isinstance(value, Mapping):
-        if DEVICE_PLUGIN_CONFIG_LABEL in value and all(isinstance(v, str) for v in value.values()):
+        if key in value and all(isinstance(v, str) for v in value.values()):
             yield value
         for item in value.values():
-            yield from _pool_labels(item)
+            yield from _label_sets(item, key)
     elif isinstance(value, list):
         for item in value:
-            yield from _pool_labels(item)
+            yield from _label_sets(item, key)
 
 
 def _matches(labels: Mapping[str, str], terms: list[Mapping[str, Any]]) -> bool:
@@ -156,7 +156,7 @@ def _device_plugin_placement(
     mps = daemonsets.get("nvidia-device-plugin-mps-control-daemon", {})
     mps_selector = mps.get("spec", {}).get("template", {}).get("spec", {}).get("nodeSelector") or {}
     for resource in plan["resources"]:
-        for labels in _pool_labels(resource.get("inputs")):
+        for labels in _label_sets(resource.get("inputs"), DEVICE_PLUGIN_CONFIG_LABEL):
             key = labels[DEVICE_PLUGIN_CONFIG_LABEL]
             if not _matches(labels, terms):
                 problems.append(f"{resource['name']} (config {key}) is not selected by the device plugin DaemonSet")
@@ -193,7 +193,30 @@ def _dra_driver(plan: Mapping[str, Any], inputs: Mapping[str, Any], objects: Obj
     classes = sorted(o["metadata"]["name"] for o in objects if o["kind"] == "DeviceClass")
     if values["resources"]["gpus"]["enabled"] and not {"gpu.nvidia.com", "mig.nvidia.com"} <= set(classes):
         problems.append(f"DeviceClasses {classes}")
-    return problems
+    return problems + _dra_placement(plan, spec)
+
+
+RUNTIME_LABELS = {"nvidia.com/mig.config": {"nvidia.com/mig.config.state": "success"}}
+"""Labels NVIDIA's MIG manager adds at run time to a node with the first label (once its layout is applied)."""
+
+
+def _dra_placement(plan: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]:
+    """The chart's kubelet plugin DaemonSet selects exactly the plan's DRA pools (node label sets with
+    ``gpu-components/gpu-access: dra``, with the labels the MIG manager adds at run time), and no other GPU pool
+    (one GPU advertiser per node)."""
+    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    problems, pools = [], 0
+    for resource in plan["resources"]:
+        if resource["type"].startswith("kubernetes:batch/"):
+            continue  # a Job's node selector, not a pool's labels
+        for labels in _label_sets(resource.get("inputs"), "gpu-components/pool"):
+            pools += 1
+            added = {k: v for key, extra in RUNTIME_LABELS.items() if key in labels for k, v in extra.items()}
+            dra = labels.get("gpu-components/gpu-access") == "dra"
+            if _matches({**labels, **added}, terms) != dra:
+                selected = "selects" if not dra else "does not select"
+                problems.append(f"the kubelet plugin {selected} {resource['name']} ({dict(labels)})")
+    return problems if pools else ["no GPU pool labels in the plan"]
 
 
 _OPERANDS = ("driver", "toolkit", "devicePlugin", "migManager", "dcgmExporter", "cdi", "mig", "daemonsets", "operator")
@@ -586,3 +609,18 @@ def _merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
         both = isinstance(value, Mapping) and isinstance(out.get(key), Mapping)
         out[key] = _merged(out[key], value) if both else value
     return out
+
+
+def test_a_pool_the_dra_kubelet_plugin_misses_is_noticed() -> None:
+    """The placement check fails where the chart's kubelet plugin would not run on a DRA pool of the plan."""
+    _, plan, release = next(r for r in _example_releases() if r[0] == "aws-eks-dra" and "dra" in r[2]["name"])
+    inputs = copy.deepcopy(dict(release["inputs"]))
+    affinity = inputs["values"]["kubeletPlugin"]["affinity"]
+    terms = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert [t["matchExpressions"][0]["values"] for t in terms["nodeSelectorTerms"]] == [["l40s"], ["h100-mig"]]
+    del terms["nodeSelectorTerms"][1]
+    problems = _dra_driver(plan, inputs, helm.render(inputs))
+    assert problems == [
+        "the kubelet plugin does not select gpu-demo-gpu-h100-mig-node-group ({'gpu-components/gpu-access': 'dra', "
+        "'gpu-components/pool': 'h100-mig', 'nvidia.com/mig.config': 'all-1g.10gb'})"
+    ]
