@@ -28,9 +28,13 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from packaging.version import Version
 
 from gpu_components.aws import karpenter_controller
+from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.aws.facts import KARPENTER_CHART
+from gpu_components.azure.aks import AKS_KUBERNETES_VERSIONS
+from gpu_components.gcp.gke import GKE_KUBERNETES_VERSIONS
 from gpu_components.nvidia import device_plugin, dra_driver, gpu_operator
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
 from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART
@@ -346,11 +350,11 @@ def _judge(release: Release, probe: bool) -> list[str]:
     """Everything the Helm oracle finds wrong with one Release (empty: nothing)."""
     name, plan, resource = release
     inputs, kube = resource["inputs"], helm.kube_version(plan)
-    where = f"{name}: {resource['name']}"
+    where = f"{name}: {resource['name']} ({inputs['chart']} {inputs.get('version')})"
     try:
         objects = helm.render(inputs, kube)
     except helm.HelmError as error:
-        return [f"{where}: {error.stderr.strip()}"]
+        return [f"{where}: helm template: {error.stderr.strip()}"]
     problems = CHECKS[inputs["chart"]](plan, inputs, objects) + _invalid(objects, kube)
     if probe:
         problems += [f"ignored value {path}" for path in helm.ignored_values(inputs, kube)]
@@ -430,7 +434,39 @@ def test_example_stacks_releases(oracle_report: Report) -> None:
     charts = Counter(release["inputs"]["chart"] for _, _, release in releases)
     assert charts == {GPU_OPERATOR_CHART: 4, DEVICE_PLUGIN_CHART: 2, DRA_DRIVER_CHART: 2, KARPENTER_CHART: 1}
     failures = [problem for release in releases for problem in _judge(release, probe=True)]
+    _report(oracle_report, releases, failures)
+    assert failures == []
+
+
+def _report(oracle_report: Report, releases: list[Release], failures: list[str]) -> None:
+    """One count for Helm and one per chart source (a failure names its chart: ``(<chart> <version>)``)."""
+    per_chart = Counter(release[2]["inputs"]["chart"] for release in releases)
+    for chart, count in per_chart.items():
+        oracle_report(helm.CHART_TABLES[chart], count, sum(f"({chart} " in failure for failure in failures))
     oracle_report(helm.HELM, len(releases), len(failures))
+
+
+SUPPORTED_VERSIONS = sorted(set(EKS_KUBERNETES_VERSIONS) | set(AKS_KUBERNETES_VERSIONS) | set(GKE_KUBERNETES_VERSIONS))
+"""Every Kubernetes minor version a cluster of the package may run (the clouds' lists)."""
+
+
+def test_example_releases_at_every_supported_version(oracle_report: Report) -> None:
+    """The example stacks' Releases render, take effect and validate strictly for every Kubernetes version the package
+    accepts (the DRA chart from the package's DRA minimum, 1.34), not only the examples' own 1.34."""
+    assert SUPPORTED_VERSIONS == ["1.33", "1.34", "1.35", "1.36"]
+    minimum = ".".join(map(str, dra_driver.MIN_KUBERNETES_VERSION))
+    checked, failures = 0, []
+    for version in SUPPORTED_VERSIONS:
+        for name, plan, release in _example_releases():
+            inputs = release["inputs"]
+            if inputs["chart"] == DRA_DRIVER_CHART and Version(version) < Version(minimum):
+                continue
+            checked += 1
+            objects = helm.render(inputs, version)
+            problems = CHECKS[inputs["chart"]](plan, inputs, objects) + _invalid(objects, version)
+            failures += [f"{version} {name}: {problem}" for problem in problems]
+    oracle_report(helm.HELM, checked, len(failures))
+    assert checked == 4 * 9 - 2
     assert failures == []
 
 
@@ -446,10 +482,8 @@ def test_variant_releases(oracle_report: Report) -> None:
         fresh = {(inputs["chart"], p) for p in helm.value_paths(inputs["values"])} - probed
         probed |= fresh
         failures += _judge(release, probe=bool(fresh))
+    _report(oracle_report, releases, failures)
     per_chart = Counter(release[2]["inputs"]["chart"] for release in releases)
-    for chart, count in per_chart.items():
-        oracle_report(helm.CHART_TABLES[chart], count, sum(f"({chart} " in f for f in failures))
-    oracle_report(helm.HELM, len(releases), len(failures))
     assert sorted(per_chart) == sorted([GPU_OPERATOR_CHART, DEVICE_PLUGIN_CHART, DRA_DRIVER_CHART])
     assert len(probed) >= 25
     assert failures[:20] == []
