@@ -18,6 +18,7 @@ Where the behaviour lives upstream: ``pkg/cmd/template.go`` (``helm template``),
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -25,7 +26,8 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,10 @@ CHART_TABLES: Mapping[str, str] = {
 
 DEFAULT_KUBE_VERSION = "1.34"
 """The cluster version a plan renders for when it names none (the package's default cluster version)."""
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML has it: parsing Helm's output (the CRDs are most of it) is 4x faster."""
 
 
 class HelmError(RuntimeError):
@@ -148,6 +154,19 @@ def render(release_inputs: Mapping[str, Any], kube_version: str = DEFAULT_KUBE_V
     return copy.deepcopy(_render(chart, version, name, namespace, values, kube_version))
 
 
+def prefetch(releases: Iterable[tuple[Mapping[str, Any], str]]) -> None:
+    """Render many ``(release inputs, kube version)`` at once, one ``helm`` process per CPU, into :func:`render`'s
+    cache (a refused one is left out: :func:`render` raises its error when asked)."""
+
+    def one(item: tuple[Mapping[str, Any], str]) -> None:
+        with contextlib.suppress(HelmError):
+            render(*item)
+
+    unique = {json.dumps([inputs, kube], sort_keys=True): (inputs, kube) for inputs, kube in releases}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(one, unique.values()))
+
+
 @functools.lru_cache(maxsize=4096)
 def _render(chart: str, version: str, name: str, namespace: str, values: str, kube: str) -> list[dict[str, Any]]:
     directory = chart_dir(chart, version)
@@ -177,7 +196,7 @@ def _render(chart: str, version: str, name: str, namespace: str, values: str, ku
         done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise HelmError(f"{name} ({chart} {version})", done.stderr)
-    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    return [doc for doc in yaml.load_all(done.stdout, Loader=_LOADER) if doc]
 
 
 def value_paths(values: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

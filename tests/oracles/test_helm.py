@@ -475,6 +475,7 @@ def test_variant_releases(oracle_report: Report) -> None:
     (per chart) is probed once for being ignored, on the first Release that sets it."""
     releases = _variant_releases()
     assert len(releases) >= 550
+    helm.prefetch((release["inputs"], helm.kube_version(plan)) for _, plan, release in releases)
     probed: set[tuple[str, tuple[str, ...]]] = set()
     failures = []
     for release in releases:
