@@ -89,7 +89,8 @@ AUTO_MODE_NODE_ROLE_POLICIES = {
 
 @STRICT
 class SystemNodeGroupConfig(TypedDict):
-    """The non-GPU node group for cluster add-ons. Defaults: ``m7i.large``, 1 to 3 nodes, 2 at creation."""
+    """The non-GPU node group for cluster add-ons. Defaults: ``m7i.large``, 1 to 3 nodes, 2 at creation. With
+    ``karpenter``, at least as many nodes at creation as Karpenter controller replicas (the chart's 2)."""
 
     instance_type: NotRequired[str]
     min_size: NotRequired[int]
