@@ -34,6 +34,7 @@ from gpu_components.aws import karpenter_controller
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.aws.facts import KARPENTER_CHART
 from gpu_components.azure.aks import AKS_KUBERNETES_VERSIONS
+from gpu_components.gcp.facts import GKE_CRITICAL_PRIORITY_CLASSES
 from gpu_components.gcp.gke import GKE_KUBERNETES_VERSIONS
 from gpu_components.nvidia import device_plugin, dra_driver, gpu_operator
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
@@ -346,6 +347,30 @@ def _invalid(objects: Objects, kube: str) -> list[str]:
     return problems
 
 
+def _gke_priority_admitted(plan: Mapping[str, Any], objects: Objects, release_namespace: str) -> list[str]:
+    """On GKE, a rendered pod with a critical priority class outside ``kube-system`` needs a ResourceQuota of the
+    plan in its namespace admitting that class (GKE refuses the pods otherwise; ``GKE_CRITICAL_PRIORITY_CLASSES``)."""
+    if not any(r["type"] == "gcp:container/cluster:Cluster" for r in plan["resources"]):
+        return []
+    admitted: dict[str, set[str]] = {}
+    for resource in plan["resources"]:
+        if resource["type"] == "kubernetes:core/v1:ResourceQuota":
+            namespace = resource["inputs"]["metadata"]["namespace"]
+            for expression in resource["inputs"]["spec"].get("scopeSelector", {}).get("matchExpressions", []):
+                if (expression["scopeName"], expression["operator"]) == ("PriorityClass", "In"):
+                    admitted.setdefault(namespace, set()).update(expression["values"])
+    problems = []
+    for obj in objects:
+        if obj["kind"] not in ("DaemonSet", "Deployment", "Job"):
+            continue
+        priority = obj["spec"]["template"]["spec"].get("priorityClassName")
+        namespace = obj["metadata"].get("namespace", release_namespace)  # Helm installs it in the release's
+        critical = priority in GKE_CRITICAL_PRIORITY_CLASSES and namespace != "kube-system"
+        if critical and priority not in admitted.get(namespace, set()):
+            problems.append(f"{obj['kind']} {obj['metadata']['name']}: GKE refuses {priority} in {namespace}")
+    return problems
+
+
 def _judge(release: Release, probe: bool) -> list[str]:
     """Everything the Helm oracle finds wrong with one Release (empty: nothing)."""
     name, plan, resource = release
@@ -356,6 +381,7 @@ def _judge(release: Release, probe: bool) -> list[str]:
     except helm.HelmError as error:
         return [f"{where}: helm template: {error.stderr.strip()}"]
     problems = CHECKS[inputs["chart"]](plan, inputs, objects) + _invalid(objects, kube)
+    problems += _gke_priority_admitted(plan, objects, inputs["namespace"])
     if probe:
         problems += [f"ignored value {path}" for path in helm.ignored_values(inputs, kube)]
     return [f"{where}: {problem}" for problem in problems]
@@ -658,4 +684,15 @@ def test_a_pool_the_dra_kubelet_plugin_misses_is_noticed() -> None:
     assert problems == [
         "the kubelet plugin does not select gpu-demo-gpu-h100-mig-node-group ({'gpu-components/gpu-access': 'dra', "
         "'gpu-components/pool': 'h100-mig', 'nvidia.com/mig.config': 'all-1g.10gb'})"
+    ]
+
+
+def test_a_critical_priority_gke_refuses_is_noticed() -> None:
+    """Without the GKE DRA setting (``kubeletPlugin.priorityClassName: ""``) the chart's kubelet plugin would be
+    ``system-node-critical`` in a namespace without a ResourceQuota admitting it: the check says so."""
+    _, plan, release = next(r for r in _example_releases() if r[0] == "gcp-gke-dra")
+    inputs = copy.deepcopy(dict(release["inputs"]))
+    assert inputs["values"]["kubeletPlugin"].pop("priorityClassName") == ""
+    assert _gke_priority_admitted(plan, helm.render(inputs), inputs["namespace"]) == [
+        "DaemonSet dra-driver-nvidia-gpu-kubelet-plugin: GKE refuses system-node-critical in dra-driver-nvidia-gpu"
     ]
