@@ -51,7 +51,7 @@ from gpu_components.aws.facts import (
     SOURCE_PULUMI_EKS_AUTO_MODE,
 )
 from gpu_components.enums import value_of
-from gpu_components.errors import Problem
+from gpu_components.errors import Default, Problem
 from gpu_components.nvidia.device_plugin import deep_merge
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
@@ -89,7 +89,8 @@ AUTO_MODE_NODE_ROLE_POLICIES = {
 
 @STRICT
 class SystemNodeGroupConfig(TypedDict):
-    """The non-GPU node group for cluster add-ons. Defaults: ``m7i.large``, 1 to 3 nodes, 2 at creation."""
+    """The non-GPU node group for cluster add-ons. Defaults: ``m7i.large``, 1 to 3 nodes, 2 at creation. With
+    ``karpenter``, at least as many nodes at creation as Karpenter controller replicas (the chart's 2)."""
 
     instance_type: NotRequired[str]
     min_size: NotRequired[int]
@@ -463,7 +464,40 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     karpenter_config: Mapping[str, Any] = cluster.get("karpenter", {})
     if not karpenter_config.get("existing", False):
         problems += _karpenter_problems(karpenter_config)
+        if "karpenter" in cluster and not existing:
+            problems += _karpenter_nodes_problems(cluster)
     return problems
+
+
+def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
+    """A new cluster's system node group must start with as many nodes as the Karpenter chart runs controller
+    replicas: each on a node of its own, never on a node Karpenter launches, only on the system node group
+    (:data:`~gpu_components.aws.karpenter_controller.CHART_REPLICAS`). With fewer, a replica stays Pending; with
+    none, no controller runs and no Karpenter pool ever gets a node. Not checked where ``helm_values`` replace the
+    chart's ``affinity`` or the library's ``nodeSelector``: the placement is then the user's."""
+    overrides = cluster["karpenter"].get("helm_values", {})
+    if isinstance(overrides, Mapping) and ("affinity" in overrides or "nodeSelector" in overrides):
+        return []
+    replicas = karpenter.controller_replicas(overrides)
+    sizes = cluster.get("system_node_group") or {}
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or not isinstance(sizes, Mapping):
+        return []
+    desired = sizes.get("desired_size", SYSTEM_SIZES.defaults[1])
+    if not isinstance(desired, int) or desired >= replicas:
+        return []
+    value = desired if "desired_size" in sizes else Default(desired)
+    where = "cluster.karpenter.helm_values.replicas" if "replicas" in overrides else "the chart's default replicas"
+    return [
+        Problem(
+            "cluster.system_node_group.desired_size",
+            value,
+            f"fewer nodes than Karpenter controller replicas ({replicas}, {where}): the chart places each replica "
+            "on a node of its own (pod anti-affinity on kubernetes.io/hostname) and never on a node Karpenter "
+            "launches, so only the system node group can run them",
+            f"at least {replicas}" + (f", or cluster.karpenter.helm_values.replicas: {desired}" if desired else ""),
+            karpenter.SOURCE_KARPENTER_CHART_VALUES,
+        )
+    ]
 
 
 def _supported_karpenter(version: object) -> bool:

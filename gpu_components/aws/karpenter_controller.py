@@ -58,6 +58,24 @@ QUEUE_RETENTION_SECONDS = 300
 """How long the interruption queue keeps a message."""
 CONTROLLER_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
 """The controller container's resources, as the guide installs it."""
+CHART_REPLICAS = 2
+"""The chart's default ``replicas`` of the controller Deployment (``charts/karpenter/values.yaml`` of
+aws/karpenter-provider-aws v1.14.1). Its default ``affinity`` keeps each replica on a node of its own (required pod
+anti-affinity on ``kubernetes.io/hostname``) and off the nodes Karpenter launches (node affinity
+``karpenter.sh/nodepool DoesNotExist``); with :func:`helm_values`' node selector only the system node group's nodes
+are left, so it needs as many nodes as replicas (checked by the Helm oracle, ``tests/oracles/test_helm.py``)."""
+SOURCE_KARPENTER_CHART_VALUES = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml"
+)
+"""The Karpenter chart's values at the pinned release: ``replicas``, ``affinity``, ``topologySpreadConstraints``."""
+
+
+def controller_replicas(helm_values: Mapping[str, Any]) -> object:
+    """The controller's replica count under ``cluster.karpenter.helm_values`` (the chart's :data:`CHART_REPLICAS`
+    unless they set ``replicas``; returned as given, checked by the caller)."""
+    return helm_values.get("replicas", CHART_REPLICAS) if isinstance(helm_values, Mapping) else CHART_REPLICAS
+
+
 OWNED_HELM_VALUES = (
     ("settings", "clusterName"),
     ("settings", "interruptionQueue"),

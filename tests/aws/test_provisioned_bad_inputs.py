@@ -452,6 +452,38 @@ def test_karpenter_v1_releases_are_accepted(version: str) -> None:
     assert config_problems({"name": "c", "karpenter": {"version": version}}) == []
 
 
+def test_the_system_node_group_must_hold_every_karpenter_replica(tmp_path: Path) -> None:
+    # Found by the Helm oracle (tests/oracles/test_helm.py): Karpenter's chart runs 2 controller replicas, each on a
+    # node of its own and never on a Karpenter node; with our node selector only the system node group is left.
+    cluster = HELM_CLUSTER + "      {}\n    system_node_group: {min_size: 1, desired_size: 1, max_size: 1}\n"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "cluster.system_node_group.desired_size: fewer nodes than Karpenter controller replicas (2, the chart's "
+        "default replicas): the chart places each replica on a node of its own (pod anti-affinity on "
+        "kubernetes.io/hostname) and never on a node Karpenter launches, so only the system node group can run them "
+        "(got 1); valid: at least 2, or cluster.karpenter.helm_values.replicas: 1"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "expected"),
+    [
+        ({"karpenter": {}, "system_node_group": {"min_size": 0, "desired_size": 0}}, [("at least 2", 0)]),
+        (
+            {"karpenter": {"helm_values": {"replicas": 3}}},
+            [("at least 3, or cluster.karpenter.helm_values.replicas: 2", 2)],
+        ),
+        ({"karpenter": {"helm_values": {"replicas": 1}}, "system_node_group": {"min_size": 1, "desired_size": 1}}, []),
+        ({"karpenter": {"helm_values": {"affinity": {}}}, "system_node_group": {"min_size": 0, "desired_size": 0}}, []),
+        ({"karpenter": {"existing": True}, "existing": True, "subnet_ids": ["s"], "node_role_arn": "arn"}, []),
+        ({"karpenter": {}}, []),
+    ],
+)
+def test_karpenter_replicas_against_system_nodes(cluster: dict[str, Any], expected: list[tuple[str, int]]) -> None:
+    problems = config_problems({"name": "c", **cluster})
+    found = [(p.valid, p.value) for p in problems if p.path == "cluster.system_node_group.desired_size"]
+    assert [(valid, getattr(value, "value", value)) for valid, value in found] == expected
+
+
 # 10. Smaller defects.
 
 
