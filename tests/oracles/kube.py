@@ -298,6 +298,15 @@ class ControlPlane:
             query["dryRun"] = "All"
         return self.request("PATCH", self.path(obj), obj, "application/apply-patch+yaml", **query)
 
+    def send(self, obj: Mapping[str, Any], by_helm: bool, dry_run: bool = False) -> Any:
+        """Send ``obj`` the way its Pulumi resource does: the Kubernetes provider's resources by server-side apply
+        (its default since v4), a ``helm.sh/v3`` Release's objects by create, as Helm 3's install does (the API
+        server prunes ``null`` from a CRD object on create but refuses it in an apply patch)."""
+        if not by_helm:
+            return self.apply(obj, dry_run)
+        query = {"fieldManager": FIELD_MANAGER, **({"dryRun": "All"} if dry_run else {})}
+        return self.request("POST", self.path(obj, named=False), obj, **query)
+
     def get(self, obj: Mapping[str, Any]) -> Any:
         """The object as the server holds it."""
         return self.request("GET", self.path(obj))
@@ -435,6 +444,12 @@ class PlanObjects:
     objects: list[dict[str, Any]]
     skipped: list[str]
     """``<resource name>: <why>`` for each Kubernetes resource that could not be turned into objects here."""
+    helm: set[int] = field(default_factory=set)
+    """``id()`` of the objects a Helm Release renders (sent as Helm sends them: :meth:`ControlPlane.send`)."""
+
+    def by_helm(self, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj`` comes from a Helm Release (rather than a ``kubernetes:*`` resource of the plan)."""
+        return id(obj) in self.helm
 
     @property
     def crds(self) -> list[dict[str, Any]]:
@@ -471,6 +486,7 @@ def plan_objects(plan: Mapping[str, Any]) -> PlanObjects:
     render = _helm_render()
     objects: list[dict[str, Any]] = []
     skipped: list[str] = []
+    helm: set[int] = set()
     for resource in plan["resources"]:
         token = resource["type"]
         if not token.startswith("kubernetes:") or token.startswith("kubernetes:pulumi"):
@@ -485,6 +501,7 @@ def plan_objects(plan: Mapping[str, Any]) -> PlanObjects:
                     obj.setdefault("metadata", {})
                     obj["metadata"].setdefault("namespace", namespace)
                     objects.append(obj)
+                    helm.add(id(obj))
             continue
         if token == CONFIG_FILE:
             skipped.append(f"{resource['name']}: a manifest by URL ({resource['inputs'].get('file')}), offline")
@@ -497,7 +514,7 @@ def plan_objects(plan: Mapping[str, Any]) -> PlanObjects:
         objects.append(obj)
     order = {"CustomResourceDefinition": 0, "Namespace": 1}
     objects.sort(key=lambda o: order.get(o["kind"], 2))
-    return PlanObjects(objects, skipped)
+    return PlanObjects(objects, skipped, helm)
 
 
 def describe(obj: Mapping[str, Any]) -> str:

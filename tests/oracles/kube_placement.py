@@ -120,7 +120,7 @@ def run_plan(
             run.refused.append(f"CRDs: {error}")
         for obj in found.rest:
             try:
-                plane.apply(obj)
+                plane.send(obj, found.by_helm(obj))
                 run.applied += 1
             except ApiError as error:
                 run.refused.append(f"{describe(obj)}: {error.message}")

@@ -36,7 +36,7 @@ def test_example_plans_apply_for_real(kube_bins: dict[str, Path], oracle_report:
     oracle_report(ORACLE, applied, sum(len(r) for r in refused.values()))
     assert refused == {}
     assert set(runs) == set(example_plans())
-    assert applied >= 400, applied
+    assert applied >= 240, applied
 
 
 def test_variant_plans_dry_run(kube_bins: dict[str, Path], oracle_report: Report) -> None:
@@ -60,7 +60,7 @@ def test_variant_plans_dry_run(kube_bins: dict[str, Path], oracle_report: Report
                     if real and obj["metadata"]["name"] in namespaces:
                         continue
                     try:
-                        plane.apply(obj, dry_run=not real)
+                        plane.send(obj, found.by_helm(obj), dry_run=not real)
                     except ApiError as error:
                         refused.append(f"{name}: {describe(obj)}: {error.message}")
                     else:

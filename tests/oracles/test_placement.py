@@ -79,11 +79,10 @@ def judge(run: PlanRun) -> tuple[int, list[str]]:
             failures.append(f"node of pool {pool.name} ({pool.advertiser or 'cpu'}) runs {got}, expected {want}")
     nodes = {p.node_name: p for p in run.pools}
     for pod in run.pods:
-        kind, _ = _owner(pod)
-        if kind != "Job":
-            continue
+        pool_name = pod["metadata"].get("labels", {}).get("gpu-components/sample-for")
+        if _owner(pod)[0] != "Job" or pool_name is None:
+            continue  # Helm hook Jobs of the charts (CRD upgrade, NFD prune) are not the plan's samples
         checks += 1
-        pool_name = pod["metadata"]["labels"].get("gpu-components/sample-for")
         node_name = pod["spec"].get("nodeName")
         if node_name is None:
             why = [c.get("message") for c in pod.get("status", {}).get("conditions") or [] if c.get("message")]
@@ -115,7 +114,7 @@ def test_example_plans_place(kube_bins: dict[str, Path], oracle_report: Report) 
     oracle_report(ORACLE, checked, sum(len(f) for f in failures.values()))
     assert failures == {}
     assert set(runs) == set(example_plans())
-    assert checked >= 60, checked
+    assert checked >= 55, checked
 
 
 def _shape(name: str) -> tuple[str, str, str]:
