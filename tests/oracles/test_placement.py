@@ -129,9 +129,11 @@ def _shape(name: str) -> tuple[str, str, str]:
 
 
 def representative_variants() -> list[str]:
-    """The first variant of each shape (cloud x GPU stack x kind of sharing)."""
+    """One variant of each shape (cloud x GPU stack x kind of sharing); the n-th shape takes its n-th variant
+    (cyclically), so the GPU models and MIG profiles vary across shapes."""
     names = sorted(variant_plans())
-    return [next(group) for _, group in itertools.groupby(sorted(names, key=_shape), key=_shape)]
+    groups = [list(group) for _, group in itertools.groupby(sorted(names, key=_shape), key=_shape)]
+    return [group[index % len(group)] for index, group in enumerate(groups)]
 
 
 def test_variant_plans_place(kube_bins: dict[str, Path], oracle_report: Report) -> None:
