@@ -24,6 +24,7 @@ is served by both unchanged.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -94,6 +96,7 @@ class ControlPlane:
     port: int = 0
     _resources: dict[tuple[str, str], tuple[str, bool]] = field(default_factory=dict)
     _ssl: ssl.SSLContext = field(default_factory=ssl.create_default_context)
+    _local: threading.local = field(default_factory=threading.local)
 
     # ---- processes -------------------------------------------------------------------------------------------
     def _spawn(self, name: str, args: list[str]) -> None:
@@ -219,6 +222,9 @@ class ControlPlane:
 
     def stop(self) -> None:
         """Stop every process this control plane started (newest first), by its own process group."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
         for name in reversed(list(self.processes)):
             proc = self.processes.pop(name)
             if proc.poll() is None:
@@ -233,28 +239,43 @@ class ControlPlane:
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json"}
 
+    def _connection(self) -> http.client.HTTPSConnection:
+        """This thread's kept-alive connection to the API server (one TLS handshake per thread, not per request)."""
+        conn: http.client.HTTPSConnection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self._ssl, timeout=60)
+            self._local.conn = conn
+        return conn
+
     def request(
         self, method: str, path: str, body: Any = None, content_type: str = "application/json", **query: str
     ) -> Any:
         """One API request; the decoded JSON answer, or :class:`ApiError` with the server's status message."""
-        url = f"https://127.0.0.1:{self.port}{path}"
         if query:
-            url += "?" + urllib.parse.urlencode(query)
+            path += "?" + urllib.parse.urlencode(query)
         data = None if body is None else json.dumps(body).encode()
         headers = self._headers()
         if data is not None:
             headers["Content-Type"] = content_type
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, context=self._ssl, timeout=60) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            text = error.read().decode(errors="replace")
+        for attempt in (1, 2):
+            conn = self._connection()
             try:
-                status = json.loads(text)
-            except json.JSONDecodeError:
-                status = {"reason": error.reason, "message": text}
-            raise ApiError(error.code, str(status.get("reason", "")), str(status.get("message", text))) from None
+                conn.request(method, path, body=data, headers=headers)
+                response = conn.getresponse()
+                text = response.read()
+                break
+            except (http.client.HTTPException, ConnectionError):
+                conn.close()
+                self._local.conn = None
+                if attempt == 2:
+                    raise
+        if response.status < 400:
+            return json.loads(text or b"null")
+        try:
+            status = json.loads(text)
+        except json.JSONDecodeError:
+            status = {"reason": response.reason, "message": text.decode(errors="replace")}
+        raise ApiError(response.status, str(status.get("reason", "")), str(status.get("message", text)))
 
     def discover(self) -> None:
         """(Re)read which resources the server has: (apiVersion, kind) -> (plural, namespaced)."""
