@@ -40,9 +40,14 @@ def kube_bins() -> dict[str, Path]:
 
 def role(run: PlanRun, daemonset: str) -> str | None:
     """What a DaemonSet is: a GPU advertiser (``device-plugin`` of the chart, ``operator-device-plugin``, ``dra``),
-    an MPS control daemon (``mps``), or ``None`` (feature discovery, exporters, ...)."""
+    an MPS control daemon (``mps``), NFD's worker (``nfd``), the operator's MIG manager (``mig-manager``), or
+    ``None`` (feature discovery, exporters, ...)."""
     if "mps-control-daemon" in daemonset:
         return "mps"
+    if daemonset.endswith("node-feature-discovery-worker"):
+        return "nfd"
+    if daemonset in run.operator_daemonsets and "mig-manager" in daemonset:
+        return "mig-manager"
     if daemonset.endswith("kubelet-plugin"):
         return "dra"
     if daemonset in run.operator_daemonsets:
@@ -66,6 +71,7 @@ def judge(run: PlanRun) -> tuple[int, list[str]]:
         kind, name = _owner(pod)
         if kind == "DaemonSet" and pod["spec"].get("nodeName") and role(run, name):
             roles.setdefault(pod["spec"]["nodeName"], []).append(str(role(run, name)))
+    deployed = {role(run, ds["metadata"]["name"]) for ds in run.daemonsets}
     for pool in run.pools:
         got = sorted(roles.get(pool.node_name, []))
         advertiser = ADVERTISER_ROLE.get(pool.advertiser or "")
@@ -73,7 +79,14 @@ def judge(run: PlanRun) -> tuple[int, list[str]]:
             "device-plugin",
             "operator-device-plugin",
         )
-        want = sorted([advertiser] if advertiser else []) + (["mps"] if mps else [])
+        want = [advertiser] if advertiser else []
+        want += ["mps"] if mps else []
+        if pool.gpu is not None and "nfd" in deployed:
+            want.append("nfd")  # the operator labels a GPU node only after NFD's worker found its NVIDIA PCI device
+        if "mig-manager" in deployed and "nvidia.com/mig.config" in pool.labels:
+            want.append("mig-manager")  # the MIG layout the pool asks for is applied by the operator's MIG manager
+        # NFD's worker on CPU nodes and the MIG manager on MIG-capable nodes that ask no layout are harmless
+        got = sorted(r for r in got if r not in ("nfd", "mig-manager") or r in want)
         checks += 1
         if got != sorted(want):
             failures.append(f"node of pool {pool.name} ({pool.advertiser or 'cpu'}) runs {got}, expected {want}")
