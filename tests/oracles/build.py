@@ -103,8 +103,12 @@ def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dic
         staging = Path(tempfile.mkdtemp(prefix=f"{wrapper}-", dir=root))
         started = time.monotonic()
         env_cgo = "1" if cgo else "0"
-        for name, package in targets.items():
-            _go_build(module, package, staging / name, env_cgo)
+        if all(name == package.rstrip("/").rsplit("/", 1)[-1] for name, package in targets.items()):
+            # One `go build -o <dir>/` for all: the packages' shared dependencies compile once, in parallel.
+            _go_build(module, list(targets.values()), staging / "", env_cgo)
+        else:
+            for name, package in targets.items():
+                _go_build(module, [package], staging / name, env_cgo)
         (staging / "BUILD").write_text(f"built in {time.monotonic() - started:.0f} s\n")
         if out.exists():
             shutil.rmtree(out)
@@ -112,10 +116,13 @@ def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dic
     return wanted
 
 
-def _go_build(module: Path, package: str, target: Path, cgo: str) -> None:
+def _go_build(module: Path, packages: list[str], target: Path, cgo: str) -> None:
+    """``go build`` of ``packages`` into ``target``: a file for one package, a directory (ending in ``/``, each
+    binary named after its package) for several."""
     env = _go_env()
     env["CGO_ENABLED"] = cgo
-    args = ["go", "build", "-trimpath", "-mod=readonly", "-o", str(target), package]
+    out = f"{target}/" if len(packages) > 1 else str(target)
+    args = ["go", "build", "-trimpath", "-mod=readonly", "-o", out, *packages]
     done = subprocess.run(args, cwd=module, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} (in {module}) failed:\n{done.stdout}{done.stderr}")

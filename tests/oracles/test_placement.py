@@ -1,0 +1,182 @@
+"""kube-scheduler and kube-controller-manager (``k8s.io/kubernetes`` v1.36.3) place every plan's pods on the nodes
+its pools would bring up (``tests/oracles/kube_nodes.py`` says what each node carries and why).
+
+Asserted per plan, from where the real scheduler bound each pod:
+- each GPU node runs exactly one GPU advertiser, the one the plan says (``gpuPools.<pool>.devicePlugin``): the device
+  plugin chart's DaemonSet, the GPU Operator's device plugin, the DRA driver's kubelet plugin, or none of ours
+  where the node image (Bottlerocket) or the cloud (GKE, EKS Auto Mode) advertises; CPU nodes run none;
+- MPS pools (and only they) run one MPS control daemon where our device plugin or the operator advertises;
+- each sample Job's pod lands on its own pool's node, and each of its claims is allocated from that node's devices.
+Upstream behaviour: ``pkg/controller/daemon/daemon_controller.go`` (``NodeShouldRunDaemonPod``: taints, node
+selector and affinity), ``pkg/scheduler/framework/plugins`` (``tainttoleration``, ``nodeaffinity``,
+``noderesources``, ``dynamicresources``), ``pkg/controller/resourceclaim/controller.go`` (claims from templates).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.oracles.conftest import Report
+from tests.oracles.kube import kube_binaries
+from tests.oracles.kube_placement import PlanRun, example_runs, run_plan
+from tests.oracles.plans import example_plans, variant_of, variant_plans
+
+ORACLE = "kube-scheduler"
+
+ADVERTISER_ROLE = {"daemonset": "device-plugin", "gpu-operator": "operator-device-plugin", "dra-driver": "dra"}
+"""The plan's ``devicePlugin`` -> the role of the DaemonSet that must advertise on its nodes (none for the rest)."""
+
+
+@pytest.fixture(scope="session")
+def kube_bins() -> dict[str, Path]:
+    return kube_binaries()
+
+
+def role(run: PlanRun, daemonset: str) -> str | None:
+    """What a DaemonSet is: a GPU advertiser (``device-plugin`` of the chart, ``operator-device-plugin``, ``dra``),
+    an MPS control daemon (``mps``), NFD's worker (``nfd``), the operator's MIG manager (``mig-manager``), or
+    ``None`` (feature discovery, exporters, ...)."""
+    if "mps-control-daemon" in daemonset:
+        return "mps"
+    if daemonset.endswith("node-feature-discovery-worker"):
+        return "nfd"
+    if daemonset in run.operator_daemonsets and "mig-manager" in daemonset:
+        return "mig-manager"
+    if daemonset.endswith("kubelet-plugin"):
+        return "dra"
+    if daemonset in run.operator_daemonsets:
+        return "operator-device-plugin" if "device-plugin" in daemonset else None
+    if daemonset.endswith("nvidia-device-plugin"):
+        return "device-plugin"
+    return None
+
+
+def _owner(pod: dict[str, Any]) -> tuple[str, str]:
+    ref = (pod["metadata"].get("ownerReferences") or [{}])[0]
+    return str(ref.get("kind")), str(ref.get("name"))
+
+
+def judge(run: PlanRun) -> tuple[int, list[str]]:
+    """(checks made, failures) for one plan's placement."""
+    checks, failures = 0, []
+    failures += [f"refused: {r}" for r in run.refused] + run.unsettled
+    roles: dict[str, list[str]] = {}
+    for pod in run.pods:
+        kind, name = _owner(pod)
+        if kind == "DaemonSet" and pod["spec"].get("nodeName") and role(run, name):
+            roles.setdefault(pod["spec"]["nodeName"], []).append(str(role(run, name)))
+    deployed = {role(run, ds["metadata"]["name"]) for ds in run.daemonsets}
+    for pool in run.pools:
+        got = sorted(roles.get(pool.node_name, []))
+        advertiser = ADVERTISER_ROLE.get(pool.advertiser or "")
+        mps = (pool.gpu or {}).get("capacity", {}).get("sharing") == "mps" and advertiser in (
+            "device-plugin",
+            "operator-device-plugin",
+        )
+        want = [advertiser] if advertiser else []
+        want += ["mps"] if mps else []
+        if pool.gpu is not None and "nfd" in deployed:
+            want.append("nfd")  # the operator labels a GPU node only after NFD's worker found its NVIDIA PCI device
+        if "mig-manager" in deployed and "nvidia.com/mig.config" in pool.labels:
+            want.append("mig-manager")  # the MIG layout the pool asks for is applied by the operator's MIG manager
+        # NFD's worker on CPU nodes and the MIG manager on MIG-capable nodes that ask no layout are harmless
+        got = sorted(r for r in got if r not in ("nfd", "mig-manager") or r in want)
+        checks += 1
+        if got != sorted(want):
+            failures.append(f"node of pool {pool.name} ({pool.advertiser or 'cpu'}) runs {got}, expected {want}")
+    nodes = {p.node_name: p for p in run.pools}
+    for pod in run.pods:
+        pool_name = pod["metadata"].get("labels", {}).get("gpu-components/sample-for")
+        if _owner(pod)[0] != "Job" or pool_name is None:
+            continue  # Helm hook Jobs of the charts (CRD upgrade, NFD prune) are not the plan's samples
+        checks += 1
+        node_name = pod["spec"].get("nodeName")
+        if node_name is None:
+            why = [c.get("message") for c in pod.get("status", {}).get("conditions") or [] if c.get("message")]
+            failures.append(f"pod {pod['metadata']['name']} of pool {pool_name} not scheduled: {why}")
+        elif nodes[node_name].name != pool_name:
+            failures.append(f"pod {pod['metadata']['name']} of pool {pool_name} landed on pool {nodes[node_name].name}")
+    devices = {(s["spec"]["pool"]["name"], d["name"]) for s in run.slices for d in s["spec"].get("devices") or []}
+    bound = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in run.pods}
+    for claim in run.claims:
+        checks += 1
+        owner = _owner(claim)[1]
+        results = ((claim.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or []
+        if not results:
+            failures.append(f"claim {claim['metadata']['name']} not allocated")
+        for result in results:
+            if result["pool"] != bound.get(owner) or (result["pool"], result["device"]) not in devices:
+                failures.append(f"claim {claim['metadata']['name']} got {result} for a pod on {bound.get(owner)}")
+    return checks, failures
+
+
+def test_example_plans_place(kube_bins: dict[str, Path], oracle_report: Report) -> None:
+    runs = example_runs(kube_bins)
+    checked, failures = 0, {}
+    for stack, run in runs.items():
+        count, found = judge(run)
+        checked += count
+        if found:
+            failures[stack] = found
+    oracle_report(ORACLE, checked, sum(len(f) for f in failures.values()))
+    assert failures == {}
+    assert set(runs) == set(example_plans())
+    assert checked >= 55, checked
+
+
+def _shape(name: str) -> tuple[str, str, str]:
+    """A variant's shape: cloud, GPU stack, kind of sharing (``mig-1g.10gb`` and ``mig-2g.20gb`` are one kind)."""
+    variant = variant_of(name)
+    sharing = variant.sharing
+    if sharing.startswith("mig-"):
+        sharing = (
+            "mig+time-slicing" if sharing.endswith("time-slicing") else "mig-mixed" if "mixed" in sharing else "mig"
+        )
+    return variant.cloud, variant.gpu_stack, sharing
+
+
+def representative_variants() -> list[str]:
+    """One variant of each shape (cloud x GPU stack x kind of sharing); the n-th shape takes its n-th variant
+    (cyclically), so the GPU models and MIG profiles vary across shapes."""
+    names = sorted(variant_plans())
+    groups = [list(group) for _, group in itertools.groupby(sorted(names, key=_shape), key=_shape)]
+    return [group[index % len(group)] for index, group in enumerate(groups)]
+
+
+def test_variant_plans_place(kube_bins: dict[str, Path], oracle_report: Report) -> None:
+    started = time.monotonic()
+    chosen = representative_variants()
+    checked, failures = 0, {}
+    for name in chosen:
+        count, found = judge(run_plan(kube_bins, variant_plans()[name]))
+        checked += count
+        if found:
+            failures[name] = found
+    oracle_report(ORACLE, checked, sum(len(f) for f in failures.values()))
+    assert failures == {}
+    assert len(chosen) >= 30, (len(chosen), time.monotonic() - started)
+
+
+def test_untolerated_pod_does_not_schedule(kube_bins: dict[str, Path], oracle_report: Report) -> None:
+    """The oracle can fail: the aws-eks stack's time-sliced pool's sample Job without its tolerations stays pending
+    with the scheduler's own reason."""
+    plan = example_plans()["aws-eks"]
+    job = copy.deepcopy(next(r for r in plan["resources"] if r["name"] == "a10g-shared-vectoradd")["inputs"])
+    job["metadata"]["name"] = "untolerated"
+    job["spec"]["template"]["spec"].pop("tolerations")
+    job["spec"]["template"]["metadata"]["labels"]["gpu-components/sample-for"] = "a10g-shared"
+    run = run_plan(kube_bins, plan, extra=[job])
+    pod = next(p for p in run.pods if p["metadata"]["labels"].get("job-name") == "untolerated")
+    assert pod["spec"].get("nodeName") is None
+    scheduled = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert scheduled["reason"] == "Unschedulable"
+    assert "node(s) had untolerated taint(s)" in scheduled["message"]
+    _, failures = judge(run)
+    assert any("pod untolerated" in f and "not scheduled" in f for f in failures), failures
+    oracle_report(ORACLE, 1, 0)
