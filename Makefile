@@ -32,7 +32,7 @@ lint: install
 	$(BIN)/mypy gpu_components tests/typing_check.py
 
 test: lint
-	$(BIN)/pytest -n auto -m "not oracle"
+	$(BIN)/pytest -n auto -m "not oracle and not languages"
 	$(MAKE) oracles
 
 # The real programs (NVIDIA's device plugin, MIG and DRA code, Helm, a Kubernetes control plane) built from their
@@ -44,7 +44,7 @@ oracles: install
 
 # The inner loop: lint and the tests that do not plan whole example stacks (marker `stack`, see pyproject.toml).
 check-fast: lint
-	$(BIN)/pytest -n auto -m "not stack and not oracle"
+	$(BIN)/pytest -n auto -m "not stack and not oracle and not languages"
 
 # Refresh the committed plans of every example stack (stacks/Pulumi.<stack>.yaml) after reviewing the change they
 # show: `gpu-components diff` against the committed files first, e.g. `make golden-diff`.

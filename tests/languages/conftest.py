@@ -1,0 +1,125 @@
+"""The language tests: the package from other Pulumi languages, with the real Pulumi CLI and SDK toolchains.
+
+Every test here carries the ``languages`` marker (``make languages``). Where Go is missing they are skipped with one
+line that names what is missing (the Pulumi CLI and the code generators are built from the Go module proxy).
+
+Each test records what a language reached through :func:`record` (or the ``languages_record`` fixture);
+after the run one table is printed: language -> SDK generated -> compiles -> program type-checks -> preview
+reached. Under pytest-xdist the workers append to one JSON-lines file the controller reads, as the oracles do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.oracles.build import go_missing
+
+REPORT_ENV = "GPU_COMPONENTS_LANGUAGES_REPORT"
+
+STEPS = ("sdk", "compiles", "typechecks", "preview")
+"""The table's columns, in order: SDK generated, compiles, program type-checks, preview reached."""
+
+HEADERS = {
+    "sdk": "SDK generated",
+    "compiles": "compiles",
+    "typechecks": "program type-checks",
+    "preview": "preview reached",
+}
+
+RESULTS = ("yes", "no", "blocked", "n/a")
+"""``yes``: done and checked; ``no``: tried and failed; ``blocked``: cannot be tried here (say why in ``detail``);
+``n/a``: the step does not apply to the language (YAML has no SDK to generate or compile)."""
+
+Record = Callable[..., None]
+
+
+def record(language: str, step: str, result: str, detail: str = "") -> None:
+    """Record one cell of the languages table: ``record("typescript", "compiles", "yes")``.
+
+    ``step`` is one of :data:`STEPS`, ``result`` one of :data:`RESULTS`; ``detail`` (one short line, e.g. the
+    reason a step is blocked) is printed under the table. The last record of a (language, step) wins, except that a
+    ``no`` is never overwritten by a ``yes``.
+    """
+    assert step in STEPS, f"{step!r}: a step is one of {STEPS}"
+    assert result in RESULTS, f"{result!r}: a result is one of {RESULTS}"
+    path = os.environ.get(REPORT_ENV)
+    if not path:
+        return
+    with open(path, "a") as out:
+        out.write(json.dumps({"language": language, "step": step, "result": result, "detail": detail}) + "\n")
+
+
+@pytest.fixture
+def languages_record() -> Record:
+    """:func:`record`, as a fixture."""
+    return record
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    missing = go_missing()
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.languages)
+            if missing is not None:
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason="Go is not on PATH: the language tests build the Pulumi CLI, its YAML language host "
+                        "and the SDK generators from the Go module proxy"
+                    )
+                )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if REPORT_ENV not in os.environ:  # the controller (or a plain run): workers inherit the variable
+        handle, path = tempfile.mkstemp(prefix="gpu-components-languages-", suffix=".jsonl")
+        os.close(handle)
+        os.environ[REPORT_ENV] = path
+
+
+def table(lines: list[str]) -> list[str]:
+    """The languages table (markdown) from the recorded JSON lines, and the details under it."""
+    cells: dict[str, dict[str, str]] = {}
+    details: list[str] = []
+    for line in lines:
+        entry = json.loads(line)
+        row = cells.setdefault(entry["language"], {})
+        if row.get(entry["step"]) != "no" or entry["result"] == "no":
+            row[entry["step"]] = entry["result"]
+        if entry.get("detail"):
+            note = f"{entry['language']} / {HEADERS[entry['step']]}: {entry['detail']}"
+            if note not in details:
+                details.append(note)
+    if not cells:
+        return []
+    out = [
+        "| language | " + " | ".join(HEADERS[s] for s in STEPS) + " |",
+        "|---|" + "---|" * len(STEPS),
+    ]
+    for language in sorted(cells):
+        out.append(f"| {language} | " + " | ".join(cells[language].get(s, "-") for s in STEPS) + " |")
+    return out + details
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    path = Path(os.environ.get(REPORT_ENV, ""))
+    if not path.is_file():
+        return
+    lines = path.read_text().splitlines()
+    path.unlink()
+    rows = table(lines)
+    if not rows:
+        return
+    terminalreporter.section("languages")
+    for row in rows:
+        terminalreporter.write_line(row)
