@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -83,15 +83,19 @@ def _key(wrapper: Path, targets: Mapping[str, str]) -> str:
     return digest.hexdigest()[:16]
 
 
-def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dict[str, Path]:
+def binaries(
+    wrapper: str, targets: Mapping[str, str], cgo: bool = False, ldflags: Sequence[str] = ()
+) -> dict[str, Path]:
     """Build (or reuse) the binaries ``targets`` (binary name -> Go package path) of the wrapper module
     ``oracles/<wrapper>``; returns binary name -> path. Safe to call from several test processes at once (a file
     lock per build). ``cgo`` builds with ``CGO_ENABLED=1`` (NVIDIA's NVML bindings need it); otherwise 0.
+    ``ldflags`` are passed to the linker (``-X pkg.Version=v1.2.3``: the version a program reports of itself).
 
     Raises ``RuntimeError`` with Go's output when the build fails.
     """
     module = ORACLES / wrapper
-    key = _key(module, {**targets, "__cgo__": str(cgo)})
+    extra = {"__ldflags__": " ".join(ldflags)} if ldflags else {}
+    key = _key(module, {**targets, "__cgo__": str(cgo), **extra})
     root = cache_dir()
     root.mkdir(parents=True, exist_ok=True)
     out = root / f"{wrapper}-{key}"
@@ -105,10 +109,10 @@ def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dic
         env_cgo = "1" if cgo else "0"
         if all(name == package.rstrip("/").rsplit("/", 1)[-1] for name, package in targets.items()):
             # One `go build -o <dir>/` for all: the packages' shared dependencies compile once, in parallel.
-            _go_build(module, list(targets.values()), staging / "", env_cgo)
+            _go_build(module, list(targets.values()), staging / "", env_cgo, ldflags)
         else:
             for name, package in targets.items():
-                _go_build(module, [package], staging / name, env_cgo)
+                _go_build(module, [package], staging / name, env_cgo, ldflags)
         (staging / "BUILD").write_text(f"built in {time.monotonic() - started:.0f} s\n")
         if out.exists():
             shutil.rmtree(out)
@@ -116,13 +120,14 @@ def binaries(wrapper: str, targets: Mapping[str, str], cgo: bool = False) -> dic
     return wanted
 
 
-def _go_build(module: Path, packages: list[str], target: Path, cgo: str) -> None:
+def _go_build(module: Path, packages: list[str], target: Path, cgo: str, ldflags: Sequence[str] = ()) -> None:
     """``go build`` of ``packages`` into ``target``: a file for one package, a directory (ending in ``/``, each
     binary named after its package) for several."""
     env = _go_env()
     env["CGO_ENABLED"] = cgo
     out = f"{target}/" if len(packages) > 1 else str(target)
-    args = ["go", "build", "-trimpath", "-mod=readonly", "-o", out, *packages]
+    linker = ["-ldflags", " ".join(ldflags)] if ldflags else []
+    args = ["go", "build", "-trimpath", "-mod=readonly", *linker, "-o", out, *packages]
     done = subprocess.run(args, cwd=module, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} (in {module}) failed:\n{done.stdout}{done.stderr}")
