@@ -11,7 +11,7 @@ STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
 SOURCES := gpu_components tests stacks policy benchmarks __main__.py
 
-.PHONY: install plan test oracles check-fast lint golden golden-diff schema bench bench-install clean
+.PHONY: install plan test oracles languages check-fast lint golden golden-diff schema bench bench-install clean
 
 .tools/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
@@ -41,6 +41,15 @@ test: lint
 oracles: install
 	@if command -v go >/dev/null 2>&1; then $(BIN)/pytest -m oracle tests/oracles; \
 	else echo "oracles skipped: Go is not on PATH (they build NVIDIA's, Helm's and Kubernetes' programs from the Go module proxy)"; fi
+
+# The package from other Pulumi languages (README, "Checked with the real Pulumi CLI"): the Pulumi CLI and its YAML
+# language host, built from the Go module proxy at the versions of oracles/pins.toml and cached like the oracles,
+# read the provider's schema, add the package to a YAML program and preview it; the SDKs Pulumi generates for each
+# language are built and type-checked. Ends with the table language -> SDK generated -> compiles -> program
+# type-checks -> preview reached. Skipped, with the reason, where Go is not on PATH. Not part of `make test`.
+languages: install
+	@if command -v go >/dev/null 2>&1; then $(BIN)/pytest -m languages tests/languages $(LANGUAGES_ARGS); \
+	else echo "languages skipped: Go is not on PATH (the Pulumi CLI, its YAML language host and the SDK generators are built from the Go module proxy)"; fi
 
 # The inner loop: lint and the tests that do not plan whole example stacks (marker `stack`, see pyproject.toml).
 check-fast: lint

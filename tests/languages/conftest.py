@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.languages.cli import Pulumi, pulumi_binaries
 from tests.oracles.build import go_missing
 
 REPORT_ENV = "GPU_COMPONENTS_LANGUAGES_REPORT"
@@ -123,3 +124,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     terminalreporter.section("languages")
     for row in rows:
         terminalreporter.write_line(row)
+
+
+@pytest.fixture(scope="session")
+def pulumi_built() -> dict[str, Path]:
+    """The Pulumi CLI and YAML language host of ``oracles/pins.toml``, built once (``tests/languages/cli.py``)."""
+    return pulumi_binaries()
+
+
+@pytest.fixture
+def pulumi(pulumi_built: dict[str, Path], tmp_path: Path) -> Pulumi:
+    """The built CLI in a fresh sandbox (its own ``PULUMI_HOME``, file backend, passphrase, no plugin downloads)."""
+    return Pulumi(pulumi_built, tmp_path / "sandbox")
