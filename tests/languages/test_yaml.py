@@ -77,9 +77,7 @@ def test_preview_constructs_the_components_and_stops_at_the_cloud_plugins(
     plugin = next(name for name, text in missing.items() if errors[0] == f"error: {text}")
     version = _locked("pulumi-aws" if plugin == "aws" else "pulumi-kubernetes")
     assert f"    pulumi:providers:{plugin} default_{version.replace('.', '_')}  1 error\n" in done.stdout
-    for token, name in COMPONENTS.items():
-        assert f" +  {token} {name} create \n" in done.stdout
-    # The components, and the children registered before the error (a race too), are to create.
+    # Which components and children the display shows as to create before the error is a race too.
     assert done.stdout.endswith("    1 errored\n\n")
     languages_record("yaml", "compiles", "n/a", "YAML programs are not compiled")
     languages_record(
