@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.oracles.build import binaries, pins
+from tests.oracles.build import binaries, module_source, pins
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -116,3 +116,16 @@ class Pulumi:
             check=False,
         )
         return Result(list(args), done.returncode, done.stdout, done.stderr)
+
+
+def kubernetes_provider() -> Path:
+    """Build (or reuse) ``pulumi-resource-kubernetes`` of ``oracles/pins.toml`` [pulumi-resource-kubernetes]; it
+    reads its schema from ``$GPU_COMPONENTS_KUBERNETES_SCHEMA`` (:func:`kubernetes_schema`)."""
+    built = binaries("pulumi-kubernetes", {"pulumi-resource-kubernetes": "./pulumi-resource-kubernetes"})
+    return built["pulumi-resource-kubernetes"]
+
+
+def kubernetes_schema() -> Path:
+    """The schema the pulumi-kubernetes provider module ships (``cmd/pulumi-resource-kubernetes/schema.json``)."""
+    pin = pins()["pulumi-resource-kubernetes"]
+    return module_source(pin["module"], pin["version"]) / "cmd" / "pulumi-resource-kubernetes" / "schema.json"

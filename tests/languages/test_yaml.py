@@ -15,7 +15,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from tests.languages.cli import VENV_BIN, Pulumi
+from tests.languages.cli import VENV_BIN, Pulumi, kubernetes_provider, kubernetes_schema
 from tests.languages.conftest import Record
 
 if sys.version_info >= (3, 11):
@@ -108,3 +108,47 @@ def test_the_yaml_host_type_checks_the_program_against_the_schema(
         "          Existing properties are: instanceType, name, diskSizeGb, gcp, gpuAccess and 16 others\n"
     ) in diagnostics
     languages_record("yaml", "typechecks", "yes", "pulumi-language-yaml checks the program against the schema")
+
+
+def test_device_plugin_preview_with_the_kubernetes_provider(
+    pulumi_built: dict[str, Path], tmp_path: Path, languages_record: Record
+) -> None:
+    """``NvidiaDevicePlugin`` alone, its Kubernetes provider in ``renderYamlToDirectory`` mode (no cluster), with the
+    real pulumi-resource-kubernetes (``oracles/pulumi-kubernetes``) on the sandbox's ``PATH``."""
+    provider = kubernetes_provider()
+    project = tmp_path / "program"
+    shutil.copytree(PROGRAM.parent / "yaml-device-plugin", project)
+    (project / "gpu-components").mkdir()
+    (project / "gpu-components" / PROVIDER.name).symlink_to(PROVIDER)
+    with open(project / "Pulumi.yaml", "a") as out:
+        out.write("packages:\n  gpu-components: ./gpu-components\n")
+    pulumi = Pulumi({**pulumi_built, provider.name: provider}, tmp_path / "sandbox")
+    pulumi.env["GPU_COMPONENTS_KUBERNETES_SCHEMA"] = str(kubernetes_schema())
+    assert pulumi.run("stack", "init", "dev", cwd=project).returncode == 0
+    done = pulumi.run("preview", "--non-interactive", "--color", "never", cwd=project, timeout=600)
+    assert done.returncode == 1
+    # The provider previews the Namespace and the ConfigMap (the device plugin's rendered configs); the Helm Release
+    # needs NVIDIA's chart repository, which this machine cannot reach (no network but the package registries).
+    for line in (
+        " +  gpu-components:index:NvidiaDevicePlugin gpu-demo-device-plugin create \n",
+        " +  kubernetes:core/v1:Namespace gpu-demo-device-plugin-namespace create \n",
+        " +  kubernetes:core/v1:ConfigMap gpu-demo-device-plugin-config create \n",
+        "    kubernetes:helm.sh/v3:Release gpu-demo-device-plugin-release  1 error\n",
+    ):
+        assert line in done.stdout
+    (error,) = {line.strip() for line in done.stdout.splitlines() if line.strip().startswith("error: ")}
+    assert error.startswith(
+        "error: kubernetes:helm.sh/v3:Release resource 'gpu-demo-device-plugin-release': property chart value "
+        '{nvidia-device-plugin} has a problem: looks like "https://nvidia.github.io/k8s-device-plugin" is not a valid '
+        'chart repository or cannot be reached: Get "https://nvidia.github.io/k8s-device-plugin/index.yaml": dial '
+        "tcp: lookup nvidia.github.io"
+    )
+    assert error.endswith(": no such host; check the chart name and repository configuration.")
+    assert done.stdout.endswith("Resources:\n    + 5 to create\n    1 errored\n\n")
+    languages_record(
+        "yaml",
+        "preview",
+        "yes",
+        "with pulumi-resource-kubernetes (renderYamlToDirectory): Namespace and ConfigMap previewed, the Helm Release "
+        "stops at NVIDIA's chart repository (no network)",
+    )
