@@ -4,8 +4,8 @@
 ``[pulumi]`` and the YAML language host of ``[pulumi-language-yaml]`` into the oracle cache outside the repository.
 :class:`Pulumi` runs that CLI with a sandboxed environment: ``PULUMI_HOME`` in a temporary directory, the local
 file backend (``PULUMI_BACKEND_URL=file://...``), a passphrase secrets provider, no update check and no automatic
-plugin downloads, and a ``PATH`` of the built binaries, the test environment's ``.venv/bin`` and the system's
-directories (no ``uv``, no other ``pulumi``).
+plugin downloads, and a ``PATH`` of the built binaries only (no ``uv``, no other ``pulumi``, language host or
+plugin the machine may have).
 
 Pulumi's Python, Node.js and Go language hosts are not served by the Go module proxy (403 for every version), so
 only YAML programs run here, and a ``runtime: python`` plugin (``PulumiPlugin.yaml``) cannot be started by this CLI:
@@ -82,8 +82,8 @@ class Pulumi:
                 link.symlink_to(path)
         (home / "state").mkdir(exist_ok=True)
         (home / "pulumi-home").mkdir(exist_ok=True)
-        system = [p for p in ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")]
-        path = [str(self.bin), *(str(p) for p in extra_path or []), *system]
+        # Only the built binaries: no language host, plugin or uv a machine may have installed is found.
+        path = [str(self.bin), *(str(p) for p in extra_path or [])]
         self.env = {
             "HOME": str(home),
             "PATH": os.pathsep.join(path),
