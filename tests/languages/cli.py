@@ -83,10 +83,10 @@ class Pulumi:
         (home / "state").mkdir(exist_ok=True)
         (home / "pulumi-home").mkdir(exist_ok=True)
         # Only the built binaries: no language host, plugin or uv a machine may have installed is found.
-        path = [str(self.bin), *(str(p) for p in extra_path or [])]
+        search = [str(self.bin), *(str(p) for p in extra_path or [])]
         self.env = {
             "HOME": str(home),
-            "PATH": os.pathsep.join(path),
+            "PATH": os.pathsep.join(search),
             "PULUMI_HOME": str(home / "pulumi-home"),
             "PULUMI_BACKEND_URL": f"file://{home / 'state'}",
             "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
