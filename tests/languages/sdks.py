@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 SCHEMA = ROOT / "schema.json"
 TYPESCRIPT = HERE / "typescript"
+TYPESCRIPT_EXAMPLE = ROOT / "examples" / "typescript-eks"
 GO = HERE / "go"
 SDK = Path("sdks") / "gpu-components"
 """Where ``pulumi package add`` writes the SDK, relative to the program's project directory."""
@@ -144,12 +145,14 @@ def typescript_version(directory: Path) -> str:
     return str(json.loads((directory / "node_modules" / "typescript" / "package.json").read_text())["version"])
 
 
-def typecheck_typescript(project: Path, program: str = "index.ts") -> Run:
-    """``tsc --noEmit`` of ``program`` (in ``project``) with the program's tsconfig.json and TypeScript."""
+def typecheck_typescript(project: Path, program: str = "index.ts", tsconfig: Path | None = None) -> Run:
+    """``tsc --noEmit`` of ``program`` (in ``project``) with the program project's TypeScript and the compiler options
+    of ``tsconfig`` (default: the project's tsconfig.json); diagnostics without colours (``pretty: false``)."""
     config = project / "tsconfig.json"
-    if program != "index.ts":
+    if program != "index.ts" or tsconfig is not None:
+        options = json.loads((tsconfig or config).read_text())["compilerOptions"] | {"pretty": False}
         config = project / f"tsconfig.{Path(program).stem}.json"
-        config.write_text(json.dumps({"extends": "./tsconfig.json", "files": [program]}) + "\n")
+        config.write_text(json.dumps({"compilerOptions": options, "files": [program]}) + "\n")
     tsc = project / "node_modules" / "typescript" / "bin" / "tsc"
     return _run(["node", str(tsc), "--noEmit", "-p", str(config)], project)
 

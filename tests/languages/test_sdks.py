@@ -18,6 +18,7 @@ import pytest
 
 from tests.languages import sdks
 from tests.languages.conftest import record
+from tests.oracles.build import pins
 
 COMPONENTS = sorted(sdks.resources())
 
@@ -174,6 +175,45 @@ def test_a_wrong_field_type_fails_the_typescript_typecheck(
         2,
         f"negative.ts({line},9): error TS2322: Type 'string' is not assignable to type 'number'.\n",
     )
+
+
+def test_the_typescript_example_typechecks_unchanged(
+    typescript: tuple[Path, sdks.Generated, sdks.Run], typescript_sdk_compiled: sdks.Run
+) -> None:
+    """examples/typescript-eks/index.ts, as committed, with its own compiler options and @pulumi/kubernetes."""
+    project = typescript[0]
+    assert typescript_sdk_compiled.returncode == 0
+    shutil.copy(sdks.TYPESCRIPT_EXAMPLE / "index.ts", project / "example.ts")
+    checked = sdks.typecheck_typescript(project, "example.ts", sdks.TYPESCRIPT_EXAMPLE / "tsconfig.json")
+    assert (checked.returncode, checked.output) == (0, "")
+
+
+def _caret(range_: str, version: str) -> bool:
+    """``version`` satisfies the npm range ``^X.Y.Z`` (X > 0)."""
+    low = [int(part) for part in range_.removeprefix("^").split(".")]
+    have = [int(part) for part in version.split(".")]
+    return have[0] == low[0] and have >= low
+
+
+def test_the_pinned_npm_packages_are_within_the_examples_ranges() -> None:
+    pinned = json.loads((sdks.TYPESCRIPT / "package.json").read_text())
+    example = json.loads((sdks.TYPESCRIPT_EXAMPLE / "package.json").read_text())
+    assert example["dependencies"].pop("@pulumi/gpu-components") == "file:sdks/gpu-components"
+    assert pinned["dependencies"].pop("@pulumi/gpu-components") == "file:sdks/gpu-components"
+    wanted = example["dependencies"] | example["devDependencies"]
+    have = pinned["dependencies"] | pinned["devDependencies"]
+    assert sorted(have) == sorted(wanted) == ["@pulumi/kubernetes", "@pulumi/pulumi", "@types/node", "typescript"]
+    assert {name: _caret(wanted[name], have[name]) for name in wanted} == dict.fromkeys(wanted, True)
+    lock = json.loads((sdks.TYPESCRIPT / "package-lock.json").read_text())["packages"]
+    assert {name: lock[f"node_modules/{name}"]["version"] for name in have} == have
+    # The Node.js SDK is the release of the Go SDK and of the generators (oracles/pins.toml).
+    assert "v" + have["@pulumi/pulumi"] == pins()["pulumi-go-sdk"]["version"] == pins()["pulumi-codegen"]["version"]
+
+
+def test_the_go_program_requires_the_pinned_go_sdk() -> None:
+    go_mod = (sdks.GO / "go.mod").read_text()
+    assert f"\tgithub.com/pulumi/pulumi/sdk/v3 {pins()['pulumi-go-sdk']['version']}\n" in go_mod
+    assert f"replace {sdks.GO_SDK_MODULE} => ./sdks/gpu-components\n" in go_mod
 
 
 # Go -------------------------------------------------------------------------------------------------------------
