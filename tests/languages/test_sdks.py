@@ -78,6 +78,38 @@ def golang(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sdks.Generat
         raise
 
 
+def _refs(value: object) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "$ref" and isinstance(item, str):
+                yield item
+            else:
+                yield from _refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _refs(item)
+
+
+def test_the_schema_references_no_other_package() -> None:
+    """So the generators need no plugin: every reference is to the package's own types or Pulumi's built-in Any."""
+    refs = set(_refs(json.loads(sdks.SCHEMA.read_text())))
+    assert {ref for ref in refs if not ref.startswith("#/types/gpu-components:index:")} == {"pulumi.json#/Any"}
+
+
+def test_a_reference_to_another_package_is_refused_by_name(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    pod_spec = "/kubernetes/v4.18.0/schema.json#/types/kubernetes:core/v1:PodSpec"
+    component = {"isComponent": True, "type": "object", "inputProperties": {"spec": {"$ref": pod_spec}}}
+    schema.write_text(json.dumps({"name": "ext", "version": "0.1.0", "resources": {"ext:index:C": component}}))
+    with pytest.raises(RuntimeError) as raised:
+        sdks.generate("nodejs", tmp_path / "sdk", schema)
+    assert str(raised.value).splitlines()[1] == (
+        "pulumi-codegen: error binding resource ext:index:C: failed to bind input properties for ext:index:C: error "
+        f'binding type for property "spec": resolving package {pod_spec}: the schema references package '
+        '"kubernetes": this generator runs offline and loads no other package'
+    )
+
+
 # TypeScript -----------------------------------------------------------------------------------------------------
 
 
