@@ -9,6 +9,7 @@ Each language's steps are recorded for the ``make languages`` table (``tests/lan
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +43,12 @@ def _schema_inputs(component: str) -> dict[str, bool]:
     required = resource.get("requiredInputs", [])
     assert isinstance(inputs, dict) and isinstance(required, list)
     return {name: name in required for name in inputs}
+
+
+def _schema_outputs(component: str) -> list[str]:
+    outputs = sdks.resources()[component].get("properties", {})
+    assert isinstance(outputs, dict)
+    return list(outputs)
 
 
 @contextmanager
@@ -159,6 +166,15 @@ def test_each_typescript_args_interface_has_the_schema_inputs(
 ) -> None:
     source = (typescript[1].directory / f"{sdks.file_stem(component)}.ts").read_text()
     assert sdks.typescript_interface(source, f"{component}Args") == _schema_inputs(component)
+
+
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_each_typescript_class_has_the_schema_outputs(
+    typescript: tuple[Path, sdks.Generated, sdks.Run], component: str
+) -> None:
+    source = (typescript[1].directory / f"{sdks.file_stem(component)}.ts").read_text()
+    outputs = re.findall(r"^    declare public (?:/\*out\*/ )?readonly (\w+): pulumi\.Output<", source, re.MULTILINE)
+    assert sorted(outputs) == sorted(_schema_outputs(component))
 
 
 def test_gpu_cluster_takes_the_schema_inputs_in_typescript(typescript: tuple[Path, sdks.Generated, sdks.Run]) -> None:
@@ -285,6 +301,15 @@ def test_each_go_args_struct_has_the_schema_inputs(golang: tuple[Path, sdks.Gene
     public = sdks.go_struct(source, f"{component}Args")  # the one programs fill in: same fields, no tags
     assert sorted(public) == sorted(plain)
     assert sorted(name[0].lower() + name[1:] for name in public) == sorted(inputs)
+
+
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_each_go_resource_struct_has_the_schema_outputs(golang: tuple[Path, sdks.Generated], component: str) -> None:
+    source = (golang[1].directory / "gpucomponents" / f"{sdks.file_stem(component)}.go").read_text()
+    fields = sdks.go_struct(source, component)
+    assert sorted(str(tag) for name, (_, tag) in fields.items() if name != "ResourceState") == sorted(
+        _schema_outputs(component)
+    )
 
 
 def test_gpu_cluster_takes_the_schema_inputs_in_go(golang: tuple[Path, sdks.Generated]) -> None:
