@@ -10,7 +10,9 @@
 // Schema references to other packages are refused (this program has no plugins to load them from): the
 // gpu-components schema references only pulumi.json#/Any, a built-in type.
 //
-// Usage: pulumi-codegen -schema schema.json -language nodejs|go -out DIR
+// Usage: pulumi-codegen -schema schema.json -language nodejs|go -out DIR [-namespace ORG]
+// -namespace stands for a git source (`pulumi package add github.com/ORG/REPO@TAG`): the CLI then sets the schema's
+// namespace to the URL's owner, lower-cased, before binding; a local path sets none.
 // Diagnostics (warnings and errors) go to stderr, one per line, prefixed "diagnostic: "; exit status 1 on any
 // error, 2 on bad usage.
 package main
@@ -24,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/blang/semver"
 	"github.com/hashicorp/hcl/v2"
@@ -75,7 +78,7 @@ func bind(spec schema.PackageSpec, loader schema.ReferenceLoader) (*schema.Packa
 	return pkg, nil
 }
 
-func generate(schemaPath, language string) (map[string][]byte, error) {
+func generate(schemaPath, language, namespace string) (map[string][]byte, error) {
 	raw, err := os.ReadFile(schemaPath)
 	if err != nil {
 		return nil, err
@@ -86,6 +89,9 @@ func generate(schemaPath, language string) (map[string][]byte, error) {
 	var served schema.PackageSpec
 	if err := json.Unmarshal(raw, &served); err != nil {
 		return nil, fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	if served.Namespace == "" {
+		served.Namespace = strings.ToLower(namespace)
 	}
 	cliPkg, err := bind(served, loader)
 	if err != nil {
@@ -138,12 +144,13 @@ func main() {
 	schemaPath := flag.String("schema", "", "the package schema (JSON)")
 	language := flag.String("language", "", "nodejs or go")
 	out := flag.String("out", "", "the directory the SDK is written to (created)")
+	namespace := flag.String("namespace", "", "the owner of a git source's URL (none for a local path)")
 	flag.Parse()
 	if *schemaPath == "" || *language == "" || *out == "" || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	files, err := generate(*schemaPath, *language)
+	files, err := generate(*schemaPath, *language, *namespace)
 	if err == nil {
 		err = write(*out, files)
 	}

@@ -86,11 +86,12 @@ class Generated:
     seconds: float
 
 
-def generate(language: str, out: Path, schema: Path = SCHEMA) -> Generated:
-    """Generate the ``language`` (``nodejs`` or ``go``) SDK of ``schema`` into ``out``, as ``pulumi package add``."""
+def generate(language: str, out: Path, schema: Path = SCHEMA, namespace: str = "") -> Generated:
+    """Generate the ``language`` (``nodejs`` or ``go``) SDK of ``schema`` into ``out``, as ``pulumi package add`` of a
+    local path does; ``namespace`` as it does for a git source (the URL's owner)."""
     started = time.monotonic()
     done = subprocess.run(
-        [str(codegen()), "-schema", str(schema), "-language", language, "-out", str(out)],
+        [str(codegen()), "-schema", str(schema), "-language", language, "-out", str(out), "-namespace", namespace],
         capture_output=True,
         text=True,
         check=False,

@@ -117,6 +117,16 @@ def test_a_reference_to_another_package_is_refused_by_name(tmp_path: Path) -> No
     )
 
 
+def test_from_a_git_source_the_sdks_are_named_after_its_owner(tmp_path: Path) -> None:
+    """``pulumi package add github.com/Acme/gpu-components@v0.1.0`` sets the schema's namespace to ``acme``: the npm
+    package is ``@acme/gpu-components`` and the Go module ``github.com/acme/pulumi-gpu-components/sdk/go``; from a
+    local path they are ``@pulumi/gpu-components`` and ``example.com/pulumi-gpu-components/sdk/go``."""
+    typescript = sdks.generate("nodejs", tmp_path / "ts", namespace="Acme").directory
+    assert json.loads((typescript / "package.json").read_text())["name"] == "@acme/gpu-components"
+    go = sdks.generate("go", tmp_path / "go", namespace="Acme").directory
+    assert (go / "go.mod").read_text().splitlines()[0] == "module github.com/acme/pulumi-gpu-components/sdk/go"
+
+
 # TypeScript -----------------------------------------------------------------------------------------------------
 
 
