@@ -34,6 +34,7 @@ lint: install
 test: lint
 	$(BIN)/pytest -n auto -m "not oracle and not languages"
 	$(MAKE) oracles
+	$(MAKE) languages
 
 # The real programs (NVIDIA's device plugin, MIG and DRA code, Helm, a Kubernetes control plane) built from their
 # Go modules at the versions of oracles/pins.toml, cached outside the repo, judging every example stack's plan and
@@ -46,7 +47,7 @@ oracles: install
 # language host, built from the Go module proxy at the versions of oracles/pins.toml and cached like the oracles,
 # read the provider's schema, add the package to a YAML program and preview it; the SDKs Pulumi generates for each
 # language are built and type-checked. Ends with the table language -> SDK generated -> compiles -> program
-# type-checks -> preview reached. Skipped, with the reason, where Go is not on PATH. Not part of `make test`.
+# type-checks -> preview reached. Skipped, with the reason, where Go is not on PATH. Run by `make test` (so by CI).
 languages: install
 	@if command -v go >/dev/null 2>&1; then $(BIN)/pytest -m languages tests/languages $(LANGUAGES_ARGS); \
 	else echo "languages skipped: Go is not on PATH (the Pulumi CLI, its YAML language host and the SDK generators are built from the Go module proxy)"; fi
