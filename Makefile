@@ -11,7 +11,7 @@ STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
 SOURCES := gpu_components tests stacks policy benchmarks __main__.py
 
-.PHONY: install plan test oracles languages check-fast lint golden golden-diff schema bench bench-install clean
+.PHONY: install plan check test oracles clean-oracles languages check-fast lint golden golden-diff schema bench bench-install clean
 
 .tools/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
@@ -31,8 +31,11 @@ lint: install
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy gpu_components tests/typing_check.py
 
-test: lint
+# Lint and the Python test suite: everything but the real programs (the targets of README, Performance).
+check: lint
 	$(BIN)/pytest -n auto -m "not oracle and not languages"
+
+test: check
 	$(MAKE) oracles
 	$(MAKE) languages
 
@@ -81,3 +84,7 @@ bench-install: install
 
 clean:
 	rm -rf $(VENV) .tools .mypy_cache .ruff_cache .pytest_cache .plans
+
+# The built oracle and language binaries (outside the repo; each wrapper keeps only its newest build anyway).
+clean-oracles:
+	rm -rf "$${GPU_COMPONENTS_ORACLE_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/gpu-components/oracles}"

@@ -46,6 +46,8 @@ GPU_RESOURCE = "nvidia.com/gpu"
 """The extended resource of a whole GPU (and of a MIG device under the single strategy)."""
 
 MigStrategyFlag = Literal["none", "single", "mixed"]
+MIG_STRATEGY_FLAGS: tuple[MigStrategyFlag, ...] = ("none", "single", "mixed")
+"""The device plugin's ``--mig-strategy`` values (k8s-device-plugin ``api/config/v1/flags.go``)."""
 
 
 class ReplicatedResource(TypedDict):
@@ -131,7 +133,9 @@ def device_plugin_config(spec: GpuNodePoolSpec, mig_strategy: MigStrategyFlag | 
     ``sharing.timeSlicing`` / ``sharing.mps`` over the pool's base resources. MPS sets ``flags.mpsRoot`` and always
     fails requests for more than one replica (the plugin's rule for MPS).
     """
-    strategy: MigStrategyFlag = mig_strategy or (spec.mig.strategy if spec.mig else "none")
+    strategy: MigStrategyFlag = (
+        mig_strategy if mig_strategy is not None else (spec.mig.strategy if spec.mig else "none")
+    )
     flags: Flags = {"migStrategy": strategy, "failOnInitError": True}
     config: DevicePluginConfig = {"version": "v1", "flags": flags}
     sharing = spec.sharing
@@ -150,7 +154,10 @@ def device_plugin_config(spec: GpuNodePoolSpec, mig_strategy: MigStrategyFlag | 
 def default_device_plugin_config(mig_strategy: MigStrategyFlag | None = None) -> DevicePluginConfig:
     """The ``default`` entry: exclusive GPUs, no MIG (or ``mig_strategy``), fail when the GPU cannot be
     initialised."""
-    return {"version": "v1", "flags": {"migStrategy": mig_strategy or "none", "failOnInitError": True}}
+    return {
+        "version": "v1",
+        "flags": {"migStrategy": "none" if mig_strategy is None else mig_strategy, "failOnInitError": True},
+    }
 
 
 def device_plugin_config_map(
@@ -164,7 +171,12 @@ def device_plugin_config_map(
     override the file's (k8s-device-plugin ``api/config/v1/flags.go`` ``UpdateFromCLIFlags``). Every entry then
     says that strategy, so the rendered config is the one the plugin runs (checked by the real plugin:
     ``tests/oracles/test_device_plugin.py``).
+
+    Raises ``ValueError`` when ``mig_strategy`` is given and is not ``none``, ``single`` or ``mixed`` (the plugin's
+    ``--mig-strategy`` values).
     """
+    if mig_strategy is not None and mig_strategy not in MIG_STRATEGY_FLAGS:
+        raise ValueError(f"mig_strategy must be one of {', '.join(MIG_STRATEGY_FLAGS)} (got {mig_strategy!r})")
     entries: dict[str, DevicePluginConfig] = {DEFAULT_CONFIG_NAME: default_device_plugin_config(mig_strategy)}
     entries.update({spec.name: device_plugin_config(spec, mig_strategy) for spec in specs})
     return {name: to_yaml(entries[name]) for name in sorted(entries)}

@@ -238,3 +238,10 @@ def test_config_hash_changes_when_a_config_changes() -> None:
     key = "gpu-components/config-hash"
     assert before["podAnnotations"][key] != after["podAnnotations"][key]
     assert before["podAnnotations"][key] == same["podAnnotations"][key]
+
+
+@pytest.mark.parametrize("strategy", ["bogus", "Mixed", "", 3])
+def test_a_mig_strategy_the_plugin_has_not_is_refused(strategy: object) -> None:
+    with pytest.raises(ValueError) as raised:
+        device_plugin_config_map([], strategy)  # type: ignore[arg-type]
+    assert str(raised.value) == f"mig_strategy must be one of none, single, mixed (got {strategy!r})"

@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,11 @@ else:  # Python 3.10
 ROOT = Path(__file__).resolve().parents[2]
 ORACLES = ROOT / "oracles"
 PINS = ORACLES / "pins.toml"
+
+
+class OracleBuildError(RuntimeError):
+    """An oracle could not be built or fetched (Go's own message inside): the test errors with that message alone,
+    not a Python traceback (``tests/oracles/conftest.py``)."""
 
 
 def go_missing() -> str | None:
@@ -69,7 +75,7 @@ def _go_env() -> dict[str, str]:
 def _go(args: list[str], cwd: Path) -> str:
     done = subprocess.run(["go", *args], cwd=cwd, env=_go_env(), capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"go {' '.join(args)} (in {cwd}) failed:\n{done.stdout}{done.stderr}")
+        raise OracleBuildError(f"go {' '.join(args)} (in {cwd}) failed:\n{done.stdout}{done.stderr}")
     return done.stdout
 
 
@@ -91,7 +97,7 @@ def binaries(
     lock per build). ``cgo`` builds with ``CGO_ENABLED=1`` (NVIDIA's NVML bindings need it); otherwise 0.
     ``ldflags`` are passed to the linker (``-X pkg.Version=v1.2.3``: the version a program reports of itself).
 
-    Raises ``RuntimeError`` with Go's output when the build fails.
+    Raises :class:`OracleBuildError` with Go's output when the build fails (nothing is left in the cache).
     """
     module = ORACLES / wrapper
     extra = {"__ldflags__": " ".join(ldflags)} if ldflags else {}
@@ -104,20 +110,41 @@ def binaries(
         fcntl.flock(lock, fcntl.LOCK_EX)
         if all(path.exists() for path in wanted.values()):
             return wanted
-        staging = Path(tempfile.mkdtemp(prefix=f"{wrapper}-", dir=root))
-        started = time.monotonic()
-        env_cgo = "1" if cgo else "0"
-        if all(name == package.rstrip("/").rsplit("/", 1)[-1] for name, package in targets.items()):
-            # One `go build -o <dir>/` for all: the packages' shared dependencies compile once, in parallel.
-            _go_build(module, list(targets.values()), staging / "", env_cgo, ldflags)
-        else:
-            for name, package in targets.items():
-                _go_build(module, [package], staging / name, env_cgo, ldflags)
-        (staging / "BUILD").write_text(f"built in {time.monotonic() - started:.0f} s\n")
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
+        staging = Path(tempfile.mkdtemp(prefix=f"{wrapper}.staging-", dir=root))
+        try:
+            started = time.monotonic()
+            env_cgo = "1" if cgo else "0"
+            if all(name == package.rstrip("/").rsplit("/", 1)[-1] for name, package in targets.items()):
+                # One `go build -o <dir>/` for all: the packages' shared dependencies compile once, in parallel.
+                _go_build(module, list(targets.values()), staging / "", env_cgo, ldflags)
+            else:
+                for name, package in targets.items():
+                    _go_build(module, [package], staging / name, env_cgo, ldflags)
+            (staging / "BUILD").write_text(f"built in {time.monotonic() - started:.0f} s\n")
+            if out.exists():
+                shutil.rmtree(out)
+            staging.rename(out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    _prune(root, wrapper, keep=out)
     return wanted
+
+
+def _prune(root: Path, wrapper: str, keep: Path) -> None:
+    """Remove the wrapper's builds other than ``keep`` (earlier pins or Go versions), so the cache holds one build
+    per wrapper; a build another process holds the lock of is left alone."""
+    own = re.compile(re.escape(wrapper) + r"-[0-9a-f]{16}")
+    for entry in root.iterdir():
+        if entry == keep or not entry.is_dir() or not own.fullmatch(entry.name):
+            continue
+        lock_path = root / f"{entry.name}.lock"
+        with open(lock_path, "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            shutil.rmtree(entry, ignore_errors=True)
+        lock_path.unlink(missing_ok=True)
 
 
 def _go_build(module: Path, packages: list[str], target: Path, cgo: str, ldflags: Sequence[str] = ()) -> None:
@@ -130,7 +157,7 @@ def _go_build(module: Path, packages: list[str], target: Path, cgo: str, ldflags
     args = ["go", "build", "-trimpath", "-mod=readonly", *linker, "-o", out, *packages]
     done = subprocess.run(args, cwd=module, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} (in {module}) failed:\n{done.stdout}{done.stderr}")
+        raise OracleBuildError(f"{' '.join(args)} (in {module}) failed:\n{done.stdout}{done.stderr}")
 
 
 def module_source(module: str, version: str) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracles.build import go_missing, pins
+from tests.oracles.build import OracleBuildError, go_missing, pins
 
 REPORT_ENV = "GPU_COMPONENTS_ORACLE_REPORT"
 
@@ -33,6 +33,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.oracle)
             if missing is not None:
                 item.add_marker(pytest.mark.skip(reason=missing))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """A real program that could not be built or fetched (no module proxy, a bad pin) fails its test with Go's own
+    message, not a Python traceback."""
+    report: pytest.TestReport = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, OracleBuildError):
+        report.longrepr = f"the oracle could not be built: {call.excinfo.value}"
+    return report
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -77,6 +87,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     for name in sorted(totals):
         checked, failures = totals[name]
         pin = pinned[name]
-        terminalreporter.write_line(
-            f"oracle {name}: {checked} checked, {failures} failures ({pin['module']} {pin['version']})"
-        )
+        if checked == 0:
+            line = f"oracle {name}: nothing checked, its tests did not run to the end (see above)"
+        else:
+            line = f"oracle {name}: {checked} checked, {failures} failures"
+        terminalreporter.write_line(f"{line} ({pin['module']} {pin['version']})")

@@ -37,7 +37,7 @@ from gpu_components.aws.facts import KARPENTER_CHART
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
 from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART
 from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART
-from tests.oracles.build import ORACLES, binaries, pins
+from tests.oracles.build import ORACLES, OracleBuildError, binaries, pins
 
 HELM = "helm"
 """The Helm oracle's table in ``oracles/pins.toml``."""
@@ -103,7 +103,7 @@ def chart_dir(chart_ref: str, version: str) -> Path:
     )
     if download.returncode != 0:
         wanted = f"{pin['module']}@{pin['version']}"
-        raise RuntimeError(f"go mod download {wanted} failed:\n{download.stdout}{download.stderr}")
+        raise OracleBuildError(f"go mod download {wanted} failed:\n{download.stdout}{download.stderr}")
     info = json.loads(download.stdout)
     path = Path(info["Dir"]) / pin["path"]
     if not (path / "Chart.yaml").is_file():

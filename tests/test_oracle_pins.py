@@ -7,7 +7,7 @@ import importlib
 import re
 from pathlib import Path
 
-from tests.oracles.build import ORACLES, pins
+from tests.oracles.build import ORACLES, _prune, pins
 from tests.oracles.bump import _move_staging, _set_version
 
 _REQUIRE = re.compile(r"^\s*(?:require\s+)?(\S+)\s+(v\S+)(?:\s+//.*)?$")
@@ -80,3 +80,14 @@ def test_bump_moves_kubernetes_staging_replaces_with_kubernetes(tmp_path: Path) 
     assert go_mod.read_text() == (
         "replace (\n\tk8s.io/api => k8s.io/api v0.37.2\n\tk8s.io/client-go => k8s.io/client-go v0.37.2\n)\n"
     )
+
+
+def test_a_new_build_prunes_the_wrappers_older_builds_only(tmp_path: Path) -> None:
+    for name in ("nvidia-0123456789abcdef", "nvidia-fedcba9876543210", "nvidia-dra-0123456789abcdef", "kube-x"):
+        (tmp_path / name).mkdir()
+    _prune(tmp_path, "nvidia", keep=tmp_path / "nvidia-fedcba9876543210")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "kube-x",
+        "nvidia-dra-0123456789abcdef",
+        "nvidia-fedcba9876543210",
+    ]
