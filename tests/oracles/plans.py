@@ -30,7 +30,7 @@ from gpu_components.plan import load_stack, run_program, to_json
 from gpu_components.program import main as example_program
 from tests.helpers import ROOT
 
-CLOUDS = ("aws", "azure", "gcp")
+CLOUDS: tuple[catalog.Cloud, ...] = ("aws", "azure", "gcp")
 
 _CLUSTERS: dict[str, dict[str, Any]] = {
     "aws": {
@@ -80,8 +80,8 @@ class Variant:
     config: dict[str, Any]
 
 
-def _instance_type(cloud: str, model: str) -> str | None:
-    types = [t for t in catalog.instance_types(cloud) if t.gpu_model == model]  # type: ignore[arg-type]
+def _instance_type(cloud: catalog.Cloud, model: str) -> str | None:
+    types = [t for t in catalog.instance_types(cloud) if t.gpu_model == model]
     return min(types, key=lambda t: (t.gpu_count, t.name)).name if types else None
 
 
