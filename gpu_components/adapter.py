@@ -407,7 +407,7 @@ def example_cluster_problems(
             Problem(
                 f"{path}.{count}",
                 shown(count),
-                f"{label(count)} must lie between {label(low)} and {label(high)}",
+                f"must lie between {label(low)} and {label(high)}, which this {count} does not",
                 f"{values[low]}..{values[high]}",
             )
         )

@@ -144,8 +144,8 @@ def test_existing_cluster_with_settings_only_a_new_cluster_uses_is_refused(tmp_p
         (
             "aws-eks",
             {"system_node_group": {"max_size": 1}},
-            "cluster.system_node_group.desired_size: desired_size 2 (default) must lie between min_size 1 (default)"
-            " and max_size 1 (default: 2); valid: 1..1",  # desired_size not set: shown as its default
+            "cluster.system_node_group.desired_size: must lie between min_size 1 (default) and max_size 1, which"
+            " this desired_size does not (default: 2); valid: 1..1",  # desired_size not set: shown as its default
         ),
         (
             "aws-eks",

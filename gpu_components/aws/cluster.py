@@ -470,23 +470,52 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
 
 
 def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """A new cluster's system node group must start with as many nodes as the Karpenter chart runs controller
-    replicas: each on a node of its own, never on a node Karpenter launches, only on the system node group
+    """A new cluster's Karpenter ``helm_values.replicas`` must be a whole number from 1 on (the chart's Deployment
+    ``replicas``; 0 runs no controller), and its system node group must start with as many nodes as the chart runs
+    controller replicas: each on a node of its own, never on a node Karpenter launches, only on the system node group
     (:data:`~gpu_components.aws.karpenter_controller.CHART_REPLICAS`). With fewer, a replica stays Pending; with
-    none, no controller runs and no Karpenter pool ever gets a node. Not checked where ``helm_values`` replace the
-    chart's ``affinity`` or the library's ``nodeSelector``: the placement is then the user's."""
+    none, no controller runs and no Karpenter pool ever gets a node; ``desired_size`` cannot exceed ``max_size``, so
+    the hint names ``max_size`` too where it is below the replicas.
+
+    The node count is not checked only where ``helm_values`` really change that placement, as the library deep-merges
+    them over its values (and Helm over the chart's), so an empty or partial map changes nothing:
+    ``affinity`` not a mapping (``null`` or another value: it replaces the chart's whole affinity), or
+    ``affinity.podAntiAffinity`` given (a value or ``null``: it replaces the chart's hostname anti-affinity); or
+    ``nodeSelector`` giving the library's key (``gpu-components/role``, not an owned value) a value other than
+    ``system``, or ``null``, which moves the controller off the system node group. Other ``nodeSelector`` keys are
+    ANDed with the library's, so the replicas stay on the system node group and the check holds; a ``nodeSelector``
+    that is not a mapping is refused by :func:`_not_mapping_sections` and not checked here."""
     overrides = cluster["karpenter"].get("helm_values", {})
-    if isinstance(overrides, Mapping) and ("affinity" in overrides or "nodeSelector" in overrides):
+    if not isinstance(overrides, Mapping):
         return []
-    replicas = karpenter.controller_replicas(overrides)
     sizes = cluster.get("system_node_group") or {}
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or not isinstance(sizes, Mapping):
+    if not isinstance(sizes, Mapping):
         return []
     desired = sizes.get("desired_size", SYSTEM_SIZES.defaults[1])
+    replicas = karpenter.controller_replicas(overrides)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
+        return [
+            Problem(
+                "cluster.karpenter.helm_values.replicas",
+                replicas,
+                "not a replica count: the Karpenter chart's Deployment replicas of the controller; "
+                "0 runs no Karpenter controller, so no provisioned pool ever gets a node",
+                f"a whole number from 1 to the system node group's desired_size ({desired})",
+                karpenter.SOURCE_KARPENTER_CHART_VALUES,
+            )
+        ]
+    if not _karpenter_placement_kept(overrides):
+        return []
     if not isinstance(desired, int) or desired >= replicas:
         return []
+    maximum = sizes.get("max_size", SYSTEM_SIZES.defaults[2])
     value = desired if "desired_size" in sizes else Default(desired)
     where = "cluster.karpenter.helm_values.replicas" if "replicas" in overrides else "the chart's default replicas"
+    valid = f"at least {replicas}"
+    if isinstance(maximum, int) and maximum < replicas:
+        valid += f" (and max_size at least {replicas})"
+    if desired:
+        valid += f", or cluster.karpenter.helm_values.replicas: {desired}"
     return [
         Problem(
             "cluster.system_node_group.desired_size",
@@ -494,10 +523,23 @@ def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
             f"fewer nodes than Karpenter controller replicas ({replicas}, {where}): the chart places each replica "
             "on a node of its own (pod anti-affinity on kubernetes.io/hostname) and never on a node Karpenter "
             "launches, so only the system node group can run them",
-            f"at least {replicas}" + (f", or cluster.karpenter.helm_values.replicas: {desired}" if desired else ""),
+            valid,
             karpenter.SOURCE_KARPENTER_CHART_VALUES,
         )
     ]
+
+
+def _karpenter_placement_kept(overrides: Mapping[str, Any]) -> bool:
+    """Whether ``helm_values`` keep the chart's hostname anti-affinity and the library's system node selector (see
+    :func:`_karpenter_nodes_problems`)."""
+    affinity = overrides.get("affinity", {})
+    if not isinstance(affinity, Mapping) or "podAntiAffinity" in affinity:
+        return False
+    selector = overrides.get("nodeSelector", {})
+    if not isinstance(selector, Mapping):
+        return False
+    library = karpenter.helm_values("", "")["nodeSelector"]
+    return all(selector.get(key, value) == value for key, value in library.items())
 
 
 def _supported_karpenter(version: object) -> bool:

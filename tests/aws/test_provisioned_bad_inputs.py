@@ -32,6 +32,9 @@ def _sources(build: Any) -> list[str | None]:
     return [p.source for p in caught.value.problems]
 
 
+ONE_SYSTEM_NODE = "    system_node_group: {min_size: 1, desired_size: 1, max_size: 1}\n"
+
+
 def _stack(tmp_path: Path, cluster: str, pools: str, gpu_stack: str = "auto") -> list[str]:
     config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: {gpu_stack}\n{cluster}{pools}"
     return stack_problems(plan_stack(tmp_path, config))
@@ -460,7 +463,7 @@ def test_the_system_node_group_must_hold_every_karpenter_replica(tmp_path: Path)
         "cluster.system_node_group.desired_size: fewer nodes than Karpenter controller replicas (2, the chart's "
         "default replicas): the chart places each replica on a node of its own (pod anti-affinity on "
         "kubernetes.io/hostname) and never on a node Karpenter launches, so only the system node group can run them "
-        "(got 1); valid: at least 2, or cluster.karpenter.helm_values.replicas: 1"
+        "(got 1); valid: at least 2 (and max_size at least 2), or cluster.karpenter.helm_values.replicas: 1"
     ]
 
 
@@ -473,7 +476,10 @@ def test_the_system_node_group_must_hold_every_karpenter_replica(tmp_path: Path)
             [("at least 3, or cluster.karpenter.helm_values.replicas: 2", 2)],
         ),
         ({"karpenter": {"helm_values": {"replicas": 1}}, "system_node_group": {"min_size": 1, "desired_size": 1}}, []),
-        ({"karpenter": {"helm_values": {"affinity": {}}}, "system_node_group": {"min_size": 0, "desired_size": 0}}, []),
+        (
+            {"karpenter": {"helm_values": {"affinity": {}}}, "system_node_group": {"min_size": 0, "desired_size": 0}},
+            [("at least 2", 0)],
+        ),
         ({"karpenter": {"existing": True}, "existing": True, "subnet_ids": ["s"], "node_role_arn": "arn"}, []),
         ({"karpenter": {}}, []),
     ],
@@ -482,6 +488,100 @@ def test_karpenter_replicas_against_system_nodes(cluster: dict[str, Any], expect
     problems = config_problems({"name": "c", **cluster})
     found = [(p.valid, p.value) for p in problems if p.path == "cluster.system_node_group.desired_size"]
     assert [(valid, getattr(value, "value", value)) for valid, value in found] == expected
+
+
+KARPENTER_SOURCE = " [source: https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/charts/karpenter/values.yaml]"
+TOO_FEW_NODES = (
+    "cluster.system_node_group.desired_size: fewer nodes than Karpenter controller replicas ({replicas}, {where}): "
+    "the chart places each replica on a node of its own (pod anti-affinity on kubernetes.io/hostname) and never on "
+    "a node Karpenter launches, so only the system node group can run them (got {got}); valid: {valid}"
+)
+
+
+@pytest.mark.parametrize("replicas", ['"two"', '"3"', "1.5", "true", "-1", "0"])
+def test_karpenter_replicas_must_be_a_whole_number_from_1(tmp_path: Path, replicas: str) -> None:
+    cluster = HELM_CLUSTER + f"      helm_values: {{replicas: {replicas}}}\n"
+    given = {'"two"': "'two'", '"3"': "'3'", "true": "True"}.get(replicas, replicas)
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "cluster.karpenter.helm_values.replicas: not a replica count: the Karpenter chart's Deployment replicas of "
+        "the controller; 0 runs no Karpenter controller, so no provisioned pool ever gets a node "
+        f"(got {given}); valid: a whole number from 1 to the system node group's desired_size (2)"
+    ]
+    problems = config_problems({"name": "c", "karpenter": {"helm_values": {"replicas": 0}}})
+    assert [str(p) for p in problems] == [
+        "cluster.karpenter.helm_values.replicas: not a replica count: the Karpenter chart's Deployment replicas of "
+        "the controller; 0 runs no Karpenter controller, so no provisioned pool ever gets a node (got 0); valid: a "
+        "whole number from 1 to the system node group's desired_size (2)" + KARPENTER_SOURCE
+    ]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "{affinity: {}}",
+        "{nodeSelector: {}}",
+        "{affinity: {nodeAffinity: {}}}",
+        "{nodeSelector: {gpu-components/role: system}}",
+        "{nodeSelector: {kubernetes.io/os: linux}}",  # ANDed with the library's key: still the system node group
+    ],
+)
+def test_karpenter_helm_values_that_keep_the_placement_keep_the_check(tmp_path: Path, values: str) -> None:
+    cluster = HELM_CLUSTER + f"      helm_values: {values}\n" + ONE_SYSTEM_NODE
+    where = "the chart's default replicas"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        TOO_FEW_NODES.format(
+            replicas=2,
+            where=where,
+            got=1,
+            valid="at least 2 (and max_size at least 2), or cluster.karpenter.helm_values.replicas: 1",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "{affinity: null}",
+        "{affinity: {podAntiAffinity: null}}",
+        "{affinity: {podAntiAffinity: {}}}",
+        "{nodeSelector: {gpu-components/role: other}}",
+        "{nodeSelector: {gpu-components/role: null}}",
+    ],
+)
+def test_karpenter_helm_values_that_replace_the_placement_switch_the_check_off(tmp_path: Path, values: str) -> None:
+    cluster = HELM_CLUSTER + f"      helm_values: {values}\n" + ONE_SYSTEM_NODE
+    config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: auto\n{cluster}{KARPENTER_POOL}"
+    result = plan_stack(tmp_path, config)
+    assert result.exit_code == 0, result.output
+
+
+def test_the_karpenter_nodes_hint_names_max_size_when_it_is_below_the_replicas(tmp_path: Path) -> None:
+    cluster = HELM_CLUSTER + "      helm_values: {replicas: 3}\n    system_node_group: {max_size: 2, desired_size: 2}\n"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        TOO_FEW_NODES.format(
+            replicas=3,
+            where="cluster.karpenter.helm_values.replicas",
+            got=2,
+            valid="at least 3 (and max_size at least 3), or cluster.karpenter.helm_values.replicas: 2",
+        )
+    ]
+    cluster = HELM_CLUSTER + "      helm_values: {replicas: 3}\n    system_node_group: {desired_size: 2}\n"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        TOO_FEW_NODES.format(
+            replicas=3,
+            where="cluster.karpenter.helm_values.replicas",
+            got=2,
+            valid="at least 3, or cluster.karpenter.helm_values.replicas: 2",  # max_size 3 (default) holds 3
+        )
+    ]
+
+
+def test_a_system_node_group_max_size_below_the_default_desired_size(tmp_path: Path) -> None:
+    cluster = HELM_CLUSTER + "      {}\n    system_node_group: {max_size: 1}\n"
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
+        "cluster.system_node_group.desired_size: must lie between min_size 1 (default) and max_size 1, which this "
+        "desired_size does not (default: 2); valid: 1..1"
+    ]
 
 
 # 10. Smaller defects.
