@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.languages.cli import Pulumi, pulumi_binaries
-from tests.oracles.build import go_missing
+from tests.oracles.build import mark_go_tests, open_report
 
 REPORT_ENV = "GPU_COMPONENTS_LANGUAGES_REPORT"
 
@@ -64,26 +63,18 @@ def languages_record() -> Record:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    missing = go_missing()
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.languages)
-            if missing is not None:
-                item.add_marker(
-                    pytest.mark.skip(
-                        reason="Go is not on PATH: the language tests build the Pulumi CLI, its YAML language host "
-                        "and the SDK generators from the Go module proxy"
-                    )
-                )
+    mark_go_tests(
+        items,
+        Path(__file__).parent,
+        pytest.mark.languages,
+        "Go is not on PATH: the language tests build the Pulumi CLI, its YAML language host and the SDK generators "
+        "from the Go module proxy",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if REPORT_ENV not in os.environ:  # the controller (or a plain run): workers inherit the variable
-        handle, path = tempfile.mkstemp(prefix="gpu-components-languages-", suffix=".jsonl")
-        os.close(handle)
-        os.environ[REPORT_ENV] = path
+    open_report(REPORT_ENV, "gpu-components-languages-")
 
 
 def table(lines: list[str]) -> list[str]:

@@ -26,6 +26,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import pytest
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10
@@ -165,3 +167,23 @@ def module_source(module: str, version: str) -> Path:
     charts that ship inside a Go module (device plugin, DRA driver, GPU Operator, Karpenter) are read from."""
     out = _go(["mod", "download", "-json", f"{module}@{version}"], ORACLES)
     return Path(json.loads(out)["Dir"])
+
+
+def mark_go_tests(items: list[pytest.Item], here: Path, marker: pytest.MarkDecorator, missing_reason: str) -> None:
+    """Give every collected test under ``here`` ``marker``, and skip them with ``missing_reason`` where Go is not on
+    ``PATH`` (the one reason a run prints for them)."""
+    missing = go_missing()
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(marker)
+            if missing is not None:
+                item.add_marker(pytest.mark.skip(reason=missing_reason))
+
+
+def open_report(env: str, prefix: str) -> None:
+    """Name, in ``env``, the JSON-lines file a run's tests append their records to (under pytest-xdist the workers
+    inherit it from the controller), unless a parent run named one already."""
+    if env not in os.environ:
+        handle, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl")
+        os.close(handle)
+        os.environ[env] = path

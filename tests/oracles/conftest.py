@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.oracles.build import OracleBuildError, go_missing, pins
+from tests.oracles.build import OracleBuildError, go_missing, mark_go_tests, open_report, pins
 
 REPORT_ENV = "GPU_COMPONENTS_ORACLE_REPORT"
 
@@ -26,13 +25,7 @@ Report = Callable[[str, int, int], None]
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    missing = go_missing()
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.oracle)
-            if missing is not None:
-                item.add_marker(pytest.mark.skip(reason=missing))
+    mark_go_tests(items, Path(__file__).parent, pytest.mark.oracle, go_missing() or "")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -47,10 +40,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if REPORT_ENV not in os.environ:  # the controller (or a plain run): workers inherit the variable
-        handle, path = tempfile.mkstemp(prefix="gpu-components-oracles-", suffix=".jsonl")
-        os.close(handle)
-        os.environ[REPORT_ENV] = path
+    open_report(REPORT_ENV, "gpu-components-oracles-")
 
 
 @pytest.fixture
