@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.languages.cli import Pulumi, pulumi_binaries
-from tests.oracles.build import mark_go_tests, open_report
+from tests.oracles.build import mark_go_tests, open_report, take_report
 
 REPORT_ENV = "GPU_COMPONENTS_LANGUAGES_REPORT"
 
@@ -102,14 +102,7 @@ def table(lines: list[str]) -> list[str]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        return
-    path = Path(os.environ.get(REPORT_ENV, ""))
-    if not path.is_file():
-        return
-    lines = path.read_text().splitlines()
-    path.unlink()
-    rows = table(lines)
+    rows = table(take_report(config, REPORT_ENV))
     if not rows:
         return
     terminalreporter.section("languages")

@@ -187,3 +187,14 @@ def open_report(env: str, prefix: str) -> None:
         handle, path = tempfile.mkstemp(prefix=prefix, suffix=".jsonl")
         os.close(handle)
         os.environ[env] = path
+
+
+def take_report(config: pytest.Config, env: str) -> list[str]:
+    """The records the run's tests appended to the file of :func:`open_report`, read once by the controller (the
+    file is removed); ``[]`` in an xdist worker or where no test recorded anything."""
+    path = Path(os.environ.get(env, ""))
+    if hasattr(config, "workerinput") or not path.is_file():
+        return []
+    lines = path.read_text().splitlines()
+    path.unlink()
+    return lines

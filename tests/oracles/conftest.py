@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracles.build import OracleBuildError, go_missing, mark_go_tests, open_report, pins
+from tests.oracles.build import OracleBuildError, go_missing, mark_go_tests, open_report, pins, take_report
 
 REPORT_ENV = "GPU_COMPONENTS_ORACLE_REPORT"
 
@@ -58,18 +58,12 @@ def oracle_report() -> Iterator[Report]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        return
-    path = Path(os.environ.get(REPORT_ENV, ""))
-    if not path.is_file():
-        return
     totals: dict[str, list[int]] = {}
-    for line in path.read_text().splitlines():
+    for line in take_report(config, REPORT_ENV):
         entry = json.loads(line)
         total = totals.setdefault(entry["oracle"], [0, 0])
         total[0] += entry["checked"]
         total[1] += entry["failures"]
-    path.unlink()
     if not totals:
         return
     terminalreporter.section("oracles")
