@@ -143,6 +143,23 @@ class ManagedDevicePlugin:
 
 
 @dataclass(frozen=True, slots=True)
+class ExclusiveSelector:
+    """A node label that, when a pod selects it, limits what else the pod may select: the cloud rejects the pod when
+    its node selector or node affinity names any other key (GKE's ``cloud.google.com/compute-class``). The data of
+    the workload helpers (:func:`~gpu_components.workloads.pod_settings`).
+
+    Attributes:
+        key: the node label.
+        allowed: the other node label keys a pod may select beside it.
+        source: the page (or the cloud's own rejection message) that says so.
+    """
+
+    key: str
+    allowed: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class DraFacts:
     """What NVIDIA's DRA driver needs on the cloud's fixed pools whose pods get GPUs through resource claims
     (``gpu_access: dra``), when the node image or the cloud installs the NVIDIA driver.
@@ -523,6 +540,8 @@ class CloudFacts:
             ``None`` where the library names no families (AKS VM sizes).
         dra: what NVIDIA's DRA driver needs on the cloud's pools (:class:`DraFacts`), or ``None`` where the
             library does not run it.
+        exclusive_selectors: node labels beside which the cloud lets a pod select only some others
+            (:class:`ExclusiveSelector`); none where the cloud has none.
     """
 
     cloud: Cloud
@@ -545,6 +564,7 @@ class CloudFacts:
     provisioners: Mapping[ProvisionerName, ProvisionerFacts] = field(default_factory=lambda: MappingProxyType({}))
     instance_family_separator: str | None = None
     dra: DraFacts | None = None
+    exclusive_selectors: tuple[ExclusiveSelector, ...] = ()
 
 
 @functools.cache

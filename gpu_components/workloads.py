@@ -559,6 +559,50 @@ def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> dict[str, 
     }
 
 
+def exclusive_selector_problems(
+    spec: GpuNodePoolSpec,
+    node_selector: Mapping[str, str],
+    requirements: Sequence[NodeSelectorRequirement] = (),
+    field: str = "gpu_model",
+) -> list[Problem]:
+    """Node labels a pod may not select beside a label that excludes them on the pool's cloud
+    (:attr:`~gpu_components.cloud_facts.CloudFacts.exclusive_selectors`: GKE's ``cloud.google.com/compute-class``,
+    beside which GKE admits only zone, region and accelerator-count labels): one problem per other key of
+    ``node_selector`` (at ``node_selector[<key>]``) and per key of the node affinity ``requirements`` (at ``field``,
+    the GPU selection that asked for them)."""
+    problems: list[Problem] = []
+    facts = facts_for(spec.cloud)
+    for exclusive in facts.exclusive_selectors:
+        if exclusive.key not in node_selector:
+            continue
+        selected = f"{exclusive.key}: {node_selector[exclusive.key]}"
+        valid = ", ".join(exclusive.allowed)
+        problems += [
+            Problem(
+                f"node_selector[{key!r}]",
+                key,
+                f"{facts.service} rejects a pod that selects {selected} beside this node label",
+                valid,
+                exclusive.source,
+            )
+            for key in sorted(node_selector)
+            if key != exclusive.key and key not in exclusive.allowed
+        ]
+        problems += [
+            Problem(
+                field,
+                requirement["key"],
+                f"selecting among pool {spec.name}'s machine types needs node affinity on {requirement['key']}, "
+                f"which {facts.service} rejects beside {selected}",
+                valid,
+                exclusive.source,
+            )
+            for requirement in requirements
+            if requirement["key"] not in exclusive.allowed
+        ]
+    return problems
+
+
 def pod_settings(
     spec: GpuNodePoolSpec,
     advertised_resources: Mapping[str, int],
@@ -580,7 +624,9 @@ def pod_settings(
         spec: the validated pool.
         advertised_resources: resource name -> count per node, as the pool's device plugin advertises them.
         taints: every taint of the pool's nodes (the cloud's included); one toleration each.
-        node_selector: the node labels that select the pool.
+        node_selector: the node labels that select the pool; beside a label that excludes others on the pool's
+            cloud (GKE's ``cloud.google.com/compute-class``), only the labels the cloud admits
+            (:func:`exclusive_selector_problems`).
         gpus: GPUs (or MIG devices, or shared replicas) for one container: a whole number of at least 1, at most
             what one node advertises, at most 1 where the pool's sharing forbids more, and, on a provisioned pool
             whose provisioner counts whole GPUs (Karpenter, EKS Auto Mode, AKS NAP) with time-slicing or MIG
@@ -603,7 +649,8 @@ def pod_settings(
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
             choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, more
             shared GPUs than a whole-GPU provisioner's largest allowed type has GPUs, a GPU selection the pool
-            cannot satisfy (see :func:`gpu_node_requirements`).
+            cannot satisfy (see :func:`gpu_node_requirements`), a node label or GPU selection the cloud rejects beside
+            another selected label (:func:`exclusive_selector_problems`).
     """
     problems = [
         Problem(field, value, f"must be {expected}")
@@ -621,6 +668,9 @@ def pod_settings(
     if problems:
         raise GpuSpecError(problems)
     requirements, problems = gpu_node_requirements(spec, gpu_model, min_gpu_memory_gb)
+    problems += exclusive_selector_problems(
+        spec, node_selector, requirements, "gpu_model" if gpu_model is not None else "min_gpu_memory_gb"
+    )
     types = _selected(spec, gpu_model, min_gpu_memory_gb) if not problems else [spec.instance_type]
     name, found = select_resource(spec, advertised_resources, resource, mig_profile)
     problems += found

@@ -38,7 +38,12 @@ from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionF
 from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
-from gpu_components.gcp.compute_class import AUTO_CREATION_WITHOUT_NAP_VERSION, compute_class_accelerator_types
+from gpu_components.gcp.compute_class import (
+    AUTO_CREATION_WITHOUT_NAP_VERSION,
+    SHARING_MIN_GKE_VERSION,
+    SOURCE_CRD,
+    compute_class_accelerator_types,
+)
 from gpu_components.gcp.facts import NODE_POOL_OPTIONS
 from gpu_components.gcp.gke import (
     CLOUD_PLATFORM_SCOPE,
@@ -47,7 +52,7 @@ from gpu_components.gcp.gke import (
     create_node_service_account,
 )
 from gpu_components.shape import STRICT
-from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec
+from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec, Mps
 
 SYSTEM_MACHINE_TYPE = "e2-standard-4"
 """Machine type of the small system node pool that runs add-ons (kube-dns, metrics, the GPU stack's controllers)."""
@@ -339,13 +344,14 @@ VERSION_FORM = VersionForm(
 """A new cluster's ``kubernetes_version`` (``initialClusterVersion``'s forms)."""
 
 
-def below_auto_creation_version(kubernetes_version: str) -> bool:
-    """Whether every GKE version ``kubernetes_version`` names is below
-    :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (``1.32``, ``1.33.2``,
-    ``1.33.3-gke.1000``); a prefix that also names later versions (``1.33``, ``1.33.3``) and ``latest`` are not."""
+def below_version(kubernetes_version: str, first: str) -> bool:
+    """Whether every GKE version ``kubernetes_version`` names is below ``first``, a full GKE version: with ``first``
+    :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (1.33.3-gke.1136000), ``1.32``,
+    ``1.33.2`` and ``1.33.3-gke.1000`` are; a prefix that also names later versions (``1.33``, ``1.33.3``), ``latest``
+    and ``-`` (the release channel's default, which the library cannot know) are not."""
     given = _gke_version(kubernetes_version)
-    first = _gke_version(AUTO_CREATION_WITHOUT_NAP_VERSION)
-    return given is not None and first is not None and given < first[: len(given)]
+    known = _gke_version(first)
+    return given is not None and known is not None and given < known[: len(given)]
 
 
 def _gpu_pool_specs(pools: Sequence[Any]) -> list[tuple[int, GpuNodePoolSpec]]:
@@ -381,10 +387,14 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
       ``max_gpus`` (:func:`~gpu_components.gcp.compute_class.compute_class_autoscaler_note`). One problem per
       accelerator type.
     - Without it, on a ``kubernetes_version`` below
-      :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (:func:`below_auto_creation_version`),
+      :data:`~gpu_components.gcp.compute_class.AUTO_CREATION_WITHOUT_NAP_VERSION` (:func:`below_version`),
       a ComputeClass pool is refused: before that version GKE creates node pools for a ComputeClass only with
       cluster-level node auto-provisioning (:data:`SOURCE_NAP_LIMITS`, "Limitations"), so it would create none.
       From that version on (the release channel's default), GKE applies no limit to a ComputeClass.
+    - On a ``kubernetes_version`` below :data:`~gpu_components.gcp.compute_class.SHARING_MIN_GKE_VERSION`
+      (:func:`below_version`), a ComputeClass pool with time-slicing, MPS or MIG is refused at its sharing field: its
+      rules carry ``gpu.gpuSharing``, which ComputeClasses have only from that version on. A prefix that also names
+      later versions, ``latest`` and ``-`` are left to GKE.
 
     An existing cluster keeps its own settings: nothing to check. A pool with problems of its own is left to its
     own rules."""
@@ -396,12 +406,14 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
         for index, spec in specs
         if spec.provisioning is not None and spec.provisioning.provisioner == "compute-class"
     ]
+    version = cluster.get("kubernetes_version")
+    version = version if isinstance(version, str) else "-"
+    problems = _sharing_version_problems(classes, version)
     config = cluster.get("node_auto_provisioning")
     if not isinstance(config, Mapping):
-        version = cluster.get("kubernetes_version")
-        if not isinstance(version, str) or not below_auto_creation_version(version):
-            return []
-        return [
+        if not below_version(version, AUTO_CREATION_WITHOUT_NAP_VERSION):
+            return problems
+        return problems + [
             Problem(
                 "cluster.node_auto_provisioning",
                 None,
@@ -435,7 +447,6 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
                     most,
                 )
             )
-    problems: list[Problem] = []
     for accelerator, parts in sorted(needs.items()):
         total = sum(most for _, most in parts)
         held = " + ".join(text for text, _ in parts)
@@ -462,6 +473,31 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
                     "could never reach their max_gpus",
                     f"{total} or more",
                     f"{SOURCE_NAP_LIMITS}; {SOURCE_NAP_CONCEPTS}",
+                )
+            )
+    return problems
+
+
+def _sharing_version_problems(classes: Sequence[tuple[int, GpuNodePoolSpec]], version: str) -> list[Problem]:
+    """ComputeClass pools that share or partition their GPUs on a ``kubernetes_version`` that names only GKE versions
+    before :data:`~gpu_components.gcp.compute_class.SHARING_MIN_GKE_VERSION`: one problem per pool, at
+    ``cluster.kubernetes_version``, naming the pool's sharing fields (``time_slicing``, ``mps``, ``mig``)."""
+    if not below_version(version, SHARING_MIN_GKE_VERSION):
+        return []
+    problems: list[Problem] = []
+    for index, spec in classes:
+        fields = [] if spec.sharing is None else ["mps" if isinstance(spec.sharing, Mps) else "time_slicing"]
+        fields += ["mig"] if spec.mig is not None else []
+        if fields:
+            problems.append(
+                Problem(
+                    "cluster.kubernetes_version",
+                    version,
+                    f"{_which(index, spec)} shares its GPUs ({', '.join(f'pools[{index}].{f}' for f in fields)}) "
+                    f"through the ComputeClass's gpu.gpuSharing, which GKE has only from {SHARING_MIN_GKE_VERSION} on",
+                    f"{SHARING_MIN_GKE_VERSION} or later (or latest); or a fixed GKE pool (no provisioning) for GPU "
+                    "sharing on earlier versions",
+                    SOURCE_CRD,
                 )
             )
     return problems

@@ -12,22 +12,31 @@ How the pool maps onto the ComputeClass (field names from the CRD reference, :da
 under ``tests/reference/gke/``):
 
 - ``priorities``: one rule per capacity type (in ``provisioning.capacity_types`` order) and allowed machine type (in
-  ``allowed_types`` order): ``machineType`` with ``gpu: {type, count, driverVersion}`` (the catalog's accelerator
-  type and GPU count of the machine type; ``driverVersion`` ``default`` or ``latest``, the pool's ``driver_version``
-  lower-cased), ``spot: true`` for spot, ``spot: false`` for on-demand, and for reserved capacity
+  ``allowed_types`` order), carrying only what the pool asks for: ``machineType`` with ``gpu: {type, count}`` (the
+  catalog's accelerator type and GPU count of the machine type), ``gpu.driverVersion`` only when the pool gives
+  ``driver_version`` (``default`` or ``latest``, lower-cased; the CRD's default is ``default``), ``spot: true`` for
+  spot and nothing for on-demand (the CRD's ``spot`` is "on-demand otherwise"), and for reserved capacity
   ``reservations: {affinity: Specific, specific: [{name: <reservation>}]}`` ("Specific" considers only the named
-  reservations, with no fallback: :data:`SOURCE_CRD`); ``storage.bootDiskSize`` is the pool's ``disk_size_gb``.
+  reservations, with no fallback: :data:`SOURCE_CRD`); ``storage.bootDiskSize`` is the pool's ``disk_size_gb``
+  (the library's documented default, 100, when not given).
   Families are listed as their catalog machine types, so every rule names one machine type and its exact GPUs.
 - GPU sharing and MIG: ``gpu.gpuSharing`` (``sharingStrategy`` ``TIME_SHARING``/``MPS`` with
   ``maxSharedClientsPerGPU``; ``gpuPartitionSize`` for MIG), GKE 1.35.2-gke.1485000 or later
-  (:data:`SHARING_MIN_GKE_VERSION`). The same limits as a fixed GKE pool apply (48 clients per GPU, one uniform
-  partition size on the GPUs GKE partitions, the ``single`` strategy): :func:`~gpu_components.gcp.gke.gke_problems`.
+  (:data:`SHARING_MIN_GKE_VERSION`): a new example cluster whose ``kubernetes_version`` names only earlier versions
+  is refused (:func:`gpu_components.gcp.cluster.stack_problems`); where the library cannot know the version (an
+  existing cluster, ``GpuCluster`` and this component, which are not told it) it does not check. The same limits
+  as a fixed GKE pool apply (48 clients per GPU, one uniform partition size on the GPUs GKE partitions, the
+  ``single`` strategy): :func:`~gpu_components.gcp.gke.gke_problems`.
 - ``nodePoolConfig.nodeLabels`` and ``.taints``: the pool's labels and taints, exactly as a fixed GKE pool's
   (:func:`~gpu_components.gcp.gke.node_labels`, the spec's taints with the GPU taint first), applied to every node of
   the auto-created node pools; ``nodePoolConfig.serviceAccount`` the nodes' service account when one is wired.
 - GKE labels and taints the nodes of a ComputeClass itself: label and taint ``cloud.google.com/compute-class=<name>``
   (``NoSchedule``), and pods that select the class are given the toleration (:data:`SOURCE_CUSTOM_CLASSES`,
-  "manually created node pools"). The pool's ``taints`` include that taint, its ``node_selector`` the label.
+  "manually created node pools"). The pool's ``taints`` include that taint, its ``node_selector`` is the label
+  alone: GKE rejects a pod that selects a custom ComputeClass beside other node labels but a few
+  (:data:`~gpu_components.gcp.facts.COMPUTE_CLASS_SELECTOR_KEYS`), GKE's accelerator and the pool label included.
+- The class is named like the pool; GKE keeps names starting with ``gke-`` or ``autopilot`` for its own classes
+  (:data:`RESERVED_NAME_PREFIXES`), so such a pool name is refused.
 - ``whenUnsatisfiable: DoNotScaleUp``: when no rule can be met, GKE creates nothing (the CRD's other value,
   ``ScaleUpAnyway``, lets it create nodes that match none of the rules, outside the pool's allowed machine types).
 - ``activeMigration.optimizeRulePriority: false``: GKE does not move running pods to a higher-priority rule's nodes
@@ -77,21 +86,19 @@ from gpu_components.adapter import (
 )
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
-from gpu_components.gcp.facts import SOURCE_GKE_DRA
+from gpu_components.gcp.facts import COMPUTE_CLASS_LABEL, SOURCE_GKE_DRA
 from gpu_components.gcp.gke import (
     DEFAULT_DRIVER_VERSION,
     SHARING_STRATEGIES,
     accelerator_type_for,
     gke_advertised_resources,
     gke_effective_taints,
-    gke_node_labels,
     gke_problems,
     node_labels,
 )
 from gpu_components.nvidia.gpu_operator import operand_off_label
 from gpu_components.shape import plain
 from gpu_components.spec import (
-    POOL_LABEL,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Provisioning,
@@ -111,9 +118,11 @@ API_VERSION = "cloud.google.com/v1"
 KIND = "ComputeClass"
 DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
 """GKE installs the driver and runs its device plugin on a ComputeClass's nodes."""
-COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
-"""Node label (and taint key, ``NoSchedule``) GKE puts on a ComputeClass's nodes, its value the class's name; pods
-select the class with it (:data:`SOURCE_CUSTOM_CLASSES`)."""
+SOURCE_BUILT_IN_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-classes"
+RESERVED_NAME_PREFIXES = ("gke-", "autopilot")
+"""Prefixes GKE keeps for its own ComputeClasses (the built-in ``autopilot`` and ``autopilot-spot``,
+:data:`SOURCE_BUILT_IN_CLASSES`): a custom ComputeClass's name may start with neither (GKE's "About custom
+ComputeClasses", :data:`SOURCE_CUSTOM_CLASSES`)."""
 SHARING_MIN_GKE_VERSION = "1.35.2-gke.1485000"
 """First GKE version with ``priorities[].gpu.gpuSharing`` (time-sharing, MPS, MIG partition size) in a ComputeClass,
 as the ComputeClass CRD reference's field description says (quoted in kcl-lang/modules pull request 358,
@@ -207,6 +216,23 @@ def compute_class_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path:
     ]
 
 
+def compute_class_name_problems(name: str, path: str) -> list[Problem]:
+    """A ComputeClass name GKE keeps for its own classes (:data:`RESERVED_NAME_PREFIXES`): one problem at ``path``.
+    The name's form (a DNS-1123 label) is the pool name's rule, checked by the spec."""
+    if not name.startswith(RESERVED_NAME_PREFIXES):
+        return []
+    return [
+        Problem(
+            path,
+            name,
+            "GKE keeps ComputeClass names starting with gke- or autopilot for its own classes (autopilot, "
+            "autopilot-spot), so it refuses a custom ComputeClass named so",
+            "a name that starts with neither gke- nor autopilot",
+            f"{SOURCE_CUSTOM_CLASSES}; {SOURCE_BUILT_IN_CLASSES}",
+        )
+    ]
+
+
 def compute_class_problems(
     spec: GpuNodePoolSpec,
     driver_version: str | None,
@@ -217,14 +243,16 @@ def compute_class_problems(
     (:func:`~gpu_components.gcp.gke.gke_problems`: driver mode, taints, GKE's labels, sharing and MIG, as with
     GKE's own plugin under any GPU stack), no ``max_nodes``, a consolidation delay of whole
     minutes in 1..1440, no label or taint of the pool's own on GKE's ``cloud.google.com/compute-class`` key
-    (:data:`COMPUTE_CLASS_LABEL`), and a reservation name Compute Engine takes.
+    (:data:`COMPUTE_CLASS_LABEL`), a reservation name Compute Engine takes, and a pool name (the ComputeClass's) that
+    GKE does not keep for its own classes (:func:`compute_class_name_problems`).
 
     Args: as :func:`~gpu_components.gcp.gke.gke_problems`; ``spec.provisioning`` must be set.
     """
     provisioning = spec.provisioning
     assert provisioning is not None, "a ComputeClass pool is a provisioned pool"
     where = _join(path, "provisioning")
-    problems = gke_problems(spec, driver_version, path, options_path, "auto")
+    problems = compute_class_name_problems(spec.name, _join(path, "name"))
+    problems += gke_problems(spec, driver_version, path, options_path, "auto")
     if provisioning.max_nodes is not None:
         problems.append(
             Problem(
@@ -355,13 +383,12 @@ def compute_class_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
 
 
 def compute_class_node_selector(spec: GpuNodePoolSpec) -> dict[str, str]:
-    """What a pod selects to land on the pool: the ComputeClass (which is what makes GKE create nodes for it), the
-    pool label, and, when every allowed machine type has the same accelerator type, GKE's accelerator, sharing and
-    partition labels (:func:`~gpu_components.gcp.gke.gke_node_labels`)."""
-    selector = {COMPUTE_CLASS_LABEL: spec.name, POOL_LABEL: spec.name}
-    if len({accelerator for accelerator, _ in _accelerators(spec).values()}) == 1:
-        selector.update(gke_node_labels(spec))
-    return dict(sorted(selector.items()))
+    """What a pod selects to land on the pool: the ComputeClass alone (which is what makes GKE create nodes for it).
+    GKE rejects a pod that selects a custom ComputeClass and any node label but a few (zone, region, accelerator
+    count: :data:`~gpu_components.gcp.facts.COMPUTE_CLASS_SELECTOR_KEYS`), so neither the pool label nor GKE's
+    accelerator, sharing and partition labels are selected; the class's rules already fix the machine types, GPUs
+    and sharing of its nodes."""
+    return {COMPUTE_CLASS_LABEL: spec.name}
 
 
 def compute_class_accelerator_types(spec: GpuNodePoolSpec) -> list[str]:
@@ -402,8 +429,10 @@ def compute_class_pool_view(
     )
 
 
-def _gpu(spec: GpuNodePoolSpec, accelerator: str, count: int, driver_version: str) -> dict[str, Any]:
-    gpu: dict[str, Any] = {"type": accelerator, "count": count, "driverVersion": DRIVER_VERSION_VALUES[driver_version]}
+def _gpu(spec: GpuNodePoolSpec, accelerator: str, count: int, driver_version: str | None) -> dict[str, Any]:
+    gpu: dict[str, Any] = {"type": accelerator, "count": count}
+    if driver_version is not None:
+        gpu["driverVersion"] = DRIVER_VERSION_VALUES[driver_version]
     sharing: dict[str, Any] = {}
     if spec.sharing is not None:
         sharing["sharingStrategy"] = SHARING_STRATEGIES[type(spec.sharing)][0]
@@ -416,19 +445,19 @@ def _gpu(spec: GpuNodePoolSpec, accelerator: str, count: int, driver_version: st
 
 
 def priorities(spec: GpuNodePoolSpec, driver_version: str | None = None) -> list[dict[str, Any]]:
-    """The ComputeClass's ``priorities``: per capacity type, one rule per allowed machine type (module docstring)."""
+    """The ComputeClass's ``priorities``: per capacity type, one rule per allowed machine type (module docstring),
+    each with only what the pool asks for: ``spot: true`` on spot rules alone (the CRD's ``spot`` is "on-demand
+    otherwise", and ``priorityDefaults`` has no ``spot`` to inherit), ``gpu.driverVersion`` only when
+    ``driver_version`` is given (the CRD's default is ``default``, the pool's default ``DEFAULT``)."""
     provisioning = _provisioning(spec)
-    driver = DEFAULT_DRIVER_VERSION if driver_version is None else driver_version
     expire = provisioning.disruption.expire_after
     rules: list[dict[str, Any]] = []
     for capacity in provisioning.capacity_types:
         for machine_type, (accelerator, count) in _accelerators(spec).items():
-            rule: dict[str, Any] = {
-                "machineType": machine_type,
-                "gpu": _gpu(spec, accelerator, count, driver),
-                "spot": capacity == "spot",
-                "storage": {"bootDiskSize": spec.disk_size_gb},
-            }
+            rule: dict[str, Any] = {"machineType": machine_type, "gpu": _gpu(spec, accelerator, count, driver_version)}
+            if capacity == "spot":
+                rule["spot"] = True
+            rule["storage"] = {"bootDiskSize": spec.disk_size_gb}
             if capacity == "reserved":
                 rule["reservations"] = {"affinity": "Specific", "specific": [{"name": provisioning.reservation}]}
             if expire is not None and expire != "Never":
@@ -562,8 +591,8 @@ class GkeComputeClassGpuPool(pulumi.ComponentResource):
     tolerations: PoolTolerations
     """The tolerations a pod needs for every taint of the pool's nodes, as a pod spec's ``tolerations`` takes them."""
     node_selector: dict[str, str]
-    """Node labels a pod selects to land on this pool: ``cloud.google.com/compute-class: <pool name>`` (what makes GKE
-    create nodes for the pod), ``gpu-components/pool`` and, with one accelerator type, GKE's GPU labels."""
+    """Node labels a pod selects to land on this pool: ``cloud.google.com/compute-class: <pool name>`` alone (what
+    makes GKE create nodes for the pod; GKE rejects most other labels beside it)."""
     advertised_resources: dict[str, int]
     """Extended resource name -> how many a node of the pool's ``instance_type`` advertises (``nvidia.com/gpu``)."""
     dra_devices: dict[str, int]
@@ -595,7 +624,7 @@ class GkeComputeClassGpuPool(pulumi.ComponentResource):
         self.driver_version: str = view.driver_setting
         resource = compute_class(
             spec,
-            self.driver_version,
+            driver_version,
             gpu_stack=gpu_stack,
             service_account=args.get("service_account"),
             node_locations=args.get("node_locations"),

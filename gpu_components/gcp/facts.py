@@ -43,6 +43,7 @@ from gpu_components.cloud_facts import (
     ComponentOptions,
     DraFacts,
     DriverOwnership,
+    ExclusiveSelector,
     ForceNewTable,
     GpuOperatorFacts,
     ManagedDevicePlugin,
@@ -183,6 +184,33 @@ SOURCE_SAFE_TO_EVICT = (
 scales ComputeClass node pools) from removing its node to scale down."""
 
 
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+"""Node label (and taint key, ``NoSchedule``) of a ComputeClass's nodes, its value the class's name; pods select the
+class with it (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes)."""
+SOURCE_COMPUTE_CLASS_SELECTORS = (
+    "https://github.com/newrelic/newrelic-prometheus-configurator/issues/472; "
+    "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/pull/1570"
+)
+"""GKE's admission message for a pod that selects a custom ComputeClass and another node label, quoted in the first
+thread: "Key 'kubernetes.io/os' is not allowed with node selector; Custom Compute Classes can only be used along
+labels with keys: cloud.google.com/compute-class, topology.kubernetes.io/region, topology.kubernetes.io/zone, ..."
+(:data:`COMPUTE_CLASS_SELECTOR_KEYS`); the second removed a ``compute-class`` selector from GKE's own samples because
+"specifying both compute-class and machine-family nodeSelectors is incompatible on GKE Standard"."""
+COMPUTE_CLASS_SELECTOR_KEYS = (
+    "topology.kubernetes.io/region",
+    "topology.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "cloud.google.com/gke-accelerator-count",
+    "cloud.google.com/gke-tpu-topology",
+    "cloud.google.com/gke-tpu-accelerator",
+)
+"""The node label keys GKE lets a pod select beside ``cloud.google.com/compute-class``, in the order of its message
+(:data:`SOURCE_COMPUTE_CLASS_SELECTORS`); GKE rejects a pod that selects any other beside a custom ComputeClass,
+``cloud.google.com/gke-accelerator``, ``cloud.google.com/machine-family``, ``cloud.google.com/gke-spot`` and the
+pool's own labels included."""
+
+
 def gke_accelerator(machine_type: str) -> str | None:
     """The ``cloud.google.com/gke-accelerator`` value of a GPU machine type's nodes: its accelerator type
     (``g2-standard-8`` -> ``nvidia-l4``, ``a3-megagpu-8g`` -> ``nvidia-h100-mega-80gb``; catalog, from
@@ -317,6 +345,9 @@ FACTS = CloudFacts(
         max_shared_gpus=1,
         max_shared_gpus_source=SOURCE_GKE_TIME_SHARING,
         mps_host_ipc_source=SOURCE_GKE_MPS,
+    ),
+    exclusive_selectors=(
+        ExclusiveSelector(COMPUTE_CLASS_LABEL, COMPUTE_CLASS_SELECTOR_KEYS, SOURCE_COMPUTE_CLASS_SELECTORS),
     ),
 )
 """GKE: Standard node pools whose driver and device plugin GKE runs, or, under the GPU Operator, the operator."""

@@ -112,19 +112,14 @@ def test_l4_pool_with_spot_then_on_demand_is_this_compute_class(preview: bool) -
             },
             "priorities": [
                 {"machineType": "g2-standard-8", "gpu": gpu, "spot": True, "storage": {"bootDiskSize": 100}},
-                {"machineType": "g2-standard-8", "gpu": gpu, "spot": False, "storage": {"bootDiskSize": 100}},
+                {"machineType": "g2-standard-8", "gpu": gpu, "storage": {"bootDiskSize": 100}},
             ],
         },
     }
     assert crd_schemas.problems(cr, "gcp") == []
     assert pool.device_plugin_host == "cloud"
-    assert pool.node_selector == {
-        "cloud.google.com/compute-class": "l4",
-        "cloud.google.com/gke-accelerator": "nvidia-l4",
-        "cloud.google.com/gke-gpu-sharing-strategy": "time-sharing",
-        "cloud.google.com/gke-max-shared-clients-per-gpu": "4",
-        "gpu-components/pool": "l4",
-    }
+    # GKE admits no accelerator, sharing or pool label beside a custom ComputeClass: the class alone.
+    assert pool.node_selector == {"cloud.google.com/compute-class": "l4"}
     assert [t.text for t in pool.taints] == [
         "nvidia.com/gpu=present:NoSchedule",
         "cloud.google.com/compute-class=l4:NoSchedule",
@@ -148,8 +143,7 @@ def test_reserved_a3_pool_is_this_compute_class() -> None:
     def rule(machine_type: str, accelerator: str, **more: Any) -> dict[str, Any]:
         return {
             "machineType": machine_type,
-            "gpu": {"type": accelerator, "count": 8, "driverVersion": "default"},
-            "spot": False,
+            "gpu": {"type": accelerator, "count": 8},
             "storage": {"bootDiskSize": 500},
             **more,
             "maxRunDurationSeconds": 2592000,
@@ -174,8 +168,7 @@ def test_reserved_a3_pool_is_this_compute_class() -> None:
         ],
     }
     assert crd_schemas.problems(cr, "gcp") == []
-    # Two accelerator types: a pod selects the class and the pool, not one accelerator.
-    assert pool.node_selector == {"cloud.google.com/compute-class": "h100", "gpu-components/pool": "h100"}
+    assert pool.node_selector == {"cloud.google.com/compute-class": "h100"}
     assert "resource limit on nvidia-h100-80gb, nvidia-h100-mega-80gb" in (pool.autoscaler_note or "")
 
 
@@ -576,11 +569,12 @@ def test_gcp_gke_stack_compute_class_validates_and_no_daemonset_runs_on_its_node
     cr = dict(found.inputs)
     assert found.name == "gpu-demo-gpu-l4-auto-compute-class"
     assert crd_schemas.problems(cr, "gcp") == []
-    assert [(rule["machineType"], rule["spot"]) for rule in cr["spec"]["priorities"]] == [
+    # Spot rules say so; on-demand rules carry no spot field (the CRD's "on-demand otherwise").
+    assert [(rule["machineType"], rule.get("spot")) for rule in cr["spec"]["priorities"]] == [
         ("g2-standard-8", True),
         ("g2-standard-24", True),
-        ("g2-standard-8", False),
-        ("g2-standard-24", False),
+        ("g2-standard-8", None),
+        ("g2-standard-24", None),
     ]
     # GKE's device plugin serves every pool of the stack: it renders no DaemonSet at all.
     assert [r.name for r in plan.resources if r.type == "kubernetes:apps/v1:DaemonSet"] == []
@@ -601,13 +595,197 @@ def test_under_the_gpu_operator_a_compute_class_pool_stays_gkes_and_keeps_the_op
         "nvidia.com/gpu.deploy.operands": "false",
         "team": "ml",
     }
-    # GKE's driver and sharing stay: the operator runs none of its operands on these nodes.
+    # GKE's driver (the CRD's default driverVersion) and sharing stay: the operator runs none of its operands there.
     assert cr["spec"]["priorities"][0]["gpu"] == {
         "type": "nvidia-l4",
         "count": 1,
-        "driverVersion": "default",
         "gpuSharing": {"sharingStrategy": "TIME_SHARING", "maxSharedClientsPerGPU": 4},
     }
     assert crd_schemas.problems(cr, "gcp") == []
     assert cluster.gpu_operator is not None
     assert (pool.served_by, cluster.pools["a100"].served_by) == (None, "gpus-gpu-operator")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 29: names GKE keeps, priorities with only what was asked, sharing gated by GKE version, pod selectors
+# ---------------------------------------------------------------------------------------------------------------
+
+BUILT_IN_SOURCES = (
+    "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes; "
+    "https://cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-classes"
+)
+
+
+def reserved_name_line(path: str, name: str) -> str:
+    return (
+        f"{path}: GKE keeps ComputeClass names starting with gke- or autopilot for its own classes (autopilot, "
+        f"autopilot-spot), so it refuses a custom ComputeClass named so (got {name!r}); valid: a name that starts with "
+        "neither gke- nor autopilot"
+    )
+
+
+@pytest.mark.parametrize("name", ["gke-l4", "autopilot", "autopilot-spot", "autopilotl4"])
+def test_a_compute_class_pool_named_like_gkes_own_classes_is_refused(name: str) -> None:
+    pool = provisioned(name=name)
+    assert problem_lines(lambda: GkeComputeClassGpuPool("demo", {"pool": pool})) == [  # type: ignore[typeddict-item]
+        reserved_name_line("pool.name", name)
+    ]
+    assert problem_lines(lambda: gcp_cluster([pool])) == [reserved_name_line("pools[0].name", name)]
+
+
+@pytest.mark.parametrize("name", ["gke", "gkel4", "my-autopilot", "l4-gke-auto"])
+def test_a_compute_class_name_that_only_contains_gke_or_autopilot_is_a_custom_class(name: str) -> None:
+    plan, _ = plan_class(provisioned(name=name))
+    assert custom_resource(plan)["metadata"] == {"name": name}
+
+
+def test_the_stack_config_refuses_a_compute_class_pool_named_like_gkes_own_classes(tmp_path: Path) -> None:
+    lines = plan_stack_text(
+        tmp_path,
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+        "  gpu-components:pools:\n"
+        "    - {name: gke-l4, instance_type: g2-standard-8, provisioning: {provisioner: compute-class, max_gpus: 4}}\n",
+    )
+    assert lines == [f"  - {reserved_name_line('pools[0].name', 'gke-l4')} [source: {BUILT_IN_SOURCES}]"]
+
+
+def test_the_package_path_refuses_a_compute_class_pool_named_like_gkes_own_classes() -> None:
+    from tests.test_package_construct import construct_error
+
+    pool = {"name": "autopilot-l4", "instanceType": "g2-standard-8", "provisioning": {"provisioner": "compute-class"}}
+    pool["provisioning"] = {"provisioner": "compute-class", "maxGpus": 4}
+    error = construct_error("GkeComputeClassGpuPool", {"pool": pool})
+    assert [(p.path, p.value, p.source) for p in error.problems] == [("pool.name", "autopilot-l4", BUILT_IN_SOURCES)]
+    gcp = {"cluster": "demo", "location": "us-central1-a"}
+    error = construct_error("GpuCluster", {"cloud": "gcp", "gcp": gcp, "pools": [pool]})
+    assert [(p.path, p.value) for p in error.problems] == [("pools[0].name", "autopilot-l4")]
+
+
+def rule(machine_type: str = "g2-standard-8", **more: Any) -> dict[str, Any]:
+    """One priority rule of an L4 pool: the machine type and its GPU, ``more`` after them, the boot disk last."""
+    return {
+        "machineType": machine_type,
+        "gpu": {"type": "nvidia-l4", "count": 1},
+        **more,
+        "storage": {"bootDiskSize": 100},
+    }
+
+
+RESERVATION = {"affinity": "Specific", "specific": [{"name": "l4-reservation"}]}
+
+
+@pytest.mark.parametrize(
+    ("fields", "args", "expected"),
+    [
+        ({}, {}, [rule()]),
+        ({"provisioning": {"capacity_types": ["spot"]}}, {}, [rule(spot=True)]),
+        (
+            {"provisioning": {"capacity_types": ["reserved", "spot"], "reservation": "l4-reservation"}},
+            {},
+            [rule(reservations=RESERVATION), rule(spot=True)],
+        ),
+        (
+            {"time_slicing": {"replicas": 3}},
+            {},
+            [
+                {
+                    "machineType": "g2-standard-8",
+                    "gpu": {
+                        "type": "nvidia-l4",
+                        "count": 1,
+                        "gpuSharing": {"sharingStrategy": "TIME_SHARING", "maxSharedClientsPerGPU": 3},
+                    },
+                    "storage": {"bootDiskSize": 100},
+                }
+            ],
+        ),
+        (
+            {"provisioning": {"instance_types": ["g2-standard-24"]}},
+            {"driver_version": "DEFAULT"},
+            [
+                {
+                    "machineType": "g2-standard-8",
+                    "gpu": {"type": "nvidia-l4", "count": 1, "driverVersion": "default"},
+                    "storage": {"bootDiskSize": 100},
+                },
+                {
+                    "machineType": "g2-standard-24",
+                    "gpu": {"type": "nvidia-l4", "count": 2, "driverVersion": "default"},
+                    "storage": {"bootDiskSize": 100},
+                },
+            ],
+        ),
+    ],
+    ids=["types-only", "spot", "reservation-then-spot", "sharing", "driver-given"],
+)
+def test_priority_rules_carry_only_what_the_pool_asks_for(
+    fields: dict[str, Any], args: dict[str, Any], expected: list[dict[str, Any]]
+) -> None:
+    """No ``spot: false`` (the CRD's on-demand is spot left out), no ``driverVersion`` unless given (the CRD's default
+    is ``default``), no reservations block but for reserved capacity."""
+    plan, _ = plan_class(provisioned(**fields), **args)
+    cr = custom_resource(plan)
+    assert cr["spec"]["priorities"] == expected
+    assert crd_schemas.problems(cr, "gcp") == []
+
+
+SHARING_STACK = (
+    "config:\n"
+    "  gcp:project: proj\n"
+    "  gpu-components:cloud: gcp\n"
+    "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n    kubernetes_version: '{version}'\n"
+    "  gpu-components:pools:\n"
+    "    - name: l4\n      instance_type: g2-standard-8\n{sharing}"
+    "      provisioning: {{provisioner: compute-class, max_gpus: 8}}\n"
+    "    - name: a100\n      instance_type: a2-highgpu-1g\n      mig: {{profile: 1g.5gb}}\n"
+    "      time_slicing: {{replicas: 2}}\n"
+    "      provisioning: {{provisioner: compute-class, max_gpus: 8}}\n"
+    "    - {{name: fixed, instance_type: g2-standard-8, max_size: 1, mps: {{replicas: 2}}}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [
+        ("1.34", True),
+        ("1.35.1", True),
+        ("1.35.2-gke.1484999", True),
+        ("1.35", False),
+        ("1.35.2", False),
+        ("1.35.2-gke.1485000", False),
+        ("1.36", False),
+        ("latest", False),
+        ("-", False),
+    ],
+)
+def test_gpu_sharing_in_a_compute_class_needs_the_gke_version_that_has_it(
+    tmp_path: Path, version: str, refused: bool
+) -> None:
+    """A version that names only releases before 1.35.2-gke.1485000 is refused for each ComputeClass pool that shares
+    (a fixed pool's sharing is a node-pool setting, older); a prefix that also names later releases, ``latest`` and
+    the channel default (``-``) are left to GKE."""
+    stack = SHARING_STACK.format(version=version, sharing="      time_slicing: {replicas: 4}\n")
+    expected = [
+        f"  - cluster.kubernetes_version: pools[{index}] ({name}, a ComputeClass pool) shares its GPUs ({fields}) "
+        "through the ComputeClass's gpu.gpuSharing, which GKE has only from 1.35.2-gke.1485000 on (got "
+        f"'{version}'); valid: 1.35.2-gke.1485000 or later (or latest); or a fixed GKE pool (no provisioning) for "
+        "GPU sharing on earlier versions [source: https://cloud.google.com/kubernetes-engine/docs/reference/crds/"
+        "computeclass]"
+        for index, name, fields in (
+            (0, "l4", "pools[0].time_slicing"),
+            (1, "a100", "pools[1].time_slicing, pools[1].mig"),
+        )
+    ]
+    assert plan_stack_text(tmp_path, stack) == (expected if refused else [])
+    # Without sharing the ComputeClass pool is fine on the same version; the other still needs it.
+    assert plan_stack_text(tmp_path, SHARING_STACK.format(version=version, sharing="")) == (
+        expected[1:] if refused else []
+    )
+
+
+def test_an_existing_clusters_version_is_unknown_so_sharing_is_left_to_gke() -> None:
+    pool = provisioned(time_slicing={"replicas": 2})
+    assert gke_cluster.stack_problems({"existing": True, "kubernetes_version": "1.30"}, [pool]) == []
