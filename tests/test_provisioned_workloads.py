@@ -439,3 +439,88 @@ def test_no_note_for_whole_gpus_a_compute_class_or_a_fixed_pool(
 ) -> None:
     provisioning = {"provisioner": provisioner, "max_nodes": 2} if provisioner else None
     assert provisioner_note(spec(cloud, instance_type, provisioning), host) is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GKE ComputeClass: pods select the class and only the labels GKE admits beside it (issue 29)
+# ---------------------------------------------------------------------------------------------------------------
+
+COMPUTE_CLASS_VALID = (
+    "topology.kubernetes.io/region, topology.kubernetes.io/zone, failure-domain.beta.kubernetes.io/region, "
+    "failure-domain.beta.kubernetes.io/zone, cloud.google.com/gke-accelerator-count, "
+    "cloud.google.com/gke-tpu-topology, cloud.google.com/gke-tpu-accelerator"
+)
+
+
+def compute_class_pool(**provisioning: Any) -> GpuNodePoolSpec:
+    return spec(
+        "gcp",
+        "g2-standard-8",
+        {"provisioner": "compute-class", "max_gpus": 8, **provisioning},
+        time_slicing={"replicas": 2},
+    )
+
+
+def test_a_pod_on_a_compute_class_pool_selects_the_class_alone_and_tolerates_its_taint() -> None:
+    from gpu_components.gcp.compute_class import compute_class_pool_view
+
+    pool = compute_class_pool()
+    view = compute_class_pool_view(pool)
+    assert pod_settings(
+        pool, view.advertised_resources, view.taints, view.node_selector, 1, device_plugin_host="cloud"
+    ) == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": [
+            GPU_TOLERATION,
+            {"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "p", "effect": "NoSchedule"},
+        ],
+        "nodeSelector": {"cloud.google.com/compute-class": "p"},
+    }
+
+
+def test_a_label_gke_rejects_beside_a_compute_class_is_refused_when_passed_to_the_helper() -> None:
+    pool = compute_class_pool()
+    selector = {
+        "cloud.google.com/compute-class": "p",
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/gke-accelerator-count": "1",
+        "cloud.google.com/machine-family": "g2",
+        POOL_LABEL: "p",
+        "topology.kubernetes.io/zone": "us-central1-a",
+    }
+    with pytest.raises(GpuSpecError) as error:
+        pod_settings(pool, {"nvidia.com/gpu": 2}, pool.taints, selector, 1, device_plugin_host="cloud")
+    why = "GKE rejects a pod that selects cloud.google.com/compute-class: p beside this node label"
+    assert problems_of(error) == [
+        (f"node_selector[{key!r}]", key, why, COMPUTE_CLASS_VALID)
+        for key in ("cloud.google.com/gke-accelerator", "cloud.google.com/machine-family", POOL_LABEL)
+    ]
+    assert {p.source for p in error.value.problems} == {
+        "https://github.com/newrelic/newrelic-prometheus-configurator/issues/472; "
+        "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/pull/1570"
+    }
+    # The labels GKE admits beside the class pass through as given.
+    admitted = {
+        key: selector[key]
+        for key in selector
+        if key.startswith(("cloud.google.com/c", "cloud.google.com/gke-accelerator-", "topology"))
+    }
+    assert pod_settings(pool, {"nvidia.com/gpu": 2}, pool.taints, admitted, 1)["nodeSelector"] == admitted
+
+
+def test_gpu_selection_on_a_compute_class_pool_is_refused_since_gke_rejects_its_accelerator_affinity() -> None:
+    pool = spec(
+        "gcp", "g2-standard-8", {"provisioner": "compute-class", "max_gpus": 8, "instance_types": ["a2-highgpu-1g"]}
+    )
+    selector = {"cloud.google.com/compute-class": "p"}
+    with pytest.raises(GpuSpecError) as error:
+        pod_settings(pool, {"nvidia.com/gpu": 2}, pool.taints, selector, 1, gpu_model="L4")
+    assert problems_of(error) == [
+        (
+            "gpu_model",
+            "cloud.google.com/gke-accelerator",
+            "selecting among pool p's machine types needs node affinity on cloud.google.com/gke-accelerator, which "
+            "GKE rejects beside cloud.google.com/compute-class: p",
+            COMPUTE_CLASS_VALID,
+        )
+    ]

@@ -312,7 +312,7 @@ def test_gpu_cluster_makes_a_compute_class_beside_a_node_pool_and_no_device_plug
     # GKE's own device plugin serves both pools: no DaemonSet of ours runs anywhere, so no node gets two plugins.
     assert [r.type for r in plan.resources if r.type.startswith("kubernetes:") and r.type != COMPUTE_CLASS] == []
     assert cluster.pool_scheduling["l4"]["devicePluginHost"] == "cloud"
-    assert cluster.pool_scheduling["l4"]["nodeSelector"]["cloud.google.com/compute-class"] == "l4"
+    assert cluster.pool_scheduling["l4"]["nodeSelector"] == {"cloud.google.com/compute-class": "l4"}
 
 
 def custom_resource_named(plan: Plan, name: str) -> dict[str, Any]:
