@@ -238,6 +238,12 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster (every entry point: ``GpuCluster`` and the stack
     config; paths ``<prefix>pools[<i>]...``), e.g. AKS: fixed pools and Node Auto Provisioning pools may not share a
     cluster. Defaults to none."""
+    options_problems: Callable[[Sequence[GpuNodePoolSpec], Sequence[Mapping[str, Any]], str], list[Problem]] = (
+        lambda specs, options, prefix: []
+    )
+    """The cloud's rules between the valid pools of one cluster and their cloud blocks (``options[i]`` is
+    ``specs[i]``'s, ``{}`` when not given; every entry point: ``GpuCluster`` and the stack config), e.g. GKE: a fixed
+    pool's ``gcp.compute_class`` names a ComputeClass pool of the cluster. Defaults to none."""
 
 
 def validated_pool(

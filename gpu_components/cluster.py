@@ -663,6 +663,9 @@ def validate_cluster(
     try:
         specs = parse_pools(neutral, adapter.cloud, f"{prefix}pools", cloud_rules)
         pool_problems += adapter.pools_problems(specs, prefix)
+        pool_problems += adapter.options_problems(
+            specs, [pool.get(cloud, {}) if isinstance(pool, Mapping) else {} for pool in pools], prefix
+        )
         if misshapen:  # who serves a misshapen pool is unknown; its shape problems are listed already
             pass
         elif operator and specs and "gpu-operator" not in hosts.values():

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
@@ -25,6 +25,7 @@ from gpu_components.gcp.gke import (
     NODE_POOL_ARGS,
     GkeGpuNodePool,
     GkeGpuNodePoolArgs,
+    compute_class_tie_problems,
     device_plugin_host,
     gke_pool_view,
     gke_problems,
@@ -50,9 +51,20 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
                     f"{where}.compute_class_spec (other ComputeClass spec fields)",
                 )
             )
+        if "compute_class" in options:
+            problems.append(
+                Problem(
+                    f"{where}.compute_class",
+                    options["compute_class"],
+                    "a ComputeClass pool is its own ComputeClass, named like the pool; compute_class ties a fixed "
+                    "pool to one",
+                    "no compute_class on a ComputeClass pool",
+                )
+            )
         return problems
     problems = gke_problems(spec, options.get("driver_version"), path, gpu_stack=gpu_stack)
     problems += NODE_POOL_ARGS.problems(options.get("node_pool_args"), f"{where}.node_pool_args")
+    problems += compute_class_tie_problems(spec, options.get("compute_class"), path, f"{where}.compute_class")
     if "compute_class_spec" in options:
         problems.append(
             Problem(
@@ -72,7 +84,7 @@ def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
     if spec.provisioning is not None:
         return compute_class_pool_view(spec, options.get("driver_version"), gpu_stack)
-    return gke_pool_view(spec, options.get("driver_version"), gpu_stack)
+    return gke_pool_view(spec, options.get("driver_version"), gpu_stack, options.get("compute_class"))
 
 
 def _create_pool(
@@ -92,6 +104,27 @@ def _create_pool(
     return GkeGpuNodePool(name, cast(GkeGpuNodePoolArgs, pool_component_args(pool, options, wiring, gpu_stack)), opts)
 
 
+def _options_problems(
+    specs: Sequence[GpuNodePoolSpec], options: Sequence[Mapping[str, Any]], prefix: str
+) -> list[Problem]:
+    """A fixed pool's ``gcp.compute_class`` names a ComputeClass pool of the same cluster (the composition makes no
+    other class; a class made outside the library is for a :class:`~gpu_components.gcp.GkeGpuNodePool` alone)."""
+    classes = [spec.name for spec in specs if spec.provisioning is not None]
+    return [
+        Problem(
+            f"{prefix}pools[{index}].gcp.compute_class",
+            given["compute_class"],
+            "not a ComputeClass pool of this cluster: a fixed pool serves a ComputeClass the cluster makes",
+            ", ".join(classes)
+            or "none: the cluster has no ComputeClass pool (provisioning.provisioner: compute-class)",
+        )
+        for index, (spec, given) in enumerate(zip(specs, options, strict=True))
+        if spec.provisioning is None
+        and isinstance(given.get("compute_class"), str)
+        and given["compute_class"] not in classes
+    ]
+
+
 ADAPTER = CloudAdapter(
     cloud="gcp",
     pool_options=GkePoolOptionsArgs,
@@ -105,6 +138,7 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=GkeWiringArgs,
     facts=FACTS,
+    options_problems=_options_problems,
 )
 """GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
 the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages; and ComputeClasses whose node

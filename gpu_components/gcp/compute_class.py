@@ -36,7 +36,7 @@ under ``tests/reference/gke/``):
   alone: GKE rejects a pod that selects a custom ComputeClass beside other node labels but a few
   (:data:`~gpu_components.gcp.facts.COMPUTE_CLASS_SELECTOR_KEYS`), GKE's accelerator and the pool label included.
 - The class is named like the pool; GKE keeps names starting with ``gke-`` or ``autopilot`` for its own classes
-  (:data:`RESERVED_NAME_PREFIXES`), so such a pool name is refused.
+  (:data:`~gpu_components.gcp.gke.RESERVED_NAME_PREFIXES`), so such a pool name is refused.
 - ``whenUnsatisfiable: DoNotScaleUp``: when no rule can be met, GKE creates nothing (the CRD's other value,
   ``ScaleUpAnyway``, lets it create nodes that match none of the rules, outside the pool's allowed machine types).
 - ``activeMigration.optimizeRulePriority: false``: GKE does not move running pods to a higher-priority rule's nodes
@@ -86,11 +86,13 @@ from gpu_components.adapter import (
 )
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
-from gpu_components.gcp.facts import COMPUTE_CLASS_LABEL, SOURCE_GKE_DRA
+from gpu_components.gcp.facts import COMPUTE_CLASS_LABEL, SOURCE_CUSTOM_CLASSES, SOURCE_GKE_DRA
 from gpu_components.gcp.gke import (
     DEFAULT_DRIVER_VERSION,
     SHARING_STRATEGIES,
     accelerator_type_for,
+    compute_class_name_problems,
+    compute_class_taint,
     gke_advertised_resources,
     gke_effective_taints,
     gke_problems,
@@ -108,7 +110,6 @@ from gpu_components.spec import (
 from gpu_components.workloads import tolerations
 
 SOURCE_CRD = "https://cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass"
-SOURCE_CUSTOM_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes"
 SOURCE_AUTO_CREATION = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"
 SOURCE_OPERANDS = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#operands"
 
@@ -118,11 +119,6 @@ API_VERSION = "cloud.google.com/v1"
 KIND = "ComputeClass"
 DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
 """GKE installs the driver and runs its device plugin on a ComputeClass's nodes."""
-SOURCE_BUILT_IN_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-classes"
-RESERVED_NAME_PREFIXES = ("gke-", "autopilot")
-"""Prefixes GKE keeps for its own ComputeClasses (the built-in ``autopilot`` and ``autopilot-spot``,
-:data:`SOURCE_BUILT_IN_CLASSES`): a custom ComputeClass's name may start with neither (GKE's "About custom
-ComputeClasses", :data:`SOURCE_CUSTOM_CLASSES`)."""
 SHARING_MIN_GKE_VERSION = "1.35.2-gke.1485000"
 """First GKE version with ``priorities[].gpu.gpuSharing`` (time-sharing, MPS, MIG partition size) in a ComputeClass,
 as the ComputeClass CRD reference's field description says (quoted in kcl-lang/modules pull request 358,
@@ -216,23 +212,6 @@ def compute_class_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path:
     ]
 
 
-def compute_class_name_problems(name: str, path: str) -> list[Problem]:
-    """A ComputeClass name GKE keeps for its own classes (:data:`RESERVED_NAME_PREFIXES`): one problem at ``path``.
-    The name's form (a DNS-1123 label) is the pool name's rule, checked by the spec."""
-    if not name.startswith(RESERVED_NAME_PREFIXES):
-        return []
-    return [
-        Problem(
-            path,
-            name,
-            "GKE keeps ComputeClass names starting with gke- or autopilot for its own classes (autopilot, "
-            "autopilot-spot), so it refuses a custom ComputeClass named so",
-            "a name that starts with neither gke- nor autopilot",
-            f"{SOURCE_CUSTOM_CLASSES}; {SOURCE_BUILT_IN_CLASSES}",
-        )
-    ]
-
-
 def compute_class_problems(
     spec: GpuNodePoolSpec,
     driver_version: str | None,
@@ -244,7 +223,7 @@ def compute_class_problems(
     GKE's own plugin under any GPU stack), no ``max_nodes``, a consolidation delay of whole
     minutes in 1..1440, no label or taint of the pool's own on GKE's ``cloud.google.com/compute-class`` key
     (:data:`COMPUTE_CLASS_LABEL`), a reservation name Compute Engine takes, and a pool name (the ComputeClass's) that
-    GKE does not keep for its own classes (:func:`compute_class_name_problems`).
+    GKE does not keep for its own classes (:func:`~gpu_components.gcp.gke.compute_class_name_problems`).
 
     Args: as :func:`~gpu_components.gcp.gke.gke_problems`; ``spec.provisioning`` must be set.
     """
@@ -354,11 +333,6 @@ def compute_class_node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto
     if gpu_stack == "gpu-operator":
         labels.update(operand_off_label("operands"))
     return dict(sorted(labels.items()))
-
-
-def compute_class_taint(name: str) -> Taint:
-    """The taint GKE puts on a ComputeClass's nodes: ``cloud.google.com/compute-class=<name>:NoSchedule``."""
-    return Taint(COMPUTE_CLASS_LABEL, name, "NoSchedule")
 
 
 def _provisioning(spec: GpuNodePoolSpec) -> Provisioning:

@@ -184,9 +184,11 @@ SOURCE_SAFE_TO_EVICT = (
 scales ComputeClass node pools) from removing its node to scale down."""
 
 
+SOURCE_CUSTOM_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes"
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 """Node label (and taint key, ``NoSchedule``) of a ComputeClass's nodes, its value the class's name; pods select the
-class with it (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes)."""
+class with it, and a node pool created by hand serves a class with both (:data:`SOURCE_CUSTOM_CLASSES`, "manually
+created node pools")."""
 SOURCE_COMPUTE_CLASS_SELECTORS = (
     "https://github.com/newrelic/newrelic-prometheus-configurator/issues/472; "
     "https://github.com/GoogleCloudPlatform/kubernetes-engine-samples/pull/1570"

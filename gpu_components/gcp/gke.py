@@ -105,9 +105,11 @@ from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
+    COMPUTE_CLASS_LABEL,
     GKE_DRIVER_INSTALLATION_DISABLED,
     GKE_NO_DEVICE_PLUGIN_LABEL,
     NODE_POOL_OPTIONS,
+    SOURCE_CUSTOM_CLASSES,
     SOURCE_GKE_DRA,
     SOURCE_GKE_GPUS,
     TAINT_EFFECTS,
@@ -119,9 +121,11 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
+    DNS_LABEL,
     GPU_ACCESS_LABEL,
     GPU_TAINT_KEY,
     POOL_LABEL,
+    SOURCE_NAMES,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Mps,
@@ -263,6 +267,12 @@ class GkeGpuNodePoolArgs(TypedDict):
     driver and advertises the GPUs. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets GKE's
     driver installation off (GKE's driver installer DaemonSet installs it), GKE's device plugin kept off by the label
     ``gke-no-default-nvidia-gpu-device-plugin``, and NVIDIA's DRA driver publishes its GPUs; MIG is refused there."""
+    compute_class: NotRequired[str]
+    """Name of a ComputeClass whose pods this node pool also serves (GKE's "manually created node pools" of a class):
+    the nodes get GKE's label ``cloud.google.com/compute-class=<name>`` and taint
+    ``cloud.google.com/compute-class=<name>:NoSchedule``, and the pool's ``taints`` and ``tolerations`` include it. Any
+    class in the cluster, one made outside the library included; a DNS-1123 label of at most 63 characters that GKE
+    does not keep for its own classes (``gke-``, ``autopilot``). Defaults to none (the pool serves no class)."""
     node_pool_args: NotRequired[dict[str, Any]]
     """Other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names (e.g. ``management``,
     ``upgrade_settings``, ``placement_policy``), and ``node_config`` keys (e.g. ``disk_type``,
@@ -325,6 +335,81 @@ NODE_POOL_ARGS = ProviderArgs(
 
 def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
+
+
+SOURCE_BUILT_IN_CLASSES = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-classes"
+RESERVED_NAME_PREFIXES = ("gke-", "autopilot")
+"""Prefixes GKE keeps for its own ComputeClasses (the built-in ``autopilot`` and ``autopilot-spot``,
+:data:`SOURCE_BUILT_IN_CLASSES`): a custom ComputeClass's name may start with neither (GKE's "About custom
+ComputeClasses", :data:`~gpu_components.gcp.facts.SOURCE_CUSTOM_CLASSES`)."""
+MAX_COMPUTE_CLASS_NAME_LENGTH = 63
+"""Longest ComputeClass name a node pool can name: the name is the value of GKE's label, at most 63 characters."""
+
+
+def compute_class_taint(name: str) -> Taint:
+    """The taint GKE puts on a ComputeClass's nodes, and a node pool created for the class carries:
+    ``cloud.google.com/compute-class=<name>:NoSchedule``."""
+    return Taint(COMPUTE_CLASS_LABEL, name, "NoSchedule")
+
+
+def compute_class_name_problems(name: str, path: str) -> list[Problem]:
+    """A ComputeClass name GKE keeps for its own classes (:data:`RESERVED_NAME_PREFIXES`): one problem at ``path``."""
+    if not name.startswith(RESERVED_NAME_PREFIXES):
+        return []
+    return [
+        Problem(
+            path,
+            name,
+            "GKE keeps ComputeClass names starting with gke- or autopilot for its own classes (autopilot, "
+            "autopilot-spot), so it refuses a custom ComputeClass named so",
+            "a name that starts with neither gke- nor autopilot",
+            f"{SOURCE_CUSTOM_CLASSES}; {SOURCE_BUILT_IN_CLASSES}",
+        )
+    ]
+
+
+def compute_class_tie_problems(
+    spec: GpuNodePoolSpec, compute_class: str | None, path: str, option: str
+) -> list[Problem]:
+    """A fixed pool's tie to a ComputeClass (``compute_class``, at ``option``): a DNS-1123 label of at most
+    :data:`MAX_COMPUTE_CLASS_NAME_LENGTH` characters (an object name and a label value) that GKE does not keep
+    (:func:`compute_class_name_problems`); and no label or taint of the pool's own on GKE's
+    ``cloud.google.com/compute-class`` key, which only ``compute_class`` sets (one way to say it)."""
+    problems: list[Problem] = []
+    if compute_class is not None:
+        if not DNS_LABEL.fullmatch(compute_class) or len(compute_class) > MAX_COMPUTE_CLASS_NAME_LENGTH:
+            problems.append(
+                Problem(
+                    option,
+                    compute_class,
+                    "a ComputeClass name is an object name and the value of GKE's compute-class label",
+                    f"1-{MAX_COMPUTE_CLASS_NAME_LENGTH} lowercase letters, digits or '-', starting and ending "
+                    "alphanumeric",
+                    SOURCE_NAMES,
+                )
+            )
+        problems += compute_class_name_problems(compute_class, option)
+    why = (
+        "GKE ties a node pool you create to a ComputeClass with this label and taint together: compute_class sets both"
+    )
+    problems += [
+        Problem(
+            _join(path, spec.taint_path(index)), taint.as_given(), why, f"{option}: <class name>", SOURCE_CUSTOM_CLASSES
+        )
+        for index, taint in enumerate(spec.taints)
+        if taint.key == COMPUTE_CLASS_LABEL
+    ]
+    if COMPUTE_CLASS_LABEL in spec.labels:
+        problems.append(
+            Problem(
+                f"{_join(path, 'labels')}[{COMPUTE_CLASS_LABEL!r}]",
+                COMPUTE_CLASS_LABEL,
+                why,
+                f"{option}: <class name>",
+                SOURCE_CUSTOM_CLASSES,
+            )
+        )
+    return problems
 
 
 def gke_problems(
@@ -566,19 +651,25 @@ def gke_taints(taints: Sequence[Taint]) -> list[dict[str, str]]:
     return [{"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]} for t in taints]
 
 
-def gke_effective_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
+def gke_effective_taints(spec: GpuNodePoolSpec, compute_class: str | None = None) -> tuple[Taint, ...]:
     """The taints the pool's nodes carry: the spec's, plus GKE's own ``nvidia.com/gpu=present:NoSchedule`` when
-    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring), and on
-    Arm machine types (A4X) GKE's ``kubernetes.io/arch=arm64:NoSchedule`` (:data:`ARM_TAINT`), which workloads and
-    the GPU Operator's DaemonSets must tolerate."""
+    ``gpu_taint`` is off (GKE adds it to GPU pools of clusters with other pools; see the module docstring), on
+    Arm machine types (A4X) GKE's ``kubernetes.io/arch=arm64:NoSchedule`` (:data:`ARM_TAINT`), and for a pool tied
+    to a ComputeClass ``cloud.google.com/compute-class=<name>:NoSchedule`` (:func:`compute_class_taint`), which
+    workloads and the GPU Operator's DaemonSets must tolerate."""
     taints = spec.taints if DEFAULT_GPU_TAINT in spec.taints else (DEFAULT_GPU_TAINT, *spec.taints)
     if spec.cpu_architecture == "arm64" and ARM_TAINT not in taints:
         taints = (*taints, ARM_TAINT)
+    if compute_class is not None:
+        taints = (*taints, compute_class_taint(compute_class))
     return taints
 
 
-def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str, str]:
-    """Node labels the pool sets: the user's, the pool label and, where its sharing is declared trusted,
+def node_labels(
+    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", compute_class: str | None = None
+) -> dict[str, str]:
+    """Node labels the pool sets: the user's, the pool label, GKE's ``cloud.google.com/compute-class: <name>`` for a
+    pool tied to a ComputeClass (``compute_class``) and, where its sharing is declared trusted,
     ``gpu-components/sharing: trusted`` (:func:`~gpu_components.spec.sharing_trust_labels`). No device-plugin labels
     with GKE's own plugin (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the
     operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off
@@ -586,6 +677,8 @@ def node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict[str
     plugin off, :data:`~gpu_components.gcp.facts.SOURCE_GKE_DRA`) and ``gpu-components/gpu-access: dra``."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
+    if compute_class is not None:
+        labels[COMPUTE_CLASS_LABEL] = compute_class
     if dra_pool(spec, gpu_stack):
         labels[GKE_NO_DEVICE_PLUGIN_LABEL] = "true"
         labels[GPU_ACCESS_LABEL] = "dra"
@@ -660,12 +753,17 @@ def guest_accelerator(
 
 
 def node_pool_inputs(
-    spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto"
+    spec: GpuNodePoolSpec,
+    driver_version: str | None = None,
+    gpu_stack: GpuStack = "auto",
+    compute_class: str | None = None,
 ) -> dict[str, Any]:
     """The plain ``gcp.container.NodePool`` inputs derived from the spec (cluster wiring and service account
     excluded). ``autoscaling`` uses the pool-wide ``total_*`` limits (GKE's per-zone limits would multiply by
     the zones); ``initial_node_count`` is per zone, as GKE defines it. Under the GPU Operator the nodes run
-    :data:`OPERATOR_IMAGE_TYPE`."""
+    :data:`OPERATOR_IMAGE_TYPE`. A pool tied to a ComputeClass (``compute_class``) has GKE's label and taint of the
+    class last among its labels and taints."""
+    taints = spec.taints if compute_class is None else (*spec.taints, compute_class_taint(compute_class))
     inputs: dict[str, Any] = {
         "name": spec.name,
         "initial_node_count": spec.desired_size,
@@ -674,8 +772,8 @@ def node_pool_inputs(
             "machine_type": spec.instance_type,
             "disk_size_gb": spec.disk_size_gb,
             "guest_accelerators": [guest_accelerator(spec, driver_version, gpu_stack)],
-            "labels": node_labels(spec, gpu_stack),
-            "taints": gke_taints(spec.taints),
+            "labels": node_labels(spec, gpu_stack, compute_class),
+            "taints": gke_taints(taints),
             "spot": spec.spot,
             "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
         },
@@ -703,18 +801,25 @@ def gke_autoscaler_note(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> 
     return joined(unknown_to_gke, LATE_MIG_NOTE if spec.mig is not None else None, gpu_resource_note(advertised))
 
 
-def gke_pool_view(spec: GpuNodePoolSpec, driver_version: str | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+def gke_pool_view(
+    spec: GpuNodePoolSpec,
+    driver_version: str | None = None,
+    gpu_stack: GpuStack = "auto",
+    compute_class: str | None = None,
+) -> PoolView:
     """What a :class:`GkeGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
     GPU stack (:func:`device_plugin_host`), the labels the pool sets (:func:`node_labels`), the taints its nodes
     carry, GKE's own included (:func:`gke_effective_taints`), what each node advertises
     (:func:`gke_advertised_resources`), the node selector (:func:`gke_node_selector`), the autoscaler note
     (:func:`gke_autoscaler_note`) and ``driver_setting``: ``driver_version`` (``None``: the GPU stack's default,
-    :func:`default_driver_version`)."""
-    taints = gke_effective_taints(spec)
+    :func:`default_driver_version`). A pool tied to a ComputeClass (``compute_class``) has the class's label and
+    taint; its node selector stays the pool's own (a pod that selects the class may select little else, so the
+    class's pods reach the pool through the ComputeClass's own pool or selector)."""
+    taints = gke_effective_taints(spec, compute_class)
     return PoolView(
         spec=spec,
         device_plugin_host=device_plugin_host(gpu_stack, spec),
-        labels=node_labels(spec, gpu_stack),
+        labels=node_labels(spec, gpu_stack, compute_class),
         taints=taints,
         advertised_resources=gke_advertised_resources(spec, gpu_stack),
         node_selector=gke_node_selector(spec, gpu_stack),
@@ -776,6 +881,7 @@ def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> 
     driver_version = args.get("driver_version")
     gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
     problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
+    problems += compute_class_tie_problems(spec, args.get("compute_class"), "pool", "compute_class")
     if gpu_stack == "device-plugin":
         problems.append(
             Problem(
@@ -809,7 +915,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); ``gpu_stack``
             ``device-plugin`` (GKE's own plugin serves the pool); under the GPU Operator, a driver mode other than
             ``INSTALLATION_DISABLED``; ``node_pool_args`` keys that the SDK does not take or
-            the library owns.
+            the library owns; a ``compute_class`` name that is not a DNS-1123 label or that GKE keeps, or a label or
+            taint of the pool's own on ``cloud.google.com/compute-class`` (:func:`compute_class_tie_problems`).
     """
 
     node_pool_name: pulumi.Output[str]
@@ -855,7 +962,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__(TOKEN, name, None, opts)
-        view = gke_pool_view(spec, driver_version, gpu_stack)
+        compute_class = args.get("compute_class")
+        view = gke_pool_view(spec, driver_version, gpu_stack, compute_class)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name
@@ -863,7 +971,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.gpu_stack: GpuStack = gpu_stack
         self.accelerator_type: str = accelerator_type_for(spec)
         self.driver_version: str = view.driver_setting
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack)
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack, compute_class)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

@@ -23,6 +23,13 @@ class GkePoolOptionsArgs(TypedDict):
     """The escape hatch: other ``pulumi_gcp.container.NodePool`` arguments, in the SDK's snake_case names, and
     ``node_config`` keys (e.g. ``node_config.disk_type``), merged under the library's. Defaults to none. A key the
     library sets or that the SDK does not take is an error naming the key. Fixed pools only."""
+    compute_class: NotRequired[str]
+    """Name of a ComputeClass pool of the same cluster whose pods this fixed pool also serves: the node pool gets
+    GKE's label ``cloud.google.com/compute-class=<name>`` and taint ``cloud.google.com/compute-class=<name>:NoSchedule``
+    (GKE's "manually created node pools" of a class), and the pool's taints and tolerations include it. Defaults to
+    none. A name that is not a ComputeClass pool (``provisioning.provisioner: compute-class``) of the cluster is an
+    error; for a class made outside the library, use :class:`~gpu_components.gcp.GkeGpuNodePool` alone. Fixed pools
+    only."""
     compute_class_spec: NotRequired[dict[str, Any]]
     """The escape hatch of a ComputeClass pool (``provisioning.provisioner: compute-class``): other ComputeClass
     ``spec`` fields in the CRD's camelCase, merged over the library's; see

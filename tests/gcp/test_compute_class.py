@@ -356,10 +356,20 @@ def test_a_compute_class_pool_refuses_a_label_or_taint_on_gkes_compute_class_key
     assert problem_lines(lambda: gcp_cluster([pool])) == COMPUTE_CLASS_KEY_PROBLEMS
     component = [line.replace("pools[0].", "pool.") for line in COMPUTE_CLASS_KEY_PROBLEMS]
     assert problem_lines(lambda: GkeComputeClassGpuPool("demo", {"pool": pool})) == component  # type: ignore[typeddict-item]
-    # A fixed pool may carry them: GKE's way to let a ComputeClass use a node pool you create.
+    # A fixed pool says so with gcp.compute_class (one way to say it), which sets both.
     fixed = {**pool, "max_size": 1}
     del fixed["provisioning"]
-    assert [spec.name for spec in validate_cluster("gcp", [fixed])] == ["gpu"]
+    why = (
+        "GKE ties a node pool you create to a ComputeClass with this label and taint together: compute_class sets both"
+    )
+    assert problem_lines(lambda: gcp_cluster([fixed])) == [
+        "pools[0].taints[0]: "
+        + why
+        + " (got {'key': 'cloud.google.com/compute-class', 'value': 'gpu', 'effect': 'NoSchedule'}); valid: "
+        "pools[0].gcp.compute_class: <class name>",
+        f"pools[0].labels['cloud.google.com/compute-class']: {why} (got 'cloud.google.com/compute-class'); valid: "
+        "pools[0].gcp.compute_class: <class name>",
+    ]
 
 
 def plan_stack_text(tmp_path: Path, stack: str) -> list[str]:

@@ -465,3 +465,112 @@ def test_gpu_stack_device_plugin_is_refused_on_a_pool_gke_serves() -> None:
         ("gpu_stack", "device-plugin", "auto, or gpu-operator (which turns GKE's plugin off)")
     ]
     assert "GKE's own device plugin" in error.problems[0].message
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A node pool created by hand, tied to a ComputeClass (issue 29)
+# ---------------------------------------------------------------------------------------------------------------
+
+CLASS_TAINT = {"key": "cloud.google.com/compute-class", "value": "l4-auto", "effect": "NoSchedule"}
+
+
+@BOTH_MODES
+def test_a_node_pool_tied_to_a_compute_class_has_gkes_label_and_taint_and_tolerates_it(preview: bool) -> None:
+    plan, pool = plan_pool(preview, pool_args(name="l4"), compute_class="l4-auto", service_account="sa@p.iam")
+    config = node_pool(plan)["nodeConfig"]
+    assert config["labels"] == {"cloud.google.com/compute-class": "l4-auto", "gpu-components/pool": "l4"}
+    assert config["taints"] == [TAINT, {**CLASS_TAINT, "effect": "NO_SCHEDULE"}]
+    assert [t.text for t in pool.taints] == [
+        "nvidia.com/gpu=present:NoSchedule",
+        "cloud.google.com/compute-class=l4-auto:NoSchedule",
+    ]
+    assert pool.tolerations == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {**CLASS_TAINT, "operator": "Equal"},
+    ]
+    # Its own pods still select it by its pool label (GKE admits no such label beside a ComputeClass selector).
+    assert pool.node_selector == {"cloud.google.com/gke-accelerator": "nvidia-l4", "gpu-components/pool": "l4"}
+    assert pool.labels == config["labels"]
+
+
+def problem_lines(build: Any) -> list[str]:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            build()
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program, True, CONFIG)
+    assert plan.resources == ()
+    [error] = errors
+    return [str(problem).split(" [source: ")[0] for problem in error.problems]
+
+
+WHY_TIE = (
+    "GKE ties a node pool you create to a ComputeClass with this label and taint together: compute_class sets both"
+)
+
+
+def test_a_standalone_node_pool_refuses_a_compute_class_gke_refuses_and_its_own_label_on_the_key() -> None:
+    pool = pool_args(labels={"cloud.google.com/compute-class": "x"})
+    assert problem_lines(lambda: create(pool, compute_class="Autopilot_L4")) == [
+        "compute_class: a ComputeClass name is an object name and the value of GKE's compute-class label (got "
+        "'Autopilot_L4'); valid: 1-63 lowercase letters, digits or '-', starting and ending alphanumeric",
+        f"pool.labels['cloud.google.com/compute-class']: {WHY_TIE} (got 'cloud.google.com/compute-class'); valid: "
+        "compute_class: <class name>",
+    ]
+    assert problem_lines(lambda: create(pool_args(), compute_class="gke-l4")) == [
+        "compute_class: GKE keeps ComputeClass names starting with gke- or autopilot for its own classes (autopilot, "
+        "autopilot-spot), so it refuses a custom ComputeClass named so (got 'gke-l4'); valid: a name that starts "
+        "with neither gke- nor autopilot"
+    ]
+
+
+def gke_cluster_of(pools: list[dict[str, Any]], **args: Any) -> GpuCluster:
+    wiring = {"cluster": "demo", "location": "us-central1-a", "service_account": "sa@p.iam"}
+    return GpuCluster("gpus", {"cloud": "gcp", "gcp": wiring, "pools": pools, **args})  # type: ignore[typeddict-item]
+
+
+AUTO = {
+    "name": "l4-auto",
+    "instance_type": "g2-standard-8",
+    "provisioning": {"provisioner": "compute-class", "max_gpus": 4},
+}
+
+
+def test_a_cluster_ties_a_fixed_pool_to_its_compute_class_pool() -> None:
+    fixed = pool_args(name="l4", gcp={"compute_class": "l4-auto"})
+    plan, cluster = plan_and(lambda: gke_cluster_of([AUTO, fixed]), False, CONFIG)
+    config = resource(plan, NODE_POOL, "gpus-l4-node-pool").inputs["nodeConfig"]
+    assert config["labels"] == {"cloud.google.com/compute-class": "l4-auto", "gpu-components/pool": "l4"}
+    assert config["taints"] == [TAINT, {**CLASS_TAINT, "effect": "NO_SCHEDULE"}]
+    assert cluster.pool_scheduling["l4"]["tolerations"][-1] == {**CLASS_TAINT, "operator": "Equal"}
+
+
+def test_a_cluster_refuses_a_compute_class_that_is_not_one_of_its_compute_class_pools() -> None:
+    fixed = pool_args(name="l4", gcp={"compute_class": "l4-other"})
+    auto = {**AUTO, "gcp": {"compute_class": "l4-auto"}}
+    assert problem_lines(lambda: gke_cluster_of([auto, fixed])) == [
+        "pools[0].gcp.compute_class: a ComputeClass pool is its own ComputeClass, named like the pool; compute_class "
+        "ties a fixed pool to one (got 'l4-auto'); valid: no compute_class on a ComputeClass pool",
+    ]
+    assert problem_lines(lambda: gke_cluster_of([AUTO, fixed])) == [
+        "pools[1].gcp.compute_class: not a ComputeClass pool of this cluster: a fixed pool serves a ComputeClass the "
+        "cluster makes (got 'l4-other'); valid: l4-auto",
+    ]
+    assert problem_lines(lambda: gke_cluster_of([fixed])) == [
+        "pools[0].gcp.compute_class: not a ComputeClass pool of this cluster: a fixed pool serves a ComputeClass the "
+        "cluster makes (got 'l4-other'); valid: none: the cluster has no ComputeClass pool (provisioning.provisioner: "
+        "compute-class)",
+    ]
+
+
+def test_the_gpu_operators_daemonsets_tolerate_the_compute_class_taint_of_a_tied_pool() -> None:
+    fixed = pool_args(name="l4", gcp={"compute_class": "l4-auto", "driver_version": "INSTALLATION_DISABLED"})
+    plan = plan_of(lambda: gke_cluster_of([AUTO, fixed], gpu_stack="gpu-operator"), False, CONFIG)
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
+    toleration = {**CLASS_TAINT, "operator": "Equal"}
+    assert toleration in values["daemonsets"]["tolerations"]
+    assert toleration in values["node-feature-discovery"]["worker"]["tolerations"]
