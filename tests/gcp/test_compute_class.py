@@ -799,3 +799,23 @@ def test_gpu_sharing_in_a_compute_class_needs_the_gke_version_that_has_it(
 def test_an_existing_clusters_version_is_unknown_so_sharing_is_left_to_gke() -> None:
     pool = provisioned(time_slicing={"replicas": 2})
     assert gke_cluster.stack_problems({"existing": True, "kubernetes_version": "1.30"}, [pool]) == []
+
+
+def test_the_stack_config_ties_a_fixed_pool_to_a_compute_class_pool_of_the_stack(tmp_path: Path) -> None:
+    stack = (
+        "config:\n"
+        "  gcp:project: proj\n"
+        "  gpu-components:cloud: gcp\n"
+        "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+        "  gpu-components:pools:\n"
+        "    - {name: l4-auto, instance_type: g2-standard-8, provisioning: {provisioner: compute-class, max_gpus: 4}}\n"
+        "    - {name: l4, instance_type: g2-standard-8, max_size: 1, gcp: {compute_class: CLASS}}\n"
+    )
+    assert plan_stack_text(tmp_path, stack.replace("CLASS", "l4-auto")) == []
+    assert plan_stack_text(tmp_path, stack.replace("CLASS", "gke-l4")) == [
+        f"  - {reserved_name_line('pools[1].gcp.compute_class', 'gke-l4')} [source: {BUILT_IN_SOURCES}]",
+    ]
+    assert plan_stack_text(tmp_path, stack.replace("CLASS", "l4-other")) == [
+        "  - pools[1].gcp.compute_class: not a ComputeClass pool of this cluster: a fixed pool serves a ComputeClass "
+        "the cluster makes (got 'l4-other'); valid: l4-auto",
+    ]

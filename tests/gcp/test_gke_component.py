@@ -574,3 +574,24 @@ def test_the_gpu_operators_daemonsets_tolerate_the_compute_class_taint_of_a_tied
     toleration = {**CLASS_TAINT, "operator": "Equal"}
     assert toleration in values["daemonsets"]["tolerations"]
     assert toleration in values["node-feature-discovery"]["worker"]["tolerations"]
+
+
+def test_the_package_path_ties_a_node_pool_to_a_compute_class_and_refuses_a_name_gke_keeps() -> None:
+    from tests.test_package_construct import construct_error
+
+    pool = {"name": "l4", "instanceType": "g2-standard-8", "maxSize": 3}
+    wiring = {"cluster": "demo", "location": "us-central1-a", "project": "proj"}
+    error = construct_error("GkeGpuNodePool", {"pool": pool, **wiring, "computeClass": "autopilot-l4"})
+    assert [(p.path, p.value) for p in error.problems] == [("computeClass", "autopilot-l4")]
+    auto = {
+        "name": "l4-auto",
+        "instanceType": "g2-standard-8",
+        "provisioning": {"provisioner": "compute-class", "maxGpus": 4},
+    }
+    error = construct_error(
+        "GpuCluster",
+        {"cloud": "gcp", "gcp": wiring, "pools": [auto, {**pool, "gcp": {"computeClass": "l4-other"}}]},
+    )
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("pools[1].gcp.computeClass", "l4-other", "l4-auto")
+    ]
