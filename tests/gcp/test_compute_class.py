@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpu_components.cli import main
-from gpu_components.cluster import GpuCluster, validate_cluster
+from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp import GkeComputeClassGpuPool
 from gpu_components.gcp import cluster as gke_cluster
