@@ -17,6 +17,7 @@ from gpu_components.gcp import GkeComputeClassGpuPool
 from gpu_components.gcp import cluster as gke_cluster
 from gpu_components.kubernetes import NvidiaDevicePlugin
 from gpu_components.plan import Plan
+from gpu_components.workloads import gpu_pod_settings
 from tests import crd_schemas
 from tests.helpers import BOTH_MODES, ROOT, copy_example_project, example_plan, plan_and, plan_of
 
@@ -129,6 +130,12 @@ def test_l4_pool_with_spot_then_on_demand_is_this_compute_class(preview: bool) -
         {"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "l4", "effect": "NoSchedule"},
     ]
     assert pool.advertised_resources == {"nvidia.com/gpu": 4}
+    # The helper gives a pod exactly that: one shared GPU, both tolerations, the class alone.
+    assert gpu_pod_settings(pool, 1) == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": pool.tolerations,
+        "nodeSelector": {"cloud.google.com/compute-class": "l4"},
+    }
     assert pool.autoscaler_note == (
         "GKE applies no limit to a ComputeClass: max_gpus 8 holds only as the cluster's node auto-provisioning "
         "resource limit on nvidia-l4, shared by every node pool GKE creates with those GPUs "

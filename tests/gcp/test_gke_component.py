@@ -17,6 +17,7 @@ from gpu_components.gcp import GkeGpuNodePool
 from gpu_components.gcp import cluster as gke_cluster
 from gpu_components.plan import UNKNOWN, Plan
 from gpu_components.spec import DEFAULT_GPU_TAINT
+from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import BOTH_MODES, inputs_by_name, names, plan_and, plan_of, resource
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -491,6 +492,11 @@ def test_a_node_pool_tied_to_a_compute_class_has_gkes_label_and_taint_and_tolera
     # Its own pods still select it by its pool label (GKE admits no such label beside a ComputeClass selector).
     assert pool.node_selector == {"cloud.google.com/gke-accelerator": "nvidia-l4", "gpu-components/pool": "l4"}
     assert pool.labels == config["labels"]
+    assert gpu_pod_settings(pool, 1) == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": pool.tolerations,
+        "nodeSelector": pool.node_selector,
+    }
 
 
 def problem_lines(build: Any) -> list[str]:
