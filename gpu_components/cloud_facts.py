@@ -114,6 +114,8 @@ class GpuOperatorFacts:
             (AKS: ``nvidia-container-runtime``), or ``None``.
         resource_quota: the spec of a ResourceQuota the operator's namespace needs (GKE admits
             ``system-node-critical`` pods outside ``kube-system`` only under one), or ``None``.
+        one_node_os_source: where the cloud says one GPU Operator should serve nodes of one OS family (AKS), or
+            ``None``; the operator warns when it spans several (:attr:`~gpu_components.adapter.PoolView.node_os`).
     """
 
     source: str
@@ -122,6 +124,7 @@ class GpuOperatorFacts:
     cdi: bool = False
     node_toolkit_runtime_class: str | None = None
     resource_quota: Callable[[], dict[str, Any]] | None = None
+    one_node_os_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
