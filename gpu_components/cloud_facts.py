@@ -244,6 +244,9 @@ class ProvisionerFacts:
         excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
         excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
             ``GpuCluster``, the example program's ``cluster`` config).
+        instance_type_label: the NodePool requirement key of the instance type (Kubernetes' well-known
+            ``node.kubernetes.io/instance-type`` unless the provisioner has its own, AKS NAP's
+            ``karpenter.azure.com/sku-name``).
     """
 
     source: str
@@ -262,6 +265,7 @@ class ProvisionerFacts:
     label_reasons: Mapping[str, str] = field(default_factory=dict)
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""
+    instance_type_label: str = "node.kubernetes.io/instance-type"
 
 
 @dataclass(frozen=True, slots=True)

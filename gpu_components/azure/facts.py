@@ -286,6 +286,7 @@ FACTS = CloudFacts(
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
                 counts_whole_gpus=True,
+                instance_type_label="karpenter.azure.com/sku-name",
                 restricted_label_domains=MappingProxyType(
                     {
                         "karpenter.sh": KARPENTER_SH_LABELS,
