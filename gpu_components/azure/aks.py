@@ -30,6 +30,8 @@ package and nowhere else (what the plan and the policy pack read without the Azu
   (https://learn.microsoft.com/azure/aks/use-tags), carry the resources each node advertises (:func:`autoscaler_tags`).
   Nothing else is missing; what no template can say is in the component's ``autoscaler_note``.
 - Node disk (``pool.disk_size_gb``): the agent pool's ``osDiskSizeGB``.
+- Node OS (``agent_pool_args.os_sku``): the values AKS runs NVIDIA GPUs on, and Azure Linux only on sizes whose
+  AKS node image has it (:func:`os_sku_problems`; facts and sources in :mod:`gpu_components.azure.facts`).
 """
 
 from collections.abc import Mapping, Sequence
@@ -197,7 +199,8 @@ class AksGpuNodePoolArgs(TypedDict):
     """Other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case names (e.g.
     ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``), merged under the
     library's. Defaults to none. A key the library sets (``AGENT_POOL_OWNED_ARGS``) or that ``AgentPool`` does not
-    take is an error naming the key."""
+    take is an error naming the key; ``os_sku`` must be an OS AKS runs NVIDIA GPUs on for the pool's VM size
+    (:func:`os_sku_problems`)."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` the pool gets the operator's node labels
     instead of the device plugin's. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets the

@@ -19,6 +19,12 @@ limits. Facts and sources:
   no ``gpuInstanceProfile``. So the cluster's NVIDIA device plugin DaemonSet or the GPU Operator advertises the GPUs
   (as on agent pools), and MIG is made only by the GPU Operator's MIG manager, which works with a preinstalled
   driver (:data:`SOURCE_MIG_MANAGER`); the pool's ``nvidia.com/mig.config`` label tells it the layout.
+- AKS-managed GPUs (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`): a node class whose ``tags`` carry
+  ``EnableManagedGPUExperience: "true"`` puts the tag on its VMs, and AKS's node bootstrap then runs NVIDIA's device
+  plugin and DCGM exporter itself (only with AKS's driver): such a pool's GPUs are advertised by AKS (host ``cloud``,
+  :func:`nap_device_plugin_host`), never by the library's stack beside it (:func:`managed_gpu_problems`).
+- Node OS: ``imageFamily`` is checked as an agent pool's ``osSku`` is
+  (:func:`~gpu_components.azure.aks.os_family_problems`).
 - Capacity: NAP maps ``spot`` and ``on-demand`` to AKS priorities ``Spot`` and ``Regular`` and knows no other
   capacity type (:data:`SOURCE_NAP_CAPACITY`); ``reserved`` is refused.
 - Taints and labels: a node gets its NodeClaim's taints (the NodePool template's), and nothing else; NAP adds no
@@ -145,7 +151,9 @@ class AksNapGpuNodePoolArgs(TypedDict):
     node_class_spec: NotRequired[dict[str, Any]]
     """The escape hatch: more AKSNodeClass ``spec`` fields, in the CRD's camelCase (``imageFamily``, ``vnetSubnetID``,
     ``kubelet``, ``tags``, ...), merged over the library's defaults (``imageFamily: Ubuntu``). Defaults to none.
-    ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused."""
+    ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused;
+    ``imageFamily`` must run NVIDIA GPUs on the pool's VM sizes; ``tags`` is a map of strings, and
+    ``EnableManagedGPUExperience: "true"`` there leaves the pool's GPUs to AKS's own device plugin."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (the NVIDIA device plugin DaemonSet). With ``gpu-operator`` the
     pool gets the operator's node labels, its MIG manager among them for a MIG pool. With ``dra`` a pool whose
@@ -502,7 +510,8 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``), ``gpu-operator``
-    (``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``); NAP runs none itself."""
+    (``NvidiaGpuOperator``), ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``), or ``cloud`` (AKS's own
+    plugin, for a node class tagged ``EnableManagedGPUExperience: "true"``); NAP runs none otherwise."""
     autoscaler_note: str | None
     """What Karpenter cannot count when it creates the pool's nodes (shared or MIG devices), or null."""
 
