@@ -337,3 +337,52 @@ def test_a_gpu_operator_on_one_os_family_is_not_warned(caplog: pytest.LogCapture
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: GpuCluster("c", args))
     assert warnings(caplog) == []
+
+
+def nap_stack(tmp_path: Path, pools: list[dict[str, Any]], *args: str, gpu_stack: str = "gpu-operator") -> Any:
+    """`gpu-components plan t` of the NAP example stack (under the GPU Operator) with ``pools`` and ``gpu_stack``."""
+    copy_example_project(tmp_path)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.azure-aks-nap.yaml").read_text())
+    stack["config"]["gpu-components:pools"] = pools
+    stack["config"]["gpu-components:gpu_stack"] = gpu_stack
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    return CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path), *args])
+
+
+def test_the_stack_config_checks_a_nap_pools_image_family_and_tags(tmp_path: Path) -> None:
+    pools = [
+        {**GB300_NAP, "azure": {"node_class_spec": {"imageFamily": "AzureLinux"}}},
+        {**T4_NAP, "azure": {"node_class_spec": {"tags": "EnableManagedGPUExperience=true"}}},
+    ]
+    result = nap_stack(tmp_path, pools)
+    assert result.exit_code == 1
+    assert [line.split(" (got")[0] for line in result.output.splitlines()[1:]] == [
+        "  - pools[0].azure.node_class_spec.imageFamily: AKS runs Standard_ND128isr_GB300_v6 (GB300) on Ubuntu only: "
+        "no Azure Linux node image or GPU driver install for it",
+        "  - pools[1].azure.node_class_spec.tags: AKSNodeClass tags are a map of tag name to string value, not a "
+        "string or list",
+    ]
+    error = construct_error(
+        "AksNapGpuNodePool",
+        {
+            "pool": {
+                "name": "gbnap",
+                "instanceType": "Standard_ND128isr_GB300_v6",
+                "provisioning": {"provisioner": NAP, "maxNodes": 2},
+            },
+            "nodeClassSpec": {"imageFamily": "AzureLinux"},
+        },
+    )
+    assert [(p.path, p.value, p.source) for p in error.problems] == [
+        ("nodeClassSpec.imageFamily", "AzureLinux", SOURCE_GRACE_BLACKWELL_IMAGE)
+    ]
+
+
+def test_the_stack_config_leaves_a_managed_gpu_nap_pool_to_aks(tmp_path: Path) -> None:
+    pools = [{**T4_NAP, "azure": {"node_class_spec": MANAGED}}]
+    result = nap_stack(tmp_path, pools, "--format", "json", gpu_stack="auto")
+    assert result.exit_code == 0, result.output
+    resources = json.loads(result.stdout)["resources"]
+    assert [r for r in resources if r["type"] == RELEASE] == []
+    [node_class] = [r for r in resources if r["type"] == NODE_CLASS]
+    assert node_class["inputs"]["spec"]["tags"] == {"EnableManagedGPUExperience": "true"}
