@@ -61,8 +61,10 @@ from gpu_components.azure.facts import (
     DEFAULT_GPU_DRIVER,
     DEFAULT_OS_SKU,
     GPU_OS_SKUS,
+    MANAGED_GPU_TAG,
     NO_GPU_DRIVER,
     REFUSED_OS_SKUS,
+    SOURCE_MANAGED_GPU,
     SOURCE_OS_SKUS,
     UBUNTU,
     UBUNTU_ONLY_GPUS,
@@ -194,7 +196,8 @@ class AksGpuNodePoolArgs(TypedDict):
     it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition)."""
     tags: NotRequired[Mapping[str, str]]
     """Azure tags for the agent pool (AKS applies them to its scale set). Defaults to none; the library adds the
-    Cluster Autoscaler's resource tags, and keys under ``k8s.io_cluster-autoscaler_node-template_`` are refused."""
+    Cluster Autoscaler's resource tags, and keys under ``k8s.io_cluster-autoscaler_node-template_`` are refused, as
+    is ``EnableManagedGPUExperience: "true"`` (AKS's own device plugin beside the library's GPU stack)."""
     agent_pool_args: NotRequired[dict[str, Any]]
     """Other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case names (e.g.
     ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``), merged under the
@@ -503,10 +506,19 @@ def autoscaler_tags(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict
     return dict(sorted(tags.items()))
 
 
+def managed_gpu_tagged(tags: object) -> bool:
+    """Whether Azure ``tags`` turn on AKS's managed GPU experience: :data:`~gpu_components.azure.facts.
+    MANAGED_GPU_TAG` with the value ``true`` in any case, as AKS's node bootstrap reads it
+    (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`)."""
+    value = tags.get(MANAGED_GPU_TAG) if isinstance(tags, Mapping) else None
+    return isinstance(value, str) and value.lower() == "true"
+
+
 def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     """Problems with the agent pool's ``tags``: names under :data:`AUTOSCALER_TEMPLATE_TAG`, which the library sets
-    (Azure tag names are case-insensitive, so the prefix is matched in any case)."""
-    return owned_tag_problems(
+    (Azure tag names are case-insensitive, so the prefix is matched in any case), and AKS's managed GPU tag
+    (:func:`managed_gpu_tagged`), which would make AKS run NVIDIA's device plugin beside the library's GPU stack."""
+    problems = owned_tag_problems(
         tags,
         AUTOSCALER_TEMPLATE_TAG,
         "set by gpu_components: the Cluster Autoscaler's node-template tags describe what the pool's nodes offer",
@@ -515,6 +527,19 @@ def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
         ignore_case=True,
         path=path,
     )
+    if managed_gpu_tagged(tags) and isinstance(tags, Mapping):
+        problems.append(
+            Problem(
+                f"{path}[{MANAGED_GPU_TAG!r}]",
+                tags[MANAGED_GPU_TAG],
+                "AKS would run NVIDIA's device plugin on the agent pool's nodes beside the library's GPU stack (two "
+                "advertisers); the library leaves GPUs to AKS on Node Auto Provisioning pools only "
+                "(node_class_spec.tags)",
+                "no such tag",
+                SOURCE_MANAGED_GPU,
+            )
+        )
+    return problems
 
 
 def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:

@@ -57,6 +57,7 @@ from gpu_components.autoscaler import provisioner_note, uncounted_resource_probl
 from gpu_components.azure.aks import (
     device_plugin_host,
     driver_problems,
+    managed_gpu_tagged,
     node_labels,
     node_os_family,
     os_family_problems,
@@ -244,12 +245,9 @@ def nap_problems(
 
 
 def managed_gpu(node_class_spec: object) -> bool:
-    """Whether the node class's ``tags`` turn on AKS's managed GPU experience: :data:`~gpu_components.azure.facts.
-    MANAGED_GPU_TAG` with the value ``true`` in any case, as AKS's node bootstrap reads it
-    (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`)."""
-    tags = node_class_spec.get("tags") if isinstance(node_class_spec, Mapping) else None
-    value = tags.get(MANAGED_GPU_TAG) if isinstance(tags, Mapping) else None
-    return isinstance(value, str) and value.lower() == "true"
+    """Whether the node class's ``tags``, which it puts on its VMs, turn on AKS's managed GPU experience
+    (:func:`~gpu_components.azure.aks.managed_gpu_tagged`)."""
+    return isinstance(node_class_spec, Mapping) and managed_gpu_tagged(node_class_spec.get("tags"))
 
 
 def nap_device_plugin_host(

@@ -386,3 +386,23 @@ def test_the_stack_config_leaves_a_managed_gpu_nap_pool_to_aks(tmp_path: Path) -
     assert [r for r in resources if r["type"] == RELEASE] == []
     [node_class] = [r for r in resources if r["type"] == NODE_CLASS]
     assert node_class["inputs"]["spec"]["tags"] == {"EnableManagedGPUExperience": "true"}
+
+
+def test_the_managed_gpu_tag_on_an_agent_pool_is_refused() -> None:
+    assert agent_pool(T4, tags={"EnableManagedGPUExperience": "True", "team": "ml"}) == [
+        Problem(
+            "tags['EnableManagedGPUExperience']",
+            "True",
+            "AKS would run NVIDIA's device plugin on the agent pool's nodes beside the library's GPU stack (two "
+            "advertisers); the library leaves GPUs to AKS on Node Auto Provisioning pools only (node_class_spec.tags)",
+            "no such tag",
+            SOURCE_MANAGED_GPU,
+        )
+    ]
+    plan = plan_of(lambda: AksGpuNodePool("p", {"pool": T4, **WIRING, "tags": {"EnableManagedGPUExperience": "false"}}))  # type: ignore[typeddict-item]
+    assert (
+        resource(plan, "azure-native:containerservice:AgentPool", "p-agent-pool").inputs["tags"][
+            "EnableManagedGPUExperience"
+        ]
+        == "false"
+    )
