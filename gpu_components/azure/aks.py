@@ -433,14 +433,13 @@ def node_labels(
 
     ``gpu_driver``: the pool's ``gpu_driver`` (``None``: the default, ``aks``); it decides only a DRA pool's labels.
     ``host``: who advertises the pool's GPUs (``None``: :func:`device_plugin_host`); ``cloud`` (AKS's managed GPU
-    experience on a Node Auto Provisioning pool) adds no selection labels of the library's GPU stack.
+    experience on a Node Auto Provisioning pool) adds no device plugin labels, and under ``gpu_stack: dra``
+    ``nvidia.com/gpu.deploy.operands=false`` as on a device plugin pool.
     """
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     host = device_plugin_host(spec, gpu_stack) if host is None else host
-    if host == "cloud":
-        pass
-    elif host == "gpu-operator":
+    if host == "gpu-operator":
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
     elif host == "dra-driver":
         labels[GPU_ACCESS_LABEL] = "dra"
@@ -453,7 +452,8 @@ def node_labels(
         if not operator_mig and not operator_driver:
             labels.update(operand_off_label("operands"))
     else:
-        labels.update(device_plugin_node_labels(spec))
+        if host != "cloud":
+            labels.update(device_plugin_node_labels(spec))
         if gpu_stack == "dra":
             labels.update(operand_off_label("operands"))
     if spec.spot and agent_pool:

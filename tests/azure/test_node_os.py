@@ -21,11 +21,12 @@ from gpu_components.azure.facts import (
     SOURCE_OPERATOR_ONE_OS,
     SOURCE_OS_SKUS,
 )
-from gpu_components.azure.nap import SOURCE_AKS_NODE_CLASS
+from gpu_components.azure.nap import SOURCE_AKS_NODE_CLASS, nap_pool_view
 from gpu_components.cli import main
 from gpu_components.cluster import GpuCluster, GpuClusterArgs
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.kubernetes import NvidiaGpuOperator
+from gpu_components.spec import GpuNodePoolSpec
 from tests.crd_schemas import problems as crd_problems
 from tests.helpers import ROOT, copy_example_project, plan_of, resource
 from tests.test_package_construct import construct_error
@@ -405,4 +406,13 @@ def test_the_managed_gpu_tag_on_an_agent_pool_is_refused() -> None:
             "EnableManagedGPUExperience"
         ]
         == "false"
+    )
+
+
+def test_a_managed_gpu_nap_pool_under_the_dra_stack_keeps_the_operators_operands_off() -> None:
+    pool = {**T4_NAP, "gpu_access": "device-plugin"}
+    view = nap_pool_view(GpuNodePoolSpec.from_args(pool, "azure"), None, "dra", MANAGED)  # type: ignore[arg-type]
+    assert (view.device_plugin_host, view.labels) == (
+        "cloud",
+        {"gpu-components/pool": "t4nap", "nvidia.com/gpu.deploy.operands": "false"},
     )
