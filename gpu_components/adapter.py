@@ -112,6 +112,10 @@ class PoolView:
     served_by: str | None = None
     driver_setting_set: bool = True
     """Whether ``driver_setting`` was given (``False``: the default filled in)."""
+    node_os: str | None = None
+    """The OS family of the pool's nodes where the cloud offers several for GPU pools (AKS: ``Ubuntu`` or ``Azure
+    Linux``), else ``None``; the GPU Operator warns when it serves pools of more than one
+    (:func:`~gpu_components.nvidia.gpu_operator.mixed_node_os_note`)."""
 
     @property
     def dra_devices(self) -> dict[str, int]:
@@ -132,6 +136,18 @@ def adopt_view(component: GpuNodePool, view: PoolView) -> None:
     component.autoscaler_note = view.autoscaler_note
     component.tolerations = view.tolerations
     setattr(component, _DRIVER_SETTING_SET, view.driver_setting_set)
+    setattr(component, NODE_OS, view.node_os)  # not in the protocol: only some clouds offer several OS families
+
+
+NODE_OS = "node_os"
+"""The attribute of a node-pool component that holds :attr:`PoolView.node_os` (set by :func:`adopt_view`)."""
+
+
+def node_os(pool: GpuNodePool | PoolView) -> str | None:
+    """The OS family of a pool's nodes (:attr:`PoolView.node_os`), for a node-pool component or a plain pool's view;
+    ``None`` where its cloud offers one OS for GPU pools."""
+    value = getattr(pool, NODE_OS, None)
+    return value if isinstance(value, str) else None
 
 
 def driver_setting_set(pool: GpuNodePool) -> bool:

@@ -114,6 +114,8 @@ class GpuOperatorFacts:
             (AKS: ``nvidia-container-runtime``), or ``None``.
         resource_quota: the spec of a ResourceQuota the operator's namespace needs (GKE admits
             ``system-node-critical`` pods outside ``kube-system`` only under one), or ``None``.
+        one_node_os_source: where the cloud says one GPU Operator should serve nodes of one OS family (AKS), or
+            ``None``; the operator warns when it spans several (:attr:`~gpu_components.adapter.PoolView.node_os`).
     """
 
     source: str
@@ -122,6 +124,7 @@ class GpuOperatorFacts:
     cdi: bool = False
     node_toolkit_runtime_class: str | None = None
     resource_quota: Callable[[], dict[str, Any]] | None = None
+    one_node_os_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +261,9 @@ class ProvisionerFacts:
         excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
         excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
             ``GpuCluster``, the example program's ``cluster`` config).
+        instance_type_label: the NodePool requirement key of the instance type (Kubernetes' well-known
+            ``node.kubernetes.io/instance-type`` unless the provisioner has its own, AKS NAP's
+            ``karpenter.azure.com/sku-name``).
     """
 
     source: str
@@ -276,6 +282,7 @@ class ProvisionerFacts:
     label_reasons: Mapping[str, str] = field(default_factory=dict)
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""
+    instance_type_label: str = "node.kubernetes.io/instance-type"
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from gpu_components.plan.render import to_json
 from gpu_components.plan.runner import Plan, PlannedResource
 from gpu_components.policy import policies
 from tests.helpers import ROOT, example_plan
-from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, STACK_RULES, rule_verdicts
+from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, STACK_RULES, STARTUP_ONLY, rule_verdicts
 
 pytestmark = pytest.mark.stack
 README = ROOT / "README.md"
@@ -270,6 +270,37 @@ def test_the_offline_run_gives_the_rule_functions_verdicts_on_a_team_project(tea
         (v.policy, v.urn, v.message.split("\n", 1)[1]) for v in report.violations
     ]
     assert sorted({**RULES, **STACK_RULES}) == sorted(DESCRIPTIONS)
+
+
+KARPENTER_PROGRAM = """\
+import pulumi_kubernetes as k8s
+
+taint = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+sku = {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NC24ads_A100_v4"]}
+for name, template in (("startup", {"startupTaints": [taint]}), ("tainted", {"taints": [taint]})):
+    k8s.apiextensions.CustomResource(
+        name,
+        api_version="karpenter.sh/v1",
+        kind="NodePool",
+        metadata={"name": name},
+        spec={"template": {"spec": {"requirements": [sku], **template}}},
+    )
+"""
+
+
+def test_the_offline_run_flags_a_gpu_node_pool_whose_gpu_taint_is_only_a_startup_taint(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: nap-team\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(KARPENTER_PROGRAM)
+    report = run_policy_pack(run_project(tmp_path, "dev"))
+    assert [(v.policy, v.level, v.urn, v.message) for v in report.violations] == [
+        (
+            "gpu-node-pool-taint",
+            "mandatory",
+            "urn:pulumi:dev::nap-team::kubernetes:karpenter.sh/v1:NodePool::startup",
+            f"{DESCRIPTIONS['gpu-node-pool-taint']}\n{STARTUP_ONLY}",
+        )
+    ]
 
 
 def test_policy_config_makes_every_policy_advisory_and_the_exit_0(team: Path, tmp_path: Path) -> None:

@@ -17,9 +17,16 @@ from gpu_components.azure.aks import (
     aks_pool_view,
     aks_problems,
     device_plugin_host,
+    os_sku_problems,
 )
 from gpu_components.azure.facts import FACTS
-from gpu_components.azure.nap import AksNapGpuNodePool, AksNapGpuNodePoolArgs, nap_pool_view, nap_problems
+from gpu_components.azure.nap import (
+    AksNapGpuNodePool,
+    AksNapGpuNodePoolArgs,
+    nap_device_plugin_host,
+    nap_pool_view,
+    nap_problems,
+)
 from gpu_components.azure.options import AksPoolOptionsArgs, AksWiringArgs
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -34,6 +41,7 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     return (
         aks_problems(spec, options.get("gpu_driver"), path, f"{where}.gpu_driver", gpu_stack)
         + AGENT_POOL_ARGS.problems(options.get("agent_pool_args"), f"{where}.agent_pool_args")
+        + os_sku_problems(spec, options.get("agent_pool_args"), f"{where}.agent_pool_args")
         + _refused(
             options, "node_class_spec", where, "a Node Auto Provisioning node class", FIXED_POOL, "agent_pool_args"
         )
@@ -52,13 +60,15 @@ def _refused(options: Mapping[str, Any], key: str, where: str, what: str, kind: 
 
 
 def _host(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> DevicePluginHost:
+    if spec.provisioning is not None:
+        return nap_device_plugin_host(spec, gpu_stack, options.get("node_class_spec"))
     return device_plugin_host(spec, gpu_stack)
 
 
 def _describe(spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStack) -> PoolView:
     if spec.provisioning is not None:
-        return nap_pool_view(spec, options.get("gpu_driver"), gpu_stack)
-    return aks_pool_view(spec, options.get("gpu_driver"), gpu_stack)
+        return nap_pool_view(spec, options.get("gpu_driver"), gpu_stack, options.get("node_class_spec"))
+    return aks_pool_view(spec, options.get("gpu_driver"), gpu_stack, options.get("agent_pool_args", {}).get("os_sku"))
 
 
 def _create_pool(

@@ -30,9 +30,12 @@ package and nowhere else (what the plan and the policy pack read without the Azu
   (https://learn.microsoft.com/azure/aks/use-tags), carry the resources each node advertises (:func:`autoscaler_tags`).
   Nothing else is missing; what no template can say is in the component's ``autoscaler_note``.
 - Node disk (``pool.disk_size_gb``): the agent pool's ``osDiskSizeGB``.
+- Node OS (``agent_pool_args.os_sku``): the values AKS runs NVIDIA GPUs on, and Azure Linux only on sizes whose
+  AKS node image has it (:func:`os_sku_problems`; facts and sources in :mod:`gpu_components.azure.facts`).
 """
 
 from collections.abc import Mapping, Sequence
+from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
@@ -52,16 +55,29 @@ from gpu_components.adapter import (
 )
 from gpu_components.autoscaler import gpu_resource_note, owned_tag_problems
 from gpu_components.azure._sdk import azure_native
-from gpu_components.azure.facts import AGENT_POOL_OPTIONS, DEFAULT_GPU_DRIVER, NO_GPU_DRIVER
+from gpu_components.azure.facts import (
+    AGENT_POOL_OPTIONS,
+    AZURE_LINUX,
+    DEFAULT_GPU_DRIVER,
+    DEFAULT_OS_SKU,
+    GPU_OS_SKUS,
+    MANAGED_GPU_TAG,
+    NO_GPU_DRIVER,
+    REFUSED_OS_SKUS,
+    SOURCE_MANAGED_GPU,
+    SOURCE_OS_SKUS,
+    UBUNTU,
+    UBUNTU_ONLY_GPUS,
+)
 from gpu_components.azure.options import GpuDriver
-from gpu_components.catalog import GpuModel, MigProfile
+from gpu_components.catalog import GpuModel, MigProfile, instance_type
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
-from gpu_components.shape import plain
+from gpu_components.shape import did_you_mean, plain
 from gpu_components.spec import (
     GPU_ACCESS_LABEL,
     POOL_LABEL,
@@ -180,12 +196,14 @@ class AksGpuNodePoolArgs(TypedDict):
     it needs the operator's driver (``operator_driver``, checked by the cross-cloud composition)."""
     tags: NotRequired[Mapping[str, str]]
     """Azure tags for the agent pool (AKS applies them to its scale set). Defaults to none; the library adds the
-    Cluster Autoscaler's resource tags, and keys under ``k8s.io_cluster-autoscaler_node-template_`` are refused."""
+    Cluster Autoscaler's resource tags, and keys under ``k8s.io_cluster-autoscaler_node-template_`` are refused, as
+    is ``EnableManagedGPUExperience: "true"`` (AKS's own device plugin beside the library's GPU stack)."""
     agent_pool_args: NotRequired[dict[str, Any]]
     """Other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the SDK's snake_case names (e.g.
     ``availability_zones``, ``vnet_subnet_id``, ``upgrade_settings``, ``kubelet_config``), merged under the
     library's. Defaults to none. A key the library sets (``AGENT_POOL_OWNED_ARGS``) or that ``AgentPool`` does not
-    take is an error naming the key."""
+    take is an error naming the key; ``os_sku`` must be an OS AKS runs NVIDIA GPUs on for the pool's VM size
+    (:func:`os_sku_problems`)."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto``. With ``gpu-operator`` the pool gets the operator's node labels
     instead of the device plugin's. With ``dra`` a pool whose ``gpu_access`` is ``dra`` (the default there) gets the
@@ -314,6 +332,61 @@ def driver_problems(
     ]
 
 
+def os_family_problems(
+    spec: GpuNodePoolSpec,
+    value: object,
+    families: Mapping[str, str],
+    path: str,
+    what: str = "an agent pool osSku",
+    source: str = SOURCE_OS_SKUS,
+) -> list[Problem]:
+    """Problems of a pool's node OS (an agent pool's ``osSku``, an AKSNodeClass's ``imageFamily``): a value AKS runs no
+    NVIDIA GPU on, or no longer runs at all (:data:`~gpu_components.azure.facts.REFUSED_OS_SKUS`: why and source), a
+    value not among ``families`` (``what``, documented at ``source``; with the closest one), and an Azure Linux value
+    where one of the pool's VM sizes carries a GPU whose AKS node image is Ubuntu only
+    (:data:`~gpu_components.azure.facts.UBUNTU_ONLY_GPUS`). ``None``: AKS's default (Ubuntu)."""
+    refused = REFUSED_OS_SKUS
+    if value is None:
+        return []
+    given = value_of(value) if isinstance(value, Enum) else value
+    valid = ", ".join(families)
+    if isinstance(given, str) and given in refused:
+        why, source = refused[given]
+        return [Problem(path, given, f"{why}, so a GPU pool cannot use it", valid, source)]
+    if not isinstance(given, str) or given not in families:
+        close = did_you_mean(given, families) if isinstance(given, str) else None
+        hint = f"; did you mean {close!r}?" if close else ""
+        return [Problem(path, given, f"not {what} AKS runs NVIDIA GPU nodes with{hint}", valid, source)]
+    if families[given] != AZURE_LINUX:
+        return []
+    sizes = spec.provisioning.allowed_types if spec.provisioning is not None else (spec.instance_type,)
+    problems: list[Problem] = []
+    for size in sizes:
+        gpu = instance_type("azure", size).gpu_model
+        if gpu is not None and gpu in UBUNTU_ONLY_GPUS:
+            ubuntu = ", ".join(name for name, family in families.items() if family != AZURE_LINUX)
+            problems.append(
+                Problem(
+                    path,
+                    given,
+                    f"AKS runs {size} ({gpu}) on Ubuntu only: no Azure Linux node image or GPU driver install for it",
+                    f"{ubuntu} (or leave it unset: {DEFAULT_OS_SKU})",
+                    UBUNTU_ONLY_GPUS[gpu],
+                )
+            )
+    return problems
+
+
+def os_sku_problems(spec: GpuNodePoolSpec, agent_pool_args: object, path: str = "agent_pool_args") -> list[Problem]:
+    """Problems of a fixed pool's ``agent_pool_args.os_sku`` (:func:`os_family_problems` over
+    :data:`~gpu_components.azure.facts.GPU_OS_SKUS`): OS Guard and Flatcar (no NVIDIA GPU support), Azure Linux 2.0
+    (``CBLMariner``, ``Mariner``: retired), Windows SKUs (the library's pools are Linux), unknown values, and Azure
+    Linux on an Ubuntu-only GPU size."""
+    if not isinstance(agent_pool_args, Mapping):
+        return []
+    return os_family_problems(spec, agent_pool_args.get("os_sku"), GPU_OS_SKUS, f"{path}.os_sku")
+
+
 def pool_taints(spec: GpuNodePoolSpec) -> tuple[Taint, ...]:
     """Every taint the pool's nodes carry: the spec's, then the one AKS adds to spot pools (once)."""
     if spec.spot and SPOT_TAINT not in spec.taints:
@@ -328,7 +401,11 @@ def aks_taints(taints: Sequence[Taint]) -> list[str]:
 
 
 def node_labels(
-    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", agent_pool: bool = True, gpu_driver: GpuDriver | None = None
+    spec: GpuNodePoolSpec,
+    gpu_stack: GpuStack = "auto",
+    agent_pool: bool = True,
+    gpu_driver: GpuDriver | None = None,
+    host: DevicePluginHost | None = None,
 ) -> dict[str, str]:
     """Node labels of the pool: the user's, the pool label, the selection labels of what serves the pool (the
     device plugin DaemonSet's, or the GPU Operator's with the MIG manager off MIG pools, whose partitions AKS makes
@@ -355,10 +432,13 @@ def node_labels(
     device plugin gets ``nvidia.com/gpu.deploy.operands=false`` too (installer ``gpu-operator`` refuses such pools).
 
     ``gpu_driver``: the pool's ``gpu_driver`` (``None``: the default, ``aks``); it decides only a DRA pool's labels.
+    ``host``: who advertises the pool's GPUs (``None``: :func:`device_plugin_host`); ``cloud`` (AKS's managed GPU
+    experience on a Node Auto Provisioning pool) adds no device plugin labels, and under ``gpu_stack: dra``
+    ``nvidia.com/gpu.deploy.operands=false`` as on a device plugin pool.
     """
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
-    host = device_plugin_host(spec, gpu_stack)
+    host = device_plugin_host(spec, gpu_stack) if host is None else host
     if host == "gpu-operator":
         labels.update(operator_node_labels(spec, "azure", host_mig=agent_pool and spec.mig is not None))
     elif host == "dra-driver":
@@ -372,7 +452,8 @@ def node_labels(
         if not operator_mig and not operator_driver:
             labels.update(operand_off_label("operands"))
     else:
-        labels.update(device_plugin_node_labels(spec))
+        if host != "cloud":
+            labels.update(device_plugin_node_labels(spec))
         if gpu_stack == "dra":
             labels.update(operand_off_label("operands"))
     if spec.spot and agent_pool:
@@ -425,10 +506,19 @@ def autoscaler_tags(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict
     return dict(sorted(tags.items()))
 
 
+def managed_gpu_tagged(tags: object) -> bool:
+    """Whether Azure ``tags`` turn on AKS's managed GPU experience: :data:`~gpu_components.azure.facts.
+    MANAGED_GPU_TAG` with the value ``true`` in any case, as AKS's node bootstrap reads it
+    (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`)."""
+    value = tags.get(MANAGED_GPU_TAG) if isinstance(tags, Mapping) else None
+    return isinstance(value, str) and value.lower() == "true"
+
+
 def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     """Problems with the agent pool's ``tags``: names under :data:`AUTOSCALER_TEMPLATE_TAG`, which the library sets
-    (Azure tag names are case-insensitive, so the prefix is matched in any case)."""
-    return owned_tag_problems(
+    (Azure tag names are case-insensitive, so the prefix is matched in any case), and AKS's managed GPU tag
+    (:func:`managed_gpu_tagged`), which would make AKS run NVIDIA's device plugin beside the library's GPU stack."""
+    problems = owned_tag_problems(
         tags,
         AUTOSCALER_TEMPLATE_TAG,
         "set by gpu_components: the Cluster Autoscaler's node-template tags describe what the pool's nodes offer",
@@ -437,6 +527,19 @@ def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
         ignore_case=True,
         path=path,
     )
+    if managed_gpu_tagged(tags) and isinstance(tags, Mapping):
+        problems.append(
+            Problem(
+                f"{path}[{MANAGED_GPU_TAG!r}]",
+                tags[MANAGED_GPU_TAG],
+                "AKS would run NVIDIA's device plugin on the agent pool's nodes beside the library's GPU stack (two "
+                "advertisers); the library leaves GPUs to AKS on Node Auto Provisioning pools only "
+                "(node_class_spec.tags)",
+                "no such tag",
+                SOURCE_MANAGED_GPU,
+            )
+        )
+    return problems
 
 
 def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
@@ -447,11 +550,21 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
     return gpu_resource_note(advertised_resources(spec))
 
 
-def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+def node_os_family(value: object, families: Mapping[str, str]) -> str:
+    """The OS family (``Ubuntu``, ``Azure Linux``) of an ``osSku`` or ``imageFamily`` among ``families``; AKS's
+    default, Ubuntu, when unset (values outside ``families`` are refused before, :func:`os_family_problems`)."""
+    given = value_of(value) if isinstance(value, Enum) else value
+    return families.get(given, UBUNTU) if isinstance(given, str) else UBUNTU
+
+
+def aks_pool_view(
+    spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto", os_sku: object = None
+) -> PoolView:
     """What an :class:`AksGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
     GPU stack (:func:`device_plugin_host`), its labels (:func:`node_labels`), its taints with the one AKS adds to
-    spot pools (:func:`pool_taints`), the node selector (the pool label and :data:`AKS_GPU_NODE_LABEL`), and
-    ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
+    spot pools (:func:`pool_taints`), the node selector (the pool label and :data:`AKS_GPU_NODE_LABEL`),
+    ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``), and ``node_os``: the OS family of
+    ``os_sku`` (``agent_pool_args.os_sku``; ``None``: AKS's default, Ubuntu)."""
     taints = pool_taints(spec)
     return PoolView(
         spec=spec,
@@ -464,6 +577,7 @@ def aks_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         tolerations=tolerations(taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
         driver_setting_set=gpu_driver is not None,
+        node_os=node_os_family(os_sku, GPU_OS_SKUS),
     )
 
 
@@ -482,7 +596,8 @@ class AksGpuNodePool(pulumi.ComponentResource):
 
     Raises:
         GpuSpecError: invalid pool, a MIG layout AKS cannot make, no driver for the device plugin, autoscaler tags
-            in ``tags``, ``agent_pool_args`` keys that ``AgentPool`` does not take or the library owns.
+            in ``tags``, ``agent_pool_args`` keys that ``AgentPool`` does not take or the library owns, an
+            ``agent_pool_args.os_sku`` without NVIDIA GPU support on the pool's VM size (:func:`os_sku_problems`).
     """
 
     agent_pool_id: pulumi.Output[str]
@@ -529,7 +644,8 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 lambda spec: _provisioned_problems(spec)
                 or aks_problems(
                     spec, args.get("gpu_driver"), "pool", "gpu_driver", value_of(args.get("gpu_stack", "auto"))
-                ),
+                )
+                + os_sku_problems(spec, args.get("agent_pool_args")),
                 spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
             ),
             _own_args_problems(args),
@@ -537,7 +653,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__("gpu-components:index:AksGpuNodePool", name, None, opts)
         self.gpu_driver: GpuDriver = value_of(args.get("gpu_driver", DEFAULT_GPU_DRIVER))
-        view = aks_pool_view(spec, self.gpu_driver if "gpu_driver" in args else None, gpu_stack)
+        view = aks_pool_view(
+            spec, self.gpu_driver if "gpu_driver" in args else None, gpu_stack, _os_sku(args.get("agent_pool_args"))
+        )
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name
@@ -561,6 +679,11 @@ class AksGpuNodePool(pulumi.ComponentResource):
         self.register_outputs(
             {"agentPoolId": self.agent_pool_id, "agentPoolName": self.agent_pool_name, **pool_outputs(self)}
         )
+
+
+def _os_sku(agent_pool_args: object) -> object:
+    """``agent_pool_args.os_sku``, or ``None``."""
+    return agent_pool_args.get("os_sku") if isinstance(agent_pool_args, Mapping) else None
 
 
 def _own_args_problems(args: object) -> list[Problem]:

@@ -161,6 +161,91 @@ def nap_gpu_name(vm_size: str) -> str | None:
     return match.group("accelerator") if match is not None else None
 
 
+SOURCE_GPU_OS = (
+    "https://learn.microsoft.com/azure/aks/use-nvidia-gpu#limitations (Flatcar Container Linux for AKS and Azure "
+    "Linux with OS Guard are not supported with NVIDIA GPUs)"
+)
+"""Which AKS node OSes run NVIDIA GPUs."""
+SOURCE_OS_SKUS = (
+    "https://learn.microsoft.com/azure/aks/upgrade-os-version (supported OS SKUs); "
+    "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update#ossku"
+)
+"""The agent pool ``osSku`` values AKS knows."""
+SOURCE_AZURE_LINUX_2_RETIREMENT = (
+    "https://github.com/Azure/AKS/issues/4988 (Azure Linux 2.0 on AKS: no support or security updates from "
+    "2025-11-30, node images removed from 2026-03-31); https://learn.microsoft.com/azure/aks/upgrade-os-version"
+)
+"""Azure Linux 2.0 (``osSku`` ``CBLMariner``, ``Mariner``) is retired on AKS."""
+SOURCE_GRACE_BLACKWELL_IMAGE = (
+    "https://github.com/Azure/AgentBaker/blob/06836ee2301e362039418c3a7ed0fe6004a641fd/pkg/agent/datamodel/types.go "
+    "(the GB200/GB300 sizes' one AKS node image: distro aks-ubuntu-arm64-gb200-containerd-24.04-gen2, Ubuntu 24.04; "
+    "pkg/agent/datamodel/sig_config.go has no Azure Linux image for them)"
+)
+"""AKS builds the Grace Blackwell sizes' node image (and GPU driver install) on Ubuntu only."""
+
+UBUNTU = "Ubuntu"
+"""The OS family of AKS's Ubuntu node images (``osSku`` ``Ubuntu``, ``Ubuntu2204``, ``Ubuntu2404``)."""
+AZURE_LINUX = "Azure Linux"
+"""The OS family of AKS's Azure Linux node images (``osSku`` ``AzureLinux``, ``AzureLinux3``)."""
+GPU_OS_SKUS: Mapping[str, str] = MappingProxyType(
+    {
+        "Ubuntu": UBUNTU,
+        "Ubuntu2204": UBUNTU,
+        "Ubuntu2404": UBUNTU,
+        "AzureLinux": AZURE_LINUX,
+        "AzureLinux3": AZURE_LINUX,
+    }
+)
+"""Agent pool ``osSku`` values AKS runs NVIDIA GPU nodes on -> their OS family (:data:`SOURCE_OS_SKUS`). AKS's
+default, with ``osSku`` unset, is ``Ubuntu``."""
+DEFAULT_OS_SKU = "Ubuntu"
+"""The ``osSku`` of a Linux agent pool that sets none (AKS's default)."""
+REFUSED_OS_SKUS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "AzureLinuxOSGuard": ("Azure Linux with OS Guard has no NVIDIA GPU support on AKS", SOURCE_GPU_OS),
+        "Flatcar": ("Flatcar Container Linux for AKS has no NVIDIA GPU support on AKS", SOURCE_GPU_OS),
+        "CBLMariner": ("Azure Linux 2.0 is retired on AKS (support ended 2025-11-30)", SOURCE_AZURE_LINUX_2_RETIREMENT),
+        "Mariner": ("Azure Linux 2.0 is retired on AKS (support ended 2025-11-30)", SOURCE_AZURE_LINUX_2_RETIREMENT),
+        **dict.fromkeys(
+            ("Windows2019", "Windows2022", "Windows2025", "WindowsAnnual"),
+            (
+                "a Windows OS SKU; the library makes Linux GPU pools (osType Linux), served by NVIDIA's Linux device "
+                "plugin or GPU Operator",
+                SOURCE_OS_SKUS,
+            ),
+        ),
+    }
+)
+"""Agent pool ``osSku`` values AKS knows that a GPU pool of the library may not take -> (why, source)."""
+IMAGE_FAMILIES: Mapping[str, str] = MappingProxyType(
+    {"Ubuntu": UBUNTU, "Ubuntu2204": UBUNTU, "Ubuntu2404": UBUNTU, "AzureLinux": AZURE_LINUX}
+)
+"""AKSNodeClass ``imageFamily`` values -> their OS family: the CRD's enum (Karpenter's Azure provider v1.14.2,
+tests/reference/karpenter-azure/v1.14.2/karpenter.azure.com_aksnodeclasses.yaml), each with NVIDIA GPU support
+("GPUs are supported with both image families on compatible VM sizes",
+https://learn.microsoft.com/azure/aks/node-auto-provisioning-aksnodeclass)."""
+UBUNTU_ONLY_GPUS: Mapping[str, str] = MappingProxyType(dict.fromkeys(("GB200", "GB300"), SOURCE_GRACE_BLACKWELL_IMAGE))
+"""Catalog GPU models whose VM sizes AKS runs (and installs the NVIDIA driver on) with Ubuntu only -> the source:
+the Grace Blackwell sizes ND GB200 v6 and ND GB300 v6. (The RTX PRO 6000 BSE v6 sizes are not in the catalog.)"""
+
+SOURCE_OPERATOR_ONE_OS = (
+    "https://learn.microsoft.com/azure/aks/nvidia-gpu-operator (the NVIDIA GPU Operator isn't compatible with "
+    f"multiple OS versions on the same AKS cluster); {SOURCE_GPU_OPERATOR}"
+)
+"""Why one GPU Operator should not span Ubuntu and Azure Linux pools."""
+
+MANAGED_GPU_TAG = "EnableManagedGPUExperience"
+"""The Azure tag that turns on AKS's managed GPU experience on a node: with AKS's NVIDIA driver, AKS runs NVIDIA's
+device plugin and DCGM exporter on the node itself (:data:`SOURCE_MANAGED_GPU`)."""
+SOURCE_MANAGED_GPU = (
+    "https://learn.microsoft.com/azure/aks/aks-managed-gpu-nodes; https://github.com/Azure/AgentBaker/blob/"
+    "06836ee2301e362039418c3a7ed0fe6004a641fd/parts/linux/cloud-init/artifacts/cse_helpers.sh "
+    "(enableManagedGPUExperience reads the VM's EnableManagedGPUExperience tag, value in any case) and "
+    "cse_main.sh (only where AKS installs the driver)"
+)
+"""AKS's managed GPU experience, and how a node decides on it (an AKSNodeClass's ``tags`` go on its VMs)."""
+
+
 def _plan_mocks() -> ProviderMocks:
     """The offline plan's mocks of the Azure Native provider (:mod:`gpu_components.azure.plan_mocks`), imported when a
     plan first needs them, so the facts stay plain data."""
@@ -201,6 +286,7 @@ FACTS = CloudFacts(
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
                 counts_whole_gpus=True,
+                instance_type_label="karpenter.azure.com/sku-name",
                 restricted_label_domains=MappingProxyType(
                     {
                         "karpenter.sh": KARPENTER_SH_LABELS,
@@ -246,7 +332,11 @@ FACTS = CloudFacts(
         owner="AKS node image",
         source=SOURCE_GPU_OPERATOR,
     ),
-    gpu_operator=GpuOperatorFacts(source=SOURCE_GPU_OPERATOR, node_toolkit_runtime_class=NODE_TOOLKIT_RUNTIME_CLASS),
+    gpu_operator=GpuOperatorFacts(
+        source=SOURCE_GPU_OPERATOR,
+        node_toolkit_runtime_class=NODE_TOOLKIT_RUNTIME_CLASS,
+        one_node_os_source=SOURCE_OPERATOR_ONE_OS,
+    ),
     node_pools=(
         NodePoolResource(
             type_token=AGENT_POOL_TYPE,

@@ -19,6 +19,12 @@ limits. Facts and sources:
   no ``gpuInstanceProfile``. So the cluster's NVIDIA device plugin DaemonSet or the GPU Operator advertises the GPUs
   (as on agent pools), and MIG is made only by the GPU Operator's MIG manager, which works with a preinstalled
   driver (:data:`SOURCE_MIG_MANAGER`); the pool's ``nvidia.com/mig.config`` label tells it the layout.
+- AKS-managed GPUs (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`): a node class whose ``tags`` carry
+  ``EnableManagedGPUExperience: "true"`` puts the tag on its VMs, and AKS's node bootstrap then runs NVIDIA's device
+  plugin and DCGM exporter itself (only with AKS's driver): such a pool's GPUs are advertised by AKS (host ``cloud``,
+  :func:`nap_device_plugin_host`), never by the library's stack beside it (:func:`managed_gpu_problems`).
+- Node OS: ``imageFamily`` is checked as an agent pool's ``osSku`` is
+  (:func:`~gpu_components.azure.aks.os_family_problems`).
 - Capacity: NAP maps ``spot`` and ``on-demand`` to AKS priorities ``Spot`` and ``Regular`` and knows no other
   capacity type (:data:`SOURCE_NAP_CAPACITY`); ``reserved`` is refused.
 - Taints and labels: a node gets its NodeClaim's taints (the NodePool template's), and nothing else; NAP adds no
@@ -37,6 +43,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import (
+    DevicePluginHost,
     GpuStack,
     PoolDevicePluginHost,
     PoolTaints,
@@ -47,8 +54,22 @@ from gpu_components.adapter import (
     validated_pool,
 )
 from gpu_components.autoscaler import provisioner_note, uncounted_resource_problems
-from gpu_components.azure.aks import device_plugin_host, driver_problems, node_labels, pool_advertised_resources
-from gpu_components.azure.facts import DEFAULT_GPU_DRIVER
+from gpu_components.azure.aks import (
+    device_plugin_host,
+    driver_problems,
+    managed_gpu_tagged,
+    node_labels,
+    node_os_family,
+    os_family_problems,
+    pool_advertised_resources,
+)
+from gpu_components.azure.facts import (
+    DEFAULT_GPU_DRIVER,
+    IMAGE_FAMILIES,
+    MANAGED_GPU_TAG,
+    NO_GPU_DRIVER,
+    SOURCE_MANAGED_GPU,
+)
 from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
@@ -131,7 +152,9 @@ class AksNapGpuNodePoolArgs(TypedDict):
     node_class_spec: NotRequired[dict[str, Any]]
     """The escape hatch: more AKSNodeClass ``spec`` fields, in the CRD's camelCase (``imageFamily``, ``vnetSubnetID``,
     ``kubelet``, ``tags``, ...), merged over the library's defaults (``imageFamily: Ubuntu``). Defaults to none.
-    ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused."""
+    ``gpu`` and ``osDiskSizeGB`` are the library's (``gpu_driver``, ``pool.disk_size_gb``) and refused;
+    ``imageFamily`` must run NVIDIA GPUs on the pool's VM sizes; ``tags`` is a map of strings, and
+    ``EnableManagedGPUExperience: "true"`` there leaves the pool's GPUs to AKS's own device plugin."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (the NVIDIA device plugin DaemonSet). With ``gpu-operator`` the
     pool gets the operator's node labels, its MIG manager among them for a MIG pool. With ``dra`` a pool whose
@@ -208,16 +231,89 @@ def nap_problems(
     driver = value_of(gpu_driver) if isinstance(gpu_driver, str) else None
     problems += driver_problems(spec, driver, at("gpu_driver"), gpu_stack)
     problems += node_class_spec_problems(node_class_spec, at("node_class_spec"))
+    if isinstance(node_class_spec, Mapping):
+        problems += os_family_problems(
+            spec,
+            node_class_spec.get("imageFamily"),
+            IMAGE_FAMILIES,
+            at("node_class_spec.imageFamily"),
+            "an AKSNodeClass imageFamily",
+            SOURCE_AKS_NODE_CLASS,
+        )
+    problems += managed_gpu_problems(spec, driver, node_class_spec, at("node_class_spec.tags"), gpu_stack)
     return problems
 
 
+def managed_gpu(node_class_spec: object) -> bool:
+    """Whether the node class's ``tags``, which it puts on its VMs, turn on AKS's managed GPU experience
+    (:func:`~gpu_components.azure.aks.managed_gpu_tagged`)."""
+    return isinstance(node_class_spec, Mapping) and managed_gpu_tagged(node_class_spec.get("tags"))
+
+
+def nap_device_plugin_host(
+    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", node_class_spec: object = None
+) -> DevicePluginHost:
+    """Who advertises a NAP pool's GPUs: AKS itself (``cloud``) when its node class is tagged for AKS's managed GPU
+    experience (:func:`managed_gpu`), else as on an agent pool
+    (:func:`~gpu_components.azure.aks.device_plugin_host`)."""
+    return "cloud" if managed_gpu(node_class_spec) else device_plugin_host(spec, gpu_stack)
+
+
+def managed_gpu_problems(
+    spec: GpuNodePoolSpec, gpu_driver: str | None, node_class_spec: object, path: str, gpu_stack: GpuStack = "auto"
+) -> list[Problem]:
+    """Problems of a node class tagged for AKS's managed GPU experience (:func:`managed_gpu`), where AKS runs NVIDIA's
+    device plugin on each node itself: with ``gpu_driver none`` (AKS starts it only with its own driver), beside the
+    GPU Operator's or NVIDIA's DRA driver (two advertisers on a node), or with time-slicing or MPS (AKS's plugin gets
+    no sharing config from the library)."""
+    if not managed_gpu(node_class_spec) or not isinstance(node_class_spec, Mapping):
+        return []
+    where = f"{path}[{MANAGED_GPU_TAG!r}]"
+    tagged = f"{MANAGED_GPU_TAG}=true makes AKS run NVIDIA's device plugin on the pool's nodes"
+    if gpu_driver == NO_GPU_DRIVER:
+        return [
+            Problem(
+                where,
+                node_class_spec["tags"][MANAGED_GPU_TAG],
+                f"{tagged} only where AKS installs the driver; with gpu_driver none it does nothing",
+                "gpu_driver aks, or no such tag",
+                SOURCE_MANAGED_GPU,
+            )
+        ]
+    host = device_plugin_host(spec, gpu_stack)
+    if host in ("gpu-operator", "dra-driver"):
+        other = "the GPU Operator's device plugin" if host == "gpu-operator" else "NVIDIA's DRA driver"
+        return [
+            Problem(
+                where,
+                node_class_spec["tags"][MANAGED_GPU_TAG],
+                f"{tagged}, and {other} would advertise the same GPUs: two advertisers on one node",
+                "no such tag (the library's GPU stack advertises), or gpu_stack auto with gpu_access device-plugin",
+                SOURCE_MANAGED_GPU,
+            )
+        ]
+    if spec.sharing is not None:
+        return [
+            Problem(
+                where,
+                node_class_spec["tags"][MANAGED_GPU_TAG],
+                f"{tagged}, which gets no time-slicing or MPS config from the library: the pool's sharing would be "
+                "silently lost",
+                "no such tag, or no time_slicing/mps",
+                SOURCE_MANAGED_GPU,
+            )
+        ]
+    return []
+
+
 def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:
-    """Problems of ``node_class_spec``: not a mapping, or a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`)."""
+    """Problems of ``node_class_spec``: not a mapping, a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`), or
+    ``tags`` that are not a mapping of tag names to strings (:func:`tags_problems`)."""
     if node_class_spec is None:
         return []
     if not isinstance(node_class_spec, Mapping):
         return [Problem(path, node_class_spec, "must be a mapping of AKSNodeClass spec fields")]
-    return [
+    return tags_problems(node_class_spec.get("tags"), f"{path}.tags") + [
         Problem(
             f"{path}.{key}",
             node_class_spec[key],
@@ -229,6 +325,28 @@ def node_class_spec_problems(node_class_spec: object, path: str = "node_class_sp
     ]
 
 
+def tags_problems(tags: object, path: str = "node_class_spec.tags") -> list[Problem]:
+    """Problems of an AKSNodeClass's ``tags``: a map of tag name to string value (the CRD's ``spec.tags``:
+    ``additionalProperties: {type: string}``), so neither a string such as ``"a=b"`` nor a non-string value."""
+    if tags is None:
+        return []
+    if not isinstance(tags, Mapping):
+        return [
+            Problem(
+                path,
+                tags,
+                "AKSNodeClass tags are a map of tag name to string value, not a string or list",
+                f"a mapping such as {{{MANAGED_GPU_TAG}: 'true'}}",
+                SOURCE_AKS_NODE_CLASS,
+            )
+        ]
+    return [
+        Problem(f"{path}[{key!r}]", value, "an AKSNodeClass tag value is a string", "a string", SOURCE_AKS_NODE_CLASS)
+        for key, value in tags.items()
+        if not isinstance(value, str)
+    ]
+
+
 SOURCE_KARPENTER_DRA = "https://karpenter.sh/docs/tasks/dra/"
 NAP_DRA_NOTE = (
     "pods get this pool's GPUs through resource claims, and Karpenter launches nodes for resource claims only with its "
@@ -237,17 +355,24 @@ NAP_DRA_NOTE = (
 """The autoscaler note of a Node Auto Provisioning pool under DRA (:data:`SOURCE_KARPENTER_DRA`)."""
 
 
-def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gpu_stack: GpuStack = "auto") -> PoolView:
+def nap_pool_view(
+    spec: GpuNodePoolSpec,
+    gpu_driver: GpuDriver | None = None,
+    gpu_stack: GpuStack = "auto",
+    node_class_spec: Mapping[str, Any] | None = None,
+) -> PoolView:
     """What an :class:`AksNapGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs (as on an
-    agent pool: the device plugin DaemonSet or the GPU Operator), the NodePool template's labels
+    agent pool: the device plugin DaemonSet or the GPU Operator; AKS itself, ``cloud``, when ``node_class_spec``'s
+    tags turn on its managed GPU experience, :func:`nap_device_plugin_host`), the OS family of its ``imageFamily``
+    (``node_os``), the NodePool template's labels
     (:func:`~gpu_components.azure.aks.node_labels` for NAP) and taints (the pool's own: NAP adds none), the node
     selector (the pool label), what Karpenter cannot count (:func:`~gpu_components.autoscaler.provisioner_note`),
     and ``driver_setting``: ``gpu_driver`` (``None``: the default, ``aks``)."""
-    host = device_plugin_host(spec, gpu_stack)
+    host = nap_device_plugin_host(spec, gpu_stack, node_class_spec)
     return PoolView(
         spec=spec,
         device_plugin_host=host,
-        labels=node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver),
+        labels=node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver, host=host),
         taints=spec.taints,
         advertised_resources=pool_advertised_resources(spec, gpu_stack),
         node_selector={POOL_LABEL: spec.name},
@@ -255,6 +380,7 @@ def nap_pool_view(spec: GpuNodePoolSpec, gpu_driver: GpuDriver | None = None, gp
         tolerations=tolerations(spec.taints),
         driver_setting=gpu_driver if gpu_driver is not None else DEFAULT_GPU_DRIVER,
         driver_setting_set=gpu_driver is not None,
+        node_os=node_os_family((node_class_spec or {}).get("imageFamily"), IMAGE_FAMILIES),
     )
 
 
@@ -278,7 +404,10 @@ def node_class(
 
 
 def node_pool(
-    spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto", gpu_driver: GpuDriver | None = None
+    spec: GpuNodePoolSpec,
+    gpu_stack: GpuStack = "auto",
+    gpu_driver: GpuDriver | None = None,
+    host: DevicePluginHost | None = None,
 ) -> dict[str, Any]:
     """The pool's Karpenter NodePool (a whole custom resource; metadata name: the pool's).
 
@@ -286,7 +415,8 @@ def node_pool(
     of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, capacity types, architecture, Linux)
     and ``expireAfter`` when ``provisioning.disruption.expire_after`` is given; ``limits``: ``nvidia.com/gpu`` (the
     VM sizes' physical GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
-    ``consolidationPolicy`` and ``consolidateAfter``.
+    ``consolidationPolicy`` and ``consolidateAfter``. ``host``: who advertises the pool's GPUs (``None``: as
+    :func:`~gpu_components.azure.aks.device_plugin_host` says; ``cloud`` for AKS's managed GPU experience).
     """
     provisioning = spec.provisioning
     assert provisioning is not None, "node_pool takes a provisioned pool"
@@ -313,7 +443,9 @@ def node_pool(
         "metadata": {"name": spec.name},
         "spec": {
             "template": {
-                "metadata": {"labels": node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver)},
+                "metadata": {
+                    "labels": node_labels(spec, gpu_stack, agent_pool=False, gpu_driver=gpu_driver, host=host)
+                },
                 "spec": template_spec,
             },
             "limits": limits,
@@ -346,7 +478,9 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     Raises:
         GpuSpecError: invalid pool, a fixed pool (no ``provisioning``), reserved capacity, MIG without the GPU
             Operator or with the ``mixed`` strategy, a disk under 30 GB, no driver for the device plugin,
-            ``node_class_spec`` keys the library owns (:func:`nap_problems`).
+            ``node_class_spec`` keys the library owns, an ``imageFamily`` without NVIDIA GPU support on the pool's VM
+            sizes, ``tags`` that are not a map of strings, AKS's managed GPU tag where it would not advertise alone
+            (:func:`nap_problems`).
     """
 
     node_pool_name: str
@@ -374,7 +508,8 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
     ``mig.nvidia.com/<profile>`` -> devices per node, :func:`~gpu_components.dra.dra_devices`), else ``{}``."""
     device_plugin_host: PoolDevicePluginHost
     """Who advertises the pool's GPUs: ``daemonset`` (``NvidiaDevicePlugin``), ``gpu-operator``
-    (``NvidiaGpuOperator``) or ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``); NAP runs none itself."""
+    (``NvidiaGpuOperator``), ``dra-driver`` (NVIDIA's DRA driver: ``gpu_access`` ``dra``), or ``cloud`` (AKS's own
+    plugin, for a node class tagged ``EnableManagedGPUExperience: "true"``); NAP runs none otherwise."""
     autoscaler_note: str | None
     """What Karpenter cannot count when it creates the pool's nodes (shared or MIG devices), or null."""
 
@@ -397,7 +532,7 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
         self.node_pool_name = spec.name
         self.node_class_name = spec.name
         self.gpu_stack: GpuStack = gpu_stack
-        adopt_view(self, nap_pool_view(spec, self.gpu_driver, gpu_stack))
+        adopt_view(self, nap_pool_view(spec, self.gpu_driver, gpu_stack, args.get("node_class_spec")))
         self.node_class = _custom_resource(
             f"{name}-node-class",
             node_class(spec, self.gpu_driver, args.get("node_class_spec")),
@@ -405,7 +540,7 @@ class AksNapGpuNodePool(pulumi.ComponentResource):
         )
         self.node_pool = _custom_resource(
             f"{name}-node-pool",
-            node_pool(spec, gpu_stack, self.gpu_driver),
+            node_pool(spec, gpu_stack, self.gpu_driver, self.device_plugin_host),
             pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
         )
         self.register_outputs(

@@ -25,12 +25,15 @@ class AksPoolOptionsArgs(TypedDict):
     ``operator_driver``). Defaults to ``aks``."""
     agent_pool_args: NotRequired[dict[str, Any]]
     """The escape hatch of a fixed pool: other ``pulumi_azure_native.containerservice.AgentPool`` arguments, in the
-    SDK's snake_case names (e.g. ``availability_zones``), merged under the library's. Defaults to none. A key the
-    library sets or that ``AgentPool`` does not take is an error naming the key; refused on a provisioned pool."""
+    SDK's snake_case names (e.g. ``availability_zones``, ``os_sku``), merged under the library's. Defaults to none. A
+    key the library sets or that ``AgentPool`` does not take is an error naming the key; ``os_sku`` must be an OS AKS
+    runs NVIDIA GPUs on for the pool's VM size; refused on a provisioned pool."""
     node_class_spec: NotRequired[dict[str, Any]]
     """The escape hatch of a provisioned (Node Auto Provisioning) pool: more ``AKSNodeClass`` spec fields in the
-    CRD's camelCase (``imageFamily``, ``vnetSubnetID``, ...). Defaults to none. ``gpu`` and ``osDiskSizeGB`` are the
-    library's; refused on a fixed pool."""
+    CRD's camelCase (``imageFamily``, ``vnetSubnetID``, ``tags``, ...). Defaults to none. ``gpu`` and ``osDiskSizeGB``
+    are the library's; ``imageFamily`` must run NVIDIA GPUs on the pool's VM sizes; ``tags`` is a map of strings, and
+    ``EnableManagedGPUExperience: "true"`` there leaves the pool's GPUs to AKS's own device plugin; refused on a fixed
+    pool."""
 
 
 class AksWiringArgs(TypedDict):

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components.adapter import node_os
 from gpu_components.cloud_facts import facts_for
 from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
@@ -35,6 +36,7 @@ from gpu_components.nvidia.gpu_operator import (
     gpu_operator_problems,
     gpu_operator_values,
     mig_strategy,
+    mixed_node_os_note,
 )
 from gpu_components.nvidia.mig import mig_config_map
 from gpu_components.shape import plain
@@ -220,6 +222,10 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         self.mode: OperatorMode = mode
         super().__init__("gpu-components:index:NvidiaGpuOperator", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        pool_oses = [(spec.name, node_os(pool)) for spec, pool in zip(specs, served.pools, strict=True)]
+        os_note = mixed_node_os_note(cloud, pool_oses)
+        if os_note is not None:
+            pulumi.log.warn(os_note, resource=self)
         self.device_plugin_configs: dict[str, str] = device_plugin_config_map(specs, mig_strategy(specs))
         self.mig_configs: dict[str, str] = mig_config_map(specs)
         if mode == "gpu-cluster":

@@ -225,6 +225,26 @@ def driver_owner_problems(
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def mixed_node_os_note(cloud: Cloud, pools: Sequence[tuple[str, str | None]]) -> str | None:
+    """The warning for one GPU Operator serving pools of more than one node OS family (``pools``: each pool's name and
+    OS family, ``None`` where its cloud offers one), or ``None``. AKS documents the operator as not compatible with
+    several OS versions in one cluster: its driver and container toolkit differ per OS
+    (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.one_node_os_source`)."""
+    source = facts_for(cloud).gpu_operator.one_node_os_source
+    by_os: dict[str, list[str]] = {}
+    for name, family in pools:
+        if family is not None:
+            by_os.setdefault(family, []).append(name)
+    if source is None or len(by_os) < 2:
+        return None
+    spans = "; ".join(f"{family}: {', '.join(names)}" for family, names in sorted(by_os.items()))
+    return (
+        f"the GPU Operator serves pools of more than one node OS ({spans}); its driver and container toolkit are "
+        f"per OS and {facts_for(cloud).service} documents it as not compatible with several OS versions in one "
+        f"cluster: keep its pools on one OS family [source: {source}]"
+    )
+
+
 def operand_off_label(operand: str) -> dict[str, str]:
     """The node label that keeps one operand (``device-plugin``, ``mig-manager``, ``driver``, ...) off a node."""
     return {f"{OPERAND_LABEL_PREFIX}{operand}": "false"}

@@ -151,8 +151,8 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
     specs: list[tuple[str, str, Validator, PolicyConfigSchema | None]] = [
         (
             NODE_POOL_TAINT,
-            "GPU node pools and node groups (EKS, AKS, GKE) carry a NoSchedule GPU taint, so only pods that "
-            "tolerate it land on GPU nodes.",
+            "GPU node pools and node groups (EKS, AKS, GKE) and Karpenter NodePools carry a NoSchedule GPU taint (for "
+            "a NodePool in taints, not only in startupTaints), so only pods that tolerate it land on GPU nodes.",
             _node_pool_taint,
             PolicyConfigSchema({"gpuTaintKeys": _TAINT_KEYS_SCHEMA}),
         ),

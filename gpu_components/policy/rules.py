@@ -85,6 +85,16 @@ WORKLOAD_POD_SPECS: Mapping[str, tuple[str, ...]] = {
 }
 """Workload resource types -> where their pod spec sits in the props."""
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+"""Karpenter's NodePool (EKS Karpenter, AKS node auto-provisioning): its nodes' labels are at
+``spec.template.metadata.labels``."""
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+"""Kubernetes' well-known node label of the instance type, which Karpenter NodePool requirements select by."""
+SOURCE_STARTUP_TAINTS = (
+    "https://karpenter.sh/docs/concepts/nodepools/ (spec.template.spec.startupTaints: taints another system removes "
+    "once the node is ready; pods need not tolerate them)"
+)
+"""What Karpenter does with a NodePool's startup taints."""
 
 REPELLING_EFFECTS: tuple[TaintEffect, ...] = ("NoSchedule", "NoExecute")
 """Taint effects that keep pods without a toleration off a node (each cloud's facts spell them its way)."""
@@ -256,11 +266,15 @@ def node_pool_taint_violations(
     Covers every node-pool resource of the clouds' facts: ``aws:eks/nodeGroup:NodeGroup`` (GPU instance types or
     NVIDIA AMI types; ``taints`` with ``effect: NO_SCHEDULE``), ``azure-native:containerservice:AgentPool`` and the
     ``agentPoolProfiles`` of a ``ManagedCluster`` (GPU VM sizes; ``nodeTaints`` strings ``key=value:NoSchedule``),
-    and ``gcp:container/nodePool:NodePool`` (see the module's decision on clouds that taint GPU nodes themselves).
+    and ``gcp:container/nodePool:NodePool`` (see the module's decision on clouds that taint GPU nodes themselves),
+    and Karpenter NodePools of any cloud (:func:`karpenter_node_pool_taint_violations`: the taint in ``taints``, not
+    only in ``startupTaints``).
     AKS's spot taint does not count: it is not a GPU taint, and spot-tolerant pods would still land on the GPUs. GPU
     instance types are the catalog's; a type the catalog does not know is not recognised as a GPU type (an NVIDIA
     AMI type still marks an EKS group).
     """
+    if resource_type == KARPENTER_NODE_POOL:
+        return karpenter_node_pool_taint_violations(resource_type, props, gpu_taint_keys)
     found = _node_pool_resource(resource_type)
     if found is None:
         return []
@@ -274,6 +288,79 @@ def node_pool_taint_violations(
         where = f"{resource.pools}[{index}]"
         messages += _pool_taint_violations(facts, resource, _map(pool), f"{where} ({name})", f"{where}.", keys)
     return messages
+
+
+def _admits_gpus(operator: object, values: Sequence[str]) -> bool:
+    """Whether a requirement on a GPU name or count label admits only nodes with GPUs: ``Exists``, ``Gt`` (a count
+    above some number), ``In`` a value other than ``0``, ``Gte`` at least 1."""
+    if operator in ("Exists", "Gt"):
+        return True
+    if operator == "In":
+        return any(value != "0" for value in values)
+    return operator == "Gte" and any(value.isdigit() and int(value) >= 1 for value in values)
+
+
+def _karpenter_gpu(requirements: Sequence[Any], limits: Mapping[str, Any]) -> str | None:
+    """What makes a Karpenter NodePool a GPU pool, in words: a requirement In a catalog NVIDIA GPU instance type (on
+    ``node.kubernetes.io/instance-type`` or a provisioner's instance-type label), a requirement on a provisioner's GPU
+    name or count label (:class:`~gpu_components.cloud_facts.ProvisionerFacts`) that admits GPUs, or an
+    ``nvidia.com/gpu`` limit; ``None`` for a pool without GPUs."""
+    for facts in all_cloud_facts():
+        type_labels = {INSTANCE_TYPE_LABEL, *(p.instance_type_label for p in facts.provisioners.values())}
+        gpu_labels = {label for p in facts.provisioners.values() for label in (p.gpu_name_label, p.gpu_count_label)}
+        for requirement in map(_map, requirements):
+            key, operator = requirement.get("key"), requirement.get("operator")
+            values = [str(value) for value in _list(requirement.get("values"))]
+            if key in type_labels and operator == "In":
+                for value in values:
+                    instance = _nvidia_instance(facts, value)
+                    if instance is not None:
+                        return _describe(instance)
+            if key in gpu_labels and _admits_gpus(operator, values):
+                return f"requirement {key} {operator} {', '.join(values)}".rstrip()
+    if GPU_RESOURCE in limits:
+        return f"limits {GPU_RESOURCE}: {limits[GPU_RESOURCE]}"
+    return None
+
+
+def karpenter_node_pool_taint_violations(
+    resource_type: str, props: Mapping[str, Any], gpu_taint_keys: Collection[str] = DEFAULT_GPU_TAINT_KEYS
+) -> list[str]:
+    """A GPU Karpenter NodePool (``karpenter.sh/v1``, any cloud: EKS Karpenter, AKS node auto-provisioning) must
+    carry a ``NoSchedule`` (or ``NoExecute``) taint with a GPU taint key in ``spec.template.spec.taints``, as a node
+    group must (:func:`node_pool_taint_violations`). A GPU taint only in ``spec.template.spec.startupTaints`` does not
+    count: Karpenter launches such nodes for pods that do not tolerate it, and once the node is initialized the taint
+    is gone (:data:`SOURCE_STARTUP_TAINTS`). GPU pools are recognised by :func:`_karpenter_gpu`."""
+    if resource_type != KARPENTER_NODE_POOL:
+        return []
+    template = _map(_at(props, "spec", "template", "spec"))
+    gpu = _karpenter_gpu(_list(template.get("requirements")), _map(_at(props, "spec", "limits")))
+    if gpu is None:
+        return []
+    keys = tuple(gpu_taint_keys)
+
+    def gpu_taints(field: str) -> list[str]:
+        return [
+            str(taint.get("key"))
+            for taint in map(_map, _list(template.get(field)))
+            if taint.get("key") in keys and taint.get("effect") in REPELLING_EFFECTS
+        ]
+
+    if gpu_taints("taints"):
+        return []
+    startup = gpu_taints("startupTaints")
+    if startup:
+        return [
+            f"spec.template.spec.startupTaints: GPU NodePool ({gpu}) has its GPU taint {startup[0]} only in "
+            "startupTaints, which pods need not tolerate and which is removed once the node is initialized, so any "
+            "pod can land on its GPU nodes; put it in spec.template.spec.taints "
+            f"[source: {SOURCE_STARTUP_TAINTS}]"
+        ]
+    return [
+        f"spec.template.spec.taints: GPU NodePool ({gpu}) has no NoSchedule GPU taint, so any pod can land on its GPU "
+        f"nodes; add {{key: {DEFAULT_GPU_TAINT.key}, value: {DEFAULT_GPU_TAINT.value}, effect: NoSchedule}} "
+        f"(taint keys accepted: {', '.join(keys)}) [source: {SOURCE_TAINTS}]"
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -510,9 +597,6 @@ StackViolation = tuple[str, str]
 
 DRA_ACCESS = "dra"
 """The value of :data:`~gpu_components.spec.GPU_ACCESS_LABEL` on the nodes of a DRA pool."""
-KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-"""Karpenter's NodePool (EKS Karpenter, AKS node auto-provisioning): its nodes' labels are at
-``spec.template.metadata.labels``."""
 RESOURCE_CLAIM_DEVICES: Mapping[str, tuple[str, ...]] = {
     "kubernetes:resource.k8s.io/v1:ResourceClaim": ("spec", "devices"),
     "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("spec", "spec", "devices"),

@@ -137,6 +137,97 @@ def test_aks_managed_cluster_profiles_are_checked_each() -> None:
     assert message.startswith("agentPoolProfiles[1] (gpu): GPU node pool of Standard_NC24ads_A100_v4")
 
 
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+GPU_TAINT_K8S = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+A100_SKU = {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_NC24ads_A100_v4"]}
+STARTUP_ONLY = (
+    "spec.template.spec.startupTaints: GPU NodePool (Standard_NC24ads_A100_v4 (1 x NVIDIA A100 80GB PCIe)) has its "
+    "GPU taint nvidia.com/gpu only in startupTaints, which pods need not tolerate and which is removed once the node "
+    "is initialized, so any pod can land on its GPU nodes; put it in spec.template.spec.taints "
+    "[source: https://karpenter.sh/docs/concepts/nodepools/ (spec.template.spec.startupTaints: taints another system "
+    "removes once the node is ready; pods need not tolerate them)]"
+)
+
+
+def karpenter_node_pool(template: dict[str, Any], limits: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "gpu"},
+        "spec": {"template": {"spec": template}, "limits": limits or {}},
+    }
+
+
+def missing_taint(gpu: str) -> str:
+    return (
+        f"spec.template.spec.taints: GPU NodePool ({gpu}) has no NoSchedule GPU taint, so any pod can land on its GPU "
+        "nodes; add {key: nvidia.com/gpu, value: present, effect: NoSchedule} (taint keys accepted: nvidia.com/gpu, "
+        "sku) [source: https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/]"
+    )
+
+
+def test_a_karpenter_gpu_node_pool_with_the_gpu_taint_passes() -> None:
+    props = karpenter_node_pool({"requirements": [A100_SKU], "taints": [GPU_TAINT_K8S]})
+    assert node_pool_taint_violations(KARPENTER_NODE_POOL, props) == []
+    both = karpenter_node_pool(
+        {"requirements": [A100_SKU], "taints": [GPU_TAINT_K8S], "startupTaints": [GPU_TAINT_K8S]}
+    )
+    assert node_pool_taint_violations(KARPENTER_NODE_POOL, both) == []
+
+
+def test_a_karpenter_gpu_node_pool_with_its_gpu_taint_only_in_startup_taints_is_flagged() -> None:
+    props = karpenter_node_pool({"requirements": [A100_SKU], "startupTaints": [GPU_TAINT_K8S]})
+    assert node_pool_taint_violations(KARPENTER_NODE_POOL, props) == [STARTUP_ONLY]
+
+
+@pytest.mark.parametrize(
+    ("template", "limits", "gpu"),
+    [
+        (
+            {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g5.xlarge"]}]},
+            None,
+            "g5.xlarge (1 x NVIDIA A10G 24GB)",
+        ),
+        (
+            {"requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]}]},
+            None,
+            "requirement karpenter.k8s.aws/instance-gpu-count Gt 0",
+        ),
+        (
+            {"requirements": [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["H100"]}]},
+            None,
+            "requirement karpenter.azure.com/sku-gpu-name In H100",
+        ),
+        ({"requirements": []}, {"nvidia.com/gpu": "8"}, "limits nvidia.com/gpu: 8"),
+        (
+            {"requirements": [A100_SKU], "taints": [{**GPU_TAINT_K8S, "effect": "PreferNoSchedule"}]},
+            None,
+            "Standard_NC24ads_A100_v4 (1 x NVIDIA A100 80GB PCIe)",
+        ),
+    ],
+    ids=["instance-type", "gpu-count", "gpu-name", "gpu-limit", "weak-effect"],
+)
+def test_a_karpenter_gpu_node_pool_without_the_gpu_taint_is_flagged(
+    template: dict[str, Any], limits: dict[str, str] | None, gpu: str
+) -> None:
+    props = karpenter_node_pool(template, limits)
+    assert node_pool_taint_violations(KARPENTER_NODE_POOL, props) == [missing_taint(gpu)]
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.xlarge"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": ["0"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "DoesNotExist"},
+        {"key": "karpenter.azure.com/sku-gpu-count", "operator": "Gte", "values": ["0"]},
+    ],
+)
+def test_a_karpenter_node_pool_without_gpus_is_not_a_gpu_pool(requirement: dict[str, Any]) -> None:
+    props = karpenter_node_pool({"requirements": [requirement]})
+    assert node_pool_taint_violations(KARPENTER_NODE_POOL, props) == []
+
+
 def gke_node_pool(**node_config: Any) -> dict[str, Any]:
     return {"cluster": "prod", "location": "us-central1", "nodeCount": 1, "nodeConfig": node_config}
 
