@@ -332,7 +332,9 @@ class GpuNodePoolArgs(TypedDict):
     gpu_model: NotRequired[str]
     """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
     ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
-    Defaults to the catalog's."""
+    A short name (``H100``, ``A100``, ``H200``, ``A30``) stands for the full one (``H100-80GB``) where the pool's
+    instance types (or, for a type outside the catalog, the catalog) have only one such model; else it is an error
+    naming them. Defaults to the catalog's."""
     gpu_count: NotRequired[int]
     """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
     ``gpu_model``. Defaults to the catalog's."""
@@ -641,7 +643,10 @@ class GpuNodePoolSpec:
             GpuSpecError: with every problem found: unknown or misspelt fields, wrong types, instance types that
                 are unknown, not NVIDIA or not GPUs, node counts out of order, invalid names, labels and taints,
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
-                profiles or layouts the GPU does not have, a node disk size out of range.
+                profiles or layouts the GPU does not have, a node disk size out of range; fractional-GPU instance
+                types or families (:attr:`~gpu_components.cloud_facts.CloudFacts.fractional_gpu_types`), a short
+                ``gpu_model`` naming several models, ``provisioning.gpu_requirements`` that are not the provisioner's
+                GPU labels or values, or that exclude a named instance type.
         """
         args, cloud = plain(args), value_of(cloud)
         if cloud not in CLOUDS:
@@ -1336,7 +1341,7 @@ def _requirement_key_problems(
     ]
     if others:
         name, kind = others[0]
-        right = f"a {provisioner} pool's is {ours[kind]}" if kind in ours else f"{provisioner} sets no GPU {kind} label"
+        right = f"{provisioner}'s is {ours[kind]}" if kind in ours else f"{provisioner} sets no GPU {kind} label"
         return [Problem(f"{here}.key", key, f"{key} is the GPU {kind} label of {name}; {right}", valid, source)]
     prefix = next((p for p in POST_BOOT_LABEL_PREFIXES if key.startswith(p)), None)
     if prefix is not None:
