@@ -203,6 +203,14 @@ LIBRARY_INSTANCE_LABEL = (
 """Why a pool may not set a provider's instance label the NodePool CRD's domain rule lets through."""
 
 
+NODEPOOL_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+"""The operators of a Karpenter NodePool requirement (``template.spec.requirements[].operator``), the same enum in the
+NodePool CRDs of Karpenter's AWS provider v1.14.1 and Azure's v1.14.2
+(tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml,
+tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml), for
+:attr:`ProvisionerFacts.requirement_operators`."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProvisionerFacts:
     """A provisioner of the cloud (``provisioning.provisioner``) as data: the node labels it sets on the nodes it

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from gpu_components.adapter import PoolView
 from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksNapGpuNodePool
 from gpu_components.claims import gpu_claim_template
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, gpu_models_named
+from gpu_components.spec import GpuNodePoolSpec, gpu_models_named
 from gpu_components.workloads import gpu_node_requirements
 from tests.helpers import plan_and, plan_of
+from tests.test_claims import view
 from tests.test_package_construct import construct_error
 from tests.test_stack_config_problems import plan as plan_stack
 from tests.test_stack_config_problems import problems as stack_problems
@@ -194,16 +194,5 @@ def test_workload_helpers_take_a_short_name_the_pool_makes_unambiguous() -> None
 
 
 def test_a_dra_claim_template_takes_a_short_name_as_the_full_one() -> None:
-    spec = spec_of({"name": "h100", "instance_type": "p5.48xlarge", "max_size": 2}, "aws")
-    pool = PoolView(
-        spec=spec,
-        device_plugin_host="dra-driver",
-        labels={POOL_LABEL: spec.name},
-        taints=spec.taints,
-        advertised_resources={},
-        node_selector={POOL_LABEL: spec.name},
-        autoscaler_note=None,
-        tolerations=[],
-        driver_setting="AL2023_x86_64_NVIDIA",
-    )
+    pool = view({"name": "h100", "instance_type": "p5.48xlarge", "max_size": 2})
     assert gpu_claim_template(pool, "h100", gpu_model="H100") == gpu_claim_template(pool, "h100", gpu_model="H100-80GB")

@@ -73,6 +73,20 @@ def with_requirements(pool: dict[str, Any], requirements: list[dict[str, Any]], 
     return changed
 
 
+def nap_pool(instance_type: str, requirements: list[dict[str, Any]], **provisioning: Any) -> dict[str, Any]:
+    """A NAP pool of ``instance_type`` with these GPU requirements (and more ``provisioning``)."""
+    return {
+        "name": "napgpu",
+        "instance_type": instance_type,
+        "provisioning": {
+            "provisioner": "node-auto-provisioning",
+            "max_gpus": 4,
+            "gpu_requirements": requirements,
+            **provisioning,
+        },
+    }
+
+
 def spec_problems(pool: dict[str, Any], cloud: str = "aws") -> list[str]:
     with pytest.raises(GpuSpecError) as error:
         GpuNodePoolSpec.from_args(pool, cloud)  # type: ignore[arg-type]
@@ -139,20 +153,12 @@ def test_an_auto_mode_node_pool_renders_its_own_keys_and_memory_in_mib() -> None
 
 
 def test_a_nap_node_pool_renders_azure_keys_and_values() -> None:
-    pool = {
-        "name": "a100nap",
-        "instance_type": "Standard_NC24ads_A100_v4",
-        "provisioning": {
-            "provisioner": "node-auto-provisioning",
-            "instance_types": ["Standard_NC48ads_A100_v4"],
-            "max_gpus": 4,
-            "gpu_requirements": [
-                {"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["A100"]},
-                {"key": "karpenter.azure.com/sku-gpu-count", "operator": "Lte", "values": ["2"]},
-                {"key": "karpenter.azure.com/sku-gpu-manufacturer", "operator": "Exists"},
-            ],
-        },
-    }
+    requirements = [
+        {"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["A100"]},
+        {"key": "karpenter.azure.com/sku-gpu-count", "operator": "Lte", "values": ["2"]},
+        {"key": "karpenter.azure.com/sku-gpu-manufacturer", "operator": "Exists"},
+    ]
+    pool = nap_pool("Standard_NC24ads_A100_v4", requirements, instance_types=["Standard_NC48ads_A100_v4"])
     plan = plan_and(lambda: AksNapGpuNodePool("gpu", {"pool": pool}), preview=False)[0]  # type: ignore[typeddict-item]
     node_pool = node_pool_of(plan)
     assert node_pool["spec"]["template"]["spec"]["requirements"][:4] == [
@@ -239,15 +245,7 @@ def test_auto_mode_names_its_own_key_for_karpenters_and_nap_has_no_memory_label(
         f"provisioning.gpu_requirements[0].key: {GPU_MEMORY} is the GPU memory label of karpenter; eks-auto-mode's "
         "is eks.amazonaws.com/instance-gpu-memory (got 'karpenter.k8s.aws/instance-gpu-memory'); valid: " + AUTO_KEYS
     ]
-    nap = {
-        "name": "a100nap",
-        "instance_type": "Standard_NC24ads_A100_v4",
-        "provisioning": {
-            "provisioner": "node-auto-provisioning",
-            "max_gpus": 4,
-            "gpu_requirements": [{"key": GPU_MEMORY, "operator": "Gt", "values": ["1"]}],
-        },
-    }
+    nap = nap_pool("Standard_NC24ads_A100_v4", [{"key": GPU_MEMORY, "operator": "Gt", "values": ["1"]}])
     assert spec_problems(nap, "azure") == [
         f"provisioning.gpu_requirements[0].key: {GPU_MEMORY} is the GPU memory label of karpenter; "
         "node-auto-provisioning sets no GPU memory label (got 'karpenter.k8s.aws/instance-gpu-memory'); valid: "
@@ -292,15 +290,9 @@ def test_auto_mode_takes_no_gte_or_lte_and_nap_names_gpus_in_upper_case() -> Non
         "provisioning.gpu_requirements[0].operator: not an operator of eks-auto-mode's NodePool requirements (got "
         "'Lte'); valid: In, NotIn, Exists, DoesNotExist, Gt, Lt"
     ]
-    nap = {
-        "name": "h100nap",
-        "instance_type": "Standard_NC40ads_H100_v5",
-        "provisioning": {
-            "provisioner": "node-auto-provisioning",
-            "max_gpus": 4,
-            "gpu_requirements": [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["h100"]}],
-        },
-    }
+    nap = nap_pool(
+        "Standard_NC40ads_H100_v5", [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["h100"]}]
+    )
     assert spec_problems(nap, "azure") == [
         "provisioning.gpu_requirements[0].values[0]: not a karpenter.azure.com/sku-gpu-name value of the catalog's "
         "azure NVIDIA types; did you mean 'H100'? (got 'h100'); valid: A100, GB200, GB300, H100, H200, T4"
@@ -325,15 +317,9 @@ def test_a_named_type_the_requirements_exclude_is_an_error_naming_both() -> None
 
 
 def test_a_type_whose_label_value_the_library_does_not_know_is_an_error() -> None:
-    pool = {
-        "name": "v100nap",
-        "instance_type": "Standard_NC6s_v3",
-        "provisioning": {
-            "provisioner": "node-auto-provisioning",
-            "max_gpus": 4,
-            "gpu_requirements": [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "NotIn", "values": ["T4"]}],
-        },
-    }
+    pool = nap_pool(
+        "Standard_NC6s_v3", [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "NotIn", "values": ["T4"]}]
+    )
     assert spec_problems(pool, "azure") == [
         "provisioning.gpu_requirements[0]: the library does not know the karpenter.azure.com/sku-gpu-name value "
         "node-auto-provisioning gives nodes of Standard_NC6s_v3, so it cannot tell whether the requirement admits "
@@ -384,15 +370,7 @@ def test_the_components_and_gpu_cluster_refuse_what_the_spec_refuses() -> None:
     ]
     cluster = {"cloud": "aws", "aws": WIRING, "pools": [bad]}
     assert built_problems(lambda: GpuCluster("c", cluster)) == [f"pools[0].{line}" for line in KEY_MESSAGES]  # type: ignore[arg-type]
-    nap = {
-        "name": "a100nap",
-        "instance_type": "Standard_NC24ads_A100_v4",
-        "provisioning": {
-            "provisioner": "node-auto-provisioning",
-            "max_gpus": 4,
-            "gpu_requirements": [{"key": GPU_NAME, "operator": "In", "values": ["a100"]}],
-        },
-    }
+    nap = nap_pool("Standard_NC24ads_A100_v4", [{"key": GPU_NAME, "operator": "In", "values": ["a100"]}])
     assert built_problems(lambda: AksNapGpuNodePool("gpu", {"pool": nap})) == [  # type: ignore[typeddict-item]
         f"pool.provisioning.gpu_requirements[0].key: {GPU_NAME} is the GPU name label of karpenter; "
         f"node-auto-provisioning's is karpenter.azure.com/sku-gpu-name (got '{GPU_NAME}'); valid: {NAP_KEYS}"

@@ -33,6 +33,7 @@ from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
     KARPENTER_SH_REASONS,
     LIBRARY_INSTANCE_LABEL,
+    NODEPOOL_REQUIREMENT_OPERATORS,
     CloudFacts,
     ComponentOptions,
     DraFacts,
@@ -230,9 +231,6 @@ SOURCE_KARPENTER_TYPES_CODE = (
     "nvidia.com/gpu is the sum of the NVIDIA GPUs' Count)"
 )
 """Karpenter v1.14.1's code that sets the GPU labels and the ``nvidia.com/gpu`` capacity of an instance type."""
-KARPENTER_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
-"""The operators of a NodePool requirement in the CRD of Karpenter's AWS provider v1.14.1
-(tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml, ``requirements[].operator``)."""
 AUTO_MODE_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 """The operators a requirement of an EKS Auto Mode NodePool may use: Kubernetes' node selector operators. AWS runs
 its own Karpenter there and does not say which version; ``Gte`` and ``Lte``, newer Karpenter operators, are left
@@ -378,7 +376,7 @@ FACTS = CloudFacts(
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
                 gpu_manufacturer_label="karpenter.k8s.aws/instance-gpu-manufacturer",
                 gpu_manufacturer_value=EC2_GPU_MANUFACTURER,
-                requirement_operators=KARPENTER_REQUIREMENT_OPERATORS,
+                requirement_operators=NODEPOOL_REQUIREMENT_OPERATORS,
                 requirements_source=f"{SOURCE_KARPENTER_LABELS}; {SOURCE_KARPENTER_TYPES_CODE}",
             ),
             "eks-auto-mode": ProvisionerFacts(

@@ -34,6 +34,7 @@ from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
     KARPENTER_SH_REASONS,
     LIBRARY_INSTANCE_LABEL,
+    NODEPOOL_REQUIREMENT_OPERATORS,
     CloudFacts,
     ComponentOptions,
     DraFacts,
@@ -156,9 +157,6 @@ SOURCE_NAP_GPU_LABELS = (
     "sku-gpu-name the size's accelerator; sku-gpu-count the size's GPUs)"
 )
 """Where NAP's GPU label keys and values come from."""
-NAP_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
-"""The operators of a NodePool requirement in the CRD of Azure's Karpenter provider v1.14.2
-(tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml, ``requirements[].operator``)."""
 NAP_GPU_MANUFACTURER = "nvidia"
 """``karpenter.azure.com/sku-gpu-manufacturer`` on an NVIDIA size (the provider's ``ManufacturerNvidia``,
 :data:`SOURCE_NAP_GPU_LABELS`)."""
@@ -238,7 +236,7 @@ FACTS = CloudFacts(
                 values_source=SOURCE_NAP_GPU_NAME,
                 gpu_manufacturer_label="karpenter.azure.com/sku-gpu-manufacturer",
                 gpu_manufacturer_value=NAP_GPU_MANUFACTURER,
-                requirement_operators=NAP_REQUIREMENT_OPERATORS,
+                requirement_operators=NODEPOOL_REQUIREMENT_OPERATORS,
                 requirements_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_GPU_LABELS}",
                 counts_whole_gpus=True,
                 restricted_label_domains=MappingProxyType(
