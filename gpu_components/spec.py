@@ -1462,13 +1462,14 @@ def _gpu_requirements(
     cloud: Cloud,
     provisioner: ProvisionerName,
     types: tuple[tuple[str, ...], tuple[str, ...]],
-    first_count: int,
+    first_count: int | None,
     paths: tuple[str, str],
 ) -> tuple[tuple[GpuRequirement, ...], tuple[str, ...], list[Problem]]:
     """The validated ``provisioning.gpu_requirements`` of a pool and the allowed types they admit.
 
     ``types`` is (the named types: ``instance_type`` then ``instance_types``; every allowed type), ``first_count``
-    the GPUs of a node of the first, ``paths`` (the pool's path, its ``provisioning``'s). Each type is checked
+    the GPUs of a node of the first (``None`` when the pool's types have problems of their own: the requirements are
+    then checked, but no type is filtered), ``paths`` (the pool's path, its ``provisioning``'s). Each type is checked
     against each requirement with the label values the provisioner gives its nodes (:class:`ProvisionerFacts`: GPU
     name and memory per type, the catalog's GPU count, the NVIDIA manufacturer value). A named type a requirement
     excludes is a problem naming both; a family's types it excludes are left out (the pool's ``instance_type``
@@ -1504,7 +1505,7 @@ def _gpu_requirements(
         for index, requirement in enumerate(requirements)
         for problem in _requirement_problems(requirement, cloud, facts, provisioner, f"{at}[{index}]")
     ]
-    if problems:
+    if problems or first_count is None:
         return requirements, allowed, problems
     kinds = {label: kind for kind, label in facts.gpu_labels().items()}
     named_paths = {named[0]: _join(path, "instance_type")} | {
@@ -1839,12 +1840,14 @@ def _provisioning(
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
     requirements: tuple[GpuRequirement, ...] = ()
-    if provisioner in offered and hardware.gpu is not None and not found:
+    types_known = hardware.gpu is not None and not found
+    if provisioner in offered:
+        first_count = hardware.gpu_count if types_known else None
         requirements, allowed, found = _gpu_requirements(
-            given, cloud, provisioner, (named, allowed), hardware.gpu_count, (path, where)
+            given, cloud, provisioner, (named, allowed), first_count, (path, where)
         )
         problems += found
-    if hardware.gpu is not None and not found:
+    if hardware.gpu is not None and types_known and not found:
         problems += _model_problems(args, cloud, allowed, hardware, where)
         problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
         problems += _short_model_problems(args, cloud, allowed, hardware.gpu, path)

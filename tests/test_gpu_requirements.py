@@ -454,3 +454,15 @@ def test_the_nap_stack_config_renders_them_into_a_valid_node_pool(tmp_path: Path
     }
     resource_ = {key: node_pool["inputs"][key] for key in ("apiVersion", "kind", "metadata", "spec")}
     assert crd_schemas.problems(resource_, "azure") == []
+
+
+def test_requirement_problems_come_with_the_types_problems_at_once() -> None:
+    pool = with_requirements(
+        ONE_L40S, [{"key": "nvidia.com/gpu.product", "operator": "Exists"}], instance_types=["g9.xlarge"]
+    )
+    with pytest.raises(GpuSpecError) as error:
+        GpuNodePoolSpec.from_args(pool, "aws")
+    assert [p.path for p in error.value.problems] == [
+        "provisioning.instance_types[0]",
+        "provisioning.gpu_requirements[0].key",
+    ]
