@@ -38,7 +38,7 @@ from gpu_components.adapter import DevicePluginHost
 from gpu_components.catalog import GpuModel
 from gpu_components.enums import DraFeatureGate, DraFeatureGateArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.spec import GpuNodePoolSpec, Taint
+from gpu_components.spec import GpuNodePoolSpec, Taint, pool_gpu_model
 from gpu_components.workloads import (
     Toleration,
     allowed_gpus,
@@ -340,7 +340,8 @@ def gpu_claim_template(
         pool: a DRA pool (node-pool component or pool view with ``device_plugin_host`` ``dra-driver``).
         name: the template's name (a DNS label; the pod's claim entry takes it).
         gpus: whole GPUs, at least 1 and at most what one node of the pool (of the qualifying types) has.
-        gpu_model: a catalog GPU model among the pool's (e.g. ``L40S``); adds the CEL of
+        gpu_model: a catalog GPU model among the pool's (e.g. ``L40S``, or ``H100`` where the pool has one H100
+            model); adds the CEL of
             :func:`~gpu_components.dra.product_name_expression` on ``productName``, with memory bounds where the
             pool has another model of the same family. Defaults to any.
         min_gpu_memory_gb: at least this much GPU memory (GB); some GPU of the pool must have it; adds the CEL of
@@ -353,6 +354,10 @@ def gpu_claim_template(
             GPUs than one node has.
     """
     problems = _pool_problems(pool) + _name_problems(name, namespace)
+    if isinstance(gpu_model, str):
+        models = [gpu.name for gpu, _ in _node_devices(pool.spec)]
+        gpu_model, found = pool_gpu_model(gpu_model, models, f"pool {pool.spec.name}'s", "gpu_model")
+        problems += found
     if problems:
         raise GpuSpecError(problems)
     count, problems = _whole_gpu_problems(pool.spec, gpus, gpu_model, min_gpu_memory_gb)

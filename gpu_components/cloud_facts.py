@@ -38,6 +38,7 @@ __all__ = [
     "DriverOwnership",
     "EncodedInput",
     "ForceNewTable",
+    "FractionalGpuTypes",
     "GpuImages",
     "GpuOperatorFacts",
     "ManagedDevicePlugin",
@@ -222,6 +223,14 @@ LIBRARY_INSTANCE_LABEL = (
 """Why a pool may not set a provider's instance label the NodePool CRD's domain rule lets through."""
 
 
+NODEPOOL_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+"""The operators of a Karpenter NodePool requirement (``template.spec.requirements[].operator``), the same enum in the
+NodePool CRDs of Karpenter's AWS provider v1.14.1 and Azure's v1.14.2
+(tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml,
+tests/reference/karpenter-azure/v1.14.2/karpenter.sh_nodepools.yaml), for
+:attr:`ProvisionerFacts.requirement_operators`."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProvisionerFacts:
     """A provisioner of the cloud (``provisioning.provisioner``) as data: the node labels it sets on the nodes it
@@ -264,6 +273,15 @@ class ProvisionerFacts:
         instance_type_label: the NodePool requirement key of the instance type (Kubernetes' well-known
             ``node.kubernetes.io/instance-type`` unless the provisioner has its own, AKS NAP's
             ``karpenter.azure.com/sku-name``).
+        gpu_manufacturer_label: node label with the GPU manufacturer, or ``None`` where the provisioner sets none.
+        gpu_manufacturer_value: the value of ``gpu_manufacturer_label`` on a node with NVIDIA GPUs (``nvidia``), or
+            ``None`` without such a label.
+        requirement_operators: the operators the provisioner's NodePool takes in ``template.spec.requirements``
+            (its CRD's enum), which a pool's ``provisioning.gpu_requirements`` may use; empty where the provisioner
+            has no NodePool requirements.
+        requirements_source: where the GPU labels a pool may require, and their values' format, are documented.
+        requirements_refused: why a pool of this provisioner takes no ``provisioning.gpu_requirements`` (with what
+            selects its GPUs instead), or ``""`` where it takes them.
     """
 
     source: str
@@ -283,6 +301,45 @@ class ProvisionerFacts:
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""
     instance_type_label: str = "node.kubernetes.io/instance-type"
+    gpu_manufacturer_label: str | None = None
+    gpu_manufacturer_value: str | None = None
+    requirement_operators: tuple[str, ...] = ()
+    requirements_source: str = ""
+    requirements_refused: str = ""
+
+    def gpu_labels(self) -> dict[str, str]:
+        """The provisioner's GPU node labels by what each gives: ``{"name": <key>, "count": <key>, "memory": <key>,
+        "manufacturer": <key>}``, without those the provisioner does not set."""
+        labels = {
+            "name": self.gpu_name_label,
+            "count": self.gpu_count_label,
+            "memory": self.gpu_memory_label,
+            "manufacturer": self.gpu_manufacturer_label,
+        }
+        return {kind: key for kind, key in labels.items() if key is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class FractionalGpuTypes:
+    """Instance types whose nodes get a fraction of one GPU, which no GPU count describes: the library refuses them by
+    name, with why and what to do instead, rather than as unknown types (they are not in the catalog).
+
+    Attributes:
+        pattern: the types' names (the whole name must match: ``fullmatch``).
+        families: the instance families they form, as ``provisioning.instance_families`` would name them (``g6f``);
+            empty where the library names no families.
+        gpu: what a node gets, e.g. ``1/8 to 1/2 of one NVIDIA L4``.
+        why: how the cloud and its provisioners count such a GPU, and so why a pool of them would never work.
+        instead: what to use instead (the provisioner's documented way, or whole-GPU types).
+        source: the pages and code the facts come from.
+    """
+
+    pattern: re.Pattern[str]
+    families: tuple[str, ...]
+    gpu: str
+    why: str
+    instead: str
+    source: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -549,6 +606,7 @@ class CloudFacts:
             library does not run it.
         exclusive_selectors: node labels beside which the cloud lets a pod select only some others
             (:class:`ExclusiveSelector`); none where the cloud has none.
+        fractional_gpu_types: instance types of the cloud whose nodes get a fraction of a GPU, refused by name.
     """
 
     cloud: Cloud
@@ -572,6 +630,7 @@ class CloudFacts:
     instance_family_separator: str | None = None
     dra: DraFacts | None = None
     exclusive_selectors: tuple[ExclusiveSelector, ...] = ()
+    fractional_gpu_types: tuple[FractionalGpuTypes, ...] = ()
 
 
 @functools.cache

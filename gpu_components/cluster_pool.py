@@ -34,7 +34,9 @@ class ClusterPoolArgs(TypedDict):
     gpu_model: NotRequired[str]
     """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
     ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
-    Defaults to the catalog's."""
+    A short name (``H100``, ``A100``, ``H200``, ``A30``) stands for the full one (``H100-80GB``) where the pool's
+    instance types (or, for a type outside the catalog, the catalog) have only one such model; else it is an error
+    naming them. Defaults to the catalog's."""
     gpu_count: NotRequired[int]
     """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
     ``gpu_model``. Defaults to the catalog's."""

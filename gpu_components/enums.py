@@ -189,6 +189,28 @@ class Consolidation(_Values):
     """Also nodes whose pods fit elsewhere: pods are evicted and restarted, which long GPU jobs may not survive."""
 
 
+class RequirementOperator(_Values):
+    """How a provisioned pool's GPU requirement relates a node label to its values: the operators of the Karpenter
+    NodePool CRD's ``template.spec.requirements`` (v1.14)."""
+
+    IN = "In"
+    """The label's value is one of ``values``."""
+    NOT_IN = "NotIn"
+    """The label's value is none of ``values``, or the label is absent."""
+    EXISTS = "Exists"
+    """The label is present (no ``values``)."""
+    DOES_NOT_EXIST = "DoesNotExist"
+    """The label is absent (no ``values``)."""
+    GT = "Gt"
+    """The label's value, an integer, is greater than the one value."""
+    LT = "Lt"
+    """The label's value, an integer, is less than the one value."""
+    GTE = "Gte"
+    """The label's value, an integer, is at least the one value."""
+    LTE = "Lte"
+    """The label's value, an integer, is at most the one value."""
+
+
 CloudName = Literal["aws", "azure", "gcp"]
 """The values of :class:`Cloud`."""
 CpuArchitectureName = Literal["x86_64", "arm64"]
@@ -223,6 +245,8 @@ CapacityTypeName = Literal["on-demand", "spot", "reserved"]
 """The values of :class:`CapacityType`."""
 ConsolidationName = Literal["when-empty", "when-empty-or-underutilized"]
 """The values of :class:`Consolidation`."""
+RequirementOperatorName = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"]
+"""The values of :class:`RequirementOperator`."""
 
 # What an args field of each enum takes: for a type checker the member or its value, at run time the enum (the
 # annotation Pulumi's analyzer reads; it takes no Literal and no union).
@@ -239,6 +263,7 @@ if TYPE_CHECKING:
     ProvisionerArg: TypeAlias = Provisioner | ProvisionerName
     CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
     ConsolidationArg: TypeAlias = Consolidation | ConsolidationName
+    RequirementOperatorArg: TypeAlias = RequirementOperator | RequirementOperatorName
 else:
     CloudArg = Cloud
     CpuArchitectureArg = CpuArchitecture
@@ -252,6 +277,7 @@ else:
     ProvisionerArg = Provisioner
     CapacityTypeArg = CapacityType
     ConsolidationArg = Consolidation
+    RequirementOperatorArg = RequirementOperator
 
 ENUMS: tuple[type[StrEnum], ...] = (
     Cloud,
@@ -266,6 +292,7 @@ ENUMS: tuple[type[StrEnum], ...] = (
     Provisioner,
     CapacityType,
     Consolidation,
+    RequirementOperator,
 )
 """Every enum of the components' args."""
 

@@ -12,7 +12,7 @@ the clouds' own spellings live only in the cloud adapters.
 import difflib
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, cast
@@ -21,7 +21,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
-from gpu_components.cloud_facts import CLOUDS, ProvisionerFacts, all_cloud_facts, facts_for
+from gpu_components.cloud_facts import CLOUDS, FractionalGpuTypes, ProvisionerFacts, all_cloud_facts, facts_for
 from gpu_components.enums import (
     CapacityTypeArg,
     CapacityTypeName,
@@ -34,6 +34,8 @@ from gpu_components.enums import (
     MigStrategyName,
     ProvisionerArg,
     ProvisionerName,
+    RequirementOperatorArg,
+    RequirementOperatorName,
     TaintEffectArg,
     TaintEffectName,
     value_of,
@@ -65,6 +67,23 @@ Every table gives the whole GPU one OFA and each ``+me`` / ``+me.all`` profile t
 available media engines to this instance", and on the RTX PRO 6000 (the GPU with ``+me.all``) every other profile
 but ``-me`` holds an NVDEC, NVENC and JPEG of its own."""
 SOURCE_MIG_STRATEGY = "https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html#mig-strategies"
+POST_BOOT_LABEL_PREFIXES: Mapping[str, str] = MappingProxyType(
+    {
+        "nvidia.com/": "NVIDIA's GPU feature discovery",
+        "feature.node.kubernetes.io/": "Node Feature Discovery",
+    }
+)
+"""Node label prefixes whose labels a node gets only after it boots, from a DaemonSet that inspects it (prefix ->
+who sets them), so a provisioner cannot choose an instance type by them (:data:`SOURCE_POST_BOOT_LABELS`)."""
+SOURCE_POST_BOOT_LABELS = (
+    "https://github.com/NVIDIA/k8s-device-plugin/tree/v0.20.0 (GPU feature discovery labels nodes nvidia.com/gpu.*); "
+    "https://kubernetes-sigs.github.io/node-feature-discovery/stable/usage/features.html "
+    "(feature.node.kubernetes.io/*); https://karpenter.sh/docs/concepts/scheduling/#well-known-labels (the labels "
+    "Karpenter knows of an instance type before it launches it)"
+)
+NUMERIC_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
+"""Requirement operators that compare a label's value as an integer (the NodePool CRD: a single value, an integer
+>= 0)."""
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
 """Key of the default GPU taint: the key the NVIDIA device plugin chart and GKE use."""
@@ -247,6 +266,25 @@ class DisruptionArgs(TypedDict):
 
 
 @STRICT
+class GpuRequirementArgs(TypedDict):
+    """A provisioned pool's requirement on one of its provisioner's GPU node labels, as the NodePool CRD's
+    ``template.spec.requirements`` items are (``{key, operator, values}``)."""
+
+    key: str
+    """A GPU label of the pool's provisioner: Karpenter ``karpenter.k8s.aws/instance-gpu-name``, ``-count``,
+    ``-memory``, ``-manufacturer``; EKS Auto Mode the same under ``eks.amazonaws.com/``; AKS Node Auto Provisioning
+    ``karpenter.azure.com/sku-gpu-name``, ``sku-gpu-count``, ``sku-gpu-manufacturer``."""
+    operator: RequirementOperatorArg
+    """``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt``, ``Gte``, ``Lte`` (``Gt``..``Lte`` on the
+    count and memory labels only; ``Gte``/``Lte`` not on EKS Auto Mode)."""
+    values: NotRequired[list[str]]
+    """The values, in the provisioner's own format: GPU names as it spells them (``h100``, ``l40s`` on AWS; ``A100``,
+    ``H100`` on Azure), counts and memory (MiB) as whole numbers (``"2"``, ``"81920"``), manufacturer ``nvidia``.
+    At least one with ``In``/``NotIn``, exactly one with ``Gt``..``Lte``, none with ``Exists``/``DoesNotExist``.
+    Defaults to none."""
+
+
+@STRICT
 class ProvisioningArgs(TypedDict):
     """A provisioned pool: nodes are created for pending pods by a provisioner, within limits, instead of a fixed
     node pool scaling between ``min_size`` and ``max_size``."""
@@ -273,6 +311,12 @@ class ProvisioningArgs(TypedDict):
     Capacity Blocks for ML included) or a GKE reservation name. Required with ``reserved``, refused without it."""
     disruption: NotRequired[DisruptionArgs]
     """When the provisioner may remove nodes. Defaults: see :class:`DisruptionArgs`."""
+    gpu_requirements: NotRequired[list[GpuRequirementArgs]]
+    """Narrow the pool's nodes by GPU, in the provisioner's own GPU node labels (:class:`GpuRequirementArgs`),
+    rendered into the NodePool's requirements beside its instance types. They also filter those types by the
+    catalog's label values: a named type (``instance_type``, ``instance_types``) they exclude is an error, a family
+    expands only to the types they admit. Not on a GKE ComputeClass (its ``priorities[].gpu`` selects GPUs); no
+    post-boot labels (``nvidia.com/gpu.*``, ``feature.node.kubernetes.io/*``). Defaults to none."""
 
 
 @STRICT
@@ -288,7 +332,9 @@ class GpuNodePoolArgs(TypedDict):
     gpu_model: NotRequired[str]
     """GPU model (a catalog GPU name, e.g. ``L4``) of an instance type the catalog does not list, which then needs
     ``gpu_count`` and ``cpu_architecture`` too; or of the GPUs attached to a GCP N1 machine type, with ``gpu_count``.
-    Defaults to the catalog's."""
+    A short name (``H100``, ``A100``, ``H200``, ``A30``) stands for the full one (``H100-80GB``) where the pool's
+    instance types (or, for a type outside the catalog, the catalog) have only one such model; else it is an error
+    naming them. Defaults to the catalog's."""
     gpu_count: NotRequired[int]
     """GPUs per node (>= 1) of an instance type the catalog does not list, or attached to a GCP N1 machine type; see
     ``gpu_model``. Defaults to the catalog's."""
@@ -467,6 +513,43 @@ class Disruption:
 
 
 @dataclass(frozen=True, slots=True)
+class GpuRequirement:
+    """A validated GPU requirement of a provisioned pool (see :class:`GpuRequirementArgs`)."""
+
+    key: str
+    operator: RequirementOperatorName
+    values: tuple[str, ...] = ()
+
+    def to_node_selector(self) -> dict[str, object]:
+        """The requirement as a NodePool's ``template.spec.requirements`` item: ``{key, operator, values}``, without
+        ``values`` when there are none (``Exists``, ``DoesNotExist``)."""
+        item: dict[str, object] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            item["values"] = list(self.values)
+        return item
+
+    @property
+    def text(self) -> str:
+        """The requirement in words for a message: ``karpenter.k8s.aws/instance-gpu-name In [h100]``."""
+        return f"{self.key} {self.operator}" + (f" [{', '.join(self.values)}]" if self.values else "")
+
+    def admits(self, value: str) -> bool:
+        """Whether a node whose label :attr:`key` is ``value`` meets the requirement (Kubernetes' node selector
+        rules; the numeric operators compare integers)."""
+        if self.operator in NUMERIC_OPERATORS:
+            given, bound = int(value), int(self.values[0])
+            return {"Gt": given > bound, "Lt": given < bound, "Gte": given >= bound, "Lte": given <= bound}[
+                self.operator
+            ]
+        return {
+            "In": value in self.values,
+            "NotIn": value not in self.values,
+            "Exists": True,
+            "DoesNotExist": False,
+        }[self.operator]
+
+
+@dataclass(frozen=True, slots=True)
 class Provisioning:
     """A provisioned pool's validated settings (see :class:`ProvisioningArgs`).
 
@@ -475,11 +558,12 @@ class Provisioning:
         instance_types: the types named: the pool's ``instance_type`` first, then ``provisioning.instance_types``.
         instance_families: the families named, as given.
         allowed_types: every catalog type the provisioner may choose: ``instance_types`` and the catalog's NVIDIA
-            types of each family, in that order, each once.
+            types of each family that ``gpu_requirements`` admit, in that order, each once.
         max_gpus, max_nodes: the limits given (``None`` when not).
         capacity_types: the capacity the nodes may use, defaults filled in.
         reservation: the capacity reservation of ``reserved`` capacity, else ``None``.
         disruption: when the provisioner may remove nodes.
+        gpu_requirements: the requirements on the provisioner's GPU labels, as given (validated).
     """
 
     provisioner: ProvisionerName
@@ -491,6 +575,7 @@ class Provisioning:
     capacity_types: tuple[CapacityTypeName, ...]
     reservation: str | None
     disruption: Disruption
+    gpu_requirements: tuple[GpuRequirement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,7 +643,10 @@ class GpuNodePoolSpec:
             GpuSpecError: with every problem found: unknown or misspelt fields, wrong types, instance types that
                 are unknown, not NVIDIA or not GPUs, node counts out of order, invalid names, labels and taints,
                 sharing replicas out of the device plugin's limits, MPS with MIG, MIG on GPUs without MIG or with
-                profiles or layouts the GPU does not have, a node disk size out of range.
+                profiles or layouts the GPU does not have, a node disk size out of range; fractional-GPU instance
+                types or families (:attr:`~gpu_components.cloud_facts.CloudFacts.fractional_gpu_types`), a short
+                ``gpu_model`` naming several models, ``provisioning.gpu_requirements`` that are not the provisioner's
+                GPU labels or values, or that exclude a named instance type.
         """
         args, cloud = plain(args), value_of(cloud)
         if cloud not in CLOUDS:
@@ -753,7 +841,8 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
     if known is not None and known.gpu_vendor == "nvidia" and known.gpu_model is not None:
         for key, value in explicit.items():
             catalogued = {"gpu_model": known.gpu_model, "gpu_count": known.gpu_count}.get(key, known.cpu_architecture)
-            if value != catalogued:
+            short = key == "gpu_model" and gpu_models_named(str(value), [known.gpu_model]) == [known.gpu_model]
+            if value != catalogued and not short:
                 problems.append(
                     Problem(
                         _join(path, key),
@@ -789,6 +878,10 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
             )
         )
         return _Hardware(None, 0, known.cpu_architecture), problems
+    fractional = fractional_gpu_types(cloud, name)
+    if fractional is not None:
+        problems.append(fractional_problem(fractional, name, where))
+        return _Hardware(None, 0, "x86_64"), problems
     missing = sorted({"gpu_model", "gpu_count", "cpu_architecture"} - explicit.keys())
     if known is not None:
         missing = [key for key in missing if key != "cpu_architecture"]
@@ -805,17 +898,29 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
         )
         return _Hardware(None, 0, "x86_64"), problems
     gpu: GpuModel | None = None
+    given = str(explicit["gpu_model"])
     try:
-        gpu = catalog.gpu_model(str(explicit["gpu_model"]))
+        gpu = catalog.gpu_model(given)
     except catalog.CatalogLookupError as error:
-        problems.append(
-            Problem(
-                _join(path, "gpu_model"),
-                explicit["gpu_model"],
-                "unknown GPU model",
-                ", ".join(error.suggestions) or _gpu_names(),
+        named = gpu_models_named(given, [model.name for model in catalog.gpu_models()])
+        if len(named) == 1:
+            gpu = catalog.gpu_model(named[0])
+        elif named:
+            problems.append(
+                Problem(
+                    _join(path, "gpu_model"),
+                    given,
+                    f"short for several catalog GPU models, and instance type {name} is not in the catalog to tell "
+                    "which: give the full name",
+                    ", ".join(named),
+                )
             )
-        )
+        else:
+            problems.append(
+                Problem(
+                    _join(path, "gpu_model"), given, "unknown GPU model", ", ".join(error.suggestions) or _gpu_names()
+                )
+            )
     count = explicit["gpu_count"]
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         problems.append(Problem(_join(path, "gpu_count"), count, "GPUs per node must be a whole number >= 1"))
@@ -831,6 +936,38 @@ def _examples(cloud: Cloud) -> str:
 
 def _gpu_names() -> str:
     return ", ".join(model.name for model in catalog.gpu_models())
+
+
+_MEMORY_SUFFIX = re.compile(r"^-[0-9]+GB$")
+"""What follows a GPU's short name in a catalog name that tells one memory size from another (``-80GB``)."""
+
+
+def gpu_models_named(name: str, models: Iterable[str]) -> list[str]:
+    """The GPU models among ``models`` (catalog names) that ``name`` names, sorted: the model of that name, else
+    those that are ``name`` and a memory size (``H100`` names ``H100-80GB`` and ``H100-94GB``; ``L4`` only ``L4``;
+    case as the catalog writes it). More than one means the short name is ambiguous among ``models``."""
+    models = set(models)
+    if name in models:
+        return [name]
+    return sorted(model for model in models if model.startswith(name) and _MEMORY_SUFFIX.fullmatch(model[len(name) :]))
+
+
+def fractional_gpu_types(cloud: Cloud, name: str) -> FractionalGpuTypes | None:
+    """The cloud's fractional-GPU record (:attr:`~gpu_components.cloud_facts.CloudFacts.fractional_gpu_types`)
+    that instance type ``name`` belongs to, or ``None``."""
+    return next((record for record in facts_for(cloud).fractional_gpu_types if record.pattern.fullmatch(name)), None)
+
+
+def fractional_problem(record: FractionalGpuTypes, name: str, path: str) -> Problem:
+    """The problem of a pool naming a fractional-GPU instance type or family ``name`` at ``path``: what its nodes
+    get, why no pool of them would work, what to use instead, and the sources."""
+    return Problem(
+        path,
+        name,
+        f"{name} gives each node {record.gpu}: {record.why}",
+        record.instead,
+        record.source,
+    )
 
 
 def _size_problems(min_size: int, desired: int | None, max_size: int, path: str) -> list[Problem]:
@@ -1137,8 +1274,11 @@ def _allowed_types(
     for index, name in enumerate(given.get("instance_types", [])):
         at = f"{where}.instance_types[{index}]"
         known = catalog.find_instance_type(cloud, name)
+        fractional = fractional_gpu_types(cloud, name) if known is None else None
         if name in named:
             problems.append(Problem(at, name, "already allowed (the pool's instance_type or an earlier entry)"))
+        elif fractional is not None:
+            problems.append(fractional_problem(fractional, name, at))
         elif known is None or known.gpu_vendor != "nvidia" or known.gpu_model is None:
             nvidia = [t.name for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia"]
             suggestions = difflib.get_close_matches(name, nvidia, n=3) if known is None else []
@@ -1167,6 +1307,8 @@ def _allowed_types(
                     f"{where}.instance_types",
                 )
             )
+        elif fractional := next((r for r in facts_for(cloud).fractional_gpu_types if family in r.families), None):
+            problems.append(fractional_problem(fractional, family, at))
         elif family not in valid:
             problems.append(
                 Problem(
@@ -1178,6 +1320,237 @@ def _allowed_types(
         else:
             allowed += [name for name in _family_types(cloud, family) if name not in allowed]
     return tuple(named), tuple(allowed), problems
+
+
+def _requirement_key_problems(
+    key: str, facts: ProvisionerFacts, provisioner: ProvisionerName, here: str
+) -> list[Problem]:
+    """A requirement key that is not one of the provisioner's GPU labels: another provisioner's (naming this one's
+    label of the same kind), a label set only after the node boots, or any other key."""
+    ours = facts.gpu_labels()
+    if key in ours.values():
+        return []
+    valid = ", ".join(ours.values())
+    source = facts.requirements_source or None
+    others = [
+        (name, kind)
+        for cloud_facts in all_cloud_facts()
+        for name, other in cloud_facts.provisioners.items()
+        for kind, label in other.gpu_labels().items()
+        if label == key and name != provisioner
+    ]
+    if others:
+        name, kind = others[0]
+        right = f"{provisioner}'s is {ours[kind]}" if kind in ours else f"{provisioner} sets no GPU {kind} label"
+        return [Problem(f"{here}.key", key, f"{key} is the GPU {kind} label of {name}; {right}", valid, source)]
+    prefix = next((p for p in POST_BOOT_LABEL_PREFIXES if key.startswith(p)), None)
+    if prefix is not None:
+        return [
+            Problem(
+                f"{here}.key",
+                key,
+                f"{POST_BOOT_LABEL_PREFIXES[prefix]} sets {prefix}* labels on a node only after it boots, while "
+                f"{provisioner} chooses the instance type before the node exists, from its own labels of each type: "
+                "it cannot choose GPUs by them",
+                valid,
+                SOURCE_POST_BOOT_LABELS,
+            )
+        ]
+    return [
+        Problem(
+            f"{here}.key",
+            key,
+            f"not a GPU label of {provisioner}" + _suggestion(key, list(ours.values())),
+            valid,
+            source,
+        )
+    ]
+
+
+def _name_values(cloud: Cloud, facts: ProvisionerFacts) -> list[str]:
+    """The GPU name label values of the cloud's catalog NVIDIA types that the library knows (as the provisioner
+    spells them), sorted."""
+    names = (facts.gpu_name_value(t.name) for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia")
+    return sorted({name for name in names if name is not None})
+
+
+def _requirement_value_problems(
+    requirement: GpuRequirement, kind: str, cloud: Cloud, facts: ProvisionerFacts, here: str
+) -> list[Problem]:
+    """Values of a requirement on the provisioner's GPU label of ``kind`` that the label never has: GPU names as the
+    provisioner spells them, whole numbers for counts and MiB, the NVIDIA manufacturer value."""
+    source = facts.requirements_source or None
+    problems: list[Problem] = []
+    for index, value in enumerate(requirement.values):
+        at = f"{here}.values[{index}]"
+        if kind == "name":
+            known = _name_values(cloud, facts)
+            if value not in known:
+                alike = next((name for name in known if name.lower() == value.lower()), None)
+                hint = f"; did you mean {alike!r}?" if alike else _suggestion(value, known)
+                message = f"not a {requirement.key} value of the catalog's {cloud} NVIDIA types" + hint
+                problems.append(Problem(at, value, message, ", ".join(known), facts.values_source or source))
+        elif kind in ("count", "memory") and not value.isdigit():
+            unit = "GPUs per node" if kind == "count" else "MiB of one GPU's memory"
+            example = "2" if kind == "count" else "81920 (80 GiB)"
+            problems.append(
+                Problem(
+                    at,
+                    value,
+                    f"{requirement.key} is a whole number ({unit})",
+                    f"a whole number, e.g. {example}",
+                    source,
+                )
+            )
+        elif kind == "manufacturer" and value != facts.gpu_manufacturer_value:
+            right = facts.gpu_manufacturer_value or ""
+            hint = f"; did you mean {right!r}?" if value.lower() == right else ""
+            message = f"the pool's GPUs are NVIDIA's, whose {requirement.key} is {right}" + hint
+            problems.append(Problem(at, value, message, right, source))
+    return problems
+
+
+def _requirement_problems(
+    requirement: GpuRequirement, cloud: Cloud, facts: ProvisionerFacts, provisioner: ProvisionerName, here: str
+) -> list[Problem]:
+    """Problems of one GPU requirement of a provisioned pool: its key (:func:`_requirement_key_problems`), its
+    operator (one the provisioner's NodePool takes; the numeric ones on counts and memory only), how many values the
+    operator takes (the NodePool CRD's rules), and each value (:func:`_requirement_value_problems`)."""
+    problems = _requirement_key_problems(requirement.key, facts, provisioner, here)
+    if problems:
+        return problems
+    kind = {label: kind for kind, label in facts.gpu_labels().items()}[requirement.key]
+    operator = requirement.operator
+    source = facts.requirements_source or None
+    if operator not in facts.requirement_operators:
+        problems.append(
+            Problem(
+                f"{here}.operator",
+                operator,
+                f"not an operator of {provisioner}'s NodePool requirements",
+                ", ".join(facts.requirement_operators),
+                source,
+            )
+        )
+    elif operator in NUMERIC_OPERATORS and kind not in ("count", "memory"):
+        problems.append(
+            Problem(
+                f"{here}.operator",
+                operator,
+                f"{operator} compares whole numbers, and {requirement.key} is a {kind}",
+                "In, NotIn, Exists, DoesNotExist",
+                source,
+            )
+        )
+    count = len(requirement.values)
+    if operator in ("In", "NotIn") and count == 0:
+        problems.append(Problem(f"{here}.values", [], f"{operator} needs at least one value", ">= 1 value", source))
+    elif operator in ("Exists", "DoesNotExist") and count:
+        problems.append(
+            Problem(f"{here}.values", list(requirement.values), f"{operator} takes no values", "none", source)
+        )
+    elif operator in NUMERIC_OPERATORS and count != 1:
+        valid = "one whole number"
+        problems.append(
+            Problem(f"{here}.values", list(requirement.values), f"{operator} takes one value", valid, source)
+        )
+    return problems + _requirement_value_problems(requirement, kind, cloud, facts, here)
+
+
+def _gpu_requirements(
+    given: ProvisioningArgs,
+    cloud: Cloud,
+    provisioner: ProvisionerName,
+    types: tuple[tuple[str, ...], tuple[str, ...]],
+    first_count: int | None,
+    paths: tuple[str, str],
+) -> tuple[tuple[GpuRequirement, ...], tuple[str, ...], list[Problem]]:
+    """The validated ``provisioning.gpu_requirements`` of a pool and the allowed types they admit.
+
+    ``types`` is (the named types: ``instance_type`` then ``instance_types``; every allowed type), ``first_count``
+    the GPUs of a node of the first (``None`` when the pool's types have problems of their own: the requirements are
+    then checked, but no type is filtered), ``paths`` (the pool's path, its ``provisioning``'s). Each type is checked
+    against each requirement with the label values the provisioner gives its nodes (:class:`ProvisionerFacts`: GPU
+    name and memory per type, the catalog's GPU count, the NVIDIA manufacturer value). A named type a requirement
+    excludes is a problem naming both; a family's types it excludes are left out (the pool's ``instance_type``
+    always stays, so no pool is left without types); a type whose label value the library does not know is a
+    problem, never a guess.
+    """
+    items = given.get("gpu_requirements", [])
+    named, allowed = types
+    path, where = paths
+    if not items:
+        return (), allowed, []
+    facts = facts_for(cloud).provisioners[provisioner]
+    at = f"{where}.gpu_requirements"
+    if facts.requirements_refused:
+        return (
+            (),
+            allowed,
+            [
+                Problem(
+                    at,
+                    [dict(item) for item in items],
+                    f"{provisioner} pools take no GPU requirements: {facts.requirements_refused}",
+                    None,
+                    facts.requirements_source or None,
+                )
+            ],
+        )
+    requirements = tuple(
+        GpuRequirement(item["key"], value_of(item["operator"]), tuple(item.get("values", []))) for item in items
+    )
+    problems = [
+        problem
+        for index, requirement in enumerate(requirements)
+        for problem in _requirement_problems(requirement, cloud, facts, provisioner, f"{at}[{index}]")
+    ]
+    if problems or first_count is None:
+        return requirements, allowed, problems
+    kinds = {label: kind for kind, label in facts.gpu_labels().items()}
+    named_paths = {named[0]: _join(path, "instance_type")} | {
+        name: f"{where}.instance_types[{index}]" for index, name in enumerate(named[1:])
+    }
+    kept: list[str] = []
+    for name in allowed:
+        memory = facts.gpu_memory_mib(name)
+        values = {
+            "name": facts.gpu_name_value(name),
+            "count": str(first_count if name == allowed[0] else catalog.instance_type(cloud, name).gpu_count),
+            "memory": str(memory) if memory is not None else None,
+            "manufacturer": facts.gpu_manufacturer_value,
+        }
+        admitted = True
+        for index, requirement in enumerate(requirements):
+            value = values[kinds[requirement.key]]
+            if value is None:
+                problems.append(
+                    Problem(
+                        f"{at}[{index}]",
+                        requirement.to_node_selector(),
+                        f"the library does not know the {requirement.key} value {provisioner} gives nodes of {name}, "
+                        "so it cannot tell whether the requirement admits them",
+                        "requirements on labels whose values the library knows for every allowed type",
+                        facts.values_source or facts.requirements_source or None,
+                    )
+                )
+                admitted = False
+            elif admitted and not requirement.admits(value):
+                admitted = False
+                if name in named_paths:
+                    problems.append(
+                        Problem(
+                            named_paths[name],
+                            name,
+                            f"excluded by {at}[{index}] ({requirement.text}): {name}'s {requirement.key} is {value}; "
+                            "drop the type or change the requirement",
+                            None,
+                            facts.requirements_source or None,
+                        )
+                    )
+        if admitted:
+            kept.append(name)
+    return requirements, tuple(kept), problems
 
 
 def _model_problems(
@@ -1217,6 +1590,30 @@ def _model_problems(
             )
         )
     return problems
+
+
+def _short_model_problems(
+    args: GpuNodePoolArgs, cloud: Cloud, allowed: Sequence[str], gpu: GpuModel, path: str
+) -> list[Problem]:
+    """A pool ``gpu_model`` given as a short name (``H100``) that names more than one GPU model among the pool's
+    allowed types (``H100-80GB`` and ``H100-94GB``): the pool must say which."""
+    given = args.get("gpu_model")
+    if given is None or given == gpu.name:
+        return []
+    models = [gpu.name] + [catalog.instance_type(cloud, name).gpu_model or "" for name in allowed[1:]]
+    return pool_gpu_model(given, models, "the pool's", _join(path, "gpu_model"))[1]
+
+
+def pool_gpu_model(given: str, models: Iterable[str], whose: str, field: str) -> tuple[str, list[Problem]]:
+    """``given`` as the catalog name of the one GPU model among ``models`` (a pool's) that it names, itself or by
+    its short name (``H100`` -> ``H100-80GB``: :func:`gpu_models_named`); ``given`` unchanged when it names none (the
+    caller says so). A problem at ``field`` naming the models when it names several (``whose``: whose instance types,
+    for the message, e.g. ``pool big's``)."""
+    named = gpu_models_named(given, models)
+    if len(named) > 1:
+        message = f"short for several GPU models of {whose} instance types ({', '.join(named)}): give the full name"
+        return given, [Problem(field, given, message, ", ".join(named))]
+    return (named[0] if named else given), []
 
 
 def _limit_problems(
@@ -1442,9 +1839,18 @@ def _provisioning(
         problems += _restricted_label_problems(labels, offered[provisioner], provisioner, path)
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
-    if hardware.gpu is not None and not found:
+    requirements: tuple[GpuRequirement, ...] = ()
+    types_known = hardware.gpu is not None and not found
+    if provisioner in offered:
+        first_count = hardware.gpu_count if types_known else None
+        requirements, allowed, found = _gpu_requirements(
+            given, cloud, provisioner, (named, allowed), first_count, (path, where)
+        )
+        problems += found
+    if hardware.gpu is not None and types_known and not found:
         problems += _model_problems(args, cloud, allowed, hardware, where)
         problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
+        problems += _short_model_problems(args, cloud, allowed, hardware.gpu, path)
     capacity_types, found = _capacity(args, given, path, where)
     problems += found
     disruption, found = _disruption(given, where)
@@ -1460,6 +1866,7 @@ def _provisioning(
             capacity_types=capacity_types,
             reservation=given.get("reservation"),
             disruption=disruption,
+            gpu_requirements=requirements,
         ),
         problems,
     )

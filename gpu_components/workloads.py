@@ -45,7 +45,16 @@ from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, fa
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
-from gpu_components.spec import SOURCE_SHARING, GpuNodePoolSpec, Mps, Taint, TaintEffect, TimeSlicing
+from gpu_components.spec import (
+    SOURCE_SHARING,
+    GpuNodePoolSpec,
+    Mps,
+    Taint,
+    TaintEffect,
+    TimeSlicing,
+    gpu_models_named,
+    pool_gpu_model,
+)
 
 if TYPE_CHECKING:
     from gpu_components.claims import DraPodSettings
@@ -385,11 +394,12 @@ def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int
 
 
 def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: int | None) -> list[str]:
-    """The pool's allowed types whose GPU is ``gpu_model`` with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
+    """The pool's allowed types whose GPU is ``gpu_model`` (a catalog name, or a short name such as ``H100``:
+    :func:`~gpu_components.spec.gpu_models_named`) with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
     return [
         name
         for name, (gpu, _) in allowed_gpus(spec).items()
-        if (gpu_model is None or gpu.name == gpu_model)
+        if (gpu_model is None or gpu_models_named(gpu_model, [gpu.name]) == [gpu.name])
         and (min_gpu_memory_gb is None or gpu.memory_gb >= min_gpu_memory_gb)
     ]
 
@@ -411,7 +421,8 @@ def gpu_node_requirements(
     spec: GpuNodePoolSpec, gpu_model: str | None = None, min_gpu_memory_gb: int | None = None
 ) -> tuple[list[NodeSelectorRequirement], list[Problem]]:
     """Node affinity requirements that keep a pod on those of a provisioned pool's allowed instance types whose GPU
-    is ``gpu_model`` (a catalog name, e.g. ``L40S``) and has at least ``min_gpu_memory_gb`` GB (catalog memory),
+    is ``gpu_model`` (a catalog name, e.g. ``L40S``, or a short name the pool's types make unambiguous, e.g.
+    ``H100`` for ``H100-80GB``) and has at least ``min_gpu_memory_gb`` GB (catalog memory),
     in the provisioner's own node labels (:class:`~gpu_components.cloud_facts.ProvisionerFacts`).
 
     Returns ``([], [])`` when nothing is asked, or when every allowed type qualifies (the pool label is enough).
@@ -423,7 +434,8 @@ def gpu_node_requirements(
 
     Returns:
         ``(requirements, problems)``; a problem where the pool is fixed (one instance type: its pool label selects
-        it), no allowed type has such a GPU (``valid`` lists the pool's GPUs), or the provisioner's labels cannot
+        it), a short ``gpu_model`` names several of the pool's GPU models (``valid`` lists them), no allowed type
+        has such a GPU (``valid`` lists the pool's GPUs), or the provisioner's labels cannot
         tell the qualifying types from the others (a type whose label value the library does not know, or two
         types with the same values).
     """
@@ -449,6 +461,11 @@ def gpu_node_requirements(
         ]
     facts = facts_for(spec.cloud).provisioners[spec.provisioning.provisioner]
     allowed = spec.provisioning.allowed_types
+    if gpu_model is not None:
+        models = [gpu.name for gpu, _ in allowed_gpus(spec).values()]
+        gpu_model, problems = pool_gpu_model(gpu_model, models, f"pool {spec.name}'s", field)
+        if problems:
+            return [], problems
     wanted = _selected(spec, gpu_model, min_gpu_memory_gb)
     if not wanted:
         offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in allowed_gpus(spec).values()})

@@ -33,12 +33,14 @@ from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
     KARPENTER_SH_REASONS,
     LIBRARY_INSTANCE_LABEL,
+    NODEPOOL_REQUIREMENT_OPERATORS,
     CloudFacts,
     ComponentOptions,
     DraFacts,
     DriverOwnership,
     EncodedInput,
     ForceNewTable,
+    FractionalGpuTypes,
     GpuImages,
     GpuOperatorFacts,
     NodeLimit,
@@ -219,6 +221,47 @@ nodes of the catalog's families (:data:`SOURCE_KARPENTER_GPU_LABELS`). Note the 
 ``a100``. Not listed (absent from Karpenter's reference): p3, p6e-gb200."""
 
 
+EC2_GPU_MANUFACTURER = "nvidia"
+"""The GPU manufacturer label value of an NVIDIA GPU node: EC2's ``NVIDIA`` in lower kebab case
+(:data:`SOURCE_KARPENTER_TYPES_CODE`), under Karpenter's and Auto Mode's keys alike."""
+SOURCE_KARPENTER_TYPES_CODE = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instancetype/types.go "
+    "(computeRequirements: instance-gpu-name and instance-gpu-manufacturer are EC2's GPU name and manufacturer in "
+    "lower kebab case, instance-gpu-count its GPU Count, instance-gpu-memory its memory in MiB; nvidiaGPUs: "
+    "nvidia.com/gpu is the sum of the NVIDIA GPUs' Count)"
+)
+"""Karpenter v1.14.1's code that sets the GPU labels and the ``nvidia.com/gpu`` capacity of an instance type."""
+AUTO_MODE_REQUIREMENT_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+"""The operators a requirement of an EKS Auto Mode NodePool may use: Kubernetes' node selector operators. AWS runs
+its own Karpenter there and does not say which version; ``Gte`` and ``Lte``, newer Karpenter operators, are left
+out."""
+SOURCE_G6F = (
+    "https://aws.amazon.com/ec2/instance-types/g6/ (G6f and Gr6f: fractional GPUs, 1/8 to 1/2 of one L4); "
+    "https://github.com/aws/karpenter-provider-aws/issues/8368 (EC2 DescribeInstanceTypes returns a GPU count of 0 "
+    "for every g6f type, so Karpenter will not launch them for nvidia.com/gpu requests and may exceed NodePool "
+    f"nvidia.com/gpu limits with them); {SOURCE_KARPENTER_TYPES_CODE}; "
+    "https://karpenter.sh/docs/concepts/nodeoverlays/ (NodeOverlay: alpha, behind the NodeOverlay feature gate, adds "
+    "extended resources to instance types)"
+)
+"""Where the facts of :data:`FRACTIONAL_GPU_TYPES` come from."""
+FRACTIONAL_GPU_TYPES = (
+    FractionalGpuTypes(
+        pattern=re.compile(r"^(g6f|gr6f)\.[0-9a-z]+$"),
+        families=("g6f", "gr6f"),
+        gpu="1/8 to 1/2 of one NVIDIA L4, not whole GPUs",
+        why="EC2 reports their GPU count as 0, which Karpenter (v1.14.1) and EKS Auto Mode take as the node's "
+        "nvidia.com/gpu and instance-gpu-count, so no node of them is ever created for a pod asking for "
+        "nvidia.com/gpu nor counted against a GPU limit; and no whole GPU count describes them, so the catalog, "
+        "whose pools (fixed or provisioned) count whole GPUs, does not list them",
+        instead="an instance type with whole GPUs (the g6 family: one or more whole L4s); or, outside this library, "
+        "a Karpenter NodeOverlay (karpenter.sh/v1alpha1, alpha, behind Karpenter's NodeOverlay feature gate) that "
+        "adds nvidia.com/gpu capacity to these types",
+        source=SOURCE_G6F,
+    ),
+)
+"""The EC2 instance types whose nodes get a fraction of one GPU (:data:`SOURCE_G6F`)."""
+
+
 def ec2_gpu_name(instance_type: str) -> str | None:
     """The GPU name label value of an EC2 instance type's nodes (``g6e.xlarge`` -> ``l40s``), or ``None`` when
     :data:`EC2_GPU_LABEL_VALUES` does not list its family."""
@@ -331,6 +374,10 @@ FACTS = CloudFacts(
                 ),
                 excludes=("eks-auto-mode",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
+                gpu_manufacturer_label="karpenter.k8s.aws/instance-gpu-manufacturer",
+                gpu_manufacturer_value=EC2_GPU_MANUFACTURER,
+                requirement_operators=NODEPOOL_REQUIREMENT_OPERATORS,
+                requirements_source=f"{SOURCE_KARPENTER_LABELS}; {SOURCE_KARPENTER_TYPES_CODE}",
             ),
             "eks-auto-mode": ProvisionerFacts(
                 source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
@@ -355,10 +402,15 @@ FACTS = CloudFacts(
                 label_reasons=KARPENTER_SH_REASONS,
                 excludes=("karpenter",),
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
+                gpu_manufacturer_label="eks.amazonaws.com/instance-gpu-manufacturer",
+                gpu_manufacturer_value=EC2_GPU_MANUFACTURER,
+                requirement_operators=AUTO_MODE_REQUIREMENT_OPERATORS,
+                requirements_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_TYPES_CODE}",
             ),
         }
     ),
     instance_family_separator=".",
+    fractional_gpu_types=FRACTIONAL_GPU_TYPES,
     cloud="aws",
     service="EKS",
     force_new=OTHER_FORCE_NEW,

@@ -426,8 +426,10 @@ def _view(
 
 def requirements(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
     """The NodePool's ``template.spec.requirements``: every allowed instance type
-    (``node.kubernetes.io/instance-type`` In ``provisioning.allowed_types``), the capacity types
-    (``karpenter.sh/capacity-type``), the CPU architecture (``kubernetes.io/arch``).
+    (``node.kubernetes.io/instance-type`` In ``provisioning.allowed_types``), the pool's GPU requirements
+    (``provisioning.gpu_requirements``, on Karpenter's ``karpenter.k8s.aws/instance-gpu-*`` or Auto Mode's
+    ``eks.amazonaws.com/instance-gpu-*`` labels, as given), the capacity types (``karpenter.sh/capacity-type``), the
+    CPU architecture (``kubernetes.io/arch``).
 
     Instance families always expand to the catalog's types of those families, never to the provisioner's family
     label: ``karpenter.k8s.aws/instance-family In [p5]`` would also admit EC2 types the catalog does not list (such
@@ -436,6 +438,7 @@ def requirements(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
     provisioning = _provisioning(spec)
     return [
         {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(provisioning.allowed_types)},
+        *(requirement.to_node_selector() for requirement in provisioning.gpu_requirements),
         {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": list(provisioning.capacity_types)},
         {"key": ARCH_LABEL, "operator": "In", "values": [ARCHITECTURES[spec.cpu_architecture]]},
     ]

@@ -34,11 +34,13 @@ from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
     KARPENTER_SH_REASONS,
     LIBRARY_INSTANCE_LABEL,
+    NODEPOOL_REQUIREMENT_OPERATORS,
     CloudFacts,
     ComponentOptions,
     DraFacts,
     DriverOwnership,
     ForceNewTable,
+    FractionalGpuTypes,
     GpuOperatorFacts,
     NodeLimit,
     NodePoolResource,
@@ -147,6 +149,38 @@ SOURCE_NAP_GPU_NAME = (
 """Where the ``sku-gpu-name`` values come from."""
 SOURCE_NAP_DISRUPTION = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-disruption"
 """AKS NAP honours Karpenter's ``karpenter.sh/do-not-disrupt`` pod annotation."""
+
+SOURCE_NAP_GPU_LABELS = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/v1beta1/labels.go (sku-gpu-name, "
+    "sku-gpu-manufacturer, sku-gpu-count); https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/"
+    "providers/instancetype/instancetype.go (setRequirementsGPU: sku-gpu-manufacturer nvidia on NVIDIA sizes, "
+    "sku-gpu-name the size's accelerator; sku-gpu-count the size's GPUs)"
+)
+"""Where NAP's GPU label keys and values come from."""
+NAP_GPU_MANUFACTURER = "nvidia"
+"""``karpenter.azure.com/sku-gpu-manufacturer`` on an NVIDIA size (the provider's ``ManufacturerNvidia``,
+:data:`SOURCE_NAP_GPU_LABELS`)."""
+SOURCE_NVADS_A10 = (
+    "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series (NVadsA10 v5: "
+    "1/6, 1/3 or 1/2 of one A10 per VM through NVIDIA vGPU, with NVIDIA's GRID driver); "
+    "https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/providers/instancetype/instancetype.go "
+    "(gpuNvidiaCount: a size's nvidia.com/gpu is Azure's integer GPUs capability of the size)"
+)
+"""Where the facts of :data:`FRACTIONAL_GPU_TYPES` come from."""
+FRACTIONAL_GPU_TYPES = (
+    FractionalGpuTypes(
+        pattern=re.compile(r"^Standard_NV[0-9]+adm?s_A10_v5$"),
+        families=(),
+        gpu="its A10 through NVIDIA vGPU, only a fraction of one A10 on the smaller sizes (1/6, 1/3 and 1/2 on "
+        "Standard_NV6ads_A10_v5, Standard_NV12ads_A10_v5 and Standard_NV18ads_A10_v5)",
+        why="Karpenter's Azure provider (AKS Node Auto Provisioning) takes a size's nvidia.com/gpu from Azure's "
+        "integer GPUs capability, which a fraction of a GPU is not, and the series needs NVIDIA's vGPU (GRID) "
+        "driver; no whole GPU count describes it, so the catalog, whose pools count whole GPUs, does not list it",
+        instead="a VM size with whole GPUs, e.g. Standard_NC4as_T4_v3 (one T4) or Standard_NC24ads_A100_v4 (one A100)",
+        source=SOURCE_NVADS_A10,
+    ),
+)
+"""The Azure VM sizes whose VMs get a fraction of one GPU (:data:`SOURCE_NVADS_A10`)."""
 
 _ACCELERATOR_IN_SIZE = re.compile(r"^Standard_[A-Z]+[0-9]+[a-z]*_(?:NDR_)?(?P<accelerator>[A-Z]+[0-9]+[A-Z]*)_v[0-9]+$")
 
@@ -285,6 +319,10 @@ FACTS = CloudFacts(
                 labels_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_DISRUPTION}",
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
+                gpu_manufacturer_label="karpenter.azure.com/sku-gpu-manufacturer",
+                gpu_manufacturer_value=NAP_GPU_MANUFACTURER,
+                requirement_operators=NODEPOOL_REQUIREMENT_OPERATORS,
+                requirements_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_GPU_LABELS}",
                 counts_whole_gpus=True,
                 instance_type_label="karpenter.azure.com/sku-name",
                 restricted_label_domains=MappingProxyType(
@@ -373,6 +411,7 @@ FACTS = CloudFacts(
     ),
     plan_mocks=_plan_mocks,
     instance_types_ignore_case=True,
+    fractional_gpu_types=FRACTIONAL_GPU_TYPES,
     reserved_prefixes=RESERVED_PREFIXES,
     max_pool_nodes=MAX_NODES,
 )

@@ -412,7 +412,8 @@ def node_pool(
     """The pool's Karpenter NodePool (a whole custom resource; metadata name: the pool's).
 
     ``template.metadata.labels``: :func:`nap_pool_view`'s labels; ``template.spec``: the pool's taints, the node class
-    of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, capacity types, architecture, Linux)
+    of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, the pool's GPU requirements on
+    ``karpenter.azure.com/sku-gpu-*`` as given, capacity types, architecture, Linux)
     and ``expireAfter`` when ``provisioning.disruption.expire_after`` is given; ``limits``: ``nvidia.com/gpu`` (the
     VM sizes' physical GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
     ``consolidationPolicy`` and ``consolidateAfter``. ``host``: who advertises the pool's GPUs (``None``: as
@@ -424,6 +425,7 @@ def node_pool(
         "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "AKSNodeClass", "name": spec.name},
         "requirements": [
             {"key": SKU_NAME_LABEL, "operator": "In", "values": list(provisioning.allowed_types)},
+            *(requirement.to_node_selector() for requirement in provisioning.gpu_requirements),
             {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": list(provisioning.capacity_types)},
             {"key": ARCH_LABEL, "operator": "In", "values": [KARPENTER_ARCH[spec.cpu_architecture]]},
             {"key": OS_LABEL, "operator": "In", "values": ["linux"]},

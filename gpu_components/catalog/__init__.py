@@ -23,8 +23,10 @@ Not supported: Azure NVadsA10 v5 (``Standard_NV*ads_A10_v5``), whose VMs get a f
 NVIDIA vGPU, and Azure NC RTX PRO 6000 BSE v6 (``Standard_NC*_RTXPRO6000BSE_v6``), whose GPUs are exposed through
 SR-IOV to offer partial-GPU sizes, need NVIDIA's vGPU (GRID) driver and are not supported on AKS
 (https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nc-rtxpro6000-bse-v6-series-overview);
-a GPU count does not describe them honestly, so those sizes are not listed (an unknown instance type, as for any
-name the catalog does not know).
+a GPU count does not describe them honestly, so those sizes are not listed. NVadsA10 v5 and AWS's fractional-GPU
+G6f / Gr6f are refused by name with the reason (the clouds' ``fractional_gpu_types`` facts,
+:func:`gpu_components.spec.fractional_gpu_types`); the RTX PRO 6000 BSE v6 sizes are unknown instance types, as
+any name the catalog does not know.
 
 The catalog only provides lookups and, for unknown names, the closest known names
 (:class:`CatalogLookupError`). The rule that an instance type the catalog does not know is an error unless

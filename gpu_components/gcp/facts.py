@@ -269,6 +269,10 @@ FACTS = CloudFacts(
                 labels_source=f"{SOURCE_GKE_NODE_LABELS}; {SOURCE_SAFE_TO_EVICT}",
                 gpu_name_value=gke_accelerator,
                 values_source="https://cloud.google.com/compute/docs/gpus (the machine type's accelerator type)",
+                requirements_refused="a ComputeClass has no NodePool requirements: it selects GPUs by its priorities' "
+                "gpu type and count (priorities[].gpu), which the library derives from the pool's instance types; "
+                "narrow the pool by its instance_type, instance_types and instance_families instead",
+                requirements_source="https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes",
             )
         }
     ),
