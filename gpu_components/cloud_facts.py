@@ -241,6 +241,11 @@ class ProvisionerFacts:
         excludes: the cloud's other provisioners that may not launch nodes in the same cluster as this one.
         excludes_reason: why (with its source), the message of that rule wherever it is checked (the pools of a
             ``GpuCluster``, the example program's ``cluster`` config).
+        default_expire_after: the age after which the provisioner replaces a node when the pool gives no
+            ``disruption.expire_after`` (a duration such as ``720h``), or ``None`` where nodes do not expire by age.
+        expire_source: where :attr:`default_expire_after` comes from.
+        unsupported: ``provisioning`` fields (path below it, e.g. ``startup_taints``) the provisioner has no field
+            for -> why, refused with :attr:`source` as the rule's source.
     """
 
     source: str
@@ -259,6 +264,9 @@ class ProvisionerFacts:
     label_reasons: Mapping[str, str] = field(default_factory=dict)
     excludes: tuple[str, ...] = ()
     excludes_reason: str = ""
+    default_expire_after: str | None = None
+    expire_source: str = ""
+    unsupported: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,6 +189,18 @@ class Consolidation(_Values):
     """Also nodes whose pods fit elsewhere: pods are evicted and restarted, which long GPU jobs may not survive."""
 
 
+class DisruptionReason(_Values):
+    """A reason a provisioner removes nodes, which a disruption budget may limit (Karpenter NodePool
+    ``disruption.budgets[].reasons``: https://karpenter.sh/docs/concepts/disruption/#reasons)."""
+
+    UNDERUTILIZED = "underutilized"
+    """Consolidation of nodes whose pods fit elsewhere (Karpenter ``Underutilized``)."""
+    EMPTY = "empty"
+    """Consolidation of nodes running no pods (Karpenter ``Empty``)."""
+    DRIFTED = "drifted"
+    """Replacement of nodes that no longer match their NodePool or node class (Karpenter ``Drifted``)."""
+
+
 CloudName = Literal["aws", "azure", "gcp"]
 """The values of :class:`Cloud`."""
 CpuArchitectureName = Literal["x86_64", "arm64"]
@@ -223,6 +235,8 @@ CapacityTypeName = Literal["on-demand", "spot", "reserved"]
 """The values of :class:`CapacityType`."""
 ConsolidationName = Literal["when-empty", "when-empty-or-underutilized"]
 """The values of :class:`Consolidation`."""
+DisruptionReasonName = Literal["underutilized", "empty", "drifted"]
+"""The values of :class:`DisruptionReason`."""
 
 # What an args field of each enum takes: for a type checker the member or its value, at run time the enum (the
 # annotation Pulumi's analyzer reads; it takes no Literal and no union).
@@ -239,6 +253,7 @@ if TYPE_CHECKING:
     ProvisionerArg: TypeAlias = Provisioner | ProvisionerName
     CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
     ConsolidationArg: TypeAlias = Consolidation | ConsolidationName
+    DisruptionReasonArg: TypeAlias = DisruptionReason | DisruptionReasonName
 else:
     CloudArg = Cloud
     CpuArchitectureArg = CpuArchitecture
@@ -252,6 +267,7 @@ else:
     ProvisionerArg = Provisioner
     CapacityTypeArg = CapacityType
     ConsolidationArg = Consolidation
+    DisruptionReasonArg = DisruptionReason
 
 ENUMS: tuple[type[StrEnum], ...] = (
     Cloud,
@@ -266,6 +282,7 @@ ENUMS: tuple[type[StrEnum], ...] = (
     Provisioner,
     CapacityType,
     Consolidation,
+    DisruptionReason,
 )
 """Every enum of the components' args."""
 
@@ -292,6 +309,9 @@ __all__ = [
     "CpuArchitecture",
     "CpuArchitectureArg",
     "CpuArchitectureName",
+    "DisruptionReason",
+    "DisruptionReasonArg",
+    "DisruptionReasonName",
     "DraFeatureGate",
     "DraFeatureGateArg",
     "DraFeatureGateName",

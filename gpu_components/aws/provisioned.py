@@ -69,6 +69,7 @@ from gpu_components.aws.eks import (
 from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.provider_args import collected
 from gpu_components.shape import plain
@@ -119,11 +120,6 @@ ARCHITECTURES: Mapping[str, str] = {"x86_64": "amd64", "arm64": "arm64"}
 AMI_ALIASES: Mapping[str, str] = {"AL2023": "al2023@latest", "BOTTLEROCKET": "bottlerocket@latest"}
 """EKS AMI type family (the ``ami_type`` before its first ``_``) -> the EC2NodeClass ``amiSelectorTerms`` alias.
 Karpenter picks the NVIDIA variant for GPU instance types (:data:`SOURCE_EC2NODECLASS`)."""
-CONSOLIDATION_POLICIES: Mapping[str, str] = {
-    "when-empty": "WhenEmpty",
-    "when-empty-or-underutilized": "WhenEmptyOrUnderutilized",
-}
-"""``provisioning.disruption.consolidation`` -> NodePool ``disruption.consolidationPolicy``."""
 ROOT_DEVICE = "/dev/xvda"
 BOTTLEROCKET_OS_VOLUME_GIB = 4
 """Size of Bottlerocket's OS volume (``/dev/xvda``) in Karpenter's default block device mappings
@@ -442,16 +438,15 @@ def requirements(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
 
 
 def node_pool_spec(spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class: Mapping[str, str]) -> dict[str, Any]:
-    """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``,
-    ``expireAfter`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``."""
+    """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``, and
+    :func:`~gpu_components.nodepool.template_disruption`: ``startupTaints``, ``expireAfter``,
+    ``terminationGracePeriod`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``
+    (:func:`~gpu_components.nodepool.disruption`)."""
     provisioning = _provisioning(spec)
     template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class), "requirements": requirements(spec)}
     if spec.taints:
-        template_spec["taints"] = [
-            {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect} for t in spec.taints
-        ]
-    if provisioning.disruption.expire_after is not None:
-        template_spec["expireAfter"] = provisioning.disruption.expire_after
+        template_spec["taints"] = taint_items(spec.taints)
+    template_spec.update(template_disruption(provisioning))
     limits: dict[str, int] = {}
     if provisioning.max_gpus is not None:
         limits[GPU_RESOURCE] = provisioning.max_gpus
@@ -460,10 +455,7 @@ def node_pool_spec(spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class:
     return {
         "template": {"metadata": {"labels": dict(labels)}, "spec": template_spec},
         "limits": limits,
-        "disruption": {
-            "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
-            "consolidateAfter": provisioning.disruption.consolidate_after,
-        },
+        "disruption": disruption(provisioning),
     }
 
 

@@ -146,6 +146,11 @@ SOURCE_NAP_GPU_NAME = (
 )
 """Where the ``sku-gpu-name`` values come from."""
 SOURCE_NAP_DISRUPTION = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-disruption"
+SOURCE_NAP_EXPIRE = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/crds/karpenter.sh_nodepools.yaml (the "
+    "default of template.spec.expireAfter, 720h; the library's NodePools leave it unset unless expire_after is given)"
+)
+"""NAP's node expiry for the library's NodePools: the Karpenter NodePool CRD's default, 720h."""
 """AKS NAP honours Karpenter's ``karpenter.sh/do-not-disrupt`` pod annotation."""
 
 _ACCELERATOR_IN_SIZE = re.compile(r"^Standard_[A-Z]+[0-9]+[a-z]*_(?:NDR_)?(?P<accelerator>[A-Z]+[0-9]+[A-Z]*)_v[0-9]+$")
@@ -201,6 +206,8 @@ FACTS = CloudFacts(
                 gpu_name_value=nap_gpu_name,
                 values_source=SOURCE_NAP_GPU_NAME,
                 counts_whole_gpus=True,
+                default_expire_after="720h",
+                expire_source=SOURCE_NAP_EXPIRE,
                 restricted_label_domains=MappingProxyType(
                     {
                         "karpenter.sh": KARPENTER_SH_LABELS,

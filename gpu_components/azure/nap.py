@@ -53,6 +53,7 @@ from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.shape import plain
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
@@ -103,8 +104,6 @@ OS_LABEL = "kubernetes.io/os"
 """Well-known node label of the operating system; NAP makes Linux nodes only (no Windows pools)."""
 KARPENTER_ARCH: Mapping[CpuArchitecture, str] = {"x86_64": "amd64", "arm64": "arm64"}
 """Catalog CPU architecture -> ``kubernetes.io/arch`` value."""
-CONSOLIDATION_POLICIES = {"when-empty": "WhenEmpty", "when-empty-or-underutilized": "WhenEmptyOrUnderutilized"}
-"""``provisioning.disruption.consolidation`` -> Karpenter's ``consolidationPolicy``."""
 NAP_CAPACITY_TYPES = ("on-demand", "spot")
 """Capacity types NAP offers (:data:`SOURCE_NAP_CAPACITY`)."""
 DEFAULT_IMAGE_FAMILY = "Ubuntu"
@@ -284,9 +283,10 @@ def node_pool(
 
     ``template.metadata.labels``: :func:`nap_pool_view`'s labels; ``template.spec``: the pool's taints, the node class
     of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, capacity types, architecture, Linux)
-    and ``expireAfter`` when ``provisioning.disruption.expire_after`` is given; ``limits``: ``nvidia.com/gpu`` (the
-    VM sizes' physical GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
-    ``consolidationPolicy`` and ``consolidateAfter``.
+    and ``startupTaints``, ``expireAfter``, ``terminationGracePeriod`` when given
+    (:func:`~gpu_components.nodepool.template_disruption`); ``limits``: ``nvidia.com/gpu`` (the VM sizes' physical
+    GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
+    :func:`~gpu_components.nodepool.disruption` (``consolidationPolicy``, ``consolidateAfter``, ``budgets``).
     """
     provisioning = spec.provisioning
     assert provisioning is not None, "node_pool takes a provisioned pool"
@@ -298,10 +298,9 @@ def node_pool(
             {"key": ARCH_LABEL, "operator": "In", "values": [KARPENTER_ARCH[spec.cpu_architecture]]},
             {"key": OS_LABEL, "operator": "In", "values": ["linux"]},
         ],
-        "taints": [_taint(taint.key, taint.value, taint.effect) for taint in spec.taints],
+        "taints": taint_items(spec.taints),
+        **template_disruption(provisioning),
     }
-    if provisioning.disruption.expire_after is not None:
-        template_spec["expireAfter"] = provisioning.disruption.expire_after
     limits: dict[str, str] = {}
     if provisioning.max_gpus is not None:
         limits[GPU_RESOURCE] = str(provisioning.max_gpus)
@@ -317,17 +316,9 @@ def node_pool(
                 "spec": template_spec,
             },
             "limits": limits,
-            "disruption": {
-                "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
-                "consolidateAfter": provisioning.disruption.consolidate_after,
-            },
+            "disruption": disruption(provisioning),
         },
     }
-
-
-def _taint(key: str, value: str, effect: str) -> dict[str, str]:
-    """A taint as a NodePool's ``template.spec.taints`` item (no ``value`` when it has none)."""
-    return {"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect}
 
 
 class AksNapGpuNodePool(pulumi.ComponentResource):

@@ -239,6 +239,16 @@ FACTS = CloudFacts(
                 labels_source=f"{SOURCE_GKE_NODE_LABELS}; {SOURCE_SAFE_TO_EVICT}",
                 gpu_name_value=gke_accelerator,
                 values_source="https://cloud.google.com/compute/docs/gpus (the machine type's accelerator type)",
+                unsupported=MappingProxyType(
+                    {
+                        "startup_taints": "a ComputeClass has no startup taints: its nodePoolConfig.taints stay on "
+                        "the nodes, and nothing removes them once an agent is ready",
+                        "disruption.termination_grace_period": "a ComputeClass has no node termination grace "
+                        "period: GKE drains its nodes by the pods' own grace periods and PodDisruptionBudgets",
+                        "disruption.budgets": "a ComputeClass has no disruption budgets: GKE's autoscaler removes "
+                        "nodes by its own rules",
+                    }
+                ),
             )
         }
     ),
