@@ -586,6 +586,8 @@ class GpuNodePoolSpec:
             nodes of ``instance_type`` as ``max_gpus`` holds); ``spot`` says whether spot is among its capacity
             types; ``instance_type``, ``gpu``, ``gpu_count`` and ``cpu_architecture`` describe a node of its first
             instance type.
+        disk_size_set: whether the input gave ``disk_size_gb`` (``False``: the library's default), so a rule that
+            cannot honour a node disk size (an EKS Auto Mode pool on a shared NodeClass) can tell a chosen one.
         gpu_taint: whether the default GPU taint is on (input ``gpu_taint``, default ``True``), so
             :meth:`taint_path` can tell the user's taints from it.
         gpu_access: ``device-plugin`` or ``dra`` as the pool gives it, or ``None`` to follow the cluster's GPU
@@ -610,6 +612,7 @@ class GpuNodePoolSpec:
     provisioning: Provisioning | None = None
     gpu_taint: bool = True
     gpu_access: GpuAccessName | None = None
+    disk_size_set: bool = field(default=False, compare=False)
 
     def taint_path(self, index: int) -> str:
         """Where ``taints[index]`` of this spec sits in the input: ``taints[<i>]`` for a taint the user gave,
@@ -1756,6 +1759,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         provisioning=provisioning,
         gpu_taint=args.get("gpu_taint", True),
         gpu_access=cast(GpuAccessName, value_of(args["gpu_access"])) if "gpu_access" in args else None,
+        disk_size_set="disk_size_gb" in args,
     )
 
 
