@@ -47,6 +47,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import crd_fields
 from gpu_components.adapter import (
     DevicePluginHost,
     GpuNodePool,
@@ -848,10 +849,28 @@ def auto_node_class_spec(spec: GpuNodePoolSpec, role: pulumi.Input[str]) -> dict
 
 def hatch_problems(args: object, class_owned: Sequence[str], class_kind: str, path: str = "") -> list[Problem]:
     """Problems with the escape hatches ``node_pool_spec`` and ``node_class_spec`` of ``args`` (a component's args or
-    a pool's ``aws`` block at ``path``): keys the library sets (:data:`NODE_POOL_OWNED`, ``class_owned``)."""
+    a pool's ``aws`` block at ``path``): keys the library sets (:data:`NODE_POOL_OWNED`, ``class_owned``), and
+    other keys at a path the kind's CRD does not have (:func:`~gpu_components.crd_fields.unknown_field_problems`;
+    not for the Auto Mode ``NodeClass``, whose only schema copy lacks fields AWS added since)."""
     if not isinstance(args, Mapping):
         return []
     prefix = f"{path}." if path else ""
-    return owned_key_problems(args.get("node_pool_spec"), NODE_POOL_OWNED, f"{prefix}node_pool_spec", "NodePool") + (
-        owned_key_problems(args.get("node_class_spec"), class_owned, f"{prefix}node_class_spec", class_kind)
+    problems = owned_key_problems(args.get("node_pool_spec"), NODE_POOL_OWNED, f"{prefix}node_pool_spec", "NodePool")
+    problems += _unowned_field_problems(
+        args.get("node_pool_spec"), NODE_POOL_OWNED, "NodePool", f"{prefix}node_pool_spec"
+    )
+    class_spec = args.get("node_class_spec")
+    problems += owned_key_problems(class_spec, class_owned, f"{prefix}node_class_spec", class_kind)
+    if class_kind in crd_fields.CRDS:
+        problems += _unowned_field_problems(class_spec, class_owned, class_kind, f"{prefix}node_class_spec")
+    return problems
+
+
+def _unowned_field_problems(given: object, owned: Sequence[str], kind: str, path: str) -> list[Problem]:
+    """:func:`~gpu_components.crd_fields.unknown_field_problems` of the keys of ``given`` the library does not set
+    (those are refused as such)."""
+    if not isinstance(given, Mapping):
+        return []
+    return crd_fields.unknown_field_problems(
+        {k: v for k, v in given.items() if k not in owned}, kind, path, tuple(owned)
     )

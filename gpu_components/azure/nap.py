@@ -36,6 +36,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import crd_fields
 from gpu_components.adapter import (
     GpuStack,
     PoolDevicePluginHost,
@@ -211,11 +212,13 @@ def nap_problems(
 
 
 def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:
-    """Problems of ``node_class_spec``: not a mapping, or a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`)."""
+    """Problems of ``node_class_spec``: not a mapping, a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`), or a
+    key at a path the AKSNodeClass CRD does not have (:func:`~gpu_components.crd_fields.unknown_field_problems`)."""
     if node_class_spec is None:
         return []
     if not isinstance(node_class_spec, Mapping):
         return [Problem(path, node_class_spec, "must be a mapping of AKSNodeClass spec fields")]
+    unowned = {key: value for key, value in node_class_spec.items() if key not in NODE_CLASS_OWNED_KEYS}
     return [
         Problem(
             f"{path}.{key}",
@@ -225,7 +228,7 @@ def node_class_spec_problems(node_class_spec: object, path: str = "node_class_sp
         )
         for key in NODE_CLASS_OWNED_KEYS
         if key in node_class_spec
-    ]
+    ] + crd_fields.unknown_field_problems(unowned, "AKSNodeClass", path, NODE_CLASS_OWNED_KEYS)
 
 
 SOURCE_KARPENTER_DRA = "https://karpenter.sh/docs/tasks/dra/"
