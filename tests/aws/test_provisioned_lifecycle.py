@@ -12,6 +12,8 @@ import pytest
 
 from gpu_components.aws import EksAutoModeGpuNodePool
 from gpu_components.cluster import GpuCluster
+from gpu_components.errors import GpuSpecError
+from gpu_components.workloads import gpu_pod_settings
 from tests import crd_schemas
 from tests.aws.test_provisioned import (
     AUTO_L4,
@@ -26,7 +28,7 @@ from tests.aws.test_provisioned import (
     custom_resources,
     karpenter,
 )
-from tests.helpers import plan_of, resource
+from tests.helpers import plan_and, plan_of, resource
 from tests.test_stack_config_problems import CLUSTER
 from tests.test_stack_config_problems import plan as plan_stack
 from tests.test_stack_config_problems import problems as stack_problems
@@ -291,9 +293,9 @@ RESERVED_POOL = """\
         (
             "    karpenter:\n      helm_values:\n        settings:\n          featureGates:\n"
             "            reservedCapacity: false\n",
-            "cluster.karpenter.helm_values.settings.featureGates.reservedCapacity: the ReservedCapacity feature gate is "
-            "what lets Karpenter launch reserved capacity, which pools[0] use (capacity type reserved) (got False); "
-            "valid: true, or leave it out",
+            "cluster.karpenter.helm_values.settings.featureGates.reservedCapacity: the ReservedCapacity feature gate "
+            "is what lets Karpenter launch reserved capacity, which pools[0] use (capacity type reserved) (got "
+            "False); valid: true, or leave it out",
         ),
     ],
     ids=["before-1.3", "gate-off-by-default", "gate-turned-off"],
@@ -337,3 +339,19 @@ def test_stack_config_reports_startup_taint_and_budget_problems(tmp_path: Path) 
         "so only pods that tolerate it land there, and no agent removes it (got 'nvidia.com/gpu'); valid: another key "
         "(the GPU taint is the pool's gpu_taint)",
     ]
+
+
+def test_gpu_pod_settings_of_a_component_refuse_do_not_disrupt_without_a_grace_period() -> None:
+    no_grace = {**LIFECYCLE, "provisioning": {"provisioner": "karpenter", "max_gpus": 8}}
+    _, pool = plan_and(lambda: karpenter(no_grace))
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(pool, 1, do_not_disrupt=True)
+    assert [(p.path, p.valid) for p in caught.value.problems] == [
+        (
+            "do_not_disrupt",
+            "set pool train's provisioning.disruption.termination_grace_period (e.g. 24h), or its "
+            "provisioning.disruption.expire_after: Never",
+        )
+    ]
+    _, graced = plan_and(lambda: karpenter(LIFECYCLE))
+    assert gpu_pod_settings(graced, 1, do_not_disrupt=True)["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
