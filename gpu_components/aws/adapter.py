@@ -42,6 +42,7 @@ from gpu_components.aws.provisioned import (
     hatch_problems,
     karpenter_pool_view,
     karpenter_problems,
+    wiring_problems,
 )
 from gpu_components.enums import value_of
 from gpu_components.errors import Problem
@@ -148,6 +149,7 @@ ADAPTER = CloudAdapter(
     pool_options=EksPoolOptionsArgs,
     cluster_config=cluster.EksClusterConfig,
     problems=_problems,
+    wiring_problems=wiring_problems,
     device_plugin_host=_host,
     create_pool=_create_pool,
     describe_pool=_describe,

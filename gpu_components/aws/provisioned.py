@@ -818,14 +818,14 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
         self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
 
 
-def _shared_role_problems(args: Mapping[str, Any]) -> list[Problem]:
-    """``node_role_arn`` is required with ``node_class``: the component creates no role for a NodeClass it does not
-    own, and reports the given one as its ``node_role_arn`` output."""
+def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") -> list[Problem]:
+    """``node_role_arn`` (at ``path``) is required with ``node_class``: the component creates no role for a NodeClass
+    it does not own, and reports the given one as its ``node_role_arn`` output."""
     if "node_class" not in args or "node_role_arn" in args:
         return []
     return [
         Problem(
-            "node_role_arn",
+            path,
             None,
             f"required with node_class {args['node_class']!r}: no role is created for a NodeClass the pool does not "
             "own; give the role that NodeClass's nodes use (for default, the cluster's Auto Mode node role, "
@@ -834,6 +834,17 @@ def _shared_role_problems(args: Mapping[str, Any]) -> list[Problem]:
             SOURCE_AUTO_DEFAULT_NODE_CLASS,
         )
     ]
+
+
+def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
+    ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``."""
+    return [
+        problem
+        for pool in pools
+        if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
+        for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
+    ][:1]
 
 
 def auto_node_class_spec(spec: GpuNodePoolSpec, role: pulumi.Input[str]) -> dict[str, Any]:

@@ -355,3 +355,40 @@ def test_gpu_pod_settings_of_a_component_refuse_do_not_disrupt_without_a_grace_p
     ]
     _, graced = plan_and(lambda: karpenter(LIFECYCLE))
     assert gpu_pod_settings(graced, 1, do_not_disrupt=True)["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+
+
+def test_gpu_cluster_wiring_needs_the_node_role_for_a_node_class_the_pool_does_not_own() -> None:
+    no_role = {k: v for k, v in WIRING.items() if k != "node_role_arn"}
+    pools = [{**AUTO_L4, "aws": {"node_class": "default"}}]
+    assert _problems(lambda: GpuCluster("c", {"cloud": "aws", "pools": pools, "aws": no_role})) == [  # type: ignore[arg-type]
+        "aws.node_role_arn: required with node_class 'default': no role is created for a NodeClass the pool does not "
+        "own; give the role that NodeClass's nodes use (for default, the cluster's Auto Mode node role, "
+        "compute_config.node_role_arn), reported as the node_role_arn output (got None)"
+    ]
+
+
+AUTO_CLUSTER = (
+    "    existing: true\n    subnet_ids: [subnet-a]\n    auto_mode: {existing: true}\n"
+    "    node_role_arn: arn:aws:iam::111122223333:role/auto-nodes\n"
+)
+AUTO_POOL = """\
+  gpu-components:pools:
+    - name: auto-l4
+      instance_type: g6.xlarge
+      aws: {node_class: default}
+      provisioning:
+        provisioner: eks-auto-mode
+        max_gpus: 4
+"""
+
+
+def test_stack_config_puts_an_auto_mode_pool_on_the_default_node_class(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + AUTO_CLUSTER + AUTO_POOL)
+    assert result.exit_code == 0, result.output
+    sized = AUTO_POOL.replace("      aws:", "      disk_size_gb: 150\n      aws:")
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + AUTO_CLUSTER + sized)
+    assert stack_problems(result) == [
+        "pools[0].aws.node_class: NodeClass default is not the pool's own: its settings are its own, so "
+        "pools[0].disk_size_gb (settings the library writes into the pool's NodeClass) would not reach the nodes "
+        "(got 'default'); valid: leave node_class out (the pool gets a NodeClass of its own), or drop those settings"
+    ]
