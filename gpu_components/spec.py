@@ -239,8 +239,8 @@ class DisruptionBudgetArgs(TypedDict):
     """Most nodes being removed at once: a count (``"0"`` stops the removals the budget covers) or a percentage of
     the pool's nodes (``"10%"``), as the CRD's pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``."""
     reasons: NotRequired[list[DisruptionReasonArg]]
-    """The removals the budget limits: ``underutilized``, ``empty``, ``drifted`` (each once). Defaults to all of
-    them (and to expiry-driven removals, which no reason names)."""
+    """The removals the budget limits: ``underutilized``, ``empty``, ``drifted`` (each once). Defaults to all three.
+    No budget holds back expiry (``expire_after``), which is forceful (:data:`SOURCE_KARPENTER_BUDGETS`)."""
     schedule: NotRequired[str]
     """When the budget starts being active: a cron schedule (five fields, or ``@daily`` and the like), in UTC.
     Needs ``duration``. Defaults to always active."""
@@ -262,7 +262,8 @@ class DisruptionArgs(TypedDict):
 
     consolidation: NotRequired[ConsolidationArg]
     """``when-empty`` (the default: only nodes without pods) or ``when-empty-or-underutilized`` (also nodes whose pods
-    fit elsewhere; their pods are evicted, which long GPU jobs may not survive)."""
+    fit elsewhere; their pods are evicted, which long GPU jobs may not survive). The NodePool CRD v1.14.1 also lists
+    ``Balanced``, which Karpenter's v1.14 documentation does not describe yet; it is not offered."""
     consolidate_after: NotRequired[str]
     """How long a node stays empty (or underutilized) before it is removed: a duration such as ``10m`` or ``1h30m``
     (digits with ``s``, ``m`` or ``h``). Defaults to ``10m``, so a job queue's next pod finds the node still there."""
