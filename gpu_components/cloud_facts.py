@@ -244,6 +244,8 @@ class ProvisionerFacts:
         default_expire_after: the age after which the provisioner replaces a node when the pool gives no
             ``disruption.expire_after`` (a duration such as ``720h``), or ``None`` where nodes do not expire by age.
         expire_source: where :attr:`default_expire_after` comes from.
+        expire_never: whether nodes may be kept without expiry (``expire_after: Never``); EKS Auto Mode replaces
+            every node within 21 days.
         unsupported: ``provisioning`` fields (path below it, e.g. ``startup_taints``) the provisioner has no field
             for -> why, refused with :attr:`source` as the rule's source.
     """
@@ -266,6 +268,7 @@ class ProvisionerFacts:
     excludes_reason: str = ""
     default_expire_after: str | None = None
     expire_source: str = ""
+    expire_never: bool = True
     unsupported: Mapping[str, str] = field(default_factory=dict)
 
 

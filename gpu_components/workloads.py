@@ -399,7 +399,7 @@ def do_not_disrupt_problems(spec: GpuNodePoolSpec) -> list[Problem]:
         return []
     when = f"after {expire}" if given is not None else f"after {expire}, {provisioning.provisioner}'s default"
     valid = f"set pool {spec.name}'s provisioning.disruption.termination_grace_period (e.g. 24h)"
-    if facts.default_expire_after is not None and provisioning.provisioner != "eks-auto-mode":
+    if facts.expire_never:
         valid += ", or its provisioning.disruption.expire_after: Never"
     return [
         Problem(

@@ -366,6 +366,7 @@ FACTS = CloudFacts(
                 excludes_reason=KARPENTER_WITH_AUTO_MODE,
                 default_expire_after="336h",
                 expire_source=SOURCE_AUTO_MODE_EXPIRE,
+                expire_never=False,
             ),
         }
     ),
