@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gpu_components import crd_fields
 from gpu_components.aws import EksAutoModeGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
@@ -391,4 +392,37 @@ def test_stack_config_puts_an_auto_mode_pool_on_the_default_node_class(tmp_path:
         "pools[0].aws.node_class: NodeClass default is not the pool's own: its settings are its own, so "
         "pools[0].disk_size_gb (settings the library writes into the pool's NodeClass) would not reach the nodes "
         "(got 'default'); valid: leave node_class out (the pool gets a NodeClass of its own), or drop those settings"
+    ]
+
+
+def test_gpu_cluster_renders_lifecycle_fields_and_its_device_plugin_tolerates_the_startup_taint() -> None:
+    plan = plan_of(lambda: GpuCluster("c", {"cloud": "aws", "pools": [LIFECYCLE], "aws": WIRING}), preview=False)  # type: ignore[arg-type]
+    node_pool = dict(resource(plan, NODE_POOL, "c-train-node-pool").inputs)
+    assert crd_schemas.problems(node_pool, "aws") == []
+    assert node_pool["spec"]["template"]["spec"]["startupTaints"] == [CILIUM]
+    values = resource(plan, "kubernetes:helm.sh/v3:Release", "c-device-plugin-release").inputs["values"]
+    assert {**CILIUM, "operator": "Equal"} in values["tolerations"]
+
+
+def test_gpu_cluster_renders_auto_mode_reserved_capacity() -> None:
+    plan = plan_of(lambda: GpuCluster("c", {"cloud": "aws", "pools": [AUTO_RESERVED], "aws": WIRING}), preview=False)  # type: ignore[arg-type]
+    node_class = resource(plan, AUTO_NODE_CLASS, "c-auto-reserved-node-class").inputs
+    assert node_class["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
+
+
+def test_stack_config_refuses_an_escape_hatch_key_the_crd_lacks(tmp_path: Path) -> None:
+    pools = """\
+  gpu-components:pools:
+    - name: train
+      instance_type: g6e.xlarge
+      aws:
+        node_class_spec: {metadataOption: {}}
+      provisioning:
+        provisioner: karpenter
+        max_gpus: 8
+"""
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + "    karpenter: {}\n" + pools)
+    assert stack_problems(result) == [
+        "pools[0].aws.node_class_spec.metadataOption: not a field of the EC2NodeClass at spec; the CRD has "
+        "spec.metadataOptions (got 'metadataOption'); valid: " + ", ".join(sorted(crd_fields.trees()["EC2NodeClass"]))
     ]
