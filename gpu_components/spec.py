@@ -500,7 +500,7 @@ SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/"
 SOURCE_KARPENTER_BUDGETS = "https://karpenter.sh/docs/concepts/disruption/#disruption-budgets"
 SOURCE_KARPENTER_TERMINATION = "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod"
 SOURCE_NODEPOOL_CRD = (
-    "https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml "
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml "
     "(tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml)"
 )
 SOURCE_STARTUP_TAINTS = "https://karpenter.sh/docs/concepts/nodepools/#cilium-startup-taint"
