@@ -91,8 +91,8 @@ def _closest(key: str, kind: str) -> list[str]:
     exact = [path for path in paths if path.rsplit(".", 1)[-1] == key]
     if exact:
         return exact
-    names = {path.rsplit(".", 1)[-1]: path for path in paths}
-    return [names[name] for name in difflib.get_close_matches(key, list(names), n=2)]
+    close = difflib.get_close_matches(key, sorted({path.rsplit(".", 1)[-1] for path in paths}), n=2)
+    return [path for name in close for path in paths if path.rsplit(".", 1)[-1] == name]
 
 
 def unknown_field_problems(given: object, kind: str, path: str, owned: tuple[str, ...] = ()) -> list[Problem]:

@@ -40,7 +40,8 @@ def test_keys_under_an_open_object_and_in_array_items_are_checked_as_the_crd_all
     assert (problem.path, problem.value, problem.message, problem.valid) == (
         "hatch.template.spec.taints[0].vale",
         "vale",
-        "not a field of the NodePool at spec.template.spec.taints[]; the CRD has spec.template.spec.taints[].value "
-        "and spec.template.spec.requirements[].values",
+        "not a field of the NodePool at spec.template.spec.taints[]; the CRD has "
+        "spec.template.spec.startupTaints[].value and spec.template.spec.taints[].value and "
+        "spec.template.spec.requirements[].values",
         "effect, key, timeAdded, value",
     )
