@@ -105,9 +105,13 @@ SOURCE_AUTO_RESERVATIONS = "https://docs.aws.amazon.com/eks/latest/userguide/aut
 """EKS Auto Mode and capacity reservations: a NodeClass's ``capacityReservationSelectorTerms`` (``id``, ``tags``,
 ``owner``) select ODCRs and Capacity Blocks for ML, whose nodes are ``karpenter.sh/capacity-type: reserved``; once
 any NodeClass of the cluster has such terms, Auto Mode stops launching into open ODCRs for every NodeClass."""
-SOURCE_AUTO_DEFAULT_NODE_CLASS = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html"
-"""EKS Auto Mode's built-in NodeClass ``default`` (the cluster's node role, subnets and security group, 80 GiB of
-ephemeral storage), which its built-in NodePools use and other NodePools may name."""
+SOURCE_AUTO_DEFAULT_NODE_CLASS = (
+    "https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html; "
+    "https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html"
+)
+"""EKS Auto Mode's built-in NodeClass ``default`` (the cluster's node role, subnets and security group), which its
+built-in NodePools use and other NodePools may name; it exists while at least one built-in NodePool is enabled (the
+example program's Auto Mode cluster enables both, :data:`~gpu_components.aws.cluster.AUTO_MODE_NODE_POOLS`)."""
 AUTO_MODE_RESERVATION_WARNING = (
     "EKS Auto Mode: this pool's NodeClass has capacityReservationSelectorTerms, so Auto Mode no longer launches "
     "into open On-Demand Capacity Reservations for any NodeClass of the cluster: an open ODCR is used only where a "
@@ -224,8 +228,8 @@ class EksAutoModeGpuNodePoolArgs(TypedDict):
     Defaults to none. A key the library sets (:data:`AUTO_NODE_CLASS_OWNED`) is an error naming the key."""
     node_class: NotRequired[str]
     """The NodeClass the NodePool uses (its ``nodeClassRef``) instead of one of the pool's own: ``default``, Auto
-    Mode's built-in NodeClass (:data:`SOURCE_AUTO_DEFAULT_NODE_CLASS`), or the name of a NodeClass managed
-    elsewhere. No NodeClass and no node role are created then, and ``subnet_ids`` is not used (the NodeClass has
+    Mode's built-in NodeClass (:data:`SOURCE_AUTO_DEFAULT_NODE_CLASS`; it exists while one of the cluster's
+    built-in NodePools is enabled), or the name of a NodeClass managed elsewhere. No NodeClass and no node role are created then, and ``subnet_ids`` is not used (the NodeClass has
     its own), so the pool may set nothing that lives in a NodeClass: no ``disk_size_gb``, no reserved capacity, no
     ``node_class_spec``; and ``node_role_arn`` is required (the role of that NodeClass's nodes, reported as the
     ``node_role_arn`` output). Defaults to a NodeClass of the pool's own, named after the pool."""
