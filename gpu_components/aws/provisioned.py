@@ -229,10 +229,11 @@ class EksAutoModeGpuNodePoolArgs(TypedDict):
     node_class: NotRequired[str]
     """The NodeClass the NodePool uses (its ``nodeClassRef``) instead of one of the pool's own: ``default``, Auto
     Mode's built-in NodeClass (:data:`SOURCE_AUTO_DEFAULT_NODE_CLASS`; it exists while one of the cluster's
-    built-in NodePools is enabled), or the name of a NodeClass managed elsewhere. No NodeClass and no node role are created then, and ``subnet_ids`` is not used (the NodeClass has
-    its own), so the pool may set nothing that lives in a NodeClass: no ``disk_size_gb``, no reserved capacity, no
-    ``node_class_spec``; and ``node_role_arn`` is required (the role of that NodeClass's nodes, reported as the
-    ``node_role_arn`` output). Defaults to a NodeClass of the pool's own, named after the pool."""
+    built-in NodePools is enabled), or the name of a NodeClass managed elsewhere. No NodeClass and no node role are
+    created then, and ``subnet_ids`` is not used (the NodeClass has its own), so the pool may set nothing that lives
+    in a NodeClass: no ``disk_size_gb``, no reserved capacity, no ``node_class_spec``; and ``node_role_arn`` is
+    required (the role of that NodeClass's nodes, reported as the ``node_role_arn`` output). Defaults to a NodeClass
+    of the pool's own, named after the pool."""
 
 
 def owned_key_problems(given: object, owned: Sequence[str], path: str, kind: str) -> list[Problem]:
