@@ -250,6 +250,10 @@ class CloudAdapter:
     stack_problems: Callable[[Mapping[str, Any], Sequence[Any]], list[Problem]] = lambda cluster, pools: []
     """The example program's rules between a well-shaped ``cluster`` config and the pools (paths ``pools[<i>]...``),
     e.g. a provisioned pool needs its provisioner on the cluster. Defaults to none."""
+    wiring_problems: Callable[[Mapping[str, Any], Sequence[Any]], list[Problem]] = lambda wiring, pools: []
+    """The cloud's rules between a :class:`~gpu_components.cluster.GpuCluster`'s wiring and its pools (paths
+    ``pools[<i>]...``), e.g. EKS: an Auto Mode pool on a NodeClass it does not own needs the wiring's
+    ``node_role_arn``. Defaults to none."""
     pools_problems: Callable[[Sequence[GpuNodePoolSpec], str], list[Problem]] = lambda specs, prefix: []
     """The cloud's rules between the valid pools of one cluster (every entry point: ``GpuCluster`` and the stack
     config; paths ``<prefix>pools[<i>]...``), e.g. AKS: fixed pools and Node Auto Provisioning pools may not share a

@@ -81,12 +81,14 @@ class AdvertisedUnit(TypedDict):
 
 class DisruptionRecord(TypedDict):
     """When a provisioner removes a provisioned pool's nodes: ``consolidation`` (``when-empty`` or
-    ``when-empty-or-underutilized``), ``consolidateAfter`` (a duration) and ``expireAfter`` (a duration or ``Never``;
-    left out when the provisioner's own default applies)."""
+    ``when-empty-or-underutilized``), ``consolidateAfter`` (a duration), ``expireAfter`` (a duration or ``Never``;
+    left out when the provisioner's own default applies) and ``terminationGracePeriod`` (a duration; left out when
+    none is set)."""
 
     consolidation: str
     consolidateAfter: str
     expireAfter: NotRequired[str]
+    terminationGracePeriod: NotRequired[str]
 
 
 class ProvisioningRecord(TypedDict):
@@ -197,6 +199,8 @@ def provisioning_record(spec: GpuNodePoolSpec, autoscaler_note: str | None) -> P
     }
     if provisioning.disruption.expire_after is not None:
         disruption["expireAfter"] = provisioning.disruption.expire_after
+    if provisioning.disruption.termination_grace_period is not None:
+        disruption["terminationGracePeriod"] = provisioning.disruption.termination_grace_period
     record: ProvisioningRecord = {
         "provisioner": provisioning.provisioner,
         "instanceTypes": list(provisioning.instance_types),

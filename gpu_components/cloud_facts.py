@@ -282,6 +282,13 @@ class ProvisionerFacts:
         requirements_source: where the GPU labels a pool may require, and their values' format, are documented.
         requirements_refused: why a pool of this provisioner takes no ``provisioning.gpu_requirements`` (with what
             selects its GPUs instead), or ``""`` where it takes them.
+        default_expire_after: the age after which the provisioner replaces a node when the pool gives no
+            ``disruption.expire_after`` (a duration such as ``720h``), or ``None`` where nodes do not expire by age.
+        expire_source: where :attr:`default_expire_after` comes from.
+        expire_never: whether nodes may be kept without expiry (``expire_after: Never``); EKS Auto Mode replaces
+            every node within 21 days.
+        unsupported: ``provisioning`` fields (path below it, e.g. ``startup_taints``) the provisioner has no field
+            for -> why, refused with :attr:`source` as the rule's source.
     """
 
     source: str
@@ -306,6 +313,10 @@ class ProvisionerFacts:
     requirement_operators: tuple[str, ...] = ()
     requirements_source: str = ""
     requirements_refused: str = ""
+    default_expire_after: str | None = None
+    expire_source: str = ""
+    expire_never: bool = True
+    unsupported: Mapping[str, str] = field(default_factory=dict)
 
     def gpu_labels(self) -> dict[str, str]:
         """The provisioner's GPU node labels by what each gives: ``{"name": <key>, "count": <key>, "memory": <key>,

@@ -219,7 +219,8 @@ class GpuClusterArgs(TypedDict):
 
 def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
     """Problems with :class:`GpuClusterArgs` beyond the pools, settings and the args' own keys: the cluster wiring of
-    the cloud (required keys present, no unknown keys), and wiring given for another cloud."""
+    the cloud (required keys present, no unknown keys, the cloud's rules between it and the pools), and wiring given
+    for another cloud."""
     problems: list[Problem] = []
     cloud = args.get("cloud")
     if not isinstance(cloud, str) or cloud not in ADAPTERS:
@@ -234,7 +235,11 @@ def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
     if wiring is None:
         required = ", ".join(required_keys(adapter.wiring))
         return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", required)]
-    return problems + args_problems(adapter.wiring, wiring, cloud)
+    problems += args_problems(adapter.wiring, wiring, cloud)
+    pools = args.get("pools")
+    if isinstance(wiring, Mapping) and isinstance(pools, list):
+        problems += adapter.wiring_problems(wiring, pools)
+    return problems
 
 
 def _neutral(pool: Mapping[str, Any]) -> GpuNodePoolArgs:

@@ -211,6 +211,18 @@ class RequirementOperator(_Values):
     """The label's value, an integer, is at most the one value."""
 
 
+class DisruptionReason(_Values):
+    """A reason a provisioner removes nodes, which a disruption budget may limit (Karpenter NodePool
+    ``disruption.budgets[].reasons``: https://karpenter.sh/docs/concepts/disruption/#reasons)."""
+
+    UNDERUTILIZED = "underutilized"
+    """Consolidation of nodes whose pods fit elsewhere (Karpenter ``Underutilized``)."""
+    EMPTY = "empty"
+    """Consolidation of nodes running no pods (Karpenter ``Empty``)."""
+    DRIFTED = "drifted"
+    """Replacement of nodes that no longer match their NodePool or node class (Karpenter ``Drifted``)."""
+
+
 CloudName = Literal["aws", "azure", "gcp"]
 """The values of :class:`Cloud`."""
 CpuArchitectureName = Literal["x86_64", "arm64"]
@@ -247,6 +259,8 @@ ConsolidationName = Literal["when-empty", "when-empty-or-underutilized"]
 """The values of :class:`Consolidation`."""
 RequirementOperatorName = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"]
 """The values of :class:`RequirementOperator`."""
+DisruptionReasonName = Literal["underutilized", "empty", "drifted"]
+"""The values of :class:`DisruptionReason`."""
 
 # What an args field of each enum takes: for a type checker the member or its value, at run time the enum (the
 # annotation Pulumi's analyzer reads; it takes no Literal and no union).
@@ -264,6 +278,7 @@ if TYPE_CHECKING:
     CapacityTypeArg: TypeAlias = CapacityType | CapacityTypeName
     ConsolidationArg: TypeAlias = Consolidation | ConsolidationName
     RequirementOperatorArg: TypeAlias = RequirementOperator | RequirementOperatorName
+    DisruptionReasonArg: TypeAlias = DisruptionReason | DisruptionReasonName
 else:
     CloudArg = Cloud
     CpuArchitectureArg = CpuArchitecture
@@ -278,6 +293,7 @@ else:
     CapacityTypeArg = CapacityType
     ConsolidationArg = Consolidation
     RequirementOperatorArg = RequirementOperator
+    DisruptionReasonArg = DisruptionReason
 
 ENUMS: tuple[type[StrEnum], ...] = (
     Cloud,
@@ -293,6 +309,7 @@ ENUMS: tuple[type[StrEnum], ...] = (
     CapacityType,
     Consolidation,
     RequirementOperator,
+    DisruptionReason,
 )
 """Every enum of the components' args."""
 
@@ -319,6 +336,9 @@ __all__ = [
     "CpuArchitecture",
     "CpuArchitectureArg",
     "CpuArchitectureName",
+    "DisruptionReason",
+    "DisruptionReasonArg",
+    "DisruptionReasonName",
     "DraFeatureGate",
     "DraFeatureGateArg",
     "DraFeatureGateName",

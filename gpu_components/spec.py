@@ -28,6 +28,8 @@ from gpu_components.enums import (
     ConsolidationArg,
     ConsolidationName,
     CpuArchitectureArg,
+    DisruptionReasonArg,
+    DisruptionReasonName,
     GpuAccessArg,
     GpuAccessName,
     MigStrategyArg,
@@ -248,21 +250,56 @@ class MigArgs(TypedDict):
 
 
 @STRICT
-class DisruptionArgs(TypedDict):
-    """When a provisioner may remove a provisioned pool's nodes (Karpenter NodePool ``disruption``, ``expireAfter``).
+class DisruptionBudgetArgs(TypedDict):
+    """A limit on how many of a provisioned pool's nodes the provisioner may remove at once (a Karpenter NodePool
+    ``disruption.budgets`` item: :data:`SOURCE_KARPENTER_BUDGETS`)."""
 
-    The defaults keep running GPU jobs in place: a node is removed only once it has run no pods for
-    ``consolidate_after``, and nodes do not expire by age unless ``expire_after`` says so."""
+    nodes: str
+    """Most nodes being removed at once: a count (``"0"`` stops the removals the budget covers) or a percentage of
+    the pool's nodes (``"10%"``), as the CRD's pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``."""
+    reasons: NotRequired[list[DisruptionReasonArg]]
+    """The removals the budget limits: ``underutilized``, ``empty``, ``drifted`` (each once). Defaults to all three.
+    No budget holds back expiry (``expire_after``), which is forceful (:data:`SOURCE_KARPENTER_BUDGETS`)."""
+    schedule: NotRequired[str]
+    """When the budget starts being active: a cron schedule (five fields, or ``@daily`` and the like), in UTC.
+    Needs ``duration``. Defaults to always active."""
+    duration: NotRequired[str]
+    """How long the budget stays active after each ``schedule`` hit: hours and minutes (``8h``, ``1h30m``). Needs
+    ``schedule``."""
+
+
+@STRICT
+class DisruptionArgs(TypedDict):
+    """When a provisioner may remove a provisioned pool's nodes (Karpenter NodePool ``disruption``, ``expireAfter``,
+    ``terminationGracePeriod``).
+
+    The defaults keep running GPU jobs in place as far as the provisioner lets them: a node is removed for
+    consolidation only once it has run no pods for ``consolidate_after``. Nodes still expire by age at the
+    provisioner's default unless ``expire_after`` says otherwise: Karpenter's NodePool CRD defaults ``expireAfter``
+    to ``720h`` (30 days, also on AKS Node Auto Provisioning), EKS Auto Mode to ``336h`` (14 days, at most 21); a
+    GKE ComputeClass has no expiry unless one is given."""
 
     consolidation: NotRequired[ConsolidationArg]
     """``when-empty`` (the default: only nodes without pods) or ``when-empty-or-underutilized`` (also nodes whose pods
-    fit elsewhere; their pods are evicted, which long GPU jobs may not survive)."""
+    fit elsewhere; their pods are evicted, which long GPU jobs may not survive). The NodePool CRD v1.14.1 also lists
+    ``Balanced``, which Karpenter's v1.14 documentation does not describe yet; it is not offered."""
     consolidate_after: NotRequired[str]
     """How long a node stays empty (or underutilized) before it is removed: a duration such as ``10m`` or ``1h30m``
     (digits with ``s``, ``m`` or ``h``). Defaults to ``10m``, so a job queue's next pod finds the node still there."""
     expire_after: NotRequired[str]
     """Age after which a node is replaced (its pods evicted), a duration such as ``720h``, or ``Never``. Defaults to
-    the provisioner's own (Karpenter: ``720h``; EKS Auto Mode: at most 21 days)."""
+    the provisioner's own: Karpenter and AKS Node Auto Provisioning ``720h`` (the NodePool CRD's default), EKS Auto
+    Mode ``336h`` (at most ``504h``), none on a GKE ComputeClass."""
+    termination_grace_period: NotRequired[str]
+    """How long a node being removed may drain before the provisioner deletes its remaining pods, do-not-disrupt
+    pods and blocking PodDisruptionBudgets included: a duration such as ``24h`` (NodePool
+    ``template.spec.terminationGracePeriod``). Defaults to none: a node waits for such pods forever. Needed when
+    pods ask not to be disrupted (the workload helpers' ``do_not_disrupt``) on a pool whose nodes expire
+    (:data:`SOURCE_KARPENTER_TERMINATION`). Not on a GKE ComputeClass."""
+    budgets: NotRequired[list[DisruptionBudgetArgs]]
+    """Limits on how many nodes the provisioner removes at once, the most restrictive active one applying
+    (NodePool ``disruption.budgets``, at most 50). Defaults to the provisioner's (Karpenter: ``10%`` of the nodes).
+    Not on a GKE ComputeClass."""
 
 
 @STRICT
@@ -317,6 +354,12 @@ class ProvisioningArgs(TypedDict):
     catalog's label values: a named type (``instance_type``, ``instance_types``) they exclude is an error, a family
     expands only to the types they admit. Not on a GKE ComputeClass (its ``priorities[].gpu`` selects GPUs); no
     post-boot labels (``nvidia.com/gpu.*``, ``feature.node.kubernetes.io/*``). Defaults to none."""
+    startup_taints: NotRequired[list[TaintArgs]]
+    """Taints the nodes start with, which an agent (e.g. a CNI such as Cilium) removes once it is ready (NodePool
+    ``template.spec.startupTaints``): the provisioner does not count them when it places pending pods, a node
+    initializes only once they are gone, and pods need not tolerate them (the workload helpers add no toleration).
+    The library's GPU DaemonSets tolerate them. Not the GPU taint's key nor one of the pool's ``taints``' keys. Not
+    on a GKE ComputeClass. Defaults to none."""
 
 
 @STRICT
@@ -500,16 +543,49 @@ DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
 digits with ``s``, ``m`` or ``h``, repeated (``1h30m``); ``Never`` is accepted where the field says so.
 Source: :data:`SOURCE_KARPENTER_DISRUPTION`."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/"
+SOURCE_KARPENTER_BUDGETS = "https://karpenter.sh/docs/concepts/disruption/#disruption-budgets"
+SOURCE_KARPENTER_TERMINATION = "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod"
+SOURCE_NODEPOOL_CRD = (
+    "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml "
+    "(tests/reference/karpenter/aws-v1.14.1/karpenter.sh_nodepools.yaml)"
+)
+SOURCE_STARTUP_TAINTS = "https://karpenter.sh/docs/concepts/nodepools/#cilium-startup-taint"
+BUDGET_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+"""A budget's ``nodes``: a count or a percentage, the NodePool CRD's pattern (:data:`SOURCE_NODEPOOL_CRD`)."""
+BUDGET_DURATION = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+"""A budget's ``duration``: hours or minutes, or hours and minutes, the NodePool CRD's pattern."""
+BUDGET_SCHEDULE = re.compile(
+    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
+)
+"""A budget's ``schedule``: a cron macro or five fields, the NodePool CRD's pattern."""
+MAX_BUDGETS = 50
+"""Most budgets (and reasons per budget) a NodePool takes (the CRD's ``maxItems``)."""
+DISRUPTION_REASONS: Mapping[str, str] = MappingProxyType(
+    {"underutilized": "Underutilized", "empty": "Empty", "drifted": "Drifted"}
+)
+"""``disruption.budgets[].reasons`` -> the NodePool CRD's ``reasons`` enum value."""
+
+
+@dataclass(frozen=True, slots=True)
+class DisruptionBudget:
+    """A validated disruption budget (see :class:`DisruptionBudgetArgs`)."""
+
+    nodes: str
+    reasons: tuple[DisruptionReasonName, ...] = ()
+    schedule: str | None = None
+    duration: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Disruption:
     """A provisioned pool's validated disruption policy (see :class:`DisruptionArgs`); ``expire_after`` is ``None``
-    when the provisioner's own default applies."""
+    when the provisioner's own default applies, ``termination_grace_period`` when the pool sets none."""
 
     consolidation: ConsolidationName = "when-empty"
     consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
     expire_after: str | None = None
+    termination_grace_period: str | None = None
+    budgets: tuple[DisruptionBudget, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,6 +640,7 @@ class Provisioning:
         reservation: the capacity reservation of ``reserved`` capacity, else ``None``.
         disruption: when the provisioner may remove nodes.
         gpu_requirements: the requirements on the provisioner's GPU labels, as given (validated).
+        startup_taints: the taints the nodes start with until an agent removes them.
     """
 
     provisioner: ProvisionerName
@@ -576,6 +653,7 @@ class Provisioning:
     reservation: str | None
     disruption: Disruption
     gpu_requirements: tuple[GpuRequirement, ...] = ()
+    startup_taints: tuple[Taint, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,6 +672,8 @@ class GpuNodePoolSpec:
             nodes of ``instance_type`` as ``max_gpus`` holds); ``spot`` says whether spot is among its capacity
             types; ``instance_type``, ``gpu``, ``gpu_count`` and ``cpu_architecture`` describe a node of its first
             instance type.
+        disk_size_set: whether the input gave ``disk_size_gb`` (``False``: the library's default), so a rule that
+            cannot honour a node disk size (an EKS Auto Mode pool on a shared NodeClass) can tell a chosen one.
         gpu_taint: whether the default GPU taint is on (input ``gpu_taint``, default ``True``), so
             :meth:`taint_path` can tell the user's taints from it.
         gpu_access: ``device-plugin`` or ``dra`` as the pool gives it, or ``None`` to follow the cluster's GPU
@@ -618,12 +698,19 @@ class GpuNodePoolSpec:
     provisioning: Provisioning | None = None
     gpu_taint: bool = True
     gpu_access: GpuAccessName | None = None
+    disk_size_set: bool = field(default=False, compare=False)
 
     def taint_path(self, index: int) -> str:
         """Where ``taints[index]`` of this spec sits in the input: ``taints[<i>]`` for a taint the user gave,
         ``gpu_taint`` for the default GPU taint (first when on)."""
         offset = 1 if self.gpu_taint else 0
         return "gpu_taint" if index < offset else f"taints[{index - offset}]"
+
+    @property
+    def startup_taints(self) -> tuple[Taint, ...]:
+        """The taints the pool's nodes start with until an agent removes them (``provisioning.startup_taints``;
+        none on a fixed pool). Pods need not tolerate them; DaemonSets that must run on every node do."""
+        return self.provisioning.startup_taints if self.provisioning is not None else ()
 
     def uses_dra(self, gpu_stack: str) -> bool:
         """Whether the pool's resolved ``gpu_access`` is ``dra`` under the cluster's ``gpu_stack``: the pool's own
@@ -1711,8 +1798,148 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
                 SOURCE_KARPENTER_DISRUPTION,
             )
         )
+    grace = args.get("termination_grace_period")
+    if grace is not None and not DURATION.fullmatch(grace):
+        problems.append(
+            Problem(
+                f"{where}.disruption.termination_grace_period",
+                grace,
+                "not a duration",
+                "digits with s, m or h, e.g. 24h, 1h30m",
+                SOURCE_KARPENTER_TERMINATION,
+            )
+        )
+    budgets, found = _budgets(args.get("budgets", []), f"{where}.disruption.budgets")
+    problems += found
     consolidation: ConsolidationName = value_of(args.get("consolidation", "when-empty"))
-    return Disruption(consolidation, consolidate_after, expire_after), problems
+    return Disruption(consolidation, consolidate_after, expire_after, grace, budgets), problems
+
+
+def _budgets(given: Sequence[DisruptionBudgetArgs], path: str) -> tuple[tuple[DisruptionBudget, ...], list[Problem]]:
+    """Validated disruption budgets, by the NodePool CRD's rules on ``disruption.budgets``
+    (:data:`SOURCE_NODEPOOL_CRD`): at most :data:`MAX_BUDGETS`; ``nodes``, ``duration`` and ``schedule`` by their
+    patterns; each reason once; ``schedule`` and ``duration`` together or not at all."""
+    problems: list[Problem] = []
+    if len(given) > MAX_BUDGETS:
+        problems.append(
+            Problem(
+                path, len(given), "more budgets than a NodePool takes", f"at most {MAX_BUDGETS}", SOURCE_NODEPOOL_CRD
+            )
+        )
+    budgets: list[DisruptionBudget] = []
+    for index, budget in enumerate(given):
+        at = f"{path}[{index}]"
+        if not BUDGET_NODES.fullmatch(budget["nodes"]):
+            problems.append(
+                Problem(
+                    f"{at}.nodes",
+                    budget["nodes"],
+                    "not a node count or percentage",
+                    'a whole number ("0", "2") or a percentage up to 100% ("10%")',
+                    SOURCE_KARPENTER_BUDGETS,
+                )
+            )
+        reasons: tuple[DisruptionReasonName, ...] = tuple(value_of(r) for r in budget.get("reasons", []))
+        problems += [
+            Problem(f"{at}.reasons[{i}]", reason, "given twice", ", ".join(DISRUPTION_REASONS), SOURCE_NODEPOOL_CRD)
+            for i, reason in enumerate(reasons)
+            if reason in reasons[:i]
+        ]
+        schedule, duration = budget.get("schedule"), budget.get("duration")
+        if schedule is not None and not BUDGET_SCHEDULE.search(schedule):
+            problems.append(
+                Problem(
+                    f"{at}.schedule",
+                    schedule,
+                    "not a cron schedule",
+                    "five cron fields (e.g. 0 9 * * mon-fri) or @annually, @yearly, @monthly, @weekly, @daily, "
+                    "@midnight, @hourly",
+                    SOURCE_KARPENTER_BUDGETS,
+                )
+            )
+        if duration is not None and not BUDGET_DURATION.fullmatch(duration):
+            problems.append(
+                Problem(
+                    f"{at}.duration",
+                    duration,
+                    "not a budget duration: hours and minutes only, as cron does not work in seconds",
+                    "e.g. 8h, 30m, 1h30m",
+                    SOURCE_NODEPOOL_CRD,
+                )
+            )
+        if (schedule is None) != (duration is None):
+            missing, given_key = ("duration", "schedule") if duration is None else ("schedule", "duration")
+            problems.append(
+                Problem(
+                    f"{at}.{missing}",
+                    None,
+                    f"a budget's schedule and duration go together: {given_key} is set, so {missing} is required "
+                    "(without both, the budget is always active)",
+                    "schedule and duration, or neither",
+                    SOURCE_NODEPOOL_CRD,
+                )
+            )
+        budgets.append(DisruptionBudget(budget["nodes"], reasons, schedule, duration))
+    return tuple(budgets), problems
+
+
+def _startup_taints(
+    given: ProvisioningArgs, taints: Sequence[Taint], where: str
+) -> tuple[tuple[Taint, ...], list[Problem]]:
+    """Validated ``provisioning.startup_taints``: each a valid taint, given once (key and effect), never the GPU
+    taint's key (a taint pods must tolerate, which no agent removes) nor the key of one of the pool's ``taints``
+    (the node would carry both, and removing the startup taint would leave the other)."""
+    problems: list[Problem] = []
+    result: list[Taint] = []
+    for index, item in enumerate(given.get("startup_taints", [])):
+        at = f"{where}.startup_taints[{index}]"
+        taint = Taint.from_args(item)
+        problems += label_key_problems(taint.key, f"{at}.key")
+        problems += label_value_problems(taint.value, f"{at}.value")
+        if taint.key == GPU_TAINT_KEY:
+            problems.append(
+                Problem(
+                    f"{at}.key",
+                    taint.key,
+                    "the GPU taint is never a startup taint: it stays on GPU nodes so only pods that tolerate it "
+                    "land there, and no agent removes it",
+                    "another key (the GPU taint is the pool's gpu_taint)",
+                    SOURCE_STARTUP_TAINTS,
+                )
+            )
+        elif any(t.key == taint.key for t in taints):
+            problems.append(
+                Problem(
+                    f"{at}.key",
+                    taint.key,
+                    "already a key of the pool's taints, which stay on the nodes: as a startup taint too the node "
+                    "would keep one after the agent removes the other",
+                    "a key none of the pool's taints has",
+                    SOURCE_STARTUP_TAINTS,
+                )
+            )
+        elif any((t.key, t.effect) == (taint.key, taint.effect) for t in result):
+            problems.append(Problem(at, dict(item), "a startup taint with this key and effect is already given"))
+        result.append(taint)
+    return tuple(result), problems
+
+
+def _unsupported_problems(
+    given: ProvisioningArgs, facts: ProvisionerFacts, provisioner: str, where: str
+) -> list[Problem]:
+    """``provisioning`` fields the provisioner has no field for (:attr:`ProvisionerFacts.unsupported`)."""
+    problems: list[Problem] = []
+    for field_path, why in facts.unsupported.items():
+        value: object = given
+        for key in field_path.split("."):
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is not None:
+            problems.append(
+                Problem(
+                    f"{where}.{field_path}", value, why, f"leave it out with provisioner {provisioner}", facts.source
+                )
+            )
+    return problems
 
 
 def pool_shape_problems(shape: type, pool: object, cloud: Cloud | None, path: str) -> list[Problem]:
@@ -1798,7 +2025,7 @@ def _restricted_label_problems(
 
 
 def _provisioning(
-    args: GpuNodePoolArgs, cloud: Cloud, hardware: "_Hardware", path: str
+    args: GpuNodePoolArgs, cloud: Cloud, hardware: "_Hardware", taints: Sequence[Taint], path: str
 ) -> tuple[Provisioning | None, list[Problem]]:
     """The validated ``provisioning`` of a pool (``None`` for a fixed pool), and its problems; a provisioned pool
     takes no fixed pool node counts."""
@@ -1855,6 +2082,10 @@ def _provisioning(
     problems += found
     disruption, found = _disruption(given, where)
     problems += found
+    if provisioner in offered:
+        problems += _unsupported_problems(given, offered[provisioner], provisioner, where)
+    startup_taints, found = _startup_taints(given, taints, where)
+    problems += found
     return (
         Provisioning(
             provisioner=provisioner,
@@ -1867,6 +2098,7 @@ def _provisioning(
             reservation=given.get("reservation"),
             disruption=disruption,
             gpu_requirements=requirements,
+            startup_taints=startup_taints,
         ),
         problems,
     )
@@ -1883,7 +2115,8 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     problems = name_problems(args["name"], cloud, _join(path, "name"))
     hardware, found = _hardware(args, cloud, path)
     problems += found
-    provisioning, found = _provisioning(args, cloud, hardware, path)
+    taints, taint_problems = _taints(args, path)
+    provisioning, found = _provisioning(args, cloud, hardware, taints, path)
     problems += found
     if provisioning is not None:
         min_size = desired = 0
@@ -1908,8 +2141,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     labels = dict(args.get("labels", {}))
     problems += _label_problems(labels, _join(path, "labels"))
     problems += _cloud_reserved_problems(labels, args.get("taints", []), cloud, path)
-    taints, found = _taints(args, path)
-    problems += found
+    problems += taint_problems
     sharing, found = _sharing(args, hardware.gpu, path)
     problems += found
     mig, found = _mig(args, hardware.gpu, path)
@@ -1935,6 +2167,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         provisioning=provisioning,
         gpu_taint=args.get("gpu_taint", True),
         gpu_access=cast(GpuAccessName, value_of(args["gpu_access"])) if "gpu_access" in args else None,
+        disk_size_set="disk_size_gb" in args,
     )
 
 

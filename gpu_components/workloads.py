@@ -46,6 +46,7 @@ from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
 from gpu_components.spec import (
+    SOURCE_KARPENTER_TERMINATION,
     SOURCE_SHARING,
     GpuNodePoolSpec,
     Mps,
@@ -383,6 +384,38 @@ def do_not_disrupt_annotation(spec: GpuNodePoolSpec) -> tuple[str, str]:
     return facts_for(spec.cloud).provisioners[spec.provisioning.provisioner].do_not_disrupt
 
 
+def do_not_disrupt_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """Why a pod on ``spec`` may not ask not to be disrupted (``do_not_disrupt``): a provisioned pool whose nodes
+    expire (``provisioning.disruption.expire_after``, else the provisioner's default,
+    :attr:`~gpu_components.cloud_facts.ProvisionerFacts.default_expire_after`) without a
+    ``termination_grace_period``. Expiry is forceful: the expired node is drained, a do-not-disrupt pod blocks the
+    drain, and without a termination grace period the node stays draining (cordoned, still paid for) for as long as
+    the pod runs, forever for a pod that never ends (:data:`~gpu_components.spec.SOURCE_KARPENTER_TERMINATION`)."""
+    provisioning = spec.provisioning
+    if provisioning is None or provisioning.disruption.termination_grace_period is not None:
+        return []
+    facts = facts_for(spec.cloud).provisioners[provisioning.provisioner]
+    given = provisioning.disruption.expire_after
+    expire = given if given is not None else facts.default_expire_after
+    if expire is None or expire == "Never":
+        return []
+    when = f"after {expire}" if given is not None else f"after {expire}, {provisioning.provisioner}'s default"
+    valid = f"set pool {spec.name}'s provisioning.disruption.termination_grace_period (e.g. 24h)"
+    if facts.expire_never:
+        valid += ", or its provisioning.disruption.expire_after: Never"
+    return [
+        Problem(
+            "do_not_disrupt",
+            True,
+            f"pool {spec.name}'s nodes expire {when}, and expiry is forceful: the expired node drains, the "
+            "do-not-disrupt pod blocks the drain, and with no termination_grace_period the node stays draining "
+            "for as long as the pod runs (forever for one that never ends)",
+            valid,
+            f"{SOURCE_KARPENTER_TERMINATION}; {facts.expire_source}",
+        )
+    ]
+
+
 def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
     """GPU model and GPUs per node of each instance type the pool allows (a provisioned pool's allowed types, the
     first with the pool's own hardware, which may be outside the catalog; a fixed pool's one type)."""
@@ -660,14 +693,17 @@ def pod_settings(
             ``affinity`` of :func:`gpu_node_requirements`, in the provisioner's own labels. Default: any type.
         do_not_disrupt: annotate the pod so the pool's provisioner (or, on a fixed pool, the Cluster Autoscaler)
             does not remove its node to consolidate while it runs (:func:`do_not_disrupt_annotation`); for long GPU
-            jobs that cannot resume. Defaults to False. It does not stop expiry or spot interruption.
+            jobs that cannot resume. Defaults to False. It does not stop expiry or spot interruption: on a
+            provisioned pool whose nodes expire (given or by the provisioner's default) it needs the pool's
+            ``provisioning.disruption.termination_grace_period`` (:func:`do_not_disrupt_problems`).
 
     Raises:
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
             choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, more
             shared GPUs than a whole-GPU provisioner's largest allowed type has GPUs, a GPU selection the pool
             cannot satisfy (see :func:`gpu_node_requirements`), a node label or GPU selection the cloud rejects beside
-            another selected label (:func:`exclusive_selector_problems`).
+            another selected label (:func:`exclusive_selector_problems`), ``do_not_disrupt`` on a pool whose nodes
+            expire without a termination grace period (:func:`do_not_disrupt_problems`).
     """
     problems = [
         Problem(field, value, f"must be {expected}")
@@ -688,6 +724,8 @@ def pod_settings(
     problems += exclusive_selector_problems(
         spec, node_selector, requirements, "gpu_model" if gpu_model is not None else "min_gpu_memory_gb"
     )
+    if do_not_disrupt:
+        problems += do_not_disrupt_problems(spec)
     types = _selected(spec, gpu_model, min_gpu_memory_gb) if not problems else [spec.instance_type]
     name, found = select_resource(spec, advertised_resources, resource, mig_profile)
     problems += found

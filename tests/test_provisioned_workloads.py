@@ -328,7 +328,8 @@ def test_a_pod_may_ask_for_the_gpus_of_the_largest_allowed_type() -> None:
 def test_do_not_disrupt_annotation_is_the_provisioners(
     cloud: str, instance_type: str, provisioner: str | None, annotation: tuple[str, str]
 ) -> None:
-    provisioning = {"provisioner": provisioner, "max_nodes": 2} if provisioner else None
+    grace = {"disruption": {"termination_grace_period": "24h"}} if provisioner not in (None, "compute-class") else {}
+    provisioning = {"provisioner": provisioner, "max_nodes": 2, **grace} if provisioner else None
     pool = spec(cloud, instance_type, provisioning)
     assert do_not_disrupt_annotation(pool) == annotation
     assert settings(pool, do_not_disrupt=True)["annotations"] == dict([annotation])
@@ -348,7 +349,16 @@ def test_sample_job_carries_affinity_and_annotation_on_its_pod_template() -> Non
 
 
 def pod_settings_of() -> Any:
-    pool = karpenter()
+    pool = spec(
+        "aws",
+        "g6e.xlarge",
+        {
+            "provisioner": "karpenter",
+            "max_gpus": 16,
+            "instance_families": ["g6", "g5", "p4d", "p4de"],
+            "disruption": {"termination_grace_period": "24h"},
+        },
+    )
     return pod_settings(
         pool, advertised_resources(pool), pool.taints, {POOL_LABEL: "p"}, 1, gpu_model="L4", do_not_disrupt=True
     )
@@ -523,4 +533,74 @@ def test_gpu_selection_on_a_compute_class_pool_is_refused_since_gke_rejects_its_
             "GKE rejects beside cloud.google.com/compute-class: p",
             COMPUTE_CLASS_VALID,
         )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cloud", "instance_type", "provisioner", "disruption", "message", "valid"),
+    [
+        (
+            "aws",
+            "g6e.xlarge",
+            "karpenter",
+            {},
+            "pool p's nodes expire after 720h, karpenter's default, and expiry is forceful: the expired node drains, "
+            "the do-not-disrupt pod blocks the drain, and with no termination_grace_period the node stays draining "
+            "for as long as the pod runs (forever for one that never ends)",
+            "set pool p's provisioning.disruption.termination_grace_period (e.g. 24h), or its "
+            "provisioning.disruption.expire_after: Never",
+        ),
+        (
+            "aws",
+            "g6e.xlarge",
+            "eks-auto-mode",
+            {"expire_after": "48h"},
+            "pool p's nodes expire after 48h, and expiry is forceful: the expired node drains, the do-not-disrupt "
+            "pod blocks the drain, and with no termination_grace_period the node stays draining for as long as the "
+            "pod runs (forever for one that never ends)",
+            "set pool p's provisioning.disruption.termination_grace_period (e.g. 24h)",
+        ),
+        (
+            "azure",
+            "Standard_NC24ads_A100_v4",
+            "node-auto-provisioning",
+            {},
+            "pool p's nodes expire after 720h, node-auto-provisioning's default, and expiry is forceful: the expired "
+            "node drains, the do-not-disrupt pod blocks the drain, and with no termination_grace_period the node "
+            "stays draining for as long as the pod runs (forever for one that never ends)",
+            "set pool p's provisioning.disruption.termination_grace_period (e.g. 24h), or its "
+            "provisioning.disruption.expire_after: Never",
+        ),
+    ],
+)
+def test_do_not_disrupt_on_an_expiring_pool_without_a_grace_period_is_refused(
+    cloud: str, instance_type: str, provisioner: str, disruption: dict[str, str], message: str, valid: str
+) -> None:
+    pool = spec(cloud, instance_type, {"provisioner": provisioner, "max_nodes": 2, "disruption": disruption})
+    with pytest.raises(GpuSpecError) as error:
+        settings(pool, do_not_disrupt=True)
+    assert problems_of(error) == [("do_not_disrupt", True, message, valid)]
+    assert "annotations" not in settings(pool)
+
+
+@pytest.mark.parametrize(
+    ("cloud", "instance_type", "provisioning"),
+    [
+        ("aws", "g6e.xlarge", {"provisioner": "karpenter", "disruption": {"expire_after": "Never"}}),
+        ("aws", "g6e.xlarge", {"provisioner": "karpenter", "disruption": {"termination_grace_period": "1h"}}),
+        ("gcp", "g2-standard-8", {"provisioner": "compute-class"}),
+    ],
+)
+def test_do_not_disrupt_is_allowed_where_nodes_never_expire_or_a_grace_period_ends_the_drain(
+    cloud: str, instance_type: str, provisioning: dict[str, Any]
+) -> None:
+    pool = spec(cloud, instance_type, {**provisioning, "max_gpus": 8})
+    assert settings(pool, do_not_disrupt=True)["annotations"] == dict([do_not_disrupt_annotation(pool)])
+
+
+def test_startup_taints_get_no_toleration_from_the_workload_helpers() -> None:
+    startup = {"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}
+    pool = spec("aws", "g6e.xlarge", {"provisioner": "karpenter", "max_gpus": 8, "startup_taints": [startup]})
+    assert settings(pool)["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
     ]

@@ -273,6 +273,7 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         CapacityType: enums.CapacityTypeName,
         Consolidation: enums.ConsolidationName,
         enums.RequirementOperator: enums.RequirementOperatorName,
+        enums.DisruptionReason: enums.DisruptionReasonName,
     }
     assert set(aliases) == set(enums.ENUMS)
     for enum, alias in aliases.items():

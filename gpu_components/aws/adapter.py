@@ -38,15 +38,17 @@ from gpu_components.aws.provisioned import (
     EksKarpenterGpuNodePoolArgs,
     auto_mode_pool_view,
     auto_mode_problems,
+    auto_node_class_problems,
     hatch_problems,
     karpenter_pool_view,
     karpenter_problems,
+    wiring_problems,
 )
 from gpu_components.enums import value_of
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
-_PROVISIONED_ONLY = ("node_pool_spec", "node_class_spec")
+_PROVISIONED_ONLY = ("node_pool_spec", "node_class_spec", "node_class")
 
 
 def _refused(
@@ -85,6 +87,14 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     if provisioning.provisioner == "karpenter":
         return (
             refused
+            + _refused(
+                options,
+                ("node_class",),
+                where,
+                "an EKS Auto Mode pool's setting; a Karpenter pool has an EC2NodeClass of its own",
+                "no node_class",
+                SOURCE_NODEPOOL,
+            )
             + karpenter_problems(spec, options.get("ami_type"), path, gpu_stack, f"{where}.ami_type")
             + hatch_problems(options, EC2_NODE_CLASS_OWNED, "EC2NodeClass", where)
         )
@@ -99,6 +109,7 @@ def _problems(spec: GpuNodePoolSpec, options: Mapping[str, Any], path: str, gpu_
     return (
         refused
         + auto_mode_problems(spec, path, gpu_stack)
+        + auto_node_class_problems(spec, options, path, f"{where}.node_class")
         + hatch_problems(options, AUTO_NODE_CLASS_OWNED, "NodeClass", where)
     )
 
@@ -138,6 +149,7 @@ ADAPTER = CloudAdapter(
     pool_options=EksPoolOptionsArgs,
     cluster_config=cluster.EksClusterConfig,
     problems=_problems,
+    wiring_problems=wiring_problems,
     device_plugin_host=_host,
     create_pool=_create_pool,
     describe_pool=_describe,

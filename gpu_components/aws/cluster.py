@@ -79,6 +79,20 @@ MIN_KARPENTER_VERSION = "1.0.0"
 SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
 """Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
 _SEMVER = re.compile(r"^v?([0-9]+)\.([0-9]+)\.([0-9]+)$")
+RESERVED_CAPACITY_VERSION = "1.3.0"
+"""The first Karpenter release with native capacity reservation support (capacity type ``reserved``,
+``capacityReservationSelectorTerms``), behind its ``ReservedCapacity`` feature gate, alpha and off by default
+(:data:`SOURCE_KARPENTER_ODCRS`)."""
+RESERVED_CAPACITY_DEFAULT_VERSION = "1.6.0"
+"""The first Karpenter release whose ``ReservedCapacity`` gate is beta and on by default (the chart's
+``settings.featureGates.reservedCapacity: true``, false in 1.3.0 to 1.5.x: ``charts/karpenter/values.yaml`` of
+aws/karpenter-provider-aws at those tags; :data:`SOURCE_KARPENTER_ODCRS`)."""
+SOURCE_KARPENTER_ODCRS = (
+    "https://karpenter.sh/docs/tasks/odcrs/; https://github.com/aws/karpenter-provider-aws/blob/v1.6.0/charts/"
+    "karpenter/values.yaml (settings.featureGates.reservedCapacity)"
+)
+RESERVED_CAPACITY_GATE = ("settings", "featureGates", "reservedCapacity")
+"""Where the Karpenter chart (1.3.0 on) takes the ``ReservedCapacity`` feature gate."""
 AUTO_MODE_NODE_ROLE_POLICIES = {
     "worker": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodeMinimalPolicy",
     "ecr": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
@@ -684,7 +698,75 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
                 FACTS.provisioners[provisioner].source,
             )
         )
-    return problems
+    return problems + reserved_capacity_problems(cluster, pools)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    found = _SEMVER.fullmatch(text)
+    assert found is not None, "a version checked by _supported_karpenter"
+    return tuple(int(part) for part in found.groups())
+
+
+def reserved_capacity_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Karpenter pools with ``reserved`` capacity need the controller's ``ReservedCapacity`` feature gate: refused
+    when ``cluster.karpenter.helm_values`` turn it off, when ``cluster.karpenter.version`` is before
+    :data:`RESERVED_CAPACITY_VERSION` (no reserved capacity at all), or before
+    :data:`RESERVED_CAPACITY_DEFAULT_VERSION` (gate off by default) unless the helm values turn it on. Nothing is
+    checked on a cluster that already runs Karpenter (``existing: true``: the library does not install it)."""
+    settings = cluster.get("karpenter")
+    if not isinstance(settings, Mapping) or settings.get("existing", False):
+        return []
+    reserved = [
+        index
+        for index, pool in enumerate(pools)
+        if isinstance(pool, Mapping)
+        and isinstance(pool.get("provisioning"), Mapping)
+        and value_of(pool["provisioning"].get("provisioner")) == "karpenter"
+        and "reserved" in [value_of(t) for t in pool["provisioning"].get("capacity_types", [])]
+    ]
+    version = settings.get("version", KARPENTER_VERSION)
+    if not reserved or not _supported_karpenter(version):
+        return []
+    gate: Any = settings.get("helm_values", {})
+    for key in RESERVED_CAPACITY_GATE:
+        gate = gate.get(key) if isinstance(gate, Mapping) else None
+    pools_text = ", ".join(f"pools[{index}]" for index in reserved)
+    gate_path = "cluster.karpenter.helm_values." + ".".join(RESERVED_CAPACITY_GATE)
+    if gate is not None and gate is not True:
+        return [
+            Problem(
+                gate_path,
+                gate,
+                "the ReservedCapacity feature gate is what lets Karpenter launch reserved capacity, which "
+                f"{pools_text} use (capacity type reserved)",
+                "true, or leave it out",
+                SOURCE_KARPENTER_ODCRS,
+            )
+        ]
+    if _version(version) < _version(RESERVED_CAPACITY_VERSION):
+        return [
+            Problem(
+                "cluster.karpenter.version",
+                version,
+                f"Karpenter supports capacity reservations from {RESERVED_CAPACITY_VERSION} on, and {pools_text} use "
+                "reserved capacity",
+                f"a release from {RESERVED_CAPACITY_VERSION} on (the gate on by default from "
+                f"{RESERVED_CAPACITY_DEFAULT_VERSION}), e.g. {KARPENTER_VERSION}",
+                SOURCE_KARPENTER_ODCRS,
+            )
+        ]
+    if _version(version) < _version(RESERVED_CAPACITY_DEFAULT_VERSION) and gate is not True:
+        return [
+            Problem(
+                "cluster.karpenter.version",
+                version,
+                f"Karpenter's ReservedCapacity feature gate is off by default before "
+                f"{RESERVED_CAPACITY_DEFAULT_VERSION}, and {pools_text} use reserved capacity",
+                f"{gate_path}: true, or a release from {RESERVED_CAPACITY_DEFAULT_VERSION} on",
+                SOURCE_KARPENTER_ODCRS,
+            )
+        ]
+    return []
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

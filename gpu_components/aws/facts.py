@@ -194,6 +194,13 @@ KARPENTER_AWS_CRD_ALLOWED = (
 """The ``karpenter.k8s.aws`` keys the NodePool CRD's domain rule lets through (:data:`SOURCE_NODEPOOL_LABEL_RULES`,
 line 231), as it lists them."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/#pod-level-controls"
+SOURCE_KARPENTER_EXPIRE = (
+    "https://karpenter.sh/docs/concepts/nodepools/#spectemplatespecexpireafter (the NodePool CRD's default of "
+    "template.spec.expireAfter, 720h)"
+)
+"""Karpenter's default node expiry: 720h (30 days), the NodePool CRD's default."""
+SOURCE_AUTO_MODE_EXPIRE = "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html"
+"""EKS Auto Mode's node expiry: 336h (14 days) unless the NodePool says otherwise, at most 21 days."""
 """``karpenter.sh/do-not-disrupt: "true"`` on a pod: Karpenter excludes its node from consolidation (not from
 expiration, interruption or node repair)."""
 
@@ -378,6 +385,8 @@ FACTS = CloudFacts(
                 gpu_manufacturer_value=EC2_GPU_MANUFACTURER,
                 requirement_operators=NODEPOOL_REQUIREMENT_OPERATORS,
                 requirements_source=f"{SOURCE_KARPENTER_LABELS}; {SOURCE_KARPENTER_TYPES_CODE}",
+                default_expire_after="720h",
+                expire_source=SOURCE_KARPENTER_EXPIRE,
             ),
             "eks-auto-mode": ProvisionerFacts(
                 source="https://docs.aws.amazon.com/eks/latest/userguide/automode.html",
@@ -406,6 +415,9 @@ FACTS = CloudFacts(
                 gpu_manufacturer_value=EC2_GPU_MANUFACTURER,
                 requirement_operators=AUTO_MODE_REQUIREMENT_OPERATORS,
                 requirements_source=f"{SOURCE_AUTO_MODE_LABELS}; {SOURCE_KARPENTER_TYPES_CODE}",
+                default_expire_after="336h",
+                expire_source=SOURCE_AUTO_MODE_EXPIRE,
+                expire_never=False,
             ),
         }
     ),

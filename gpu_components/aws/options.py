@@ -30,6 +30,11 @@ class EksPoolOptionsArgs(TypedDict):
     node_class_spec: NotRequired[dict[str, Any]]
     """Provisioned pools: other EC2NodeClass (Karpenter) or NodeClass (EKS Auto Mode) ``spec`` fields (e.g.
     ``tags``), merged under the library's. Defaults to none. The keys the library sets are refused."""
+    node_class: NotRequired[str]
+    """EKS Auto Mode pools: the NodeClass the NodePool uses instead of one of its own, e.g. ``default`` (Auto Mode's
+    built-in NodeClass); then the pool sets nothing a NodeClass holds (no ``disk_size_gb``, reserved capacity or
+    ``node_class_spec``) and the cluster wiring gives ``node_role_arn``. Defaults to a NodeClass of the pool's own
+    (see :class:`~gpu_components.aws.EksAutoModeGpuNodePoolArgs`)."""
 
 
 class EksWiringArgs(TypedDict):

@@ -30,6 +30,10 @@ taints), set in the NodePool's ``template``, without the Cluster Autoscaler's ``
   there; under the GPU Operator the nodes carry ``nvidia.com/gpu.deploy.operands=false`` (as Bottlerocket's), so no
   operand (a second device plugin among them) lands on them while other pools of the cluster keep the operator.
   Auto Mode nodes live at most 21 days (:data:`AUTO_MODE_MAX_EXPIRE_HOURS`); ``expireAfter`` above is refused.
+  Reserved capacity goes into the Auto Mode NodeClass's ``capacityReservationSelectorTerms`` (AWS documents the
+  field, :data:`SOURCE_AUTO_RESERVATIONS`, though the NodeClass schema copy under ``tests/reference`` predates it).
+  A pool may name a NodeClass it does not own (``node_class``, e.g. Auto Mode's built-in ``default``) when it sets
+  nothing that lives in a NodeClass.
 - Instance families (``provisioning.instance_families``) are rendered as the catalog's types of those families
   (``node.kubernetes.io/instance-type`` In, :func:`requirements`), not as the family label, which would admit types
   the catalog and so the pool's rules do not know.
@@ -43,6 +47,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import crd_fields
 from gpu_components.adapter import (
     DevicePluginHost,
     GpuNodePool,
@@ -69,6 +74,7 @@ from gpu_components.aws.eks import (
 from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.provider_args import collected
 from gpu_components.shape import plain
@@ -95,6 +101,25 @@ SOURCE_AUTO_NODEPOOL = "https://docs.aws.amazon.com/eks/latest/userguide/create-
 SOURCE_AUTO_ACCELERATED = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
 SOURCE_AUTO_DEVICES = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html"
 SOURCE_ACCESS_ENTRIES = "https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html"
+SOURCE_AUTO_RESERVATIONS = "https://docs.aws.amazon.com/eks/latest/userguide/auto-odcr.html"
+"""EKS Auto Mode and capacity reservations: a NodeClass's ``capacityReservationSelectorTerms`` (``id``, ``tags``,
+``owner``) select ODCRs and Capacity Blocks for ML, whose nodes are ``karpenter.sh/capacity-type: reserved``; once
+any NodeClass of the cluster has such terms, Auto Mode stops launching into open ODCRs for every NodeClass."""
+SOURCE_AUTO_DEFAULT_NODE_CLASS = (
+    "https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html; "
+    "https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html"
+)
+"""EKS Auto Mode's built-in NodeClass ``default`` (the cluster's node role, subnets and security group), which its
+built-in NodePools use and other NodePools may name; it exists while at least one built-in NodePool is enabled (the
+example program's Auto Mode cluster enables both, :data:`~gpu_components.aws.cluster.AUTO_MODE_NODE_POOLS`)."""
+AUTO_MODE_RESERVATION_WARNING = (
+    "EKS Auto Mode: this pool's NodeClass has capacityReservationSelectorTerms, so Auto Mode no longer launches "
+    "into open On-Demand Capacity Reservations for any NodeClass of the cluster: an open ODCR is used only where a "
+    f"NodeClass selects it ({SOURCE_AUTO_RESERVATIONS})"
+)
+"""The warning of an Auto Mode pool with reserved capacity (:data:`SOURCE_AUTO_RESERVATIONS`)."""
+NODE_CLASS_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+"""A NodeClass name: a DNS-1123 subdomain (at most 253 characters), as every Kubernetes object name."""
 
 SOURCE_RESERVATION_ID = (
     "https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml "
@@ -119,11 +144,6 @@ ARCHITECTURES: Mapping[str, str] = {"x86_64": "amd64", "arm64": "arm64"}
 AMI_ALIASES: Mapping[str, str] = {"AL2023": "al2023@latest", "BOTTLEROCKET": "bottlerocket@latest"}
 """EKS AMI type family (the ``ami_type`` before its first ``_``) -> the EC2NodeClass ``amiSelectorTerms`` alias.
 Karpenter picks the NVIDIA variant for GPU instance types (:data:`SOURCE_EC2NODECLASS`)."""
-CONSOLIDATION_POLICIES: Mapping[str, str] = {
-    "when-empty": "WhenEmpty",
-    "when-empty-or-underutilized": "WhenEmptyOrUnderutilized",
-}
-"""``provisioning.disruption.consolidation`` -> NodePool ``disruption.consolidationPolicy``."""
 ROOT_DEVICE = "/dev/xvda"
 BOTTLEROCKET_OS_VOLUME_GIB = 4
 """Size of Bottlerocket's OS volume (``/dev/xvda``) in Karpenter's default block device mappings
@@ -148,7 +168,13 @@ EC2_NODE_CLASS_OWNED = (
 )
 """EC2NodeClass ``spec`` keys the library sets (``instanceProfile`` excludes ``role``), refused in
 ``node_class_spec``."""
-AUTO_NODE_CLASS_OWNED = ("ephemeralStorage", "role", "securityGroupSelectorTerms", "subnetSelectorTerms")
+AUTO_NODE_CLASS_OWNED = (
+    "capacityReservationSelectorTerms",
+    "ephemeralStorage",
+    "role",
+    "securityGroupSelectorTerms",
+    "subnetSelectorTerms",
+)
 """Auto Mode NodeClass ``spec`` keys the library sets, refused in ``node_class_spec``."""
 
 
@@ -200,6 +226,14 @@ class EksAutoModeGpuNodePoolArgs(TypedDict):
     node_class_spec: NotRequired[dict[str, Any]]
     """Other Auto Mode NodeClass ``spec`` fields (e.g. ``tags``, ``networkPolicy``), merged under the library's.
     Defaults to none. A key the library sets (:data:`AUTO_NODE_CLASS_OWNED`) is an error naming the key."""
+    node_class: NotRequired[str]
+    """The NodeClass the NodePool uses (its ``nodeClassRef``) instead of one of the pool's own: ``default``, Auto
+    Mode's built-in NodeClass (:data:`SOURCE_AUTO_DEFAULT_NODE_CLASS`; it exists while one of the cluster's
+    built-in NodePools is enabled), or the name of a NodeClass managed elsewhere. No NodeClass and no node role are
+    created then, and ``subnet_ids`` is not used (the NodeClass has its own), so the pool may set nothing that lives
+    in a NodeClass: no ``disk_size_gb``, no reserved capacity, no ``node_class_spec``; and ``node_role_arn`` is
+    required (the role of that NodeClass's nodes, reported as the ``node_role_arn`` output). Defaults to a NodeClass
+    of the pool's own, named after the pool."""
 
 
 def owned_key_problems(given: object, owned: Sequence[str], path: str, kind: str) -> list[Problem]:
@@ -251,19 +285,63 @@ def karpenter_problems(
     reservation id (:data:`RESERVATION_ID`)."""
     problems = karpenter_dra_problems(spec, gpu_stack, path)
     problems += ami_problems(spec, ami_type, path, gpu_stack, ami_type_path) + uncounted_resource_problems(spec, path)
+    return problems + reservation_problems(spec, path, "EC2NodeClass's", SOURCE_RESERVATION_ID)
+
+
+def reservation_problems(spec: GpuNodePoolSpec, path: str, node_class: str, source: str) -> list[Problem]:
+    """A ``reservation`` that is not an EC2 capacity reservation id (:data:`RESERVATION_ID`), the only form the
+    ``node_class``'s ``capacityReservationSelectorTerms[].id`` takes."""
     reservation = spec.provisioning.reservation if spec.provisioning is not None else None
-    if reservation is not None and not RESERVATION_ID.fullmatch(reservation):
-        problems.append(
-            Problem(
-                f"{path}.provisioning.reservation" if path else "provisioning.reservation",
-                reservation,
-                "not an EC2 capacity reservation id: the EC2NodeClass's capacityReservationSelectorTerms[].id takes "
-                "only one",
-                f"an id matching {RESERVATION_ID.pattern}, e.g. cr-0123456789abcdef0",
-                SOURCE_RESERVATION_ID,
-            )
+    if reservation is None or RESERVATION_ID.fullmatch(reservation):
+        return []
+    return [
+        Problem(
+            f"{path}.provisioning.reservation" if path else "provisioning.reservation",
+            reservation,
+            f"not an EC2 capacity reservation id: the {node_class} capacityReservationSelectorTerms[].id takes only "
+            "one",
+            f"an id matching {RESERVATION_ID.pattern}, e.g. cr-0123456789abcdef0",
+            source,
         )
-    return problems
+    ]
+
+
+def auto_node_class_problems(spec: GpuNodePoolSpec, args: Mapping[str, Any], path: str, where: str) -> list[Problem]:
+    """Problems of an Auto Mode pool's ``node_class`` (at ``where``, with the pool at ``path`` and the component
+    args or pool options ``args``): a NodeClass name (:data:`NODE_CLASS_NAME`); a NodeClass not the pool's own
+    takes none of the pool's NodeClass settings (``disk_size_gb`` given, reserved capacity, ``node_class_spec``),
+    which would not reach it (:data:`SOURCE_AUTO_DEFAULT_NODE_CLASS`)."""
+    name = args.get("node_class")
+    if name is None:
+        return []
+    if not isinstance(name, str) or len(name) > 253 or not NODE_CLASS_NAME.fullmatch(name):
+        return [
+            Problem(
+                where,
+                name,
+                "not a NodeClass name",
+                "default (EKS Auto Mode's built-in NodeClass) or a DNS-1123 subdomain of at most 253 characters",
+                SOURCE_AUTO_NODECLASS,
+            )
+        ]
+    prefix = f"{path}." if path else ""
+    settings = [f"{prefix}disk_size_gb"] if spec.disk_size_set else []
+    if spec.provisioning is not None and spec.provisioning.reservation is not None:
+        settings.append(f"{prefix}provisioning.reservation")
+    if "node_class_spec" in args:
+        settings.append(where.rsplit(".", 1)[0] + ".node_class_spec" if "." in where else "node_class_spec")
+    if not settings:
+        return []
+    return [
+        Problem(
+            where,
+            name,
+            f"NodeClass {name} is not the pool's own: its settings are its own, so {', '.join(settings)} (settings the "
+            "library writes into the pool's NodeClass) would not reach the nodes",
+            "leave node_class out (the pool gets a NodeClass of its own), or drop those settings",
+            SOURCE_AUTO_DEFAULT_NODE_CLASS,
+        )
+    ]
 
 
 def karpenter_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path: str) -> list[Problem]:
@@ -309,8 +387,9 @@ def auto_mode_dra_problems(spec: GpuNodePoolSpec, gpu_stack: GpuStack, path: str
 
 def auto_mode_problems(spec: GpuNodePoolSpec, path: str, gpu_stack: GpuStack = "auto") -> list[Problem]:
     """EKS Auto Mode rules: no DRA (:func:`auto_mode_dra_problems`), no time-slicing, MPS or MIG (AWS's own device
-    plugin serves the nodes and no NodeClass field configures it), no ``reserved`` capacity (the NodeClass schema has
-    no capacity reservation selector), ``expire_after`` at most 21 days (504h)."""
+    plugin serves the nodes and no NodeClass field configures it), a ``reservation`` is an EC2 capacity reservation
+    id (the NodeClass's ``capacityReservationSelectorTerms``, :data:`SOURCE_AUTO_RESERVATIONS`), ``expire_after`` at
+    most 21 days (504h)."""
     prefix = f"{path}." if path else ""
     provisioning = spec.provisioning
     problems: list[Problem] = auto_mode_dra_problems(spec, gpu_stack, path)
@@ -327,16 +406,7 @@ def auto_mode_problems(spec: GpuNodePoolSpec, path: str, gpu_stack: GpuStack = "
         problems.append(Problem(f"{prefix}mig", spec.mig.config_name, why, "whole GPUs", SOURCE_AUTO_ACCELERATED))
     if provisioning is None:
         return problems
-    if "reserved" in provisioning.capacity_types:
-        problems.append(
-            Problem(
-                f"{prefix}provisioning.capacity_types",
-                list(provisioning.capacity_types),
-                "the EKS Auto Mode NodeClass schema the library renders against has no capacity reservation selector",
-                "on-demand, spot (or provisioner karpenter for reserved capacity)",
-                SOURCE_AUTO_NODECLASS,
-            )
-        )
+    problems += reservation_problems(spec, path, "NodeClass's", SOURCE_AUTO_RESERVATIONS)
     expire = provisioning.disruption.expire_after
     if expire is not None and (expire == "Never" or _hours(expire) > AUTO_MODE_MAX_EXPIRE_HOURS):
         problems.append(
@@ -445,16 +515,15 @@ def requirements(spec: GpuNodePoolSpec) -> list[dict[str, Any]]:
 
 
 def node_pool_spec(spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class: Mapping[str, str]) -> dict[str, Any]:
-    """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``,
-    ``expireAfter`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``."""
+    """The NodePool ``spec`` the library owns: ``template`` (labels, taints, requirements, ``nodeClassRef``, and
+    :func:`~gpu_components.nodepool.template_disruption`: ``startupTaints``, ``expireAfter``,
+    ``terminationGracePeriod`` when given), ``limits`` (``nvidia.com/gpu``, ``nodes`` when given), ``disruption``
+    (:func:`~gpu_components.nodepool.disruption`)."""
     provisioning = _provisioning(spec)
     template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class), "requirements": requirements(spec)}
     if spec.taints:
-        template_spec["taints"] = [
-            {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect} for t in spec.taints
-        ]
-    if provisioning.disruption.expire_after is not None:
-        template_spec["expireAfter"] = provisioning.disruption.expire_after
+        template_spec["taints"] = taint_items(spec.taints)
+    template_spec.update(template_disruption(provisioning))
     limits: dict[str, int] = {}
     if provisioning.max_gpus is not None:
         limits[GPU_RESOURCE] = provisioning.max_gpus
@@ -463,10 +532,7 @@ def node_pool_spec(spec: GpuNodePoolSpec, labels: Mapping[str, str], node_class:
     return {
         "template": {"metadata": {"labels": dict(labels)}, "spec": template_spec},
         "limits": limits,
-        "disruption": {
-            "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
-            "consolidateAfter": provisioning.disruption.consolidate_after,
-        },
+        "disruption": disruption(provisioning),
     }
 
 
@@ -563,26 +629,30 @@ class _ProvisionedPool(pulumi.ComponentResource):
     def _custom_resources(
         self,
         name: str,
-        node_class: tuple[str, str, dict[str, Any]],
+        node_class: tuple[str, str, dict[str, Any]] | None,
         pool_spec: dict[str, Any],
         depends: list[pulumi.Resource],
     ) -> None:
-        api_version, kind, class_spec = node_class
-        self.node_class = k8s.apiextensions.CustomResource(
-            f"{name}-node-class",
-            api_version=api_version,
-            kind=kind,
-            metadata={"name": self.spec.name},
-            spec=class_spec,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
-        )
+        """The NodePool, after its NodeClass (``node_class``: API version, kind, spec; ``None`` when the pool uses a
+        NodeClass it does not own, and ``self.node_class`` is ``None``)."""
+        self.node_class: k8s.apiextensions.CustomResource | None = None
+        if node_class is not None:
+            api_version, kind, class_spec = node_class
+            self.node_class = k8s.apiextensions.CustomResource(
+                f"{name}-node-class",
+                api_version=api_version,
+                kind=kind,
+                metadata={"name": self.spec.name},
+                spec=class_spec,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+            )
         self.node_pool = k8s.apiextensions.CustomResource(
             f"{name}-node-pool",
             api_version=NODEPOOL_API,
             kind="NodePool",
             metadata={"name": self.spec.name},
             spec=pool_spec,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_class]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_class] if self.node_class else []),
         )
         self.register_outputs(
             {
@@ -682,11 +752,17 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
     ``<name>-node-pool``. Providers: ``aws``, ``kubernetes``.
 
     Outputs: as :class:`EksKarpenterGpuNodePool`. Other attributes: ``spec``, ``gpu_stack``, ``node_pool``,
-    ``node_class``, ``served_by``.
+    ``node_class`` (``None`` with ``node_class``: no NodeClass is created), ``served_by``.
 
     Raises:
-        GpuSpecError: invalid pool, a pool not provisioned by ``eks-auto-mode``, sharing or MIG, reserved capacity,
-            ``expire_after`` above 504h, keys the library owns in ``node_pool_spec`` or ``node_class_spec``.
+        GpuSpecError: invalid pool, a pool not provisioned by ``eks-auto-mode``, sharing or MIG, a reservation that
+            is not a capacity reservation id, ``expire_after`` above 504h, keys the library owns in
+            ``node_pool_spec`` or ``node_class_spec``, a ``node_class`` with NodeClass settings of the pool or without
+            ``node_role_arn``.
+
+    Reserved capacity (``provisioning.capacity_types`` ``reserved`` with ``reservation``) goes into the NodeClass's
+    ``capacityReservationSelectorTerms``, with a warning: once any NodeClass of the cluster selects reservations,
+    Auto Mode stops launching into open ODCRs for every NodeClass (:data:`SOURCE_AUTO_RESERVATIONS`).
     """
 
     node_pool_name: str
@@ -724,30 +800,96 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
                 args,
                 "aws",
                 lambda spec: provisioner_problems(spec, "eks-auto-mode", "pool")
-                or auto_mode_problems(spec, "pool", gpu_stack),
+                or auto_mode_problems(spec, "pool", gpu_stack)
+                + auto_node_class_problems(spec, args, "pool", "node_class")
+                + _shared_role_problems(args),
             ),
             hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass"),
         )
         super().__init__("gpu-components:index:EksAutoModeGpuNodePool", name, None, opts)
         self._setup(spec, auto_mode_pool_view(spec, gpu_stack), gpu_stack)
+        if spec.provisioning is not None and spec.provisioning.reservation is not None:
+            pulumi.log.warn(AUTO_MODE_RESERVATION_WARNING, resource=self)
+        shared = args.get("node_class")
+        ref = {"group": AUTO_MODE_GROUP, "kind": "NodeClass", "name": shared or spec.name}
+        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref)}
+        if shared is not None:
+            self.node_role_arn = pulumi.Output.from_input(args["node_role_arn"])
+            self._custom_resources(name, None, pool_spec, [])
+            return
         role, depends = self._role(name, args, "EC2")
         class_spec = {
             **args.get("node_class_spec", {}),
-            "role": role,
             **_selectors(args["cluster_name"], args["subnet_ids"]),
-            "ephemeralStorage": {"size": f"{spec.disk_size_gb}Gi"},
+            **auto_node_class_spec(spec, role),
         }
-        ref = {"group": AUTO_MODE_GROUP, "kind": "NodeClass", "name": spec.name}
-        pool_spec = {**args.get("node_pool_spec", {}), **node_pool_spec(spec, self.labels, ref)}
         self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
+
+
+def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") -> list[Problem]:
+    """``node_role_arn`` (at ``path``) is required with ``node_class``: the component creates no role for a NodeClass
+    it does not own, and reports the given one as its ``node_role_arn`` output."""
+    if "node_class" not in args or "node_role_arn" in args:
+        return []
+    return [
+        Problem(
+            path,
+            None,
+            f"required with node_class {args['node_class']!r}: no role is created for a NodeClass the pool does not "
+            "own; give the role that NodeClass's nodes use (for default, the cluster's Auto Mode node role, "
+            "compute_config.node_role_arn), reported as the node_role_arn output",
+            "the node role's ARN",
+            SOURCE_AUTO_DEFAULT_NODE_CLASS,
+        )
+    ]
+
+
+def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
+    ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``."""
+    return [
+        problem
+        for pool in pools
+        if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
+        for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
+    ][:1]
+
+
+def auto_node_class_spec(spec: GpuNodePoolSpec, role: pulumi.Input[str]) -> dict[str, Any]:
+    """The Auto Mode NodeClass ``spec`` fields derived from the pool (cluster selectors excluded): ``role``,
+    ``ephemeralStorage`` (``disk_size_gb``), ``capacityReservationSelectorTerms`` (reserved capacity,
+    :data:`SOURCE_AUTO_RESERVATIONS`)."""
+    result: dict[str, Any] = {"role": role, "ephemeralStorage": {"size": f"{spec.disk_size_gb}Gi"}}
+    provisioning = _provisioning(spec)
+    if provisioning.reservation is not None:
+        result["capacityReservationSelectorTerms"] = [{"id": provisioning.reservation}]
+    return result
 
 
 def hatch_problems(args: object, class_owned: Sequence[str], class_kind: str, path: str = "") -> list[Problem]:
     """Problems with the escape hatches ``node_pool_spec`` and ``node_class_spec`` of ``args`` (a component's args or
-    a pool's ``aws`` block at ``path``): keys the library sets (:data:`NODE_POOL_OWNED`, ``class_owned``)."""
+    a pool's ``aws`` block at ``path``): keys the library sets (:data:`NODE_POOL_OWNED`, ``class_owned``), and
+    other keys at a path the kind's CRD does not have (:func:`~gpu_components.crd_fields.unknown_field_problems`;
+    not for the Auto Mode ``NodeClass``, whose only schema copy lacks fields AWS added since)."""
     if not isinstance(args, Mapping):
         return []
     prefix = f"{path}." if path else ""
-    return owned_key_problems(args.get("node_pool_spec"), NODE_POOL_OWNED, f"{prefix}node_pool_spec", "NodePool") + (
-        owned_key_problems(args.get("node_class_spec"), class_owned, f"{prefix}node_class_spec", class_kind)
+    problems = owned_key_problems(args.get("node_pool_spec"), NODE_POOL_OWNED, f"{prefix}node_pool_spec", "NodePool")
+    problems += _unowned_field_problems(
+        args.get("node_pool_spec"), NODE_POOL_OWNED, "NodePool", f"{prefix}node_pool_spec"
+    )
+    class_spec = args.get("node_class_spec")
+    problems += owned_key_problems(class_spec, class_owned, f"{prefix}node_class_spec", class_kind)
+    if class_kind in crd_fields.CRDS:
+        problems += _unowned_field_problems(class_spec, class_owned, class_kind, f"{prefix}node_class_spec")
+    return problems
+
+
+def _unowned_field_problems(given: object, owned: Sequence[str], kind: str, path: str) -> list[Problem]:
+    """:func:`~gpu_components.crd_fields.unknown_field_problems` of the keys of ``given`` the library does not set
+    (those are refused as such)."""
+    if not isinstance(given, Mapping):
+        return []
+    return crd_fields.unknown_field_problems(
+        {k: v for k, v in given.items() if k not in owned}, kind, path, tuple(owned)
     )

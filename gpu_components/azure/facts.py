@@ -148,6 +148,11 @@ SOURCE_NAP_GPU_NAME = (
 )
 """Where the ``sku-gpu-name`` values come from."""
 SOURCE_NAP_DISRUPTION = "https://learn.microsoft.com/azure/aks/node-auto-provisioning-disruption"
+SOURCE_NAP_EXPIRE = (
+    "https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/apis/crds/karpenter.sh_nodepools.yaml (the "
+    "default of template.spec.expireAfter, 720h; the library's NodePools leave it unset unless expire_after is given)"
+)
+"""NAP's node expiry for the library's NodePools: the Karpenter NodePool CRD's default, 720h."""
 """AKS NAP honours Karpenter's ``karpenter.sh/do-not-disrupt`` pod annotation."""
 
 SOURCE_NAP_GPU_LABELS = (
@@ -325,6 +330,8 @@ FACTS = CloudFacts(
                 requirements_source=f"{SOURCE_NAP_LABELS}; {SOURCE_NAP_GPU_LABELS}",
                 counts_whole_gpus=True,
                 instance_type_label="karpenter.azure.com/sku-name",
+                default_expire_after="720h",
+                expire_source=SOURCE_NAP_EXPIRE,
                 restricted_label_domains=MappingProxyType(
                     {
                         "karpenter.sh": KARPENTER_SH_LABELS,

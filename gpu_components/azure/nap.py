@@ -42,6 +42,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components import crd_fields
 from gpu_components.adapter import (
     DevicePluginHost,
     GpuStack,
@@ -74,6 +75,7 @@ from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.shape import plain
 from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
@@ -124,8 +126,6 @@ OS_LABEL = "kubernetes.io/os"
 """Well-known node label of the operating system; NAP makes Linux nodes only (no Windows pools)."""
 KARPENTER_ARCH: Mapping[CpuArchitecture, str] = {"x86_64": "amd64", "arm64": "arm64"}
 """Catalog CPU architecture -> ``kubernetes.io/arch`` value."""
-CONSOLIDATION_POLICIES = {"when-empty": "WhenEmpty", "when-empty-or-underutilized": "WhenEmptyOrUnderutilized"}
-"""``provisioning.disruption.consolidation`` -> Karpenter's ``consolidationPolicy``."""
 NAP_CAPACITY_TYPES = ("on-demand", "spot")
 """Capacity types NAP offers (:data:`SOURCE_NAP_CAPACITY`)."""
 DEFAULT_IMAGE_FAMILY = "Ubuntu"
@@ -307,22 +307,28 @@ def managed_gpu_problems(
 
 
 def node_class_spec_problems(node_class_spec: object, path: str = "node_class_spec") -> list[Problem]:
-    """Problems of ``node_class_spec``: not a mapping, a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`), or
-    ``tags`` that are not a mapping of tag names to strings (:func:`tags_problems`)."""
+    """Problems of ``node_class_spec``: not a mapping, a key the library sets (:data:`NODE_CLASS_OWNED_KEYS`),
+    ``tags`` that are not a mapping of tag names to strings (:func:`tags_problems`), or a key at a path the
+    AKSNodeClass CRD does not have (:func:`~gpu_components.crd_fields.unknown_field_problems`)."""
     if node_class_spec is None:
         return []
     if not isinstance(node_class_spec, Mapping):
         return [Problem(path, node_class_spec, "must be a mapping of AKSNodeClass spec fields")]
-    return tags_problems(node_class_spec.get("tags"), f"{path}.tags") + [
-        Problem(
-            f"{path}.{key}",
-            node_class_spec[key],
-            "set by gpu_components: gpu.mode from gpu_driver, osDiskSizeGB from the pool's disk_size_gb",
-            "gpu_driver, pool.disk_size_gb",
-        )
-        for key in NODE_CLASS_OWNED_KEYS
-        if key in node_class_spec
-    ]
+    unowned = {key: value for key, value in node_class_spec.items() if key not in NODE_CLASS_OWNED_KEYS}
+    return (
+        tags_problems(node_class_spec.get("tags"), f"{path}.tags")
+        + [
+            Problem(
+                f"{path}.{key}",
+                node_class_spec[key],
+                "set by gpu_components: gpu.mode from gpu_driver, osDiskSizeGB from the pool's disk_size_gb",
+                "gpu_driver, pool.disk_size_gb",
+            )
+            for key in NODE_CLASS_OWNED_KEYS
+            if key in node_class_spec
+        ]
+        + crd_fields.unknown_field_problems(unowned, "AKSNodeClass", path, NODE_CLASS_OWNED_KEYS)
+    )
 
 
 def tags_problems(tags: object, path: str = "node_class_spec.tags") -> list[Problem]:
@@ -414,10 +420,12 @@ def node_pool(
     ``template.metadata.labels``: :func:`nap_pool_view`'s labels; ``template.spec``: the pool's taints, the node class
     of the same name, requirements (VM sizes on ``karpenter.azure.com/sku-name``, the pool's GPU requirements on
     ``karpenter.azure.com/sku-gpu-*`` as given, capacity types, architecture, Linux)
-    and ``expireAfter`` when ``provisioning.disruption.expire_after`` is given; ``limits``: ``nvidia.com/gpu`` (the
-    VM sizes' physical GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
-    ``consolidationPolicy`` and ``consolidateAfter``. ``host``: who advertises the pool's GPUs (``None``: as
-    :func:`~gpu_components.azure.aks.device_plugin_host` says; ``cloud`` for AKS's managed GPU experience).
+    and ``startupTaints``, ``expireAfter``, ``terminationGracePeriod`` when given
+    (:func:`~gpu_components.nodepool.template_disruption`); ``limits``: ``nvidia.com/gpu`` (the VM sizes' physical
+    GPUs) from ``max_gpus`` and ``nodes`` from ``max_nodes``, each when given; ``disruption``:
+    :func:`~gpu_components.nodepool.disruption` (``consolidationPolicy``, ``consolidateAfter``, ``budgets``).
+    ``host``: who advertises the pool's GPUs (``None``: as :func:`~gpu_components.azure.aks.device_plugin_host`
+    says; ``cloud`` for AKS's managed GPU experience).
     """
     provisioning = spec.provisioning
     assert provisioning is not None, "node_pool takes a provisioned pool"
@@ -430,10 +438,9 @@ def node_pool(
             {"key": ARCH_LABEL, "operator": "In", "values": [KARPENTER_ARCH[spec.cpu_architecture]]},
             {"key": OS_LABEL, "operator": "In", "values": ["linux"]},
         ],
-        "taints": [_taint(taint.key, taint.value, taint.effect) for taint in spec.taints],
+        "taints": taint_items(spec.taints),
+        **template_disruption(provisioning),
     }
-    if provisioning.disruption.expire_after is not None:
-        template_spec["expireAfter"] = provisioning.disruption.expire_after
     limits: dict[str, str] = {}
     if provisioning.max_gpus is not None:
         limits[GPU_RESOURCE] = str(provisioning.max_gpus)
@@ -451,17 +458,9 @@ def node_pool(
                 "spec": template_spec,
             },
             "limits": limits,
-            "disruption": {
-                "consolidationPolicy": CONSOLIDATION_POLICIES[provisioning.disruption.consolidation],
-                "consolidateAfter": provisioning.disruption.consolidate_after,
-            },
+            "disruption": disruption(provisioning),
         },
     }
-
-
-def _taint(key: str, value: str, effect: str) -> dict[str, str]:
-    """A taint as a NodePool's ``template.spec.taints`` item (no ``value`` when it has none)."""
-    return {"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect}
 
 
 class AksNapGpuNodePool(pulumi.ComponentResource):

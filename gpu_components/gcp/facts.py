@@ -273,6 +273,16 @@ FACTS = CloudFacts(
                 "gpu type and count (priorities[].gpu), which the library derives from the pool's instance types; "
                 "narrow the pool by its instance_type, instance_types and instance_families instead",
                 requirements_source="https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes",
+                unsupported=MappingProxyType(
+                    {
+                        "startup_taints": "a ComputeClass has no startup taints: its nodePoolConfig.taints stay on "
+                        "the nodes, and nothing removes them once an agent is ready",
+                        "disruption.termination_grace_period": "a ComputeClass has no node termination grace "
+                        "period: GKE drains its nodes by the pods' own grace periods and PodDisruptionBudgets",
+                        "disruption.budgets": "a ComputeClass has no disruption budgets: GKE's autoscaler removes "
+                        "nodes by its own rules",
+                    }
+                ),
             )
         }
     ),

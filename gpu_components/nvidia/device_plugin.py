@@ -228,10 +228,12 @@ def daemonset_tolerations(
     defaults: Sequence[Mapping[str, str]] = CHART_DEFAULT_TOLERATIONS,
 ) -> list[dict[str, str]]:
     """Tolerations for a DaemonSet that must run on every pool: the chart's ``defaults`` (this chart's unless
-    another chart's are given), each pool taint, and ``node_taints`` (taints the cloud adds to nodes itself, e.g. AKS
-    spot), each once, in that order."""
+    another chart's are given), each pool taint, each startup taint of a provisioned pool (the DaemonSet must run
+    before the agent that removes it is ready, and may be what advances the node's startup), and ``node_taints``
+    (taints the cloud adds to nodes itself, e.g. AKS spot), each once, in that order."""
     result = [dict(item) for item in defaults]
-    for taint in [*(taint for spec in specs for taint in spec.taints), *node_taints]:
+    pool_taints = [taint for spec in specs for taint in (*spec.taints, *spec.startup_taints)]
+    for taint in [*pool_taints, *node_taints]:
         item = toleration(taint)
         if item not in result:
             result.append(item)

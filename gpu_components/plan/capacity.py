@@ -374,6 +374,8 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
         policy = f"{disruption['consolidation']} after {disruption['consolidateAfter']}"
         if "expireAfter" in disruption:
             policy += f", expire after {disruption['expireAfter']}"
+        if "terminationGracePeriod" in disruption:
+            policy += f", drain at most {disruption['terminationGracePeriod']}"
         lines.append(f"| {name} | {record['provisioner']} | {types} | {limits} | {capacity} | {policy} |")
         if "autoscalerNote" in record:
             notes.append(f"- {name}: {record['autoscalerNote']}.")

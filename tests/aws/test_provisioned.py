@@ -459,7 +459,7 @@ SHARING_ON_AUTO = (
 )
 
 
-def test_auto_mode_refuses_sharing_mig_reserved_and_long_expiry() -> None:
+def test_auto_mode_refuses_sharing_mig_and_long_expiry_but_takes_a_reservation() -> None:
     pool = {
         **AUTO_L4,
         "instance_type": "p5.48xlarge",
@@ -474,8 +474,6 @@ def test_auto_mode_refuses_sharing_mig_reserved_and_long_expiry() -> None:
     }
     assert _problems(lambda: auto_mode(pool, node_class_spec={"role": "x"})) == [
         f"pool.time_slicing: {SHARING_ON_AUTO} (got 2)",
-        "pool.provisioning.capacity_types: the EKS Auto Mode NodeClass schema the library renders against has no "
-        "capacity reservation selector (got ['reserved'])",
         "pool.provisioning.disruption.expire_after: EKS Auto Mode replaces every node after at most 21 days (504h) "
         "(got '505h')",
         "node_class_spec.role: set by gpu_components from the pool on the NodeClass (got 'x')",

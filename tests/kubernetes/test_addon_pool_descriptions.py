@@ -261,7 +261,7 @@ BAD: dict[str, tuple[str, dict[str, Any], list[tuple[str, object, str, str | Non
                 "pools[0].aws.ami_typ",
                 "AL2023_x86_64_NVIDIA",
                 "unknown field; did you mean 'ami_type'?",
-                "ami_type, node_class_spec, node_group_args, node_pool_spec",
+                "ami_type, node_class, node_class_spec, node_group_args, node_pool_spec",
             )
         ],
     ),

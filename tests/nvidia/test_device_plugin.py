@@ -245,3 +245,17 @@ def test_a_mig_strategy_the_plugin_has_not_is_refused(strategy: object) -> None:
     with pytest.raises(ValueError) as raised:
         device_plugin_config_map([], strategy)  # type: ignore[arg-type]
     assert str(raised.value) == f"mig_strategy must be one of none, single, mixed (got {strategy!r})"
+
+
+def test_daemonset_tolerates_the_startup_taints_of_provisioned_pools() -> None:
+    cilium = {"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}
+    provisioning = {"provisioner": "karpenter", "max_gpus": 4, "startup_taints": [cilium]}
+    provisioned = GpuNodePoolSpec.from_args(
+        {"name": "p", "instance_type": "g5.xlarge", "provisioning": provisioning}, "aws"
+    )  # type: ignore[typeddict-item]
+    assert daemonset_tolerations([provisioned]) == [
+        {"key": "CriticalAddonsOnly", "operator": "Exists"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "node.cilium.io/agent-not-ready", "operator": "Equal", "value": "true", "effect": "NoExecute"},
+    ]
