@@ -149,9 +149,91 @@ def _models() -> list[catalog.GpuModel]:
     return mig + others
 
 
+_STARTUP_TAINT = {"key": "example.com/agent-not-ready", "value": "true", "effect": "NoExecute"}
+_BUDGETS = [
+    {"nodes": "10%", "reasons": ["drifted"]},
+    {"nodes": "0", "reasons": ["underutilized", "empty"], "schedule": "0 8 * * mon-fri", "duration": "10h"},
+]
+_PROVISIONED: tuple[tuple[catalog.Cloud, str, str, dict[str, Any | None], dict[str, Any]], ...] = (
+    (
+        "aws",
+        "karpenter",
+        "g6e.xlarge",
+        {
+            "karpenter": {},
+            "system_node_group": {"instance_type": "m7i.large", "min_size": 2, "max_size": 3, "desired_size": 2},
+        },
+        {
+            "instance_families": ["g6e"],
+            "gpu_requirements": [
+                {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]},
+                {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Lte", "values": ["4"]},
+            ],
+        },
+    ),
+    (
+        "aws",
+        "eks-auto-mode",
+        "g6e.xlarge",
+        {"auto_mode": {}, "system_node_group": None},
+        {
+            "instance_types": ["g6e.2xlarge"],
+            "gpu_requirements": [{"key": "eks.amazonaws.com/instance-gpu-name", "operator": "In", "values": ["l40s"]}],
+        },
+    ),
+    (
+        "azure",
+        "node-auto-provisioning",
+        "Standard_NC24ads_A100_v4",
+        {"node_auto_provisioning": True, "system_node_pool": {"vm_size": "Standard_D4ds_v5", "count": 1}},
+        {
+            "instance_types": ["Standard_NC48ads_A100_v4"],
+            "gpu_requirements": [{"key": "karpenter.azure.com/sku-gpu-name", "operator": "In", "values": ["A100"]}],
+        },
+    ),
+)
+"""The Karpenter-style provisioned pools of :func:`variants` (cloud, provisioner, instance type, cluster settings
+over :data:`_CLUSTERS`' (``None``: removed), provisioning fields): each with GPU requirements, a startup taint, a
+termination grace period and disruption budgets, so the real API server judges those NodePool fields with the
+CRDs' CEL rules."""
+
+
+def _provisioned_variants() -> Iterator[Variant]:
+    """A pool of each Karpenter-style provisioner, exclusive and time-sliced, under the device plugin and the GPU
+    Operator (EKS Auto Mode, exclusive under ``auto`` only: AWS's own driver and plugin serve its nodes)."""
+    for cloud, provisioner, instance_type, cluster, fields in _PROVISIONED:
+        model = catalog.instance_type(cloud, instance_type).gpu_model
+        assert model is not None
+        stacks = ("auto",) if provisioner == "eks-auto-mode" else ("device-plugin", "gpu-operator")
+        for gpu_stack in stacks:
+            for sharing, sharing_fields in (("exclusive", {}), ("time-slicing", {"time_slicing": {"replicas": 2}})):
+                if provisioner == "eks-auto-mode" and sharing != "exclusive":
+                    continue
+                config = copy.deepcopy(_CLUSTERS[cloud])
+                for key, value in cluster.items():
+                    if value is None:
+                        del config["gpu-components:cluster"][key]
+                    else:
+                        config["gpu-components:cluster"][key] = copy.deepcopy(value)
+                config["gpu-components:cloud"] = cloud
+                config["gpu-components:gpu_stack"] = gpu_stack
+                provisioning = {
+                    "provisioner": provisioner,
+                    "max_gpus": 8,
+                    "startup_taints": [_STARTUP_TAINT],
+                    "disruption": {"expire_after": "168h", "termination_grace_period": "2h", "budgets": _BUDGETS},
+                    **copy.deepcopy(fields),
+                }
+                pool = {"name": "gpu", "instance_type": instance_type, "provisioning": provisioning, **sharing_fields}
+                config["gpu-components:pools"] = [pool]
+                name = f"{cloud}-{provisioner}-{gpu_stack}-{model.lower()}-{sharing}"
+                yield Variant(name, cloud, gpu_stack, model, sharing, config)
+
+
 def variants() -> list[Variant]:
-    """Every candidate variant (before the library's own rules decide which are valid)."""
-    out: list[Variant] = []
+    """Every candidate variant (before the library's own rules decide which are valid): the fixed pools of each
+    cloud x GPU stack x GPU model x sharing mode, and the provisioned pools of :func:`_provisioned_variants`."""
+    out: list[Variant] = list(_provisioned_variants())
     for cloud in CLOUDS:
         for model in _models():
             instance_type = _instance_type(cloud, model.name)
