@@ -511,7 +511,7 @@ def test_variant_releases(oracle_report: Report) -> None:
         failures += _judge(release, probe=bool(fresh))
     _report(oracle_report, releases, failures)
     per_chart = Counter(release[2]["inputs"]["chart"] for release in releases)
-    assert sorted(per_chart) == sorted([GPU_OPERATOR_CHART, DEVICE_PLUGIN_CHART, DRA_DRIVER_CHART])
+    assert sorted(per_chart) == sorted([GPU_OPERATOR_CHART, DEVICE_PLUGIN_CHART, DRA_DRIVER_CHART, KARPENTER_CHART])
     assert len(probed) >= 25
     assert failures[:20] == []
 
