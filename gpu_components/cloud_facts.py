@@ -274,6 +274,23 @@ class ForceNewTable:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedChanges:
+    """The inputs of one resource type that its cloud refuses to change in place, though the provider sends the change
+    as an update (they are not force-new): ``pulumi up`` fails on them, and the resource stays as it was.
+
+    Attributes:
+        fields: the input paths (as :class:`ForceNewTable`'s); an entry covers everything beneath it.
+        why: what the cloud says and what to do instead, e.g. ``AKS refuses to change the VM size of an existing node
+            pool: add a new system pool ...``.
+        source: the page that says so.
+    """
+
+    fields: tuple[str, ...]
+    why: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class NodeRolls:
     """The inputs of a node-pool resource that the cloud changes in place by recreating every node of the pool, one
     after another (each drained first): the plan's diff flags such a change as draining the pool's nodes.
@@ -523,6 +540,11 @@ class CloudFacts:
             ``None`` where the library names no families (AKS VM sizes).
         dra: what NVIDIA's DRA driver needs on the cloud's pools (:class:`DraFacts`), or ``None`` where the
             library does not run it.
+        refused_in_place: the inputs the cloud refuses to change in place, by resource type (:class:`RefusedChanges`;
+            AKS: the VM size of a cluster's inline agent pools); the plan's diff flags such a change as refused.
+        provider_force_new: the settings of the cloud's Pulumi provider whose change makes the provider's
+            ``DiffConfig`` ask to replace every resource it manages, by provider type (``pulumi:providers:aws``:
+            ``region``); a change of any other setting is the provider's to judge, which the plan cannot ask.
     """
 
     cloud: Cloud
@@ -545,6 +567,8 @@ class CloudFacts:
     provisioners: Mapping[ProvisionerName, ProvisionerFacts] = field(default_factory=lambda: MappingProxyType({}))
     instance_family_separator: str | None = None
     dra: DraFacts | None = None
+    refused_in_place: Mapping[str, RefusedChanges] = field(default_factory=lambda: MappingProxyType({}))
+    provider_force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @functools.cache

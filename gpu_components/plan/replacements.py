@@ -41,7 +41,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, all_cloud_facts
+from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, RefusedChanges, all_cloud_facts
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 from gpu_components.spec import GPU_ACCESS_LABEL
@@ -55,6 +55,8 @@ __all__ = [
     "changes_gpu_advertiser",
     "forces_replacement",
     "node_pool_types",
+    "provider_setting_replaces",
+    "refused_in_place",
     "repartitions_gpus",
     "rolls_nodes",
     "under_any",
@@ -111,6 +113,41 @@ _ROLL_PATHS: Mapping[str, tuple[tuple[Path, ...], tuple[Path, ...]]] = MappingPr
 )
 
 
+_REFUSED: Mapping[str, tuple[RefusedChanges, tuple[Path, ...]]] = MappingProxyType(
+    {
+        type_: (refused, tuple(parse(field) for field in refused.fields))
+        for facts in all_cloud_facts()
+        for type_, refused in facts.refused_in_place.items()
+    }
+)
+"""Resource type -> the inputs its cloud refuses to change in place (each cloud's
+:attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`) and their parsed paths."""
+
+_PROVIDER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {type_: table for facts in all_cloud_facts() for type_, table in facts.provider_force_new.items()}
+)
+"""Provider type -> the settings whose change replaces every resource it manages (each cloud's
+:attr:`~gpu_components.cloud_facts.CloudFacts.provider_force_new`)."""
+
+
+def refused_in_place(resource_type: str, path: str | Sequence[Element]) -> str | None:
+    """Why the cloud refuses a change at input ``path`` of a ``resource_type`` resource made in place (its
+    :attr:`~gpu_components.cloud_facts.RefusedChanges.why`, with the source), or None: e.g. the VM size of an AKS
+    cluster's inline agent pool (``agentPoolProfiles[0].vmSize``)."""
+    refused = _REFUSED.get(resource_type)
+    if refused is None or not under_any(refused[1], path):
+        return None
+    return f"{refused[0].why} [source: {refused[0].source}]"
+
+
+def provider_setting_replaces(provider_type: str, setting: str) -> bool:
+    """Whether a change of ``setting`` (a top-level key, e.g. ``region``) of a ``provider_type`` provider
+    (``pulumi:providers:aws``) makes the provider's ``DiffConfig`` replace every resource it manages. False for the
+    settings and providers the facts do not list: the provider decides, which the plan cannot ask."""
+    table = _PROVIDER_FORCE_NEW.get(provider_type)
+    return table is not None and setting in table.fields
+
+
 def node_pool_types() -> frozenset[str]:
     """The resource types this module knows as node pools (those with a force-new table)."""
     return frozenset(FORCE_NEW)
@@ -160,15 +197,14 @@ def repartitions_gpus(
     """Why an in-place change of a ``resource_type`` node pool from ``old_inputs`` to ``new_inputs`` (plain inputs,
     as a plan records them) drains its GPU workloads, or None: its nodes' ``nvidia.com/mig.config`` label gets a new
     value, so the GPU Operator's MIG Manager repartitions every node's GPUs, which needs them free of workloads
-    (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes.
+    (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes. Read
+    for the node-pool types whose labels the facts locate and for Karpenter NodePools
+    (:data:`KARPENTER_NODE_POOL_TYPE`, EKS Karpenter and AKS node auto-provisioning under the GPU Operator).
     """
-    resource = _LABELLED.get(resource_type)
-    if resource is None:
+    old_labels, new_labels = _node_labels(resource_type, old_inputs), _node_labels(resource_type, new_inputs)
+    if old_labels is None or new_labels is None:
         return None
-    old, new = (
-        resource.node_labels(old_inputs).get(MIG_CONFIG_LABEL),
-        resource.node_labels(new_inputs).get(MIG_CONFIG_LABEL),
-    )
+    old, new = old_labels.get(MIG_CONFIG_LABEL), new_labels.get(MIG_CONFIG_LABEL)
     return MIG_RECONFIGURE_DRAINS if new is not None and new != old else None
 
 
