@@ -16,9 +16,15 @@ with each resource's options as the plan records them (:mod:`gpu_components.plan
 - A change replaces the resource when the provider cannot make it in place (a node pool's force-new inputs,
   :mod:`gpu_components.plan.replacements`) or when it lies under one of the new side's ``replaceOnChanges`` paths.
   A change of the resource's ``provider`` (an explicit provider added, removed or swapped for another, unless the
-  provider itself was renamed by an alias) replaces it too: the engine replaces unless the new provider says its
-  configuration change needs none, which cannot be asked offline. A replacement with ``deleteBeforeReplace`` says
-  so; a deleted or replaced resource that is ``protect``-ed is marked, as ``pulumi up`` would refuse it.
+  provider itself was renamed by an alias) is judged as the engine's ``providerChanged`` does, by the new provider's
+  ``DiffConfig`` of the old provider's settings against the new one's (:class:`_Providers`: an explicit provider's
+  inputs, or the default provider's stack config): the same settings keep the resource (listed as ``same``); a
+  changed setting the cloud's facts say replaces (the AWS provider's ``region``) replaces it; other changed settings
+  replace it too, with a note that the provider's own answer cannot be asked offline. A replacement with
+  ``deleteBeforeReplace`` says so; a deleted or replaced resource that is ``protect``-ed is marked, as ``pulumi up``
+  would refuse it, and so is an in-place change of an input the cloud refuses
+  (:attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`, AKS's VM size of an existing pool):
+  :attr:`PlanDiff.refused`.
 - Inputs that hold an encoded document (a launch template's base64 user data with Bottlerocket's TOML settings;
   :attr:`~gpu_components.cloud_facts.CloudFacts.encoded_inputs`) are compared decoded.
 
@@ -54,6 +60,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
+from gpu_components.plan.ignore_changes import ignore_changes_warnings
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import planned_id
@@ -145,8 +152,9 @@ class InputChange:
     ``replaceOnChanges`` path, its provider); ``rolls`` when the cloud makes it in place by recreating every node of
     a node pool. For a change inside an encoded input, ``decoded`` says how the input was encoded (``base64 TOML``)
     and ``within`` is the path inside the decoded document (``""`` for the whole of it). ``refused`` says why the
-    cloud refuses the change in place (``pulumi up`` fails on it: :attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`),
-    and ``note`` what the verdict cannot know offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`).
+    cloud refuses the change in place (``pulumi up`` fails on it:
+    :attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`), and ``note`` what the verdict cannot know
+    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`).
     """
 
     path: str
@@ -197,7 +205,9 @@ class ResourceChange:
 class PlanDiff:
     """What changed between two plans. Every sequence is sorted by URN (outputs by path).
 
-    ``renamed`` holds the resources an alias matched that change nothing else (no change to the engine either).
+    ``renamed`` holds the resources an alias matched, or whose provider changed to one of the same settings, that
+    change nothing else (no change to the engine either). ``warnings`` are the new plan's ``ignoreChanges`` paths that
+    name no input (:func:`~gpu_components.plan.ignore_changes.ignore_changes_warnings`).
     """
 
     old_stack: str
@@ -207,6 +217,7 @@ class PlanDiff:
     changed: tuple[ResourceChange, ...]
     outputs: tuple[InputChange, ...]
     renamed: tuple[ResourceChange, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def replacements(self) -> tuple[ResourceChange, ...]:
@@ -251,7 +262,9 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     removed = tuple(
         _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
     )
-    compared = {urn: _compare(old_resources[matches[urn]], new_resources[urn], new_resources) for urn in sorted(matches)}
+    compared = {
+        urn: _compare(old_resources[matches[urn]], new_resources[urn], new_resources) for urn in sorted(matches)
+    }
     template_types = {template.type_token for template in _TEMPLATES.values()}
     identities = _identities(new_resources)
     rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
@@ -320,6 +333,12 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         changed=tuple(changed),
         outputs=outputs,
         renamed=tuple(renamed),
+        warnings=tuple(
+            ignore_changes_warnings(
+                [new_resources[urn] for urn in sorted(new_resources)],
+                {urn: old_resources[old_urn] for urn, old_urn in matches.items()},
+            )
+        ),
     )
 
 
@@ -626,8 +645,10 @@ def to_text(result: PlanDiff) -> str:
     where its type or parent changed too), ``[retained: ...]`` for a deletion that ``retainOnDelete`` leaves in the
     cloud, ``[protected: ...]`` where ``pulumi up`` would refuse it, ``[refused: why]`` where the cloud refuses the
     in-place change (the input marked ``[refused in place]``) and ``[provider changed to one with the same settings:
-    ...]`` (:data:`PROVIDER_KEPT`). A provider change the plans cannot judge for sure carries its :attr:`InputChange.note`.
-    Ends with the stack outputs that changed and a summary line, and a newline."""
+    ...]`` (:data:`PROVIDER_KEPT`). A provider change the plans cannot judge for sure carries its
+    :attr:`InputChange.note`.
+    A ``warning: ...`` line after the title names each ``ignoreChanges`` path that ignores nothing
+    (:attr:`PlanDiff.warnings`). Ends with the stack outputs that changed and a summary line, and a newline."""
     stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
     lines = [f"Plan diff of {stacks}:"]
     if result.old_stack != result.new_stack:
@@ -635,6 +656,7 @@ def to_text(result: PlanDiff) -> str:
             "note: the plans are of different stacks; resources are matched by URN, which holds the stack name, "
             "so no resource of one matches one of the other"
         )
+    lines.extend(f"warning: {warning}" for warning in result.warnings)
     if result.empty and not result.renamed:
         lines.append("no changes")
         return "\n".join(lines) + "\n"
@@ -733,6 +755,7 @@ def to_document(result: PlanDiff) -> dict[str, Any]:
             for change in (*result.added, *result.removed, *result.changed, *result.renamed)
         ],
         "outputs": [_change_document(item) for item in result.outputs],
+        **({"warnings": list(result.warnings)} if result.warnings else {}),
     }
 
 

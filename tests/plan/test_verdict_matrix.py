@@ -213,7 +213,7 @@ ASKS = "  [unless the new provider's DiffConfig finds these settings need none, 
 
 
 @pytest.mark.parametrize("cloud", sorted(COMPONENTS))
-def test_a_changed_or_removed_cloud_provider_of_other_settings_replaces_the_node_pool(tmp_path: Path, cloud: str) -> None:
+def test_a_changed_or_removed_provider_of_other_settings_replaces_the_node_pool(tmp_path: Path, cloud: str) -> None:
     """The engine replaces when the new provider's DiffConfig says the settings changed need it: known for the AWS
     provider's region (the cloud's facts), said to be unknowable offline for the others."""
     _, _, package, type_, suffix = COMPONENTS[cloud]
