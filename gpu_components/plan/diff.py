@@ -75,6 +75,7 @@ from gpu_components.plan.replacements import (
     repartitions_gpus,
     rolls_nodes,
     under_any,
+    upgrades_gpu_driver,
 )
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
@@ -294,8 +295,10 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             if drains is None and template is not None and _template_id(now, template) in rolled:
                 drains = template.rolls
             if drains is None and changes:
-                drains = changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now)) or repartitions_gpus(
-                    now["type"], _inputs(was), _inputs(now)
+                drains = (
+                    changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now))
+                    or repartitions_gpus(now["type"], _inputs(was), _inputs(now))
+                    or upgrades_gpu_driver(now["type"], _inputs(was), _inputs(now), _operator_pools(now, new_resources))
                 )
         old_urn = matches[urn] if matches[urn] != urn else None
         if drains is None and all(c.path == PROVIDER for c in changes) and (kept or not changes):
@@ -452,6 +455,28 @@ def _provider_settings(
         str(key).partition(":")[2]: value for key, value in config.items() if str(key).partition(":")[0] == package
     }
     return f"{PROVIDER_TYPE_PREFIX}{package}", settings
+
+
+def _operator_pools(release: Mapping[str, Any], resources: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The pools a GPU Operator release serves, sorted: the entries (but ``default``) of the device plugin config map
+    its values name (``values.devicePlugin.config.name``), a resource beside it (same parent); none where the values
+    name none (its device plugin off)."""
+    values = _inputs(release).get("values")
+    plugin = values.get("devicePlugin") if isinstance(values, Mapping) else None
+    config = plugin.get("config") if isinstance(plugin, Mapping) else None
+    name = config.get("name") if isinstance(config, Mapping) else None
+    for resource in resources.values():
+        metadata = _inputs(resource).get("metadata")
+        data = _inputs(resource).get("data")
+        if (
+            name is not None
+            and resource.get("parent") == release.get("parent")
+            and isinstance(metadata, Mapping)
+            and metadata.get("name") == name
+            and isinstance(data, Mapping)
+        ):
+            return sorted(str(key) for key in data if key != "default")
+    return []
 
 
 def _provider_deletes_first(was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]) -> bool:

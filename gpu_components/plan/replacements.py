@@ -42,12 +42,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, RefusedChanges, all_cloud_facts
+from gpu_components.nvidia.driver_upgrade import DEFAULT_DRIVER_VERSION, describe_policy
+from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART, GPU_OPERATOR_CHART_VERSION
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 from gpu_components.spec import GPU_ACCESS_LABEL
 
 __all__ = [
     "FORCE_NEW",
+    "HELM_RELEASE_TYPE",
     "KARPENTER_NODE_POOL_TYPE",
     "OTHER_FORCE_NEW",
     "ROLLS",
@@ -60,6 +63,7 @@ __all__ = [
     "repartitions_gpus",
     "rolls_nodes",
     "under_any",
+    "upgrades_gpu_driver",
 ]
 
 FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
@@ -254,4 +258,63 @@ def changes_gpu_advertiser(
         f"its {GPU_ACCESS_LABEL} label changed ({values}): the pool's GPU advertiser changes on live nodes"
         f" ({_advertiser(was)} -> {_advertiser(now)}): drain them, or add a new pool and move the workloads"
         ' (README "Moving a pool")'
+    )
+
+
+HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+"""pulumi-kubernetes' Helm release, whose ``values`` hold the GPU Operator's ``driver`` settings."""
+
+
+def _driver(inputs: Mapping[str, object]) -> Mapping[str, object]:
+    values = inputs.get("values")
+    driver = values.get("driver") if isinstance(values, Mapping) else None
+    return driver if isinstance(driver, Mapping) else {}
+
+
+def _driver_version(inputs: Mapping[str, object]) -> object:
+    """The driver version a GPU Operator release installs: ``values.driver.version``, else the default of the pinned
+    chart (:data:`~gpu_components.nvidia.driver_upgrade.DEFAULT_DRIVER_VERSION`), else None (another chart's own
+    default, unknown offline)."""
+    version = _driver(inputs).get("version")
+    if version is not None:
+        return version
+    return DEFAULT_DRIVER_VERSION if inputs.get("version") == GPU_OPERATOR_CHART_VERSION else None
+
+
+def upgrades_gpu_driver(
+    resource_type: str, old_inputs: Mapping[str, object], new_inputs: Mapping[str, object], pools: Sequence[str]
+) -> str | None:
+    """Why an in-place change of a GPU Operator Helm release (``resource_type`` :data:`HELM_RELEASE_TYPE`, chart
+    ``gpu-operator``) from ``old_inputs`` to ``new_inputs`` drains GPU pods, or None: the operator installs the driver
+    (``values.driver.enabled``) and its version changes (``values.driver.version``, or the chart version where the
+    values leave it to the chart's default, which the plan cannot read: said so). The operator's upgrade controller
+    then cordons each node, waits for the long-running pods, deletes its GPU pods and reloads the driver, as its
+    ``driver.upgradePolicy`` says (NVIDIA "GPU Driver Upgrades").
+
+    Args:
+        pools: the pools whose nodes run the operator's driver (the pools the release serves), named in the text.
+
+    Returns, e.g. ``the GPU Operator's driver version changes ("595.91.07" -> "600.10.01"): its upgrade controller
+    evicts the GPU pods of pools a100, l4, node by node (maxParallelUpgrades 1, ...)``.
+    """
+    if resource_type != HELM_RELEASE_TYPE or new_inputs.get("chart") != GPU_OPERATOR_CHART:
+        return None
+    if _driver(new_inputs).get("enabled") is not True:
+        return None
+    old, new = _driver_version(old_inputs), _driver_version(new_inputs)
+    if old is not None and new is not None:
+        if old == new:
+            return None
+        change = f"the GPU Operator's driver version changes ({json.dumps(old)} -> {json.dumps(new)})"
+    elif old_inputs.get("version") != new_inputs.get("version"):
+        change = (
+            "the GPU Operator's chart version changes and the driver version is left to the chart's default, which"
+            " cannot be read offline: the driver may change"
+        )
+    else:
+        return None
+    served = f"pools {', '.join(pools)}" if pools else "every node it installs the driver on"
+    return (
+        f"{change}: its upgrade controller evicts the GPU pods of {served}, node by node"
+        f" ({describe_policy(_driver(new_inputs).get('upgradePolicy'))})"
     )
