@@ -18,6 +18,10 @@ GPU Operator driver version); :data:`EXIT_REFUSED` (6) when ``pulumi up`` would 
 resource deleted or replaced, an input the cloud refuses to change in place), which outranks 3 and 4; 0 when nothing
 changed.
 
+``plan`` prints a ``warning:`` line on stderr for each ``ignoreChanges`` path of the plan that names no input of its
+resource, with the closest input path (:mod:`~gpu_components.plan.ignore_changes`); ``diff`` and ``plan --diff`` put
+the same warnings in the diff's text.
+
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
 would), naming the stacks that failed.
