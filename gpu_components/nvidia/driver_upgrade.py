@@ -20,7 +20,6 @@ over the settings. A drain that cannot evict every pod (``drain`` without ``forc
 no controller manages) is warned about (:func:`driver_upgrade_warnings`).
 """
 
-
 import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
