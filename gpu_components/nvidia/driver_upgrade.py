@@ -348,7 +348,9 @@ def describe_policy(policy: object) -> str:
         return "no upgrade policy rendered (the chart's defaults apply)"
     if policy.get("autoUpgrade") is False:
         return "autoUpgrade false: each node's driver pod must be restarted by hand"
-    wait, deletion, drain = (_section(policy, key) for key in ("waitForCompletion", "gpuPodDeletion", "drain"))
+    # The chart's values say gpuPodDeletion; the ClusterPolicy and NVIDIADriver CRDs say podDeletion.
+    wait, drain = _section(policy, "waitForCompletion"), _section(policy, "drain")
+    deletion = _section(policy, "gpuPodDeletion") or _section(policy, "podDeletion")
     selector = wait.get("podSelector") or "(none)"
     drained = f"drains (timeout {drain.get('timeoutSeconds')} s)" if drain.get("enable") is True else "no drain"
     return (

@@ -52,6 +52,7 @@ __all__ = [
     "FORCE_NEW",
     "HELM_RELEASE_TYPE",
     "KARPENTER_NODE_POOL_TYPE",
+    "NVIDIA_DRIVER_TYPE",
     "OTHER_FORCE_NEW",
     "ROLLS",
     "ForceNewTable",
@@ -261,6 +262,9 @@ def changes_gpu_advertiser(
     )
 
 
+NVIDIA_DRIVER_TYPE = "kubernetes:nvidia.com/v1alpha1:NVIDIADriver"
+"""The GPU Operator's NVIDIADriver custom resource (CRD v26.7.0 ``nvidia.com_nvidiadrivers.yaml``): a driver
+``spec.version`` and ``spec.upgradePolicy`` for the nodes its ``spec.nodeSelector`` selects."""
 HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 """pulumi-kubernetes' Helm release, whose ``values`` hold the GPU Operator's ``driver`` settings."""
 
@@ -285,7 +289,9 @@ def upgrades_gpu_driver(
     resource_type: str, old_inputs: Mapping[str, object], new_inputs: Mapping[str, object], pools: Sequence[str]
 ) -> str | None:
     """Why an in-place change of a GPU Operator Helm release (``resource_type`` :data:`HELM_RELEASE_TYPE`, chart
-    ``gpu-operator``) from ``old_inputs`` to ``new_inputs`` drains GPU pods, or None: the operator installs the driver
+    ``gpu-operator``) or NVIDIADriver custom resource (:data:`NVIDIA_DRIVER_TYPE`, ``spec.version``; its nodes are
+    those its ``spec.nodeSelector`` selects) from ``old_inputs`` to ``new_inputs`` drains GPU pods, or None: the
+    operator installs the driver
     (``values.driver.enabled``) and its version changes (``values.driver.version``, or the chart version where the
     values leave it to the chart's default, which the plan cannot read: said so). The operator's upgrade controller
     then cordons each node, waits for the long-running pods, deletes its GPU pods and reloads the driver, as its
@@ -297,6 +303,8 @@ def upgrades_gpu_driver(
     Returns, e.g. ``the GPU Operator's driver version changes ("595.91.07" -> "600.10.01"): its upgrade controller
     evicts the GPU pods of pools a100, l4, node by node (maxParallelUpgrades 1, ...)``.
     """
+    if resource_type == NVIDIA_DRIVER_TYPE:
+        return _nvidia_driver_upgrade(old_inputs, new_inputs)
     if resource_type != HELM_RELEASE_TYPE or new_inputs.get("chart") != GPU_OPERATOR_CHART:
         return None
     if _driver(new_inputs).get("enabled") is not True:
@@ -317,4 +325,19 @@ def upgrades_gpu_driver(
     return (
         f"{change}: its upgrade controller evicts the GPU pods of {served}, node by node"
         f" ({describe_policy(_driver(new_inputs).get('upgradePolicy'))})"
+    )
+
+
+def _nvidia_driver_upgrade(old_inputs: Mapping[str, object], new_inputs: Mapping[str, object]) -> str | None:
+    old_spec, new_spec = old_inputs.get("spec"), new_inputs.get("spec")
+    old = old_spec.get("version") if isinstance(old_spec, Mapping) else None
+    new = new_spec.get("version") if isinstance(new_spec, Mapping) else None
+    if old == new or not isinstance(new_spec, Mapping):
+        return None
+    selector = new_spec.get("nodeSelector")
+    nodes = f"the nodes it selects ({json.dumps(selector, sort_keys=True)})" if selector else "every GPU node"
+    return (
+        f"the NVIDIADriver's driver version changes ({json.dumps(old)} -> {json.dumps(new)}): the GPU Operator's"
+        f" upgrade controller evicts the GPU pods of {nodes}, node by node"
+        f" ({describe_policy(new_spec.get('upgradePolicy'))})"
     )

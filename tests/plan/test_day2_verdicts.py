@@ -13,6 +13,7 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 import pytest
 from click.testing import CliRunner
 
@@ -150,6 +151,7 @@ main: app/
 PROGRAM = """\
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 
 aws.eks.NodeGroup(
     "ng",
@@ -246,3 +248,43 @@ def test_an_aks_system_pool_vm_size_change_is_refused_by_aks(tmp_path: Path) -> 
         "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 refused (pulumi up would fail)\n"
     )
     assert status == 6
+
+
+def nvidia_driver(version: str) -> Callable[[], None]:
+    """A GPU Operator NVIDIADriver custom resource for the nodes labelled ``pool: l4``."""
+
+    def program() -> None:
+        k8s.apiextensions.CustomResource(
+            "driver",
+            api_version="nvidia.com/v1alpha1",
+            kind="NVIDIADriver",
+            spec={
+                "version": version,
+                "nodeSelector": {"pool": "l4"},
+                "upgradePolicy": {
+                    "autoUpgrade": True,
+                    "maxParallelUpgrades": 2,
+                    "maxUnavailable": "50%",
+                    "waitForCompletion": {"timeoutSeconds": 600, "podSelector": "gpu-components/long-running=true"},
+                    "podDeletion": {"timeoutSeconds": 300},
+                    "drain": {"enable": True, "timeoutSeconds": 900},
+                },
+            },
+        )
+
+    return program
+
+
+def test_an_nvidia_driver_version_change_drains_its_nodes(tmp_path: Path) -> None:
+    text, status = verdict(tmp_path, program_plan(nvidia_driver("580.95.05")), program_plan(nvidia_driver("595.91.07")))
+
+    assert text == (
+        "Plan diff of dev:\n"
+        "~ kubernetes:nvidia.com/v1alpha1:NVIDIADriver driver  [drains nodes: the NVIDIADriver's driver version changes"
+        ' ("580.95.05" -> "595.91.07"): the GPU Operator\'s upgrade controller evicts the GPU pods of the nodes it'
+        ' selects ({"pool": "l4"}), node by node (maxParallelUpgrades 2, maxUnavailable 50%, waits 600 s for pods'
+        " gpu-components/long-running=true, then deletes GPU pods (timeout 300 s), drains (timeout 900 s))]\n"
+        '    spec.version: "580.95.05" -> "595.91.07"\n'
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+    )
+    assert status == 4
