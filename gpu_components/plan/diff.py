@@ -38,6 +38,10 @@ named (an EKS node group's launch template, by ``launchTemplate.id``). Two label
 its nodes stay: a new MIG layout (``nvidia.com/mig.config``, the MIG Manager repartitions the GPUs) and a new GPU
 advertiser (``gpu-components/gpu-access``: the pool moves between the device plugin and NVIDIA's DRA driver on live
 nodes, :func:`~gpu_components.plan.replacements.changes_gpu_advertiser`, EKS and AKS pools and Karpenter NodePools).
+A new driver version of the GPU Operator (its Helm release's ``values.driver.version`` where it installs the driver,
+or an NVIDIADriver's ``spec.version``) drains the GPU pods of the nodes it serves, node by node, by its upgrade policy:
+the release or custom resource is marked, naming the pools and the policy
+(:func:`~gpu_components.plan.replacements.upgrades_gpu_driver`).
 
 The other options (``dependsOn``, ``protect``, ``retainOnDelete``, ...) change nothing in the cloud on their own:
 the engine records them without an update, and so does the diff. A plan written before options were recorded has
