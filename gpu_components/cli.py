@@ -13,8 +13,14 @@ the offline reader cannot run (:mod:`~gpu_components.plan.yaml_program`), and a 
 Exit status: 0 success; 1 an error (invalid config, unknown stack, malformed ``Pulumi.yaml`` or stack file, a project
 the plan cannot run, a program that raises, unreadable plan); 2 a usage error. With ``--exit-code`` (``diff``,
 ``plan --diff``): :data:`EXIT_CHANGES` (3) when anything changed and :data:`EXIT_REPLACEMENT` (4) when a change drains
-a node pool (replaced, deleted or its nodes rolled) or strands its GPU work (a new MIG layout or GPU advertiser); 0
-when nothing changed.
+a node pool (replaced, deleted or its nodes rolled) or strands its GPU work (a new MIG layout or GPU advertiser, a new
+GPU Operator driver version); :data:`EXIT_REFUSED` (6) when ``pulumi up`` would fail on a change (a ``protect``-ed
+resource deleted or replaced, an input the cloud refuses to change in place), which outranks 3 and 4; 0 when nothing
+changed.
+
+``plan`` prints a ``warning:`` line on stderr for each ``ignoreChanges`` path of the plan that names no input of its
+resource, with the closest input path (:mod:`~gpu_components.plan.ignore_changes`); ``diff`` and ``plan --diff`` put
+the same warnings in the diff's text.
 
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
@@ -41,6 +47,7 @@ from gpu_components.errors import GpuSpecError
 from gpu_components.plan.capacity import capacity_report, claim_records
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
 from gpu_components.plan.diff import PlanDiff, PlanFormatError, diff, to_document, to_text
+from gpu_components.plan.ignore_changes import ignore_changes_warnings
 from gpu_components.plan.kubernetes import to_kubernetes_yaml
 from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.project import ProgramError, load_project, pool_records, run_project
@@ -61,6 +68,12 @@ EXIT_REPLACEMENT = 4
 ``replaceOnChanges`` path or its provider), deleted, or its nodes recreated in place (a rolling change, or on EKS a
 changed launch template), or its GPU work stranded on nodes that stay (a new MIG layout, or a new GPU advertiser:
 its ``gpu-components/gpu-access`` node label changed) (:attr:`~gpu_components.plan.diff.PlanDiff.drained`)."""
+EXIT_REFUSED = 6
+"""``--exit-code``: at least one change would make ``pulumi up`` fail part-way: a ``protect``-ed resource deleted or
+replaced (the engine refuses it until ``protect`` is removed), or an input the cloud refuses to change in place (AKS:
+the VM size of an existing agent pool) (:attr:`~gpu_components.plan.diff.PlanDiff.refused`). It outranks
+:data:`EXIT_CHANGES` and :data:`EXIT_REPLACEMENT` (the change cannot be applied as written) and is outranked by
+:data:`EXIT_POLICY_VIOLATION` (nothing is deployed at all) and by an error (1)."""
 EXIT_POLICY_VIOLATION = 5
 """``plan --policy``: the policy pack found a mandatory violation (``pulumi preview`` fails on it and ``pulumi up``
 refuses to run). 5 is the Pulumi CLI's own exit code for a policy violation (``ExitPolicyViolation`` in
@@ -139,7 +152,8 @@ def main() -> None:
     is_flag=True,
     help=(
         "With --diff: exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled, or its work"
-        " stranded (new MIG layout or GPU advertiser)."
+        " stranded (new MIG layout, GPU advertiser or operator driver version), 6 when pulumi up would refuse a change"
+        " (a protected resource deleted or replaced, an input the cloud refuses to change)."
     ),
 )
 @click.option(
@@ -231,6 +245,13 @@ def plan(
         _stop_if_mandatory(reports)
         _exit_for(diffs, exit_code)
         return
+    for result in plans:
+        records = [
+            {"urn": r.urn, "type": r.type, "name": r.name, "inputs": r.inputs, "options": r.options}
+            for r in result.resources
+        ]
+        for warning in ignore_changes_warnings(records, {}):
+            click.echo(f"warning: {result.stack}: {warning}", err=True)
     suffix, render = FORMATS[output_format]
     if out_dir is not None:
         for result in plans:
@@ -254,7 +275,8 @@ def plan(
     is_flag=True,
     help=(
         "Exit 3 when anything changed, 4 when a node pool is replaced, deleted or rolled, or its work stranded (new"
-        " MIG layout or GPU advertiser)."
+        " MIG layout, GPU advertiser or operator driver version), 6 when pulumi up would refuse a change (a protected"
+        " resource deleted or replaced, an input the cloud refuses to change)."
     ),
 )
 def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> None:
@@ -490,6 +512,8 @@ def _pairs(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:
 def _exit_for(diffs: Sequence[PlanDiff], exit_code: bool) -> None:
     if not exit_code:
         return
+    if any(result.refused for result in diffs):
+        raise click.exceptions.Exit(EXIT_REFUSED)
     if any(result.drained for result in diffs):
         raise click.exceptions.Exit(EXIT_REPLACEMENT)
     if any(not result.empty for result in diffs):

@@ -366,6 +366,23 @@ class ForceNewTable:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedChanges:
+    """The inputs of one resource type that its cloud refuses to change in place, though the provider sends the change
+    as an update (they are not force-new): ``pulumi up`` fails on them, and the resource stays as it was.
+
+    Attributes:
+        fields: the input paths (as :class:`ForceNewTable`'s); an entry covers everything beneath it.
+        why: what the cloud says and what to do instead, e.g. ``AKS refuses to change the VM size of an existing node
+            pool: add a new system pool ...``.
+        source: the page that says so.
+    """
+
+    fields: tuple[str, ...]
+    why: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class NodeRolls:
     """The inputs of a node-pool resource that the cloud changes in place by recreating every node of the pool, one
     after another (each drained first): the plan's diff flags such a change as draining the pool's nodes.
@@ -618,6 +635,11 @@ class CloudFacts:
         exclusive_selectors: node labels beside which the cloud lets a pod select only some others
             (:class:`ExclusiveSelector`); none where the cloud has none.
         fractional_gpu_types: instance types of the cloud whose nodes get a fraction of a GPU, refused by name.
+        refused_in_place: the inputs the cloud refuses to change in place, by resource type (:class:`RefusedChanges`;
+            AKS: the VM size of a cluster's inline agent pools); the plan's diff flags such a change as refused.
+        provider_force_new: the settings of the cloud's Pulumi provider whose change makes the provider's
+            ``DiffConfig`` ask to replace every resource it manages, by provider type (``pulumi:providers:aws``:
+            ``region``); a change of any other setting is the provider's to judge, which the plan cannot ask.
     """
 
     cloud: Cloud
@@ -642,6 +664,8 @@ class CloudFacts:
     dra: DraFacts | None = None
     exclusive_selectors: tuple[ExclusiveSelector, ...] = ()
     fractional_gpu_types: tuple[FractionalGpuTypes, ...] = ()
+    refused_in_place: Mapping[str, RefusedChanges] = field(default_factory=lambda: MappingProxyType({}))
+    provider_force_new: Mapping[str, ForceNewTable] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @functools.cache

@@ -65,6 +65,7 @@ from gpu_components.nvidia.dra_driver import (
     pool_access_problems,
     version_number_hint,
 )
+from gpu_components.nvidia.driver_upgrade import DriverUpgradeSettingsArgs, driver_upgrade_problems
 from gpu_components.nvidia.gpu_operator import (
     SOURCE_GPU_CLUSTER,
     chart_version_problems,
@@ -150,7 +151,13 @@ class GpuOperatorSettingsArgs(TypedDict):
     """Version of NVIDIA's ``gpu-operator`` chart. Defaults to the pinned, tested ``v26.7.0``."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones. Defaults to none. Not ``driver.enabled``, ``toolkit.enabled``,
-    ``mig.strategy`` and the other values the library decides."""
+    ``mig.strategy`` and the other values the library decides; ``driver.upgradePolicy`` is checked as
+    ``driver_upgrade`` is."""
+    driver_upgrade: NotRequired[DriverUpgradeSettingsArgs]
+    """How the operator rolls a new driver version over its nodes (``driver.upgradePolicy``), with ``operator_driver``
+    only. Defaults to one node at a time, at most 25% unavailable, waiting up to an hour for long-running pods
+    (``gpu-components/long-running=true``, the workload helpers' ``do_not_disrupt``), no drain; see
+    :class:`~gpu_components.nvidia.driver_upgrade.DriverUpgradeSettingsArgs`."""
 
 
 @STRICT
@@ -475,6 +482,10 @@ def _dra_cluster_problems(
             operator_driver_path=f"{prefix}gpu_operator.operator_driver",
             cpu_architecture=pool.spec.cpu_architecture,
         )
+    if helper:
+        problems += driver_upgrade_problems(
+            settings.get("driver_upgrade"), settings.get("helm_values"), operator_driver, f"{prefix}gpu_operator"
+        )
     problems += _at_input_positions(
         gpu_operator_problems(
             [pool.spec for pool in helper.values()],
@@ -693,6 +704,13 @@ def validate_cluster(
             for problem in error.problems
             if not any(problem.path == root or problem.path.startswith((f"{root}.", f"{root}[")) for root in roots)
         ]
+    if operator and isinstance(gpu_operator, Mapping):
+        pool_problems += driver_upgrade_problems(
+            gpu_operator.get("driver_upgrade"),
+            gpu_operator.get("helm_values"),
+            operator_driver,
+            f"{prefix}gpu_operator",
+        )
     if operator:
         pool_problems += _at_input_positions(
             gpu_operator_problems(

@@ -45,6 +45,7 @@ from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, fa
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
+from gpu_components.nvidia.driver_upgrade import LONG_RUNNING_LABEL
 from gpu_components.spec import (
     SOURCE_KARPENTER_TERMINATION,
     SOURCE_SHARING,
@@ -124,8 +125,10 @@ class GpuPodSettings(TypedDict):
     Fields: ``resources`` (the GPU container's ``resources``), ``tolerations`` and ``nodeSelector`` (pod spec),
     ``hostIPC`` (pod spec; only present, ``True``, on MPS pools whose cloud's own device plugin needs it, as GKE's
     does), ``affinity`` (pod spec; only present when a GPU model or memory was asked for among a provisioned pool's
-    types: a required node affinity of :func:`gpu_node_requirements`) and ``annotations`` (pod metadata; only
-    present with ``do_not_disrupt``: :func:`do_not_disrupt_annotation`).
+    types: a required node affinity of :func:`gpu_node_requirements`), ``annotations`` (pod metadata; only
+    present with ``do_not_disrupt``: :func:`do_not_disrupt_annotation`) and ``labels`` (pod metadata; only present with
+    ``do_not_disrupt``: :data:`~gpu_components.nvidia.driver_upgrade.LONG_RUNNING_LABEL` ``"true"``, which the GPU
+    Operator's driver upgrades wait for).
     """
 
     resources: ResourceRequirements
@@ -134,6 +137,7 @@ class GpuPodSettings(TypedDict):
     hostIPC: NotRequired[bool]
     affinity: NotRequired[dict[str, Any]]
     annotations: NotRequired[dict[str, str]]
+    labels: NotRequired[dict[str, str]]
 
 
 class GpuPools(Protocol):
@@ -692,10 +696,13 @@ def pod_settings(
             types with this GPU model (catalog name, e.g. ``L40S``) / at least this much GPU memory (GB): the
             ``affinity`` of :func:`gpu_node_requirements`, in the provisioner's own labels. Default: any type.
         do_not_disrupt: annotate the pod so the pool's provisioner (or, on a fixed pool, the Cluster Autoscaler)
-            does not remove its node to consolidate while it runs (:func:`do_not_disrupt_annotation`); for long GPU
-            jobs that cannot resume. Defaults to False. It does not stop expiry or spot interruption: on a
-            provisioned pool whose nodes expire (given or by the provisioner's default) it needs the pool's
-            ``provisioning.disruption.termination_grace_period`` (:func:`do_not_disrupt_problems`).
+            does not remove its node to consolidate while it runs (:func:`do_not_disrupt_annotation`), and label it
+            long-running (:data:`~gpu_components.nvidia.driver_upgrade.LONG_RUNNING_LABEL` ``"true"``) so a GPU
+            Operator driver upgrade waits for it (``driver.upgradePolicy.waitForCompletion``, up to its timeout)
+            before deleting its node's GPU pods; for long GPU jobs that cannot resume. Defaults to False. It does not
+            stop expiry or spot interruption: on a provisioned pool whose nodes expire (given or by the provisioner's
+            default) it needs the pool's ``provisioning.disruption.termination_grace_period``
+            (:func:`do_not_disrupt_problems`).
 
     Raises:
         GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
@@ -788,6 +795,7 @@ def pod_settings(
     if do_not_disrupt:
         key, value = do_not_disrupt_annotation(spec)
         settings["annotations"] = {key: value}
+        settings["labels"] = {LONG_RUNNING_LABEL: "true"}
     return settings
 
 
@@ -875,7 +883,9 @@ def vector_add_manifest(
         pod_spec["hostIPC"] = True
     if "affinity" in settings:
         pod_spec["affinity"] = settings["affinity"]
-    return _vector_add_job(pod_spec, settings.get("annotations"), name, namespace, labels)
+    return _vector_add_job(
+        pod_spec, settings.get("annotations"), name, namespace, {**settings.get("labels", {}), **(labels or {})}
+    )
 
 
 def dra_vector_add_manifest(

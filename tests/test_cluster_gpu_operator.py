@@ -12,6 +12,7 @@ from gpu_components.cluster import validate_cluster
 from gpu_components.errors import Combined, Default, Problem
 from gpu_components.plan import Plan
 from tests.helpers import names, plan_of, resource
+from tests.nvidia.test_driver_upgrade import OPERATOR_DRIVER
 
 WIRING: dict[str, dict[str, Any]] = {
     "aws": {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"},
@@ -271,7 +272,7 @@ def test_aks_operator_driver_with_gpu_driver_none_and_mig_kept_to_gpu_instance_p
     }
     result = values(plan)
     assert (result["driver"], result["toolkit"], result["dcgmExporter"]["enabled"]) == (
-        {"enabled": True},
+        OPERATOR_DRIVER,
         {"enabled": True},
         False,
     )
@@ -311,7 +312,7 @@ def test_gke_operator_pool_turns_gke_driver_plugin_and_sharing_off() -> None:
         "gpu-components/pool": "plain",
         "nvidia.com/device-plugin.config": "plain",
     }
-    assert values(plan)["driver"] == {"enabled": True}
+    assert values(plan)["driver"] == OPERATOR_DRIVER
     assert names(plan, "kubernetes:core/v1:ResourceQuota") == ["gpus-gpu-operator-resource-quota"]
 
 

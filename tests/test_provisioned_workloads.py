@@ -333,14 +333,17 @@ def test_do_not_disrupt_annotation_is_the_provisioners(
     pool = spec(cloud, instance_type, provisioning)
     assert do_not_disrupt_annotation(pool) == annotation
     assert settings(pool, do_not_disrupt=True)["annotations"] == dict([annotation])
+    # The label a GPU Operator driver upgrade waits for (waitForCompletion.podSelector).
+    assert settings(pool, do_not_disrupt=True)["labels"] == {"gpu-components/long-running": "true"}
     assert "annotations" not in settings(pool)
+    assert "labels" not in settings(pool)
 
 
 def test_sample_job_carries_affinity_and_annotation_on_its_pod_template() -> None:
     manifest = vector_add_manifest(pod_settings_of(), "j")
     template = manifest["spec"]["template"]
     assert template["metadata"] == {
-        "labels": {"app.kubernetes.io/name": "cuda-vectoradd"},
+        "labels": {"app.kubernetes.io/name": "cuda-vectoradd", "gpu-components/long-running": "true"},
         "annotations": {"karpenter.sh/do-not-disrupt": "true"},
     }
     assert template["spec"]["affinity"] == affinity(

@@ -190,7 +190,7 @@ def test_object_types_are_required_as_their_typed_dicts_say() -> None:
         expected = required_keys(type_.python_type) if name != "Taint" else ["effect", "key", "value"]
         assert _required(type_.properties) == sorted(camel_case(key) for key in expected), name
         checked.append(name)
-    assert len(checked) == 21
+    assert len(checked) == 22  # with DriverUpgradeSettingsArgs (issue 26)
     assert _required(schema_type("GpuNodePoolArgs").properties) == ["instanceType", "name"]
     assert _required(schema_type("ProvisioningArgs").properties) == ["provisioner"]
     assert _required(schema_type("TaintArgs").properties) == ["effect", "key"]

@@ -57,6 +57,15 @@ if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
     from gpu_components.spec import TaintEffect
 
+SOURCE_PROVIDER_REGION = (
+    "https://github.com/pulumi/pulumi-aws/pull/4000 (a changed provider region replaces every"
+    " resource the provider manages, deleting it in the old region and creating it in the new)"
+)
+"""pulumi-aws: the provider's ``DiffConfig`` asks to replace its resources when ``region`` changes."""
+PROVIDER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {"pulumi:providers:aws": ForceNewTable(("region",), SOURCE_PROVIDER_REGION)}
+)
+"""The AWS provider's settings whose change replaces every resource it manages (:data:`SOURCE_PROVIDER_REGION`)."""
 SOURCE_AMI_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
 SOURCE_EKS_DRA = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html"
 """AWS on the NVIDIA DRA driver: for Kubernetes 1.34 and later, on managed node groups, self-managed nodes and
@@ -349,6 +358,7 @@ KARPENTER_WITH_AUTO_MODE = (
 :data:`SOURCE_KARPENTER_GETTING_STARTED`)."""
 
 FACTS = CloudFacts(
+    provider_force_new=PROVIDER_FORCE_NEW,
     dra=DraFacts(
         driver_root="/",
         node_labels=MappingProxyType({}),

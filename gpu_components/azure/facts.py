@@ -47,6 +47,7 @@ from gpu_components.cloud_facts import (
     NodeRolls,
     PoolNameRule,
     ProvisionerFacts,
+    RefusedChanges,
     ReservedPrefixes,
 )
 
@@ -307,6 +308,27 @@ OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
 )
 """The force-new inputs of the other resources the example AKS cluster creates (its resource group)."""
 
+SOURCE_NODE_POOL_VM_SIZE = (
+    "https://learn.microsoft.com/azure/aks/manage-node-pools#limitations (\"You can't change the VM size of a node"
+    ' pool after you create it."); https://learn.microsoft.com/azure/aks/resize-node-pool (resize by creating a new'
+    " node pool, cordoning and draining the old one, then deleting it; the in-place resize is an opt-in preview)"
+)
+"""AKS: an existing node pool keeps its VM size."""
+
+REFUSED_IN_PLACE: Mapping[str, RefusedChanges] = MappingProxyType(
+    {
+        "azure-native:containerservice:ManagedCluster": RefusedChanges(
+            ("agentPoolProfiles[*].vmSize",),
+            "AKS refuses to change the VM size of an existing node pool: add a new system pool with the new size,"
+            " move the system workloads onto it, then remove the old pool",
+            SOURCE_NODE_POOL_VM_SIZE,
+        ),
+    }
+)
+"""Inputs AKS refuses to change in place: the VM size of the cluster's inline (system) agent pools, which
+pulumi-azure-native sends as an update of the managed cluster (an ``AgentPool`` resource's ``vmSize`` is force-new
+instead, so the provider replaces it)."""
+
 FACTS = CloudFacts(
     dra=DraFacts(
         driver_root="/",
@@ -363,6 +385,7 @@ FACTS = CloudFacts(
     cloud="azure",
     service="AKS",
     force_new=OTHER_FORCE_NEW,
+    refused_in_place=REFUSED_IN_PLACE,
     pool_name=PoolNameRule(
         re.compile(r"^[a-z][a-z0-9]*$"),
         12,

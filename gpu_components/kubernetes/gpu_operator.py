@@ -24,6 +24,11 @@ from gpu_components.kubernetes.addon import (
 )
 from gpu_components.nvidia.device_plugin import device_plugin_config_map
 from gpu_components.nvidia.dra_driver import operator_installs_driver
+from gpu_components.nvidia.driver_upgrade import (
+    DriverUpgradeSettingsArgs,
+    driver_upgrade_problems,
+    driver_upgrade_warnings,
+)
 from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_CHART,
     GPU_OPERATOR_CHART_VERSION,
@@ -127,6 +132,13 @@ class NvidiaGpuOperatorArgs(TypedDict):
     GPUCluster, the operator deploying the DRA driver itself (no MIG manager, no driver: MIG pools and
     ``operator_driver`` are refused). Defaults to none: a ClusterPolicy with its device plugin
     (``gpu_stack: gpu-operator``)."""
+    driver_upgrade: NotRequired[DriverUpgradeSettingsArgs]
+    """How the operator rolls a new driver version over its nodes (``driver.upgradePolicy``), where it installs the
+    driver (``operator_driver``; refused otherwise): one node at a time, at most 25% unavailable, waiting up to an hour
+    for the pods the workload helpers label long-running (``gpu-components/long-running=true``), five minutes for GPU
+    pod deletion, no drain. Defaults to that policy, rendered whole. Timeouts of 0 (forever) and
+    ``maxParallelUpgrades`` 0 (every node at once, unless ``all_nodes_at_once``) are refused here and in
+    ``helm_values.driver.upgradePolicy``."""
     dra_feature_gates: NotRequired[list[DraFeatureGateArg]]
     """The DRA driver's feature gates to turn on, with ``dra_installer`` ``gpu-operator`` only
     (``draDriver.featureGates``). Defaults to none."""
@@ -156,7 +168,8 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
 
     Raises:
         GpuSpecError: invalid pools, MIG pools with different strategies, MIG config names with two layouts, a
-            ServiceMonitor without the exporter (before anything is registered).
+            ServiceMonitor without the exporter, driver upgrade settings that would break an upgrade or be ignored
+            (:func:`~gpu_components.nvidia.driver_upgrade.driver_upgrade_problems`), before anything is registered.
     """
 
     namespace: pulumi.Output[str]
@@ -216,6 +229,9 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         if mode == "gpu-cluster":
             problems += gpu_cluster_problems(specs, operator_driver)
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
+        problems += driver_upgrade_problems(
+            settings.get("driver_upgrade"), settings.get("helm_values"), operator_driver
+        )
         if problems:
             raise GpuSpecError(problems)
         join_cluster("NvidiaGpuOperator", name, opts, mode)
@@ -249,7 +265,11 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                 node_taints=served.node_taints,
                 overrides=settings.get("helm_values"),
                 device_plugin=mode == "device-plugin",
+                driver_upgrade=settings.get("driver_upgrade"),
             )
+        policy = self.values.get("driver", {}).get("upgradePolicy")
+        for warning in driver_upgrade_warnings(policy) if isinstance(policy, Mapping) and operator_driver else ():
+            pulumi.log.warn(warning, resource=self)
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

@@ -76,6 +76,7 @@ from gpu_components.nvidia.device_plugin import (
     deep_merge,
     device_plugin_config_map,
 )
+from gpu_components.nvidia.driver_upgrade import DEFAULT_DRIVER_VERSION, upgrade_policy
 from gpu_components.nvidia.mig import ALL_DISABLED, mig_config_map, mig_config_problems, mig_node_labels
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
@@ -500,6 +501,7 @@ def gpu_operator_values(
     node_taints: Sequence[Taint] = (),
     overrides: Mapping[str, Any] | None = None,
     device_plugin: bool = True,
+    driver_upgrade: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Helm values of the ``gpu-operator`` chart serving ``specs`` on ``cloud``.
 
@@ -522,6 +524,12 @@ def gpu_operator_values(
             (``devicePlugin.enabled: false``, no device plugin config): the operator then only partitions the DRA
             pools' MIG GPUs and installs their driver where asked, the base NVIDIA's DRA install guide runs the
             driver on (:data:`SOURCE_OPERATOR_DRA`).
+        driver_upgrade: how the operator rolls a new driver out
+            (:class:`~gpu_components.nvidia.driver_upgrade.DriverUpgradeSettingsArgs`, checked by
+            :func:`~gpu_components.nvidia.driver_upgrade.driver_upgrade_problems`). Where ``operator_driver``, the
+            values state ``driver.version`` (:data:`~gpu_components.nvidia.driver_upgrade.DEFAULT_DRIVER_VERSION`)
+            and the whole ``driver.upgradePolicy``
+            (:func:`~gpu_components.nvidia.driver_upgrade.upgrade_policy`). Defaults to the policy's defaults.
 
     Raises:
         GpuSpecError: :func:`gpu_operator_problems`.
@@ -534,8 +542,11 @@ def gpu_operator_values(
     plugin_hash = config_hash(device_plugin_config_map(specs, mig_strategy(specs)))
     mig_hash = config_hash(mig_config_map(specs))
     toolkit: dict[str, Any] = {"enabled": operator_driver}
+    driver: dict[str, Any] = {"enabled": operator_driver}
+    if operator_driver:
+        driver.update(version=DEFAULT_DRIVER_VERSION, upgradePolicy=upgrade_policy(driver_upgrade))
     values: dict[str, Any] = {
-        "driver": {"enabled": operator_driver},
+        "driver": driver,
         "toolkit": toolkit,
         "mig": {"strategy": mig_strategy(specs)},
         "devicePlugin": {

@@ -16,9 +16,15 @@ with each resource's options as the plan records them (:mod:`gpu_components.plan
 - A change replaces the resource when the provider cannot make it in place (a node pool's force-new inputs,
   :mod:`gpu_components.plan.replacements`) or when it lies under one of the new side's ``replaceOnChanges`` paths.
   A change of the resource's ``provider`` (an explicit provider added, removed or swapped for another, unless the
-  provider itself was renamed by an alias) replaces it too: the engine replaces unless the new provider says its
-  configuration change needs none, which cannot be asked offline. A replacement with ``deleteBeforeReplace`` says
-  so; a deleted or replaced resource that is ``protect``-ed is marked, as ``pulumi up`` would refuse it.
+  provider itself was renamed by an alias) is judged as the engine's ``providerChanged`` does, by the new provider's
+  ``DiffConfig`` of the old provider's settings against the new one's (:class:`_Providers`: an explicit provider's
+  inputs, or the default provider's stack config): the same settings keep the resource (listed as ``same``); a
+  changed setting the cloud's facts say replaces (the AWS provider's ``region``) replaces it; other changed settings
+  replace it too, with a note that the provider's own answer cannot be asked offline. A replacement with
+  ``deleteBeforeReplace`` says so; a deleted or replaced resource that is ``protect``-ed is marked, as ``pulumi up``
+  would refuse it, and so is an in-place change of an input the cloud refuses
+  (:attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`, AKS's VM size of an existing pool):
+  :attr:`PlanDiff.refused`.
 - Inputs that hold an encoded document (a launch template's base64 user data with Bottlerocket's TOML settings;
   :attr:`~gpu_components.cloud_facts.CloudFacts.encoded_inputs`) are compared decoded.
 
@@ -32,6 +38,10 @@ named (an EKS node group's launch template, by ``launchTemplate.id``). Two label
 its nodes stay: a new MIG layout (``nvidia.com/mig.config``, the MIG Manager repartitions the GPUs) and a new GPU
 advertiser (``gpu-components/gpu-access``: the pool moves between the device plugin and NVIDIA's DRA driver on live
 nodes, :func:`~gpu_components.plan.replacements.changes_gpu_advertiser`, EKS and AKS pools and Karpenter NodePools).
+A new driver version of the GPU Operator (its Helm release's ``values.driver.version`` where it installs the driver,
+or an NVIDIADriver's ``spec.version``) drains the GPU pods of the nodes it serves, node by node, by its upgrade policy:
+the release or custom resource is marked, naming the pools and the policy
+(:func:`~gpu_components.plan.replacements.upgrades_gpu_driver`).
 
 The other options (``dependsOn``, ``protect``, ``retainOnDelete``, ...) change nothing in the cloud on their own:
 the engine records them without an update, and so does the diff. A plan written before options were recorded has
@@ -54,6 +64,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
+from gpu_components.plan.ignore_changes import ignore_changes_warnings
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import planned_id
@@ -63,9 +74,12 @@ from gpu_components.plan.replacements import (
     changes_gpu_advertiser,
     forces_replacement,
     node_pool_types,
+    provider_setting_replaces,
+    refused_in_place,
     repartitions_gpus,
     rolls_nodes,
     under_any,
+    upgrades_gpu_driver,
 )
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
@@ -77,6 +91,13 @@ PROVIDER = "(provider)"
 PROVIDER_SETTINGS = "(provider settings)"
 """The path prefix of a change of the settings of a resource's (explicit) provider, e.g. ``(provider settings)
 region``, in :attr:`ResourceChange.changes`."""
+PROVIDER_ASKS = "unless the new provider's DiffConfig finds these settings need none, which cannot be asked offline"
+"""The :attr:`InputChange.note` of a changed provider reference whose settings changed where the facts do not say
+whether the change replaces."""
+PROVIDER_UNKNOWN = "the plans do not hold the providers' settings, so the engine's DiffConfig cannot be replayed"
+"""The :attr:`InputChange.note` of a changed provider reference where either plan lacks the providers' settings."""
+PROVIDER_KEPT = "provider changed to one with the same settings: the engine keeps the resource"
+"""How the text marks a resource whose provider reference changed to a provider of identical settings."""
 DRAINS_PROVIDER_SETTINGS = (
     "its provider's settings changed: the provider decides whether that replaces every resource it manages"
     " (DiffConfig), which cannot be asked offline"
@@ -135,7 +156,10 @@ class InputChange:
     ``replaces`` is True when the change makes the engine replace the resource (a force-new input, a
     ``replaceOnChanges`` path, its provider); ``rolls`` when the cloud makes it in place by recreating every node of
     a node pool. For a change inside an encoded input, ``decoded`` says how the input was encoded (``base64 TOML``)
-    and ``within`` is the path inside the decoded document (``""`` for the whole of it).
+    and ``within`` is the path inside the decoded document (``""`` for the whole of it). ``refused`` says why the
+    cloud refuses the change in place (``pulumi up`` fails on it:
+    :attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`), and ``note`` what the verdict cannot know
+    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`).
     """
 
     path: str
@@ -145,6 +169,8 @@ class InputChange:
     rolls: bool = False
     decoded: str | None = None
     within: str = ""
+    refused: str | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +187,9 @@ class ResourceChange:
         delete_before_replace: a replacement deletes the old resource before it creates the new one.
         retained: a deleted resource with ``retainOnDelete``: only removed from the stack, left in the cloud.
         protected: a deleted or replaced resource marked ``protect``: ``pulumi up`` refuses the change.
+        refused: why the cloud refuses an in-place change of the resource (``pulumi up`` fails on it), or None.
+        provider_kept: its provider reference changed to a provider of the same settings, which the engine takes
+            without replacing it (:data:`PROVIDER_KEPT`).
     """
 
     urn: str
@@ -173,13 +202,17 @@ class ResourceChange:
     delete_before_replace: bool = False
     retained: bool = False
     protected: bool = False
+    refused: str | None = None
+    provider_kept: bool = False
 
 
 @dataclass(frozen=True)
 class PlanDiff:
     """What changed between two plans. Every sequence is sorted by URN (outputs by path).
 
-    ``renamed`` holds the resources an alias matched that change nothing else (no change to the engine either).
+    ``renamed`` holds the resources an alias matched, or whose provider changed to one of the same settings, that
+    change nothing else (no change to the engine either). ``warnings`` are the new plan's ``ignoreChanges`` paths that
+    name no input (:func:`~gpu_components.plan.ignore_changes.ignore_changes_warnings`).
     """
 
     old_stack: str
@@ -189,6 +222,7 @@ class PlanDiff:
     changed: tuple[ResourceChange, ...]
     outputs: tuple[InputChange, ...]
     renamed: tuple[ResourceChange, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def replacements(self) -> tuple[ResourceChange, ...]:
@@ -199,6 +233,14 @@ class PlanDiff:
     def drained(self) -> tuple[ResourceChange, ...]:
         """The node pools whose nodes the change drains (replaced, deleted or rolled), sorted by URN."""
         return tuple(sorted((c for c in (*self.removed, *self.changed) if c.drains), key=lambda c: c.urn))
+
+    @property
+    def refused(self) -> tuple[ResourceChange, ...]:
+        """The changes ``pulumi up`` would fail on, sorted by URN: a ``protect``-ed resource deleted or replaced, an
+        input the cloud refuses to change in place."""
+        return tuple(
+            sorted((c for c in (*self.removed, *self.changed) if c.protected or c.refused), key=lambda c: c.urn)
+        )
 
     @property
     def empty(self) -> bool:
@@ -226,32 +268,26 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
     )
     compared = {
-        urn: _compare(old_resources[matches[urn]], new_resources[urn], matches, new_resources)
-        for urn in sorted(matches)
+        urn: _compare(old_resources[matches[urn]], new_resources[urn], new_resources) for urn in sorted(matches)
     }
     template_types = {template.type_token for template in _TEMPLATES.values()}
     identities = _identities(new_resources)
     rolled: set[tuple[str, str]] = set()  # (type, id) of each template whose inputs changed
     for urn, changes in compared.items():
         resource = new_resources[urn]
-        if resource["type"] in template_types and any(c.path != PROVIDER for c in changes):
+        if resource["type"] in template_types and changes:
             # The id the plan's mocks gave it: from its alias where it has one, as the cloud keeps it on a rename.
             rolled.add((resource["type"], planned_id(resource["type"], identities[urn], _inputs(resource))))
-    settings = {
-        urn: tuple(InputChange(f"{PROVIDER_SETTINGS} {c.path}", c.old, c.new) for c in changes if c.path != PROVIDER)
-        for urn, changes in compared.items()
-        if new_resources[urn]["type"].startswith(PROVIDER_TYPE_PREFIX)
-    }
-    defaults = _default_provider_settings(before.get("config"), after.get("config"))
+    providers = _Providers(old_resources, new_resources, before.get("config"), after.get("config"), matches)
     changed: list[ResourceChange] = []
     renamed: list[ResourceChange] = []
     for urn, changes in compared.items():
         was, now = old_resources[matches[urn]], new_resources[urn]
         if was.get("parent") != now.get("parent") and matches[urn] == urn:
             changes = (InputChange("(parent)", was.get("parent"), now.get("parent")), *changes)
+        moved, kept = providers.changes(was, now)
+        changes = (*moved, *changes)
         replace = any(c.replaces for c in changes)
-        if not replace:
-            changes = (*changes, *_provider_settings(now, settings, defaults))
         drains: str | None = None
         if replace and now["type"] in pools:
             drains = DRAINS_REPLACED
@@ -263,13 +299,17 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             if drains is None and template is not None and _template_id(now, template) in rolled:
                 drains = template.rolls
             if drains is None and changes:
-                drains = changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now)) or repartitions_gpus(
-                    now["type"], _inputs(was), _inputs(now)
+                drains = (
+                    changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now))
+                    or repartitions_gpus(now["type"], _inputs(was), _inputs(now))
+                    or upgrades_gpu_driver(now["type"], _inputs(was), _inputs(now), _operator_pools(now, new_resources))
                 )
         old_urn = matches[urn] if matches[urn] != urn else None
-        if not changes and drains is None:
-            if old_urn is not None:
-                renamed.append(ResourceChange(urn, now["type"], now["name"], "same", old_urn=old_urn))
+        if drains is None and all(c.path == PROVIDER for c in changes) and (kept or not changes):
+            if old_urn is not None or kept:
+                renamed.append(
+                    ResourceChange(urn, now["type"], now["name"], "same", changes, old_urn=old_urn, provider_kept=kept)
+                )
             continue
         new_options, old_options = _options(now) or {}, _options(was) or {}
         changed.append(
@@ -284,6 +324,8 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
                 delete_before_replace=replace
                 and (new_options.get("deleteBeforeReplace") is True or _provider_deletes_first(was, now, changes)),
                 protected=replace and old_options.get("protect") is True and new_options.get("protect") is True,
+                refused=None if replace else next((c.refused for c in changes if c.refused), None),
+                provider_kept=kept,
             )
         )
     outputs = tuple(
@@ -298,6 +340,12 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         changed=tuple(changed),
         outputs=outputs,
         renamed=tuple(renamed),
+        warnings=tuple(
+            ignore_changes_warnings(
+                [new_resources[urn] for urn in sorted(new_resources)],
+                {urn: old_resources[old_urn] for urn, old_urn in matches.items()},
+            )
+        ),
     )
 
 
@@ -327,37 +375,112 @@ def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> Re
     )
 
 
-def _default_provider_settings(old: object, new: object) -> dict[str, tuple[InputChange, ...]]:
-    """Package -> the changes of its default provider's settings: the stack config keys of that namespace
-    (``aws:region``), from the plans' ``config``; empty where either plan has none (a plan written before it)."""
-    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
-        return {}
-    found: dict[str, list[InputChange]] = {}
-    for key in sorted(set(old) | set(new)):
-        if old.get(key, ABSENT) != new.get(key, ABSENT):
-            package, _, setting = str(key).partition(":")
-            found.setdefault(package, []).append(
-                InputChange(f"{PROVIDER_SETTINGS} {setting}", old.get(key, ABSENT), new.get(key, ABSENT))
+class _Providers:
+    """The providers of both plans, to judge a change of the provider that manages a resource as the engine's
+    ``providerChanged`` does (pulumi/pulumi ``pkg/resource/deploy/step_generator.go``).
+
+    A custom resource's provider is its explicit provider (``options.provider``; its settings are that provider
+    resource's inputs) or its package's default provider (its settings are the stack config of that package's
+    namespace, ``aws:region``, from the plan's ``config``). When the provider reference changes (an explicit provider
+    added, removed or swapped; a provider renamed by an alias is the same one) the engine asks the new provider's
+    ``DiffConfig`` to compare the old provider's settings with the new one's: same settings, no replacement.
+    """
+
+    def __init__(
+        self,
+        old: Mapping[str, Mapping[str, Any]],
+        new: Mapping[str, Mapping[str, Any]],
+        old_config: object,
+        new_config: object,
+        matches: Mapping[str, str],
+    ) -> None:
+        self._old, self._new = old, new
+        self._old_config, self._new_config = old_config, new_config
+        self._matches = matches
+
+    def changes(self, was: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[tuple[InputChange, ...], bool]:
+        """The changes of the provider that manages a resource, old record ``was`` and new ``now``: a
+        :data:`PROVIDER` change where the reference changed, then one :data:`PROVIDER_SETTINGS` change per changed
+        setting; and whether the reference changed to a provider of the same settings (the engine keeps the
+        resource).
+
+        A setting the cloud's facts list as replacing
+        (:func:`~gpu_components.plan.replacements.provider_setting_replaces`: the AWS provider's ``region``) forces
+        replacement. A changed reference with other changed settings forces it too unless the new provider's
+        ``DiffConfig`` says otherwise, which cannot be asked offline (the change says so); so does one whose settings
+        the plans do not hold (a plan written before options or config were recorded, a provider not in the plan).
+        """
+        old_options, new_options = _options(was), _options(now)
+        if old_options is None or new_options is None or now.get("custom") is not True:
+            return (), False
+        if now["type"].startswith(PROVIDER_TYPE_PREFIX):
+            return (), False
+        old_ref, new_ref = old_options.get("provider"), new_options.get("provider")
+        renamed = old_ref is not None and new_ref is not None and self._matches.get(str(new_ref)) == old_ref
+        swapped = old_ref != new_ref and not renamed
+        old_settings = _provider_settings(was, self._old, self._old_config)
+        new_settings = _provider_settings(now, self._new, self._new_config)
+        reference = (ABSENT if old_ref is None else old_ref, ABSENT if new_ref is None else new_ref)
+        if old_settings is None or new_settings is None:
+            if not swapped:
+                return (), False
+            return (InputChange(PROVIDER, *reference, replaces=True, note=PROVIDER_UNKNOWN),), False
+        provider_type = new_settings[0]
+        settings = tuple(
+            InputChange(
+                f"{PROVIDER_SETTINGS} {render(path)}",
+                a,
+                b,
+                replaces=provider_setting_replaces(provider_type, str(path[0])),
             )
-    return {package: tuple(changes) for package, changes in found.items()}
+            for path, a, b in _changes(old_settings[1], new_settings[1], ())
+        )
+        if not swapped:
+            return settings, False
+        known = any(change.replaces for change in settings)
+        note = None if known or not settings else PROVIDER_ASKS
+        return (InputChange(PROVIDER, *reference, replaces=bool(settings), note=note), *settings), not settings
 
 
 def _provider_settings(
-    resource: Mapping[str, Any],
-    explicit: Mapping[str, tuple[InputChange, ...]],
-    defaults: Mapping[str, tuple[InputChange, ...]],
-) -> tuple[InputChange, ...]:
-    """The changed settings of the provider that manages ``resource``: its explicit provider's inputs, or, for a
-    custom resource on its package's default provider, the stack config of that package."""
-    options = _options(resource)
-    if options is None:
-        return ()
-    provider = options.get("provider")
+    resource: Mapping[str, Any], resources: Mapping[str, Mapping[str, Any]], config: object
+) -> tuple[str, Mapping[str, Any]] | None:
+    """(provider type, settings) of the provider that manages the custom ``resource`` in a plan of ``resources`` and
+    stack ``config``: its explicit provider's inputs, else its package's default provider's settings (the config keys
+    of the package's namespace, without it); None where the plan does not hold them."""
+    provider = (_options(resource) or {}).get("provider")
     if provider is not None:
-        return explicit.get(str(provider), ())
-    if resource.get("custom") is not True or resource["type"].startswith(PROVIDER_TYPE_PREFIX):
-        return ()
-    return defaults.get(resource["type"].split(":", 1)[0], ())
+        record = resources.get(str(provider))
+        return None if record is None else (str(record["type"]), _inputs(record))
+    if not isinstance(config, Mapping):
+        return None
+    package = resource["type"].split(":", 1)[0]
+    settings = {
+        str(key).partition(":")[2]: value for key, value in config.items() if str(key).partition(":")[0] == package
+    }
+    return f"{PROVIDER_TYPE_PREFIX}{package}", settings
+
+
+def _operator_pools(release: Mapping[str, Any], resources: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The pools a GPU Operator release serves, sorted: the entries (but ``default``) of the device plugin config map
+    its values name (``values.devicePlugin.config.name``), a resource beside it (same parent); none where the values
+    name none (its device plugin off)."""
+    values = _inputs(release).get("values")
+    plugin = values.get("devicePlugin") if isinstance(values, Mapping) else None
+    config = plugin.get("config") if isinstance(plugin, Mapping) else None
+    name = config.get("name") if isinstance(config, Mapping) else None
+    for resource in resources.values():
+        metadata = _inputs(resource).get("metadata")
+        data = _inputs(resource).get("data")
+        if (
+            name is not None
+            and resource.get("parent") == release.get("parent")
+            and isinstance(metadata, Mapping)
+            and metadata.get("name") == name
+            and isinstance(data, Mapping)
+        ):
+            return sorted(str(key) for key in data if key != "default")
+    return []
 
 
 def _provider_deletes_first(was: Mapping[str, Any], now: Mapping[str, Any], changes: tuple[InputChange, ...]) -> bool:
@@ -383,17 +506,14 @@ def _paths(values: object) -> list[Path]:
 
 
 def _compare(
-    was: Mapping[str, Any],
-    now: Mapping[str, Any],
-    matches: Mapping[str, str],
-    resources: Mapping[str, Mapping[str, Any]],
+    was: Mapping[str, Any], now: Mapping[str, Any], resources: Mapping[str, Mapping[str, Any]]
 ) -> tuple[InputChange, ...]:
     """The changes between the old and the new record of one resource, by the engine's rules and its provider's
     (``resources``: the new plan's, where the resource's provider is found)."""
     type_ = now["type"]
     old_inputs = _inputs(was)
     new_inputs: Any = copy.deepcopy(dict(_inputs(now)))
-    new_options, old_options = _options(now), _options(was)
+    new_options = _options(now)
     provider = resources.get(str((new_options or {}).get("provider")))
     replace_on = list(force_new_paths(type_, new_inputs, _inputs(provider) if provider is not None else {}))
     if new_options is not None:
@@ -404,20 +524,8 @@ def _compare(
     for path, a, b, decoded, within in _input_changes(type_, old_inputs, new_inputs):
         replaces = forces_replacement(type_, path) or under_any(replace_on, path)
         rolls = not replaces and rolls_nodes(type_, path) is not None
-        changes.append(InputChange(render(path), a, b, replaces, rolls, decoded, within))
-    if new_options is not None and old_options is not None:
-        old_provider, new_provider = old_options.get("provider"), new_options.get("provider")
-        renamed_provider = new_provider is not None and matches.get(new_provider) == old_provider
-        if old_provider != new_provider and not renamed_provider:
-            changes.insert(
-                0,
-                InputChange(
-                    PROVIDER,
-                    ABSENT if old_provider is None else old_provider,
-                    ABSENT if new_provider is None else new_provider,
-                    replaces=True,
-                ),
-            )
+        refused = None if replaces else refused_in_place(type_, path)
+        changes.append(InputChange(render(path), a, b, replaces, rolls, decoded, within, refused))
     return tuple(changes)
 
 
@@ -564,8 +672,12 @@ def to_text(result: PlanDiff) -> str:
     A resource line is marked ``[drains nodes: why]`` where a deletion or an in-place change drains a node pool (a
     replacement says so already), ``[delete before replace]``, ``[renamed from <old name>]`` (or ``[was <old URN>]``
     where its type or parent changed too), ``[retained: ...]`` for a deletion that ``retainOnDelete`` leaves in the
-    cloud, and ``[protected: ...]`` where ``pulumi up`` would refuse it. Ends with the stack outputs that changed and
-    a summary line, and a newline."""
+    cloud, ``[protected: ...]`` where ``pulumi up`` would refuse it, ``[refused: why]`` where the cloud refuses the
+    in-place change (the input marked ``[refused in place]``) and ``[provider changed to one with the same settings:
+    ...]`` (:data:`PROVIDER_KEPT`). A provider change the plans cannot judge for sure carries its
+    :attr:`InputChange.note`.
+    A ``warning: ...`` line after the title names each ``ignoreChanges`` path that ignores nothing
+    (:attr:`PlanDiff.warnings`). Ends with the stack outputs that changed and a summary line, and a newline."""
     stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
     lines = [f"Plan diff of {stacks}:"]
     if result.old_stack != result.new_stack:
@@ -573,6 +685,7 @@ def to_text(result: PlanDiff) -> str:
             "note: the plans are of different stacks; resources are matched by URN, which holds the stack name, "
             "so no resource of one matches one of the other"
         )
+    lines.extend(f"warning: {warning}" for warning in result.warnings)
     if result.empty and not result.renamed:
         lines.append("no changes")
         return "\n".join(lines) + "\n"
@@ -587,10 +700,14 @@ def to_text(result: PlanDiff) -> str:
             lines.extend(_change_lines(item, _INDENT))
     replaced = len(result.replacements)
     drained = f"; {len(result.drained)} node pool(s) drained" if result.drained else ""
-    renamed = f"; {len(result.renamed)} renamed by an alias and otherwise unchanged" if result.renamed else ""
+    aliased = sum(1 for change in result.renamed if change.old_urn is not None)
+    kept = len(result.renamed) - aliased
+    renamed = f"; {aliased} renamed by an alias and otherwise unchanged" if aliased else ""
+    moved = f"; {kept} moved to a provider of the same settings and otherwise unchanged" if kept else ""
+    refused = f"; {len(result.refused)} refused (pulumi up would fail)" if result.refused else ""
     lines.append(
         f"{len(result.added)} to create, {len(result.changed) - replaced} to update, {replaced} to replace, "
-        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}{renamed}"
+        f"{len(result.removed)} to delete; {len(result.outputs)} output change(s){drained}{renamed}{moved}{refused}"
     )
     return "\n".join(lines) + "\n"
 
@@ -612,11 +729,17 @@ def _marks(change: ResourceChange) -> str:
     if change.protected:
         verb = "delete" if change.action == "delete" else "replace"
         marks.append(f"protected: pulumi up refuses to {verb} it until protect is removed")
+    if change.refused:
+        marks.append(f"refused: {change.refused}")
+    if change.provider_kept:
+        marks.append(PROVIDER_KEPT)
     return "".join(f"  [{mark}]" for mark in marks)
 
 
 def _change_lines(item: InputChange, indent: str) -> list[str]:
     mark = "  [forces replacement]" if item.replaces else "  [rolls nodes]" if item.rolls else ""
+    mark += "  [refused in place]" if item.refused else ""
+    mark += f"  [{item.note}]" if item.note else ""
     path = item.path
     if item.decoded is not None:
         path = f"{path} ({item.decoded}) {item.within}" if item.within else f"{path} ({item.decoded})"
@@ -634,10 +757,12 @@ def _value(value: Any, path: str = "") -> str:
 
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
-    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within"}], "drains", "oldUrn",
-    "deleteBeforeReplace", "retained", "protected"}], "outputs": [...]}``; ``old`` / ``new`` are left out where the
-    path does not exist, ``rolls``, ``decoded`` and ``within`` where not set, and ``drains``, ``oldUrn`` and the
-    flags where the change has none. Renames by alias that change nothing else have the action ``same``."""
+    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note"}],
+    "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}], "outputs":
+    [...]}``; ``old`` / ``new`` are left out where the path does not exist, ``rolls``, ``decoded``, ``within``,
+    ``refused`` and ``note`` where not set, and ``drains``, ``oldUrn``, ``refused`` and the flags where the change
+    has none. Renames by alias and moves to a provider of the same settings that change nothing else have the action
+    ``same``."""
     return {
         "oldStack": result.old_stack,
         "newStack": result.new_stack,
@@ -653,10 +778,13 @@ def to_document(result: PlanDiff) -> dict[str, Any]:
                 **({"deleteBeforeReplace": True} if change.delete_before_replace else {}),
                 **({"retained": True} if change.retained else {}),
                 **({"protected": True} if change.protected else {}),
+                **({"refused": change.refused} if change.refused else {}),
+                **({"providerKept": True} if change.provider_kept else {}),
             }
             for change in (*result.added, *result.removed, *result.changed, *result.renamed)
         ],
         "outputs": [_change_document(item) for item in result.outputs],
+        **({"warnings": list(result.warnings)} if result.warnings else {}),
     }
 
 
@@ -664,6 +792,10 @@ def _change_document(item: InputChange) -> dict[str, Any]:
     document: dict[str, Any] = {"path": item.path, "replaces": item.replaces}
     if item.rolls:
         document["rolls"] = True
+    if item.refused:
+        document["refused"] = item.refused
+    if item.note:
+        document["note"] = item.note
     if item.decoded is not None:
         document["decoded"] = item.decoded
         document["within"] = item.within

@@ -41,23 +41,30 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, all_cloud_facts
+from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, RefusedChanges, all_cloud_facts
+from gpu_components.nvidia.driver_upgrade import DEFAULT_DRIVER_VERSION, describe_policy
+from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART, GPU_OPERATOR_CHART_VERSION
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
 from gpu_components.spec import GPU_ACCESS_LABEL
 
 __all__ = [
     "FORCE_NEW",
+    "HELM_RELEASE_TYPE",
     "KARPENTER_NODE_POOL_TYPE",
+    "NVIDIA_DRIVER_TYPE",
     "OTHER_FORCE_NEW",
     "ROLLS",
     "ForceNewTable",
     "changes_gpu_advertiser",
     "forces_replacement",
     "node_pool_types",
+    "provider_setting_replaces",
+    "refused_in_place",
     "repartitions_gpus",
     "rolls_nodes",
     "under_any",
+    "upgrades_gpu_driver",
 ]
 
 FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
@@ -111,6 +118,41 @@ _ROLL_PATHS: Mapping[str, tuple[tuple[Path, ...], tuple[Path, ...]]] = MappingPr
 )
 
 
+_REFUSED: Mapping[str, tuple[RefusedChanges, tuple[Path, ...]]] = MappingProxyType(
+    {
+        type_: (refused, tuple(parse(field) for field in refused.fields))
+        for facts in all_cloud_facts()
+        for type_, refused in facts.refused_in_place.items()
+    }
+)
+"""Resource type -> the inputs its cloud refuses to change in place (each cloud's
+:attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`) and their parsed paths."""
+
+_PROVIDER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
+    {type_: table for facts in all_cloud_facts() for type_, table in facts.provider_force_new.items()}
+)
+"""Provider type -> the settings whose change replaces every resource it manages (each cloud's
+:attr:`~gpu_components.cloud_facts.CloudFacts.provider_force_new`)."""
+
+
+def refused_in_place(resource_type: str, path: str | Sequence[Element]) -> str | None:
+    """Why the cloud refuses a change at input ``path`` of a ``resource_type`` resource made in place (its
+    :attr:`~gpu_components.cloud_facts.RefusedChanges.why`, with the source), or None: e.g. the VM size of an AKS
+    cluster's inline agent pool (``agentPoolProfiles[0].vmSize``)."""
+    refused = _REFUSED.get(resource_type)
+    if refused is None or not under_any(refused[1], path):
+        return None
+    return f"{refused[0].why} [source: {refused[0].source}]"
+
+
+def provider_setting_replaces(provider_type: str, setting: str) -> bool:
+    """Whether a change of ``setting`` (a top-level key, e.g. ``region``) of a ``provider_type`` provider
+    (``pulumi:providers:aws``) makes the provider's ``DiffConfig`` replace every resource it manages. False for the
+    settings and providers the facts do not list: the provider decides, which the plan cannot ask."""
+    table = _PROVIDER_FORCE_NEW.get(provider_type)
+    return table is not None and setting in table.fields
+
+
 def node_pool_types() -> frozenset[str]:
     """The resource types this module knows as node pools (those with a force-new table)."""
     return frozenset(FORCE_NEW)
@@ -160,15 +202,14 @@ def repartitions_gpus(
     """Why an in-place change of a ``resource_type`` node pool from ``old_inputs`` to ``new_inputs`` (plain inputs,
     as a plan records them) drains its GPU workloads, or None: its nodes' ``nvidia.com/mig.config`` label gets a new
     value, so the GPU Operator's MIG Manager repartitions every node's GPUs, which needs them free of workloads
-    (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes.
+    (:data:`~gpu_components.nvidia.mig.MIG_RECONFIGURE_DRAINS`). A label removed changes nothing on the nodes. Read
+    for the node-pool types whose labels the facts locate and for Karpenter NodePools
+    (:data:`KARPENTER_NODE_POOL_TYPE`, EKS Karpenter and AKS node auto-provisioning under the GPU Operator).
     """
-    resource = _LABELLED.get(resource_type)
-    if resource is None:
+    old_labels, new_labels = _node_labels(resource_type, old_inputs), _node_labels(resource_type, new_inputs)
+    if old_labels is None or new_labels is None:
         return None
-    old, new = (
-        resource.node_labels(old_inputs).get(MIG_CONFIG_LABEL),
-        resource.node_labels(new_inputs).get(MIG_CONFIG_LABEL),
-    )
+    old, new = old_labels.get(MIG_CONFIG_LABEL), new_labels.get(MIG_CONFIG_LABEL)
     return MIG_RECONFIGURE_DRAINS if new is not None and new != old else None
 
 
@@ -218,4 +259,85 @@ def changes_gpu_advertiser(
         f"its {GPU_ACCESS_LABEL} label changed ({values}): the pool's GPU advertiser changes on live nodes"
         f" ({_advertiser(was)} -> {_advertiser(now)}): drain them, or add a new pool and move the workloads"
         ' (README "Moving a pool")'
+    )
+
+
+NVIDIA_DRIVER_TYPE = "kubernetes:nvidia.com/v1alpha1:NVIDIADriver"
+"""The GPU Operator's NVIDIADriver custom resource (CRD v26.7.0 ``nvidia.com_nvidiadrivers.yaml``): a driver
+``spec.version`` and ``spec.upgradePolicy`` for the nodes its ``spec.nodeSelector`` selects."""
+HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+"""pulumi-kubernetes' Helm release, whose ``values`` hold the GPU Operator's ``driver`` settings."""
+
+
+def _driver(inputs: Mapping[str, object]) -> Mapping[str, object]:
+    values = inputs.get("values")
+    driver = values.get("driver") if isinstance(values, Mapping) else None
+    return driver if isinstance(driver, Mapping) else {}
+
+
+def _driver_version(inputs: Mapping[str, object]) -> object:
+    """The driver version a GPU Operator release installs: ``values.driver.version``, else the default of the pinned
+    chart (:data:`~gpu_components.nvidia.driver_upgrade.DEFAULT_DRIVER_VERSION`), else None (another chart's own
+    default, unknown offline)."""
+    version = _driver(inputs).get("version")
+    if version is not None:
+        return version
+    return DEFAULT_DRIVER_VERSION if inputs.get("version") == GPU_OPERATOR_CHART_VERSION else None
+
+
+def upgrades_gpu_driver(
+    resource_type: str, old_inputs: Mapping[str, object], new_inputs: Mapping[str, object], pools: Sequence[str]
+) -> str | None:
+    """Why an in-place change of a GPU Operator Helm release (``resource_type`` :data:`HELM_RELEASE_TYPE`, chart
+    ``gpu-operator``) or NVIDIADriver custom resource (:data:`NVIDIA_DRIVER_TYPE`, ``spec.version``; its nodes are
+    those its ``spec.nodeSelector`` selects) from ``old_inputs`` to ``new_inputs`` drains GPU pods, or None: the
+    operator installs the driver
+    (``values.driver.enabled``) and its version changes (``values.driver.version``, or the chart version where the
+    values leave it to the chart's default, which the plan cannot read: said so). The operator's upgrade controller
+    then cordons each node, waits for the long-running pods, deletes its GPU pods and reloads the driver, as its
+    ``driver.upgradePolicy`` says (NVIDIA "GPU Driver Upgrades").
+
+    Args:
+        pools: the pools whose nodes run the operator's driver (the pools the release serves), named in the text.
+
+    Returns, e.g. ``the GPU Operator's driver version changes ("595.91.07" -> "600.10.01"): its upgrade controller
+    evicts the GPU pods of pools a100, l4, node by node (maxParallelUpgrades 1, ...)``.
+    """
+    if resource_type == NVIDIA_DRIVER_TYPE:
+        return _nvidia_driver_upgrade(old_inputs, new_inputs)
+    if resource_type != HELM_RELEASE_TYPE or new_inputs.get("chart") != GPU_OPERATOR_CHART:
+        return None
+    if _driver(new_inputs).get("enabled") is not True:
+        return None
+    old, new = _driver_version(old_inputs), _driver_version(new_inputs)
+    if old is not None and new is not None:
+        if old == new:
+            return None
+        change = f"the GPU Operator's driver version changes ({json.dumps(old)} -> {json.dumps(new)})"
+    elif old_inputs.get("version") != new_inputs.get("version"):
+        change = (
+            "the GPU Operator's chart version changes and the driver version is left to the chart's default, which"
+            " cannot be read offline: the driver may change"
+        )
+    else:
+        return None
+    served = f"pools {', '.join(pools)}" if pools else "every node it installs the driver on"
+    return (
+        f"{change}: its upgrade controller evicts the GPU pods of {served}, node by node"
+        f" ({describe_policy(_driver(new_inputs).get('upgradePolicy'))})"
+    )
+
+
+def _nvidia_driver_upgrade(old_inputs: Mapping[str, object], new_inputs: Mapping[str, object]) -> str | None:
+    old_spec, new_spec = old_inputs.get("spec"), new_inputs.get("spec")
+    old = old_spec.get("version") if isinstance(old_spec, Mapping) else None
+    new = new_spec.get("version") if isinstance(new_spec, Mapping) else None
+    if old == new or not isinstance(new_spec, Mapping):
+        return None
+    selector = new_spec.get("nodeSelector")
+    nodes = f"the nodes it selects ({json.dumps(selector, sort_keys=True)})" if selector else "every GPU node"
+    return (
+        f"the NVIDIADriver's driver version changes ({json.dumps(old)} -> {json.dumps(new)}): the GPU Operator's"
+        f" upgrade controller evicts the GPU pods of {nodes}, node by node"
+        f" ({describe_policy(new_spec.get('upgradePolicy'))})"
     )

@@ -23,6 +23,7 @@ from gpu_components.nvidia.gpu_operator import (
 )
 from gpu_components.nvidia.mig import mig_config_map
 from gpu_components.spec import GpuNodePoolSpec, Taint
+from tests.nvidia.test_driver_upgrade import OPERATOR_DRIVER
 
 INSTANCE_TYPES: dict[str, dict[str, str]] = {
     "aws": {"plain": "g5.xlarge", "mig": "p4de.24xlarge", "mig40": "p4d.24xlarge"},
@@ -372,14 +373,14 @@ def test_aks_values_with_the_aks_driver_use_the_images_toolkit_runtime_class() -
 
 def test_aks_values_with_the_operators_driver_have_no_special_settings() -> None:
     result = values("azure", True)
-    assert (result["driver"], result["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert (result["driver"], result["toolkit"]) == (OPERATOR_DRIVER, {"enabled": True})
     assert "operator" not in result and "cdi" not in result
 
 
 def test_gke_values_with_the_operators_driver_follow_nvidias_gke_guide() -> None:
     result = values("gcp", True)
     assert (result["driver"], result["toolkit"], result["cdi"]) == (
-        {"enabled": True},
+        OPERATOR_DRIVER,
         {"enabled": True, "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]},
         {"enabled": True},
     )

@@ -16,6 +16,7 @@ from gpu_components.plan.diff import (
     ABSENT,
     DRAINS_DELETED,
     DRAINS_REPLACED,
+    PROVIDER_UNKNOWN,
     InputChange,
     PlanFormatError,
     diff,
@@ -318,10 +319,11 @@ def test_a_changed_provider_replaces_and_a_plan_without_options_compares_none() 
 
     result = diff(plan(with_provider), plan(default))
 
-    assert result.changed[0].changes == (InputChange("(provider)", K8S, ABSENT, True),)
+    # The test plans hold no provider record and no config: the engine's DiffConfig cannot be replayed.
+    assert result.changed[0].changes == (InputChange("(provider)", K8S, ABSENT, True, note=PROVIDER_UNKNOWN),)
     assert to_text(result).splitlines()[1:3] == [
         "+- kubernetes:core/v1:Namespace ns",
-        f'    (provider): "{K8S}" -> (the default provider)  [forces replacement]',
+        f'    (provider): "{K8S}" -> (the default provider)  [forces replacement]  [{PROVIDER_UNKNOWN}]',
     ]
     assert result.drained == ()  # not a node pool
     assert diff(plan({k: v for k, v in with_provider.items() if k != "options"}), plan(default)).empty

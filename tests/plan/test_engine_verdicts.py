@@ -267,15 +267,21 @@ def test_removing_the_kubernetes_provider_replaces_what_it_managed(tmp_path: Pat
     old = program_plan(device_plugin_program("gpu"))
     text, status = verdict(tmp_path, old, program_plan(device_plugin_program("gpu", provider=False)))
 
-    provider = '"urn:pulumi:dev::p::pulumi:providers:kubernetes::k8s" -> (the default provider)  [forces replacement]'
+    # Its settings differ (the kubeconfig) and the facts do not say whether pulumi-kubernetes' DiffConfig replaces
+    # for that: replaced, saying so.
+    provider = (
+        '    (provider): "urn:pulumi:dev::p::pulumi:providers:kubernetes::k8s" -> (the default provider)  [forces'
+        " replacement]  [unless the new provider's DiffConfig finds these settings need none, which cannot be asked"
+        ' offline]\n    (provider settings) kubeconfig: "apiVersion: v1" -> (none)'
+    )
     assert text == (
         "Plan diff of dev:\n"
         "+- kubernetes:core/v1:ConfigMap device-plugin-config\n"
-        f"    (provider): {provider}\n"
+        f"{provider}\n"
         "+- kubernetes:core/v1:Namespace device-plugin-namespace\n"
-        f"    (provider): {provider}\n"
+        f"{provider}\n"
         "+- kubernetes:helm.sh/v3:Release device-plugin-release\n"
-        f"    (provider): {provider}\n"
+        f"{provider}\n"
         "- pulumi:providers:kubernetes k8s\n"
         "0 to create, 0 to update, 3 to replace, 1 to delete; 0 output change(s)\n"
     )

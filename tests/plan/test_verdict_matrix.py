@@ -209,22 +209,34 @@ def test_a_gke_pool_renamed_under_an_alias_is_replaced_for_its_node_service_acco
     assert "= gcp:container/nodePool:NodePool gpu-renamed-node-pool  [renamed from gpu-node-pool]" in kept.splitlines()
 
 
+ASKS = "  [unless the new provider's DiffConfig finds these settings need none, which cannot be asked offline]"
+
+
 @pytest.mark.parametrize("cloud", sorted(COMPONENTS))
-def test_a_changed_or_removed_cloud_provider_replaces_the_node_pool(tmp_path: Path, cloud: str) -> None:
+def test_a_changed_or_removed_provider_of_other_settings_replaces_the_node_pool(tmp_path: Path, cloud: str) -> None:
+    """The engine replaces when the new provider's DiffConfig says the settings changed need it: known for the AWS
+    provider's region (the cloud's facts), said to be unknowable offline for the others."""
     _, _, package, type_, suffix = COMPONENTS[cloud]
-    old = program_plan(component_program(cloud, "gpu", provider="east"))
-    moved, moved_status = verdict(tmp_path, old, program_plan(component_program(cloud, "gpu", provider="west")))
+    old = program_plan(component_program(cloud, "gpu", provider="east", settings={"region": "east"}))
+    west = program_plan(component_program(cloud, "gpu", provider="west", settings={"region": "west"}))
+    moved, moved_status = verdict(tmp_path, old, west)
     removed, removed_status = verdict(tmp_path, old, program_plan(component_program(cloud, "gpu")))
 
     provider = f"urn:pulumi:dev::p::pulumi:providers:{package}::"
-    assert f'    (provider): "{provider}east" -> "{provider}west"  [forces replacement]' in moved.splitlines()
-    assert f'    (provider): "{provider}east" -> (the default provider)  [forces replacement]' in removed.splitlines()
+    note = "" if cloud == "aws" else ASKS
+    region = "  [forces replacement]" if cloud == "aws" else ""
+    lines = moved.splitlines()
+    at = lines.index(f'    (provider): "{provider}east" -> "{provider}west"  [forces replacement]{note}')
+    assert lines[at + 1] == f'    (provider settings) region: "east" -> "west"{region}'
+    lines = removed.splitlines()
+    at = lines.index(f'    (provider): "{provider}east" -> (the default provider)  [forces replacement]{note}')
+    assert lines[at + 1] == f'    (provider settings) region: "east" -> (none){region}'
     for text in (moved, removed):
         assert any(line.startswith(f"+- {type_} gpu-{suffix}") for line in text.splitlines())
     assert (moved_status, removed_status) == (4, 4)
 
 
-@pytest.mark.parametrize("cloud", sorted(COMPONENTS))
+@pytest.mark.parametrize("cloud", ["azure", "gcp"])
 def test_changed_settings_of_a_node_pools_provider_may_replace_it(tmp_path: Path, cloud: str) -> None:
     """The engine asks the provider (DiffConfig) whether new settings replace what it manages; offline the diff cannot
     ask, so a node pool under a provider whose settings changed is flagged as drained, never shown as safe."""
@@ -244,20 +256,36 @@ def test_changed_settings_of_a_node_pools_provider_may_replace_it(tmp_path: Path
     assert status == 4
 
 
+def test_a_changed_aws_provider_region_replaces_the_node_group(tmp_path: Path) -> None:
+    """pulumi-aws's DiffConfig replaces every resource of a provider whose region changed (the AWS facts)."""
+    old = program_plan(component_program("aws", "gpu", provider="p", settings={"region": "us-west-2"}))
+    text, status = verdict(
+        tmp_path, old, program_plan(component_program("aws", "gpu", provider="p", settings={"region": "us-east-1"}))
+    )
+
+    lines = text.splitlines()
+    at = lines.index(f"+- {NODE_GROUP} gpu-node-group")
+    assert lines[at + 1] == '    (provider settings) region: "us-west-2" -> "us-east-1"  [forces replacement]'
+    assert status == 4
+
+
 @pytest.mark.stack
-def test_a_default_providers_changed_region_drains_every_node_group_it_manages(tmp_path: Path) -> None:
+def test_a_default_providers_changed_region_replaces_every_node_group_it_manages(tmp_path: Path) -> None:
     """``aws:region`` in the stack config is the default AWS provider's setting: the diff lists it on every resource
-    that provider manages and flags the node groups (it read "no changes", exit 0, before the plan kept its config)."""
+    that provider manages, and pulumi-aws replaces them all for it (it read "no changes", exit 0, before the plan kept
+    its config)."""
     text, status = verdict(tmp_path, *stack_plans("aws-eks", config("aws:region", "us-east-1")))
 
     lines = text.splitlines()
-    node_groups = [line for line in lines if line.startswith(f"~ {NODE_GROUP} ")]
+    node_groups = [line for line in lines if line.startswith(f"+- {NODE_GROUP} ")]
     assert node_groups == [
-        f"~ {eks('a100-mig')}{PROVIDER_SETTINGS_DRAIN}",
-        f"~ {eks('a10g-shared')}{PROVIDER_SETTINGS_DRAIN}",
-        f"~ {NODE_GROUP} gpu-demo-system{PROVIDER_SETTINGS_DRAIN}",
+        f"+- {eks('a100-mig')}",
+        f"+- {eks('a10g-shared')}",
+        f"+- {NODE_GROUP} gpu-demo-system",
     ]
-    assert lines[lines.index(node_groups[0]) + 1] == '    (provider settings) region: "us-west-2" -> "us-east-1"'
+    assert lines[lines.index(node_groups[0]) + 1] == (
+        '    (provider settings) region: "us-west-2" -> "us-east-1"  [forces replacement]'
+    )
     assert lines[-1].endswith("3 node pool(s) drained")
     assert status == 4
 
