@@ -264,6 +264,7 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         CpuArchitecture: enums.CpuArchitectureName,
         TaintEffect: enums.TaintEffectName,
         MigStrategy: enums.MigStrategyName,
+        enums.MigConfig: enums.MigConfigName,
         GpuStack: enums.GpuStackName,
         enums.GpuAccess: enums.GpuAccessName,
         enums.DraInstaller: enums.DraInstallerName,

@@ -186,7 +186,7 @@ def test_invalid_pool_registers_nothing(preview: bool) -> None:
 
     def program() -> None:
         try:
-            create(pool_args(instance_type="a2-highgpu-1g", mig={"layout": {"1g.5gb": 7}}), driver_version="NONE")
+            create(pool_args(instance_type="a2-highgpu-1g", mig={"layout": {"1g.5gb": 6}}), driver_version="NONE")
         except GpuSpecError as error:
             errors.append(error)
 
