@@ -286,11 +286,27 @@ def test_nvidias_balanced_layout_renders_as_nvidias_all_balanced_entry(model: st
     assert _rendered(pool)["mig-configs"][pool.mig.config_name] == [_nvidia_entry("all-balanced", device)]
 
 
+@pytest.mark.parametrize("model", MIG_MODELS)
+def test_the_all_balanced_config_renders_nvidias_all_balanced_entry_under_its_name(model: str) -> None:
+    pool = _pool(model, {"config": "all-balanced", "strategy": "mixed"})
+    assert pool.mig is not None and pool.mig.config_name == "all-balanced"
+    assert _rendered(pool)["mig-configs"]["all-balanced"] == [_nvidia_entry("all-balanced", DEVICES[model][0])]
+
+
+def test_gb300_all_balanced_renders_exactly() -> None:
+    rendered = _rendered(_pool("GB300", {"config": "all-balanced", "strategy": "mixed"}))["mig-configs"]
+    assert rendered["all-balanced"] == [
+        {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 2, "2g.70gb": 1, "3g.139gb": 1}}
+    ]
+
+
 def test_uniform_blackwell_renders_are_exact() -> None:
     b200 = _rendered(_pool("B200", {"profile": "1g.23gb"}))["mig-configs"]["all-1g.23gb"]
     assert b200 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.23gb": 7}}]
     gb300 = _rendered(_pool("GB300", {"profile": "1g.35gb"}))["mig-configs"]["all-1g.35gb"]
     assert gb300 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 7}}]
+    gb300_four = _rendered(_pool("GB300", {"profile": "1g.70gb"}))["mig-configs"]["all-1g.70gb"]
+    assert gb300_four == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.70gb": 4}}]
     rtx = _rendered(_pool("RTX-PRO-6000", {"profile": "2g.48gb+me.all"}))["mig-configs"]["all-2g.48gb.me.all"]
     assert rtx == [{"devices": "all", "mig-enabled": True, "mig-devices": {"2g.48gb+me.all": 1}}]
 
