@@ -1243,7 +1243,7 @@ def not_uniform(mig: Mig, gpu: GpuModel) -> str:
         return f"{named}{layout_text(mig.devices)}, several profiles"
     ((profile, count),) = mig.devices.items()
     most = gpu.mig_profiles[profile].max_instances
-    return f"{named}{count} x {profile} per GPU, and a {gpu.name} holds {most}"
+    return f"{named}{count} x {profile} per GPU, and one {gpu.name} holds {most}"
 
 
 def _did_you_mean_profile(profile: str, gpu: GpuModel | None) -> str:

@@ -200,7 +200,7 @@ def test_a_layout_of_one_profile_short_of_filling_each_gpu_is_rejected() -> None
     assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.10gb": 6})
     assert problem.message == (
         "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g), each GPU filled with the most "
-        "instances of one profile; the layout is 6 x 1g.10gb per GPU, and a A100-80GB holds 7"
+        "instances of one profile; the layout is 6 x 1g.10gb per GPU, and one A100-80GB holds 7"
     )
 
 

@@ -277,7 +277,7 @@ def test_a_layout_of_one_profile_short_of_filling_each_gpu_is_rejected() -> None
     assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.10gb": 6})
     assert problem.message == (
         "GKE partitions every GPU of a pool with one partition size (gpu_partition_size), each GPU filled with the "
-        "most instances of it; the layout is 6 x 1g.10gb per GPU, and a A100-80GB holds 7"
+        "most instances of it; the layout is 6 x 1g.10gb per GPU, and one A100-80GB holds 7"
     )
     assert problem.valid == (
         "mig.profile with one partition size, e.g. 1g.10gb, or a layout of one profile at its most instances per GPU"
