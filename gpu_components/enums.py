@@ -84,6 +84,15 @@ class MigStrategy(_Values):
     """Each profile advertised as its own resource, ``nvidia.com/mig-<profile>``."""
 
 
+class MigConfig(_Values):
+    """NVIDIA's named mixed MIG layouts, as the GPU Operator's default mig-parted config names them (v26.7.0
+    ``assets/state-mig-manager/0400_configmap.yaml``)."""
+
+    ALL_BALANCED = "all-balanced"
+    """One GPU split into 1g x 2, 2g x 1 and 3g x 1 (A30, RTX PRO 6000: 1g x 2, 2g x 1), per GPU as the table gives
+    it (the catalog's ``mig_balanced``)."""
+
+
 class GpuStack(_Values):
     """Who advertises GPUs to Kubernetes."""
 
@@ -231,6 +240,8 @@ TaintEffectName = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 """The values of :class:`TaintEffect`."""
 MigStrategyName = Literal["single", "mixed"]
 """The values of :class:`MigStrategy`."""
+MigConfigName = Literal["all-balanced"]
+"""The values of :class:`MigConfig`."""
 GpuStackName = Literal["auto", "device-plugin", "gpu-operator", "dra"]
 """The values of :class:`GpuStack`."""
 GpuAccessName = Literal["device-plugin", "dra"]
@@ -269,6 +280,7 @@ if TYPE_CHECKING:
     CpuArchitectureArg: TypeAlias = CpuArchitecture | CpuArchitectureName
     TaintEffectArg: TypeAlias = TaintEffect | TaintEffectName
     MigStrategyArg: TypeAlias = MigStrategy | MigStrategyName
+    MigConfigArg: TypeAlias = MigConfig | MigConfigName
     GpuStackArg: TypeAlias = GpuStack | GpuStackName
     GpuAccessArg: TypeAlias = GpuAccess | GpuAccessName
     DraInstallerArg: TypeAlias = DraInstaller | DraInstallerName
@@ -284,6 +296,7 @@ else:
     CpuArchitectureArg = CpuArchitecture
     TaintEffectArg = TaintEffect
     MigStrategyArg = MigStrategy
+    MigConfigArg = MigConfig
     GpuStackArg = GpuStack
     GpuAccessArg = GpuAccess
     DraInstallerArg = DraInstaller
@@ -300,6 +313,7 @@ ENUMS: tuple[type[StrEnum], ...] = (
     CpuArchitecture,
     TaintEffect,
     MigStrategy,
+    MigConfig,
     GpuStack,
     GpuAccess,
     DraInstaller,
@@ -354,6 +368,9 @@ __all__ = [
     "GpuStack",
     "GpuStackArg",
     "GpuStackName",
+    "MigConfig",
+    "MigConfigArg",
+    "MigConfigName",
     "MigStrategy",
     "MigStrategyArg",
     "MigStrategyName",

@@ -32,6 +32,7 @@ from gpu_components.enums import (
     DisruptionReasonName,
     GpuAccessArg,
     GpuAccessName,
+    MigConfigArg,
     MigStrategyArg,
     MigStrategyName,
     ProvisionerArg,
@@ -229,14 +230,21 @@ class MpsArgs(TypedDict):
 
 @STRICT
 class MigArgs(TypedDict):
-    """Multi-Instance GPU partitioning of every GPU of the pool: ``profile`` or ``layout``, not both."""
+    """Multi-Instance GPU partitioning of every GPU of the pool: one of ``profile``, ``layout`` or ``config``."""
 
     profile: NotRequired[str]
     """A uniform layout: one MIG profile (e.g. ``1g.10gb``), each GPU filled with the profile's maximum number of
     instances. Must be a profile of the pool's GPU (NVIDIA MIG user guide, supported profiles)."""
     layout: NotRequired[dict[str, int]]
     """A mixed layout: MIG profile -> instance count per GPU, e.g. ``{"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}``;
-    the instances must fit one GPU, and several profiles need the ``mixed`` strategy."""
+    the instances must fit one GPU, and several profiles need the ``mixed`` strategy. A layout of one profile at
+    its most instances per GPU (``{"1g.10gb": 7}`` on an 80 GB A100) is that profile's uniform layout, which AKS
+    and GKE can make as ``profile`` would."""
+    config: NotRequired[MigConfigArg]
+    """NVIDIA's named mixed layout ``all-balanced``: the layout NVIDIA's GPU Operator default mig-parted config gives
+    the pool's GPU (``1g.10gb`` x 2, ``2g.20gb``, ``3g.40gb`` on an 80 GB A100 or H100), needing the ``mixed``
+    strategy; also the config's name in the MIG manager's config and its ``nvidia.com/mig.config`` label. Not on
+    AKS agent pools or GKE-made partitions, which take one profile per GPU."""
     strategy: NotRequired[MigStrategyArg]
     """How the MIG devices are advertised: ``single`` (all MIG devices of a node alike, as ``nvidia.com/gpu``) or
     ``mixed`` (as ``nvidia.com/mig-<profile>``). Defaults to ``single``.
@@ -507,6 +515,9 @@ class Mig:
     ``1g.10gb+me``), ``custom-<pool>`` for a layout.
     ``strategy_set`` is ``False`` when the input left ``strategy`` to its default (``single``), so an error about
     the strategy shows it as the default rather than as a value the user wrote.
+    ``config`` is NVIDIA's named layout when the input gave one (``all-balanced``, then also ``config_name``).
+    ``uniform_profile`` is the one profile that fills every GPU: ``profile``, or a layout of one profile at its
+    most instances per GPU; ``None`` for any other layout.
     """
 
     devices: Mapping[str, int]
@@ -514,6 +525,8 @@ class Mig:
     profile: str | None
     config_name: str
     strategy_set: bool = field(default=True, compare=False)
+    config: str | None = None
+    uniform_profile: str | None = None
 
     @property
     def instances_per_gpu(self) -> int:
@@ -521,13 +534,25 @@ class Mig:
         return sum(self.devices.values())
 
     @property
+    def given_field(self) -> Literal["profile", "layout", "config"]:
+        """The ``mig`` field the layout was given by."""
+        if self.profile is not None:
+            return "profile"
+        return "config" if self.config is not None else "layout"
+
+    @property
+    def given(self) -> object:
+        """The value of :attr:`given_field` as the user wrote it: the profile, the layout or the config's name."""
+        if self.profile is not None:
+            return self.profile
+        return self.config if self.config is not None else dict(self.devices)
+
+    @property
     def as_given(self) -> dict[str, object]:
-        """The pool's ``mig`` input as the user wrote it, for an error about the whole field: ``{"profile": ...}``
-        or ``{"layout": {...}}``, with ``"strategy"`` when it was set (not the devices a profile fills each GPU
-        with, nor the config name)."""
-        given: dict[str, object] = (
-            {"profile": self.profile} if self.profile is not None else {"layout": dict(self.devices)}
-        )
+        """The pool's ``mig`` input as the user wrote it, for an error about the whole field: ``{"profile": ...}``,
+        ``{"layout": {...}}`` or ``{"config": ...}``, with ``"strategy"`` when it was set (not the devices a
+        profile fills each GPU with, nor the config name)."""
+        given: dict[str, object] = {self.given_field: self.given}
         if self.strategy_set:
             given["strategy"] = self.strategy
         return given
@@ -1190,14 +1215,23 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
     where = _join(path, "mig")
     strategy: MigStrategy = value_of(given.get("strategy", "single"))
     problems: list[Problem] = []
-    has_profile, has_layout = "profile" in given, "layout" in given
-    if has_profile == has_layout:
+    has_profile, has_layout, named = (
+        "profile" in given,
+        "layout" in given,
+        value_of(given["config"]) if "config" in given else None,
+    )
+    if [has_profile, has_layout, named is not None].count(True) != 1:
         problems.append(
-            Problem(where, dict(given), "give exactly one of profile (uniform) or layout", "profile, layout")
+            Problem(
+                where,
+                dict(given),
+                "give exactly one of profile (uniform), layout or config (NVIDIA's named layout)",
+                "profile, layout, config",
+            )
         )
         return None, problems
-    devices: dict[str, int] = {given["profile"]: 0} if has_profile else dict(given["layout"])
-    if not devices:
+    devices: dict[str, int] = {given["profile"]: 0} if has_profile else dict(given.get("layout", {}))
+    if not devices and named is None:
         valid = "at least one entry <profile>: <instances per GPU>, e.g. {'1g.10gb': 2}"
         problems.append(Problem(f"{where}.layout", {}, "a MIG layout needs at least one profile", valid))
         return None, problems
@@ -1227,6 +1261,8 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             )
         )
         return None, problems
+    if named is not None:
+        devices = dict(gpu.mig_balanced)
     valid_profiles = ", ".join(gpu.mig_profiles)
     for profile, count in devices.items():
         field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
@@ -1234,8 +1270,8 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         if known is None:
             message = f"not a MIG profile of {gpu.name}" + _did_you_mean_profile(profile, gpu)
             problems.append(Problem(field_path, profile, message, valid_profiles, gpu.mig_source))
-        elif has_profile:
-            devices[profile] = known.max_instances
+        elif has_profile or named is not None:
+            devices[profile] = known.max_instances if has_profile else count
         elif not 1 <= count <= known.max_instances:
             most = known.max_instances
             if count < 1:
@@ -1245,7 +1281,7 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             problems.append(Problem(field_path, count, message, f"1..{most}", gpu.mig_source))
     if problems:
         return None, problems
-    if not has_profile:
+    if has_layout:
         compute = sum(gpu.mig_profiles[p].compute_slices * n for p, n in devices.items())
         memory = sum(gpu.mig_profiles[p].memory_slices * n for p, n in devices.items())
         if compute > gpu.mig_compute_slices or memory > gpu.mig_memory_slices:
@@ -1260,22 +1296,41 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
                 )
             )
         problems += _media_engine_problems(devices, gpu, f"{where}.layout")
-        if strategy == "single" and len(devices) > 1:
-            problems.append(
-                Problem(
-                    f"{where}.strategy",
-                    strategy if "strategy" in given else Default(strategy),
-                    "the single MIG strategy needs one profile on every GPU; a layout of several profiles "
-                    "needs the mixed strategy",
-                    "mixed",
-                    SOURCE_MIG_STRATEGY,
-                )
+    if strategy == "single" and len(devices) > 1:
+        problems.append(
+            Problem(
+                f"{where}.strategy",
+                strategy if "strategy" in given else Default(strategy),
+                "the single MIG strategy needs one profile on every GPU; a layout of several profiles "
+                + (f"(NVIDIA's {named} on {gpu.name}: {layout_text(devices)}) " if named is not None else "")
+                + "needs the mixed strategy",
+                "mixed",
+                SOURCE_MIG_STRATEGY,
             )
+        )
     if problems:
         return None, problems
     uniform = given.get("profile")
-    config_name = mig_config_name(uniform) if uniform else f"custom-{args['name']}"
-    return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given), []
+    config_name = mig_config_name(uniform) if uniform else named or f"custom-{args['name']}"
+    ((only, count),) = devices.items() if len(devices) == 1 else ((None, 0),)
+    filled = only if only is not None and count == gpu.mig_profiles[only].max_instances else None
+    return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given, named, filled), []
+
+
+def layout_text(devices: Mapping[str, int]) -> str:
+    """A layout as problem messages state it: ``2 x 1g.10gb, 1 x 2g.20gb``."""
+    return ", ".join(f"{count} x {profile}" for profile, count in devices.items())
+
+
+def not_uniform(mig: Mig, gpu: GpuModel) -> str:
+    """Why a MIG layout is not one profile filling each GPU (for a cloud that makes only such partitions): its
+    several profiles, or its one profile's count short of the most ``gpu`` holds."""
+    named = f"NVIDIA's {mig.config} on {gpu.name} is " if mig.config is not None else "the layout is "
+    if len(mig.devices) > 1:
+        return f"{named}{layout_text(mig.devices)}, several profiles"
+    ((profile, count),) = mig.devices.items()
+    most = gpu.mig_profiles[profile].max_instances
+    return f"{named}{count} x {profile} per GPU, and one {gpu.name} holds {most}"
 
 
 def _did_you_mean_profile(profile: str, gpu: GpuModel | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.cluster import validate_cluster
@@ -226,6 +227,21 @@ def test_eks_mig_on_al2023_is_rejected_without_the_operator_and_served_by_its_mi
     assert names(plan, OPERATOR) == ["gpus-gpu-operator"]
     assert names(plan, RELEASE) == ["gpus-gpu-operator-release"]
     assert (values(plan)["driver"], values(plan)["toolkit"]) == ({"enabled": False}, {"enabled": False})
+
+
+def test_eks_all_balanced_is_labelled_and_rendered_as_nvidias_balanced_layout() -> None:
+    balanced = {
+        **EKS_MIG,
+        "instance_type": "p6e-gb300.36xlarge",
+        "mig": {"config": "all-balanced", "strategy": "mixed"},
+    }
+    plan = planned("aws", [PLAIN["aws"], balanced])
+    group = resource(plan, "aws:eks/nodeGroup:NodeGroup", "gpus-mig-node-group").inputs
+    assert group["labels"]["nvidia.com/mig.config"] == "all-balanced"
+    config = yaml.safe_load(resource(plan, CONFIG_MAP, "gpus-gpu-operator-mig-config").inputs["data"]["config.yaml"])
+    assert config["mig-configs"]["all-balanced"] == [
+        {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 2, "2g.70gb": 1, "3g.139gb": 1}}
+    ]
 
 
 def test_eks_bottlerocket_keeps_its_host_plugin_and_no_operand_runs_there() -> None:

@@ -415,6 +415,23 @@ def test_a_mig_profile_the_gpu_lacks_lists_the_valid_profiles_under_camel_case_p
     assert "1g.5gb" in (error.problems[0].valid or "")
 
 
+def test_nvidias_balanced_config_on_an_aks_agent_pool_is_refused_under_its_camel_case_path() -> None:
+    pool = {
+        "name": "a100",
+        "instanceType": "Standard_NC24ads_A100_v4",
+        "maxSize": 1,
+        "mig": {"config": "all-balanced", "strategy": "mixed"},
+    }
+    error = construct_error("AksGpuNodePool", {"pool": pool, "resourceGroupName": "rg", "clusterName": "demo"})
+    assert [(p.path, p.value) for p in error.problems] == [("pool.mig.config", "all-balanced")]
+
+
+def test_a_one_profile_layout_short_of_filling_each_gpu_is_refused_by_a_gke_pool() -> None:
+    pool = {"name": "a100", "instanceType": "a2-highgpu-1g", "maxSize": 1, "mig": {"layout": {"1g.5gb": 6}}}
+    error = construct_error("GkeGpuNodePool", {"pool": pool, "cluster": "demo", "location": "us-central1-a"})
+    assert [(p.path, p.value) for p in error.problems] == [("pool.mig.layout", {"1g.5gb": 6})]
+
+
 def test_a_fractional_number_for_an_integer_is_an_error_not_rounded() -> None:
     error = construct_error("GpuCluster", {**CLUSTER, "pools": [{**SHARED_INPUTS, "maxSize": 2.5}]})
     assert [(p.path, p.value, p.message) for p in error.problems] == [

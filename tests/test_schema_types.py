@@ -130,6 +130,7 @@ def test_the_analyzer_reads_every_component_and_every_property_has_a_description
         ("GpuAccess", ["device-plugin", "dra"]),
         ("TaintEffect", ["NoSchedule", "PreferNoSchedule", "NoExecute"]),
         ("MigStrategy", ["single", "mixed"]),
+        ("MigConfig", ["all-balanced"]),
         ("Cloud", ["aws", "azure", "gcp"]),
         ("GpuDriver", ["aks", "none"]),
         ("CpuArchitecture", ["x86_64", "arm64"]),
@@ -154,6 +155,7 @@ def test_enum_fields_refer_to_the_enums() -> None:
     assert schema_type("TaintArgs").properties["effect"].ref == ref("TaintEffect")
     assert schema_type("Taint").properties["effect"].ref == ref("TaintEffect")
     assert schema_type("MigArgs").properties["strategy"].ref == ref("MigStrategy")
+    assert schema_type("MigArgs").properties["config"].ref == ref("MigConfig")
     assert schema_type("GpuNodePoolArgs").properties["cpuArchitecture"].ref == ref("CpuArchitecture")
     assert schema_type("ProvisioningArgs").properties["provisioner"].ref == ref("Provisioner")
     assert schema_type("ProvisioningArgs").properties["capacityTypes"].items.ref == ref("CapacityType")
@@ -264,6 +266,7 @@ def test_the_enum_aliases_hold_the_enums_values_and_public_names_are_the_enums()
         CpuArchitecture: enums.CpuArchitectureName,
         TaintEffect: enums.TaintEffectName,
         MigStrategy: enums.MigStrategyName,
+        enums.MigConfig: enums.MigConfigName,
         GpuStack: enums.GpuStackName,
         enums.GpuAccess: enums.GpuAccessName,
         enums.DraInstaller: enums.DraInstallerName,

@@ -65,7 +65,7 @@ def test_sharing_modes_are_parsed_into_spec_objects() -> None:
 
 def test_uniform_mig_profile_fills_each_gpu() -> None:
     spec = GpuNodePoolSpec.from_args(pool(instance_type="p4de.24xlarge", mig={"profile": "1g.10gb"}), "aws")
-    assert spec.mig == Mig({"1g.10gb": 7}, "single", "1g.10gb", "all-1g.10gb")
+    assert spec.mig == Mig({"1g.10gb": 7}, "single", "1g.10gb", "all-1g.10gb", uniform_profile="1g.10gb")
     assert spec.mig is not None and spec.mig.instances_per_gpu == 7
     assert spec.isolation == "mig"
 
@@ -294,7 +294,61 @@ def test_mig_profile_syntax_is_checked() -> None:
 
 def test_mig_needs_exactly_one_of_profile_and_layout() -> None:
     problem = only_problem(pool(instance_type="p4de.24xlarge", mig={"strategy": "mixed"}))
-    assert problem.message == "give exactly one of profile (uniform) or layout"
+    assert problem.message == "give exactly one of profile (uniform), layout or config (NVIDIA's named layout)"
+    assert problem.valid == "profile, layout, config"
+
+
+def test_a_layout_of_one_profile_filling_each_gpu_names_that_profile_as_uniform() -> None:
+    full = GpuNodePoolSpec.from_args(
+        pool(name="full", instance_type="p4de.24xlarge", mig={"layout": {"1g.10gb": 7}}), "aws"
+    )
+    assert full.mig == Mig({"1g.10gb": 7}, "single", None, "custom-full", False, uniform_profile="1g.10gb")
+    short = GpuNodePoolSpec.from_args(pool(instance_type="p4de.24xlarge", mig={"layout": {"1g.10gb": 6}}), "aws")
+    assert short.mig is not None and short.mig.uniform_profile is None
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "devices"),
+    [
+        ("p6-b300.48xlarge", {"1g.34gb": 2, "2g.67gb": 1, "3g.135gb": 1}),
+        ("p6e-gb300.36xlarge", {"1g.35gb": 2, "2g.70gb": 1, "3g.139gb": 1}),
+        ("p5.48xlarge", {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}),
+    ],
+)
+def test_nvidias_balanced_config_expands_to_the_gpus_balanced_layout(
+    instance_type: str, devices: dict[str, int]
+) -> None:
+    spec = GpuNodePoolSpec.from_args(
+        pool(instance_type=instance_type, mig={"config": "all-balanced", "strategy": "mixed"}), "aws"
+    )
+    assert spec.mig == Mig(devices, "mixed", None, "all-balanced", config="all-balanced")
+    assert spec.mig.as_given == {"config": "all-balanced", "strategy": "mixed"}
+
+
+def test_nvidias_balanced_config_needs_the_mixed_strategy() -> None:
+    problem = only_problem(pool(instance_type="p6e-gb300.36xlarge", mig={"config": "all-balanced"}))
+    assert str(problem) == (
+        "mig.strategy: the single MIG strategy needs one profile on every GPU; a layout of several profiles (NVIDIA's "
+        "all-balanced on GB300: 2 x 1g.35gb, 1 x 2g.70gb, 1 x 3g.139gb) needs the mixed strategy (default: single); "
+        "valid: mixed [source: https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html"
+        "#mig-strategies]"
+    )
+
+
+def test_a_named_config_other_than_nvidias_is_refused_naming_the_valid_one() -> None:
+    problem = only_problem(pool(instance_type="p5.48xlarge", mig={"config": "balanced", "strategy": "mixed"}))
+    assert (problem.path, problem.value, problem.valid) == ("mig.config", "balanced", "'all-balanced'")
+
+
+def test_a_named_config_on_a_gpu_without_mig_is_refused() -> None:
+    problem = only_problem(pool(instance_type="g6e.2xlarge", mig={"config": "all-balanced", "strategy": "mixed"}))
+    assert (problem.path, problem.message) == ("mig", "L40S does not support MIG")
+
+
+def test_a_named_config_with_a_layout_is_refused() -> None:
+    given = {"config": "all-balanced", "layout": {"1g.10gb": 2}, "strategy": "mixed"}
+    problem = only_problem(pool(instance_type="p5.48xlarge", mig=given))
+    assert (problem.path, problem.value) == ("mig", given)
 
 
 def test_mig_layout_counts_are_capped_per_profile() -> None:

@@ -208,3 +208,27 @@ def test_mig_config_problems_read_as_documented_with_did_you_mean_and_the_mig_so
     assert gb300.endswith(
         "[source: https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/assets/state-mig-manager/0400_configmap.yaml]"
     )
+
+
+BALANCED_POOLS = """\
+  gpu-components:pools:
+    - name: single
+      instance_type: p6e-gb300.36xlarge
+      max_size: 1
+      mig: {config: all-balanced}
+    - name: typo
+      instance_type: p6-b300.48xlarge
+      max_size: 1
+      mig: {config: balanced, strategy: mixed}
+"""
+
+
+def test_a_named_mig_config_problem_names_the_field_the_layout_and_the_valid_value(tmp_path: Path) -> None:
+    config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: gpu-operator\n{CLUSTER}{BALANCED_POOLS}"
+    assert sorted(problems(plan(tmp_path, config))) == [
+        "pools[0].mig.strategy: the single MIG strategy needs one profile on every GPU; a layout of several profiles "
+        "(NVIDIA's all-balanced on GB300: 2 x 1g.35gb, 1 x 2g.70gb, 1 x 3g.139gb) needs the mixed strategy "
+        "(default: single); valid: mixed",
+        "pools[1].mig.config: not one of the allowed values; did you mean 'all-balanced'? (got 'balanced'); valid: "
+        "'all-balanced'",
+    ]

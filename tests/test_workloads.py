@@ -180,6 +180,17 @@ def test_mixed_mig_pool_asks_for_the_named_profile() -> None:
     }
 
 
+def test_all_balanced_pool_advertises_and_asks_for_nvidias_balanced_profiles() -> None:
+    pool_spec = spec(instance_type="p6e-gb300.36xlarge", mig={"config": "all-balanced", "strategy": "mixed"})
+    assert advertised_resources(pool_spec) == {
+        "nvidia.com/mig-1g.35gb": 8,
+        "nvidia.com/mig-2g.70gb": 4,
+        "nvidia.com/mig-3g.139gb": 4,
+    }
+    settings = pod_settings(pool_spec, advertised_resources(pool_spec), (), {}, 1, mig_profile="2g.70gb")
+    assert settings["resources"] == {"limits": {"nvidia.com/mig-2g.70gb": "1"}}
+
+
 def test_mixed_mig_pool_with_renamed_time_slicing_asks_for_the_shared_profile() -> None:
     pool_spec = spec(
         instance_type="p4d.24xlarge",

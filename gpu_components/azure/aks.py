@@ -84,6 +84,7 @@ from gpu_components.spec import (
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Taint,
+    not_uniform,
     sharing_trust_labels,
 )
 from gpu_components.workloads import tolerations
@@ -246,11 +247,12 @@ def aks_mig_profiles(gpu: GpuModel) -> dict[str, MigProfile]:
 
 
 def gpu_instance_profile(spec: GpuNodePoolSpec) -> str | None:
-    """The pool's ``gpuInstanceProfile``, or ``None`` without MIG or when AKS cannot make the spec's MIG layout."""
-    if spec.mig is None or spec.mig.profile is None:
+    """The pool's ``gpuInstanceProfile``, or ``None`` without MIG or when AKS cannot make the spec's MIG layout
+    (only a uniform one: ``profile``, or a layout of one profile at its most instances per GPU)."""
+    if spec.mig is None or spec.mig.uniform_profile is None:
         return None
     for name, profile in aks_mig_profiles(spec.gpu).items():
-        if profile.name == spec.mig.profile:
+        if profile.name == spec.mig.uniform_profile:
             return name
     return None
 
@@ -287,14 +289,14 @@ def aks_problems(
                 SOURCE_MIG_ON_AKS,
             )
         )
-    elif mig is not None and mig.profile is None:
+    elif mig is not None and mig.uniform_profile is None:
         problems.append(
             Problem(
-                f"{where}.layout",
-                dict(mig.devices),
-                "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g); a layout of "
-                "several profiles or partial counts cannot be expressed",
-                "a uniform mig.profile",
+                f"{where}.{mig.given_field}",
+                mig.given,
+                "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g), each GPU filled "
+                f"with the most instances of one profile; {not_uniform(mig, spec.gpu)}",
+                "a uniform mig.profile, or a layout of one profile at its most instances per GPU",
                 SOURCE_MIG_ON_AKS,
             )
         )
@@ -302,8 +304,8 @@ def aks_problems(
         possible = aks_mig_profiles(spec.gpu)
         problems.append(
             Problem(
-                f"{where}.profile",
-                mig.profile,
+                f"{where}.{mig.given_field}",
+                mig.given,
                 f"AKS's gpuInstanceProfile makes only one profile per compute size on {spec.gpu.name}",
                 ", ".join(f"{profile.name} ({name})" for name, profile in possible.items()),
                 SOURCE_MIG_ON_AKS,

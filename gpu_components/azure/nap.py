@@ -210,7 +210,7 @@ def nap_problems(
         problems.append(
             Problem(
                 f"{path}.mig",
-                mig.profile if mig.profile is not None else dict(mig.devices),
+                mig.given,
                 "Node Auto Provisioning makes no MIG partitions (its AKSNodeClass has no gpuInstanceProfile) and the "
                 "NVIDIA device plugin makes none either: only the GPU Operator's MIG manager can",
                 "gpu_stack gpu-operator, or a fixed pool (no provisioning) with AKS's gpuInstanceProfile",

@@ -125,6 +125,11 @@ class GpuModel:
         source: URL of the page the model's memory, architecture and compute capability come from.
         mig_source: URL of the page its MIG profiles and their instance counts come from (gpus.yaml's ``mig``
             block ``source``); ``None`` when not MIG-capable. Defaults to ``None``.
+        mig_balanced: NVIDIA's ``all-balanced`` layout of the GPU, profile -> instances per GPU (gpus.yaml's
+            ``mig.balanced.layout``: the GPU Operator's default mig-parted config, the entry of the GPU's PCI
+            device id); empty when not MIG-capable. Read-only. Defaults to empty.
+        mig_balanced_source: URL of the file ``mig_balanced`` comes from; ``None`` when not MIG-capable. Defaults
+            to ``None``.
     """
 
     name: str
@@ -135,10 +140,14 @@ class GpuModel:
     mig_profiles: Mapping[str, MigProfile] = field(hash=False)
     source: str
     mig_source: str | None = None
+    mig_balanced: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    mig_balanced_source: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.mig_profiles, MappingProxyType):
-            object.__setattr__(self, "mig_profiles", MappingProxyType(dict(self.mig_profiles)))
+        for name in ("mig_profiles", "mig_balanced"):
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
 
     @property
     def mig_capable(self) -> bool:
@@ -457,11 +466,17 @@ class _MigProfileShape(_Shape):
     memory_slices: _Count
 
 
+class _MigBalancedShape(_Shape):
+    source: _Url
+    layout: Annotated[dict[str, _Count], Field(min_length=1)]
+
+
 class _MigShape(_Shape):
     compute_slices: _Count
     memory_slices: _Count
     source: _Url
     profiles: Annotated[dict[str, _MigProfileShape], Field(min_length=1)]
+    balanced: _MigBalancedShape
 
 
 class _GpuShape(_Shape):
@@ -641,6 +656,8 @@ def _gpu_model(name: str, shape: _GpuShape, problems: list[str]) -> GpuModel:
         mig_profiles=MappingProxyType(profiles),
         source=shape.source,
         mig_source=shape.mig.source if shape.mig is not None else None,
+        mig_balanced=MappingProxyType(dict(shape.mig.balanced.layout) if shape.mig is not None else {}),
+        mig_balanced_source=shape.mig.balanced.source if shape.mig is not None else None,
     )
 
 
@@ -690,6 +707,24 @@ def _check_mig(
                 f"{where}: {profile.memory_slices}/{mig.memory_slices} of {memory_gb} GB is {share:g} GB, "
                 f"not {profile.memory_gb} GB"
             )
+    _check_balanced(gpu, mig, profiles, problems)
+
+
+def _check_balanced(gpu: str, mig: _MigShape, profiles: Mapping[str, MigProfile], problems: list[str]) -> None:
+    """Check NVIDIA's balanced layout of a GPU: profiles of the GPU that fit it together."""
+    where = f"gpus.{gpu}.mig.balanced.layout"
+    layout = mig.balanced.layout
+    unknown = [name for name in layout if name not in profiles]
+    if unknown:
+        problems.append(f"{where}: {', '.join(unknown)} not among the GPU's profiles")
+        return
+    compute = sum(profiles[name].compute_slices * count for name, count in layout.items())
+    memory = sum(profiles[name].memory_slices * count for name, count in layout.items())
+    if compute > mig.compute_slices or memory > mig.memory_slices:
+        problems.append(
+            f"{where}: takes {compute} compute and {memory} memory slices of the GPU's {mig.compute_slices} and "
+            f"{mig.memory_slices}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

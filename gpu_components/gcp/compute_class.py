@@ -411,8 +411,8 @@ def _gpu(spec: GpuNodePoolSpec, accelerator: str, count: int, driver_version: st
     if spec.sharing is not None:
         sharing["sharingStrategy"] = SHARING_STRATEGIES[type(spec.sharing)][0]
         sharing["maxSharedClientsPerGPU"] = spec.sharing.replicas
-    if spec.mig is not None and spec.mig.profile is not None:
-        sharing["gpuPartitionSize"] = spec.mig.profile
+    if spec.mig is not None and spec.mig.uniform_profile is not None:
+        sharing["gpuPartitionSize"] = spec.mig.uniform_profile
     if sharing:
         gpu["gpuSharing"] = sharing
     return gpu

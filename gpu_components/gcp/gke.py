@@ -131,6 +131,7 @@ from gpu_components.spec import (
     Mps,
     Taint,
     TimeSlicing,
+    not_uniform,
     sharing_trust_labels,
 )
 from gpu_components.workloads import tolerations
@@ -594,23 +595,24 @@ def _sharing_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
                     SOURCE_MIG,
                 )
             )
-        if mig.profile is None:
+        if mig.uniform_profile is None:
             problems.append(
                 Problem(
-                    _join(path, "mig.layout"),
-                    dict(mig.devices),
-                    "GKE partitions every GPU of a pool with one partition size (gpu_partition_size); a layout "
-                    "cannot be expressed",
-                    "mig.profile with one partition size, e.g. 1g.10gb",
+                    _join(path, f"mig.{mig.given_field}"),
+                    mig.given,
+                    "GKE partitions every GPU of a pool with one partition size (gpu_partition_size), each GPU "
+                    f"filled with the most instances of it; {not_uniform(mig, spec.gpu)}",
+                    "mig.profile with one partition size, e.g. 1g.10gb, or a layout of one profile at its most "
+                    "instances per GPU",
                     SOURCE_MIG,
                 )
             )
-        attributed = parse_mig_profile_name(mig.profile) if mig.profile is not None else None
+        attributed = parse_mig_profile_name(mig.uniform_profile) if mig.uniform_profile is not None else None
         if attributed is not None and attributed.attribute:
             problems.append(
                 Problem(
-                    _join(path, "mig.profile"),
-                    mig.profile,
+                    _join(path, f"mig.{mig.given_field}"),
+                    mig.given,
                     "GKE's partition sizes are [compute]g.[memory]gb, without an engine attribute (+me, +me.all, "
                     "+gfx, -me), and its node label cloud.google.com/gke-gpu-partition-size holds no '+'",
                     f"{attributed.compute_slices}g.{attributed.memory_gb}gb, or gpu_stack gpu-operator (its MIG "
@@ -714,8 +716,8 @@ def gke_node_labels(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict
     if spec.sharing is not None:
         labels[SHARING_STRATEGY_LABEL] = SHARING_STRATEGIES[type(spec.sharing)][1]
         labels[MAX_SHARED_CLIENTS_LABEL] = str(spec.sharing.replicas)
-    if spec.mig is not None and spec.mig.profile is not None:
-        labels[PARTITION_SIZE_LABEL] = spec.mig.profile
+    if spec.mig is not None and spec.mig.uniform_profile is not None:
+        labels[PARTITION_SIZE_LABEL] = spec.mig.uniform_profile
     return dict(sorted(labels.items()))
 
 
@@ -742,8 +744,8 @@ def guest_accelerator(
     }
     if gpu_stack == "gpu-operator" or dra_pool(spec, gpu_stack):
         return accelerator
-    if spec.mig is not None and spec.mig.profile is not None:
-        accelerator["gpu_partition_size"] = spec.mig.profile
+    if spec.mig is not None and spec.mig.uniform_profile is not None:
+        accelerator["gpu_partition_size"] = spec.mig.uniform_profile
     if spec.sharing is not None:
         accelerator["gpu_sharing_config"] = {
             "gpu_sharing_strategy": SHARING_STRATEGIES[type(spec.sharing)][0],

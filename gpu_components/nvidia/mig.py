@@ -37,7 +37,7 @@ import yaml
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.spec import GpuNodePoolSpec, Mig
+from gpu_components.spec import GpuNodePoolSpec, Mig, layout_text
 
 MIG_PARTED_VERSION: Literal["v1"] = "v1"
 """The only ``version`` mig-parted's parser accepts."""
@@ -119,13 +119,12 @@ def mig_config_problems(specs: Iterable[GpuNodePoolSpec], path: str = "pools") -
         first_index, first, first_devices = seen.setdefault(name, (index, spec, devices))
         if first is spec or first_devices == devices:
             continue
-        profile = spec.mig.profile
         problems.append(
             Problem(
-                f"{path}[{index}].mig.profile" if profile is not None else f"{path}[{index}].mig.layout",
-                profile if profile is not None else devices,
-                f"{path}[{first_index}] ({first.gpu.name}) has it too, with {_per_gpu(first_devices)} per GPU, and "
-                f"here ({spec.gpu.name}) it is {_per_gpu(devices)}; both select the mig-parted config {name!r} "
+                f"{path}[{index}].mig.{spec.mig.given_field}",
+                spec.mig.given,
+                f"{path}[{first_index}] ({first.gpu.name}) has it too, with {layout_text(first_devices)} per GPU, and "
+                f"here ({spec.gpu.name}) it is {layout_text(devices)}; both select the mig-parted config {name!r} "
                 "(node label nvidia.com/mig.config), and one mig-parted config name can hold only one layout for "
                 "all GPUs",
                 "the same layout, or a mig.layout for one of the pools (its config is then custom-<pool>)",
@@ -133,10 +132,6 @@ def mig_config_problems(specs: Iterable[GpuNodePoolSpec], path: str = "pools") -
             )
         )
     return problems
-
-
-def _per_gpu(devices: dict[str, int]) -> str:
-    return ", ".join(f"{count} x {profile}" for profile, count in devices.items())
 
 
 def mig_parted_config(specs: Iterable[GpuNodePoolSpec]) -> MigPartedConfig:

@@ -212,6 +212,24 @@ def test_mig_layout_raises_before_registering(preview: bool) -> None:
     assert plan.resources == ()
 
 
+@BOTH_MODES
+def test_a_layout_of_one_profile_filling_each_gpu_registers_as_the_profile(preview: bool) -> None:
+    args = pool_args(name="mig", instance_type="Standard_NC24ads_A100_v4", mig={"layout": {"1g.10gb": 7}})
+    plan, pool = plan_and(lambda: AksGpuNodePool("a100", args), preview)
+    assert agent_pool(plan, "a100-agent-pool") == base_inputs(
+        "mig", "Standard_NC24ads_A100_v4", gpus=7, gpuInstanceProfile="MIG1g"
+    )
+    assert (pool.gpu_instance_profile, pool.advertised_resources) == ("MIG1g", {"nvidia.com/gpu": 7})
+
+
+@BOTH_MODES
+def test_nvidias_balanced_layout_raises_before_registering(preview: bool) -> None:
+    balanced = {"config": "all-balanced", "strategy": "mixed"}
+    plan, error = registers_nothing(preview, pool_args(instance_type="Standard_NC24ads_A100_v4", mig=balanced), "a100")
+    assert [(p.path, p.value) for p in error.problems] == [("pool.mig.config", "all-balanced")]
+    assert plan.resources == ()
+
+
 def cluster_args(pools: list[dict[str, Any]]) -> GpuClusterArgs:
     return {
         "cloud": "azure",
@@ -273,6 +291,15 @@ def test_gpu_cluster_rejects_what_aks_cannot_do() -> None:
         "pools[0].mig.layout",
         "pools[1].azure.gpu_driver",
     ]
+
+
+def test_gpu_cluster_takes_a_full_uniform_layout_and_refuses_a_short_one() -> None:
+    full = {**POOLS[0], "mig": {"layout": {"1g.10gb": 7}}}
+    plan = plan_of(lambda: GpuCluster("gpu", cluster_args([full])) and None)
+    assert agent_pool(plan, "gpu-a100mig-agent-pool")["gpuInstanceProfile"] == "MIG1g"
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster("gpu", cluster_args([{**POOLS[0], "mig": {"layout": {"1g.10gb": 6}}}]))
+    assert [(p.path, p.value) for p in error.value.problems] == [("pools[0].mig.layout", {"1g.10gb": 6})]
 
 
 def test_unknown_azure_option_is_rejected() -> None:

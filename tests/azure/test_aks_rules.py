@@ -179,9 +179,47 @@ def test_mig_layout_is_rejected() -> None:
     [problem] = aks_problems(pool, None, "pools[0]")
     assert problem.path == "pools[0].mig.layout"
     assert problem.value == {"3g.40gb": 1, "2g.20gb": 1}
-    assert "one gpuInstanceProfile (MIG1g..MIG7g)" in problem.message
-    assert problem.valid == "a uniform mig.profile"
+    assert problem.message == (
+        "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g), each GPU filled with the most "
+        "instances of one profile; the layout is 1 x 3g.40gb, 1 x 2g.20gb, several profiles"
+    )
+    assert problem.valid == "a uniform mig.profile, or a layout of one profile at its most instances per GPU"
     assert problem.source == SOURCE_MIG_ON_AKS
+
+
+def test_a_layout_of_one_profile_filling_each_gpu_is_the_profiles_gpu_instance_profile() -> None:
+    layout = spec(instance_type="Standard_NC24ads_A100_v4", mig={"layout": {"1g.10gb": 7}})
+    profile = spec(instance_type="Standard_NC24ads_A100_v4", mig={"profile": "1g.10gb"})
+    assert aks_problems(layout, None, "pools[0]") == []
+    assert gpu_instance_profile(layout) == gpu_instance_profile(profile) == "MIG1g"
+
+
+def test_a_layout_of_one_profile_short_of_filling_each_gpu_is_rejected() -> None:
+    pool = spec(instance_type="Standard_NC24ads_A100_v4", mig={"layout": {"1g.10gb": 6}})
+    [problem] = aks_problems(pool, None, "pools[0]")
+    assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.10gb": 6})
+    assert problem.message == (
+        "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g), each GPU filled with the most "
+        "instances of one profile; the layout is 6 x 1g.10gb per GPU, and one A100-80GB holds 7"
+    )
+
+
+def test_nvidias_balanced_layout_is_rejected_at_mig_config() -> None:
+    pool = spec(instance_type="Standard_NC24ads_A100_v4", mig={"config": "all-balanced", "strategy": "mixed"})
+    [problem] = aks_problems(pool, None, "pools[0]")
+    assert (problem.path, problem.value) == ("pools[0].mig.config", "all-balanced")
+    assert problem.message == (
+        "AKS partitions every GPU of a pool with one gpuInstanceProfile (MIG1g..MIG7g), each GPU filled with the most "
+        "instances of one profile; NVIDIA's all-balanced on A100-80GB is 2 x 1g.10gb, 1 x 2g.20gb, 1 x 3g.40gb, "
+        "several profiles"
+    )
+
+
+def test_a_layout_of_a_profile_aks_cannot_make_is_rejected_at_mig_layout() -> None:
+    pool = spec(instance_type="Standard_NC24ads_A100_v4", mig={"layout": {"1g.20gb": 4}})
+    [problem] = aks_problems(pool, None, "pools[0]")
+    assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.20gb": 4})
+    assert problem.message == "AKS's gpuInstanceProfile makes only one profile per compute size on A100-80GB"
 
 
 @pytest.mark.parametrize("profile", ["1g.20gb", "1g.10gb+me"])

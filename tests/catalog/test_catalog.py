@@ -791,6 +791,30 @@ def test_badly_named_profile_fails() -> None:
         _parse(gpus=gpus)
 
 
+def test_balanced_layout_with_a_profile_of_another_gpu_fails() -> None:
+    gpus = _data("gpus.yaml")
+    gpus["gpus"]["GB300"]["mig"]["balanced"]["layout"] = {"1g.34gb": 2, "2g.70gb": 1, "3g.139gb": 1}
+    with pytest.raises(ValueError, match=r"gpus\.GB300\.mig\.balanced\.layout: 1g\.34gb not among the GPU's profiles"):
+        _parse(gpus=gpus)
+
+
+def test_balanced_layout_that_overfills_the_gpu_fails() -> None:
+    gpus = _data("gpus.yaml")
+    gpus["gpus"]["B300"]["mig"]["balanced"]["layout"] = {"1g.34gb": 2, "2g.67gb": 1, "3g.135gb": 2}
+    with pytest.raises(
+        ValueError,
+        match=r"gpus\.B300\.mig\.balanced\.layout: takes 10 compute and 12 memory slices of the GPU's 7 and 8",
+    ):
+        _parse(gpus=gpus)
+
+
+def test_mig_block_without_a_balanced_layout_fails() -> None:
+    gpus = _data("gpus.yaml")
+    del gpus["gpus"]["H100-80GB"]["mig"]["balanced"]
+    with pytest.raises(ValueError, match=r"gpus\.H100-80GB\.mig\.balanced"):
+        _parse(gpus=gpus)
+
+
 def test_unknown_gpu_model_in_instance_types_fails() -> None:
     types = _data("instance_types.yaml")
     types["aws"]["gpu_instance_types"][0]["gpu_model"] = "T5"

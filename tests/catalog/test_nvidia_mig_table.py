@@ -208,6 +208,43 @@ def test_balanced_layout_is_accepted_and_uses_every_compute_slice(model: str) ->
     assert spec.mig is not None and dict(spec.mig.devices) == layout
 
 
+@pytest.mark.parametrize("model", MIG_MODELS)
+def test_catalog_balanced_layout_is_nvidias_all_balanced_entry(model: str) -> None:
+    gpu = catalog.gpu_model(model)
+    assert dict(gpu.mig_balanced) == balanced_layout(DEVICES[model][0])
+    assert gpu.mig_balanced_source == (
+        "https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/assets/state-mig-manager/0400_configmap.yaml"
+    )
+
+
+@pytest.mark.parametrize("model", ["B300", "GB300"])
+def test_blackwell_ultra_tables_are_exactly_the_tables_profiles_of_the_gpu(model: str) -> None:
+    # no exception: every table profile of the GPU's sizes is in the catalog with NVIDIA's count, and nothing else
+    assert _catalog_counts(model) == _table_profiles(model)
+
+
+def test_blackwell_ultra_tables_are_exact() -> None:
+    # the four-way one-slice profile takes two memory slices: GB300 1g.70gb (not 1g.35gb, its seven-way slice)
+    assert _table_profiles("GB300") == {
+        "1g.35gb": 7,
+        "1g.35gb+me": 1,
+        "1g.70gb": 4,
+        "2g.70gb": 3,
+        "3g.139gb": 2,
+        "4g.139gb": 1,
+        "7g.278gb": 1,
+    }
+    assert _table_profiles("B300") == {
+        "1g.34gb": 7,
+        "1g.34gb+me": 1,
+        "1g.67gb": 4,
+        "2g.67gb": 3,
+        "3g.135gb": 2,
+        "4g.135gb": 1,
+        "7g.269gb": 1,
+    }
+
+
 def test_table_profiles_of_one_gpu_are_exact() -> None:
     assert _table_profiles("H100-94GB") == {
         "1g.12gb": 7,
@@ -249,11 +286,27 @@ def test_nvidias_balanced_layout_renders_as_nvidias_all_balanced_entry(model: st
     assert _rendered(pool)["mig-configs"][pool.mig.config_name] == [_nvidia_entry("all-balanced", device)]
 
 
+@pytest.mark.parametrize("model", MIG_MODELS)
+def test_the_all_balanced_config_renders_nvidias_all_balanced_entry_under_its_name(model: str) -> None:
+    pool = _pool(model, {"config": "all-balanced", "strategy": "mixed"})
+    assert pool.mig is not None and pool.mig.config_name == "all-balanced"
+    assert _rendered(pool)["mig-configs"]["all-balanced"] == [_nvidia_entry("all-balanced", DEVICES[model][0])]
+
+
+def test_gb300_all_balanced_renders_exactly() -> None:
+    rendered = _rendered(_pool("GB300", {"config": "all-balanced", "strategy": "mixed"}))["mig-configs"]
+    assert rendered["all-balanced"] == [
+        {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 2, "2g.70gb": 1, "3g.139gb": 1}}
+    ]
+
+
 def test_uniform_blackwell_renders_are_exact() -> None:
     b200 = _rendered(_pool("B200", {"profile": "1g.23gb"}))["mig-configs"]["all-1g.23gb"]
     assert b200 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.23gb": 7}}]
     gb300 = _rendered(_pool("GB300", {"profile": "1g.35gb"}))["mig-configs"]["all-1g.35gb"]
     assert gb300 == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.35gb": 7}}]
+    gb300_four = _rendered(_pool("GB300", {"profile": "1g.70gb"}))["mig-configs"]["all-1g.70gb"]
+    assert gb300_four == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.70gb": 4}}]
     rtx = _rendered(_pool("RTX-PRO-6000", {"profile": "2g.48gb+me.all"}))["mig-configs"]["all-2g.48gb.me.all"]
     assert rtx == [{"devices": "all", "mig-enabled": True, "mig-devices": {"2g.48gb+me.all": 1}}]
 

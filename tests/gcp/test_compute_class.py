@@ -252,9 +252,10 @@ def test_component_refuses_what_gke_cannot_do() -> None:
     ) == [
         "gpu_stack: a ComputeClass pool is served by GKE's own device plugin, which the NVIDIA device plugin may not "
         "run beside (got 'device-plugin'); valid: auto",
-        "pool.mig.layout: GKE partitions every GPU of a pool with one partition size (gpu_partition_size); a layout "
-        "cannot be expressed (got {'3g.20gb': 1, '2g.10gb': 1}); valid: mig.profile with one partition size, e.g. "
-        "1g.10gb",
+        "pool.mig.layout: GKE partitions every GPU of a pool with one partition size (gpu_partition_size), each GPU "
+        "filled with the most instances of it; the layout is 1 x 3g.20gb, 1 x 2g.10gb, several profiles (got "
+        "{'3g.20gb': 1, '2g.10gb': 1}); valid: mig.profile with one partition size, e.g. 1g.10gb, or a layout of one "
+        "profile at its most instances per GPU",
         "pool.mig.strategy: GKE advertises every MIG partition as nvidia.com/gpu (the single strategy) (got 'mixed'); "
         "valid: single",
         "pool.provisioning.max_nodes: GKE has no node limit for a ComputeClass or the node pools it creates; its "

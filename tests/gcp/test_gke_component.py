@@ -122,6 +122,35 @@ def test_mig_pool_accelerator(preview: bool) -> None:
 
 
 @BOTH_MODES
+def test_a_layout_of_one_profile_filling_each_gpu_registers_as_the_profile(preview: bool) -> None:
+    layout_plan, layout = plan_pool(preview, pool_args(instance_type="a2-highgpu-1g", mig={"layout": {"1g.5gb": 7}}))
+    profile_plan, profile = plan_pool(preview, pool_args(instance_type="a2-highgpu-1g", mig={"profile": "1g.5gb"}))
+    assert accelerators(layout_plan) == accelerators(profile_plan)
+    assert accelerators(layout_plan)[0]["gpuPartitionSize"] == "1g.5gb"
+    assert layout.node_selector == profile.node_selector
+    assert layout.advertised_resources == {"nvidia.com/gpu": 7}
+
+
+@BOTH_MODES
+def test_nvidias_balanced_layout_registers_nothing(preview: bool) -> None:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            create(pool_args(instance_type="a2-highgpu-1g", mig={"config": "all-balanced", "strategy": "mixed"}))
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program, preview, CONFIG)
+    [error] = errors
+    assert [(p.path, p.value) for p in error.problems] == [
+        ("pool.mig.config", "all-balanced"),
+        ("pool.mig.strategy", "mixed"),
+    ]
+    assert plan.resources == ()
+
+
+@BOTH_MODES
 def test_mig_with_time_sharing_pool_accelerator(preview: bool) -> None:
     plan, pool = plan_pool(
         preview, pool_args(instance_type="a2-highgpu-1g", mig={"profile": "3g.20gb"}, time_slicing={"replicas": 2})
@@ -186,7 +215,7 @@ def test_invalid_pool_registers_nothing(preview: bool) -> None:
 
     def program() -> None:
         try:
-            create(pool_args(instance_type="a2-highgpu-1g", mig={"layout": {"1g.5gb": 7}}), driver_version="NONE")
+            create(pool_args(instance_type="a2-highgpu-1g", mig={"layout": {"1g.5gb": 6}}), driver_version="NONE")
         except GpuSpecError as error:
             errors.append(error)
 
@@ -262,6 +291,20 @@ def test_gke_rules_apply_in_a_cluster() -> None:
             },
         )
     assert [p.path for p in error.value.problems] == ["pools[0].gcp.driver_version", "pools[0].time_slicing.replicas"]
+
+
+def test_a_cluster_refuses_a_layout_short_of_filling_each_gpu_and_accepts_a_full_one() -> None:
+    def cluster(layout: dict[str, int]) -> GpuCluster:
+        pool = {"name": "a100", "instance_type": "a2-highgpu-1g", "max_size": 1, "mig": {"layout": layout}}
+        wiring = {"cluster": "demo", "location": "us-central1-a"}
+        return GpuCluster("demo", {"cloud": "gcp", "pools": [pool], "gcp": wiring})  # type: ignore[typeddict-item, list-item]
+
+    with pytest.raises(GpuSpecError) as error:
+        cluster({"1g.5gb": 6})
+    assert [(p.path, p.value) for p in error.value.problems] == [("pools[0].mig.layout", {"1g.5gb": 6})]
+    plan = plan_of(lambda: cluster({"1g.5gb": 7}) and None, True, CONFIG)
+    pool = resource(plan, NODE_POOL, "demo-a100-node-pool").inputs
+    assert pool["nodeConfig"]["guestAccelerators"][0]["gpuPartitionSize"] == "1g.5gb"
 
 
 # ------------------------------------------------------------------------------------------ example cluster

@@ -12,10 +12,12 @@ from gpu_components.gcp.gke import (
     accelerator_type_for,
     gke_advertised_resources,
     gke_effective_taints,
+    gke_node_labels,
     gke_node_selector,
     gke_pool_view,
     gke_problems,
     gke_taints,
+    guest_accelerator,
     node_pool_inputs,
     service_account_id,
 )
@@ -269,12 +271,46 @@ def test_renamed_time_sharing_is_rejected() -> None:
     assert "advertises time-shared GPUs as nvidia.com/gpu" in problem.message
 
 
-def test_mig_layout_is_rejected() -> None:
-    pool = spec(instance_type="a2-ultragpu-1g", mig={"layout": {"1g.10gb": 7}})
+def test_a_layout_of_one_profile_short_of_filling_each_gpu_is_rejected() -> None:
+    pool = spec(instance_type="a2-ultragpu-1g", mig={"layout": {"1g.10gb": 6}})
     problem = only(gke_problems(pool, None, "pools[0]"))
-    assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.10gb": 7})
-    assert "one partition size (gpu_partition_size)" in problem.message
-    assert problem.valid == "mig.profile with one partition size, e.g. 1g.10gb"
+    assert (problem.path, problem.value) == ("pools[0].mig.layout", {"1g.10gb": 6})
+    assert problem.message == (
+        "GKE partitions every GPU of a pool with one partition size (gpu_partition_size), each GPU filled with the "
+        "most instances of it; the layout is 6 x 1g.10gb per GPU, and one A100-80GB holds 7"
+    )
+    assert problem.valid == (
+        "mig.profile with one partition size, e.g. 1g.10gb, or a layout of one profile at its most instances per GPU"
+    )
+
+
+def test_a_layout_of_one_profile_filling_each_gpu_is_rendered_as_the_profile() -> None:
+    layout = spec(instance_type="a2-ultragpu-1g", mig={"layout": {"1g.10gb": 7}})
+    profile = spec(instance_type="a2-ultragpu-1g", mig={"profile": "1g.10gb"})
+    assert gke_problems(layout, None, "pools[0]") == []
+    assert guest_accelerator(layout) == guest_accelerator(profile)
+    assert guest_accelerator(layout)["gpu_partition_size"] == "1g.10gb"
+    assert gke_node_labels(layout) == gke_node_labels(profile)
+    assert gke_node_labels(layout)["cloud.google.com/gke-gpu-partition-size"] == "1g.10gb"
+
+
+def test_nvidias_balanced_layout_is_rejected_at_mig_config() -> None:
+    pool = spec(instance_type="a4-highgpu-8g", mig={"config": "all-balanced", "strategy": "mixed"})
+    assert [(p.path, p.value) for p in gke_problems(pool, None, "pools[0]")] == [
+        ("pools[0].mig.config", "all-balanced"),
+        ("pools[0].mig.strategy", "mixed"),
+    ]
+    problem = gke_problems(pool, None, "pools[0]")[0]
+    assert problem.message == (
+        "GKE partitions every GPU of a pool with one partition size (gpu_partition_size), each GPU filled with the "
+        "most instances of it; NVIDIA's all-balanced on B200 is 2 x 1g.23gb, 1 x 2g.45gb, 1 x 3g.90gb, several "
+        "profiles"
+    )
+
+
+def test_nvidias_balanced_layout_is_accepted_under_the_gpu_operator() -> None:
+    pool = spec(instance_type="a4-highgpu-8g", mig={"config": "all-balanced", "strategy": "mixed"})
+    assert gke_problems(pool, "INSTALLATION_DISABLED", "pools[0]", gpu_stack="gpu-operator") == []
 
 
 def test_a_media_extension_profile_is_rejected_without_the_operator_and_passes_under_it() -> None:
