@@ -8,7 +8,11 @@ its advertiser: the device plugin config entry its nodes select by ``nvidia.com/
 ConfigMap of the stack: MPS, or time-slicing with ``failRequestsGreaterThanOne``, admit one per container,
 :data:`~gpu_components.spec.SOURCE_SHARING`), or the cloud's sharing label where the cloud's own plugin shares GPUs
 (GKE admits one per container, :class:`~gpu_components.cloud_facts.ManagedDevicePlugin`). Pools built without the
-library's components, and stacks without any, are not judged (:func:`stack_pools` is empty).
+library's components, and stacks without any, are not judged (:func:`stack_pools` is empty). Stack policies see
+each resource's outputs, inputs propagated to outputs in a preview (:data:`SOURCE_STACK_POLICIES`); a component's
+outputs are what it registered (``register_outputs``), which ``gpu-components plan --policy`` hands over as such.
+Where an engine has recorded none for a component yet, its pool is not found and nothing is judged against it
+(the rules fail open, never on a guess).
 
 **Which pools a workload selects.** A GPU workload is one whose container limits an NVIDIA resource
 (:func:`~gpu_components.workloads.is_gpu_resource`). Its pods select a pool when their ``nodeSelector`` and one term
@@ -37,6 +41,8 @@ from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, Stack
 from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, SOURCE_SHARING
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, is_gpu_resource
 
+SOURCE_STACK_POLICIES = "https://www.pulumi.com/docs/iac/using-pulumi/crossguard/core-concepts/"
+"""Pulumi's policy concepts: stack policies get resource outputs (inputs propagated to outputs during preview)."""
 SOURCE_TOLERATIONS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
 SOURCE_NODE_SELECTION = "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/"
 SOURCE_AUTOSCALER_GPU = (
