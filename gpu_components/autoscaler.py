@@ -78,6 +78,21 @@ def gpu_resource_note(advertised: Mapping[str, int]) -> str | None:
     )
 
 
+def autoscaled_pool_warning(advertised: Mapping[str, int], min_nodes: int, max_nodes: int) -> str | None:
+    """The warning for a fixed pool the Cluster Autoscaler scales (``min_nodes`` below ``max_nodes``) whose nodes
+    advertise no ``nvidia.com/gpu`` (MIG ``mixed`` devices, renamed shared GPUs): :func:`gpu_resource_note`, or
+    ``None``. ``gpu-components plan`` prints it on stderr (the exit code unchanged); the policy pack's
+    ``gpu-pool-autoscaler-resources`` reports the same note as an advisory violation.
+
+    Args:
+        advertised: resource name -> count one node advertises.
+        min_nodes, max_nodes: the pool's size bounds.
+    """
+    if min_nodes >= max_nodes or not advertised:
+        return None
+    return gpu_resource_note(advertised)
+
+
 LATE_MIG_NOTE = (
     "MIG partitions are made by the GPU Operator's MIG manager after a node joins; until then the node advertises "
     "whole GPUs, not the partitions the Cluster Autoscaler's template counts"

@@ -43,6 +43,7 @@ import click
 from click.core import ParameterSource
 
 from gpu_components._extras import MissingExtraError
+from gpu_components.autoscaler import autoscaled_pool_warning
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan.capacity import capacity_report, claim_records
 from gpu_components.plan.diagram import DiagramError, to_mermaid, to_png, to_svg
@@ -233,6 +234,8 @@ def plan(
         raise click.UsageError("--policy-config needs --policy")
     pack, pack_config = _policy_setup(policy_pack, policy_config)
     plans, failed = _plan_each(root, names, preview)
+    for result in plans:
+        _warn_autoscaled_pools(result)
     reports = [_run_policies(result, pack, pack_config) for result in plans] if pack is not None else []
     if diagram is not None:
         for result in plans:
@@ -375,6 +378,27 @@ def _plan(root: Path, stack: str, preview: bool) -> Plan:
         ProgramError,
     ) as error:
         raise click.ClickException(f"{stack}: {error}") from None
+
+
+def _warn_autoscaled_pools(result: Plan) -> None:
+    """Print on stderr, as ``Warning: <stack>: pool <name>: <note>``, each fixed pool the Cluster Autoscaler scales
+    whose nodes advertise no ``nvidia.com/gpu`` (:func:`~gpu_components.autoscaler.autoscaled_pool_warning`); the
+    pools are the plan's capacity records (the node-pool components, else the ``gpuPools`` stack output). The exit
+    code is unchanged."""
+    records = pool_records(result) or result.outputs.get("gpuPools")
+    if not isinstance(records, Mapping):
+        return
+    for name, record in sorted(records.items()):
+        if not isinstance(record, Mapping) or "provisioning" in record:
+            continue
+        advertised = {
+            str(unit["name"]): int(unit["perNode"])
+            for unit in record.get("advertises", [])
+            if isinstance(unit, Mapping) and "name" in unit and "perNode" in unit
+        }
+        note = autoscaled_pool_warning(advertised, int(record.get("minNodes", 0)), int(record.get("maxNodes", 0)))
+        if note is not None:
+            click.echo(f"Warning: {result.stack}: pool {name}: {note}", err=True)
 
 
 def _policy_setup(

@@ -139,11 +139,15 @@ class ManagedDevicePlugin:
         max_shared_gpus_source: the page that says so.
         mps_host_ipc_source: the page saying that pods on its MPS nodes need ``hostIPC: true``, or ``None`` where
             they do not.
+        sharing_label: the node label the cloud puts on nodes whose GPUs it shares (GKE's
+            ``cloud.google.com/gke-gpu-sharing-strategy``), which the policy pack reads from a pool's labels; ``None``
+            where there is none.
     """
 
     max_shared_gpus: int
     max_shared_gpus_source: str
     mps_host_ipc_source: str | None = None
+    sharing_label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ from gpu_components.kubernetes.device_plugin import (
 )
 from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, NvidiaDraDriver, NvidiaDraDriverArgs
 from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
+from gpu_components.nvidia.device_plugin import device_plugin_chart_version_problems
 from gpu_components.nvidia.dra_driver import (
     dra_chart_version_problems,
     dra_helm_values_problems,
@@ -125,7 +126,8 @@ class DevicePluginSettingsArgs(TypedDict):
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``."""
     chart_version: NotRequired[str]
-    """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
+    """Version of NVIDIA's ``nvidia-device-plugin`` chart, exact (a range such as ``^0.20`` is refused). Defaults to
+    the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations`` and
     ``migStrategy`` (each pool's config entry has its own) are the library's and refused."""
@@ -596,6 +598,9 @@ def validate_cluster(
             OPERATOR_OWNED_VALUES, gpu_operator.get("helm_values"), f"{prefix}gpu_operator."
         )
     if isinstance(device_plugin, Mapping):
+        problems += device_plugin_chart_version_problems(
+            device_plugin.get("chart_version"), f"{prefix}device_plugin.chart_version"
+        )
         problems += owned_value_problems(
             DEVICE_PLUGIN_OWNED_VALUES, device_plugin.get("helm_values"), f"{prefix}device_plugin."
         )

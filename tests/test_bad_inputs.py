@@ -309,6 +309,14 @@ CASES: dict[str, Case] = {
     "plugin: chart_version a number": Case(
         plugin(nodes("aws", L4), chart_version=20), [("chart_version", "valid string")]
     ),
+    "plugin: chart_version a range": Case(
+        plugin(nodes("aws", L4), chart_version="^0.20"),
+        [("chart_version", "not an exact nvidia-device-plugin chart version")],
+    ),
+    "plugin: chart_version with a trailing newline": Case(
+        plugin(nodes("aws", L4), chart_version="0.20.0\n"),
+        [("chart_version", "not an exact nvidia-device-plugin chart version")],
+    ),
     "plugin: pools of two clouds": Case(
         plugin(lambda: [*pool_components("aws", [L4]), *pool_components("azure", [T4_SPOT])]),
         [("pools", "one cluster's cloud")],
@@ -337,6 +345,21 @@ CASES: dict[str, Case] = {
     "operator: helm_values replace the operands' tolerations": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"daemonsets": {"tolerations": []}}),
         [("helm_values.daemonsets.tolerations", "tolerate every taint")],
+    ),
+    "operator: helm_values blank NFD's worker tolerations": Case(
+        operator(
+            nodes("aws", L4, gpu_stack="gpu-operator"),
+            helm_values={"node-feature-discovery": {"worker": {"tolerations": []}}},
+        ),
+        [("helm_values.node-feature-discovery.worker.tolerations", "NFD's worker labels the GPU nodes")],
+    ),
+    "operator: helm_values replace NFD's section": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"node-feature-discovery": None}),
+        [("helm_values.node-feature-discovery", "NFD's worker labels the GPU nodes")],
+    ),
+    "operator: chart_version a range": Case(
+        operator(nodes("aws", L4, gpu_stack="gpu-operator"), chart_version="^26.7"),
+        [("chart_version", "not a GPU Operator chart version")],
     ),
     "operator: helm_values turn GPU feature discovery off": Case(
         operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"gfd": {"enabled": False}}),
@@ -434,6 +457,20 @@ CASES: dict[str, Case] = {
     "cluster: device plugin helm_values tolerations": Case(
         cluster({**CLUSTER_ARGS, "device_plugin": {"helm_values": {"tolerations": []}}}),
         [("device_plugin.helm_values.tolerations", "tolerates every taint")],
+    ),
+    "cluster: device plugin chart_version a range": Case(
+        cluster({**CLUSTER_ARGS, "device_plugin": {"chart_version": "^0.20"}}),
+        [("device_plugin.chart_version", "not an exact nvidia-device-plugin chart version")],
+    ),
+    "cluster: operator helm_values blank NFD's worker tolerations": Case(
+        cluster(
+            {
+                **CLUSTER_ARGS,
+                "gpu_stack": "gpu-operator",
+                "gpu_operator": {"helm_values": {"node-feature-discovery": {"worker": {"tolerations": None}}}},
+            }
+        ),
+        [("gpu_operator.helm_values.node-feature-discovery.worker.tolerations", "NFD's worker labels")],
     ),
     "cluster: operator helm_values driver.enabled": Case(
         cluster(

@@ -499,8 +499,10 @@ def test_a_pack_that_prints_no_port(team: Path, pack: Path, program: str, proble
         (
             '{"gpu-node-pol-taint": "advisory"}',
             "dev: policy config names 'gpu-node-pol-taint', which pack 'gpu-components' does not have; its policies: "
-            "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-node-pool-taint, gpu-shared-pool-trust, "
-            "gpu-toleration-without-gpu, gpu-workload-quantities, nvidia-chart-version-pinned",
+            "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-node-pool-taint, "
+            "gpu-pool-autoscaler-resources, gpu-shared-pool-trust, gpu-toleration-without-gpu, gpu-workload-pool-fit, "
+            "gpu-workload-pool-selection, gpu-workload-pool-tolerations, gpu-workload-quantities, "
+            "nvidia-chart-version-pinned",
         ),
         (
             '{"gpu-node-pool-taint": {"gpuTaintKeys": "nvidia.com/gpu"}}',
@@ -611,3 +613,62 @@ def _plan_of(plan: Plan, document: dict[str, object]) -> Plan:
         PlannedResource(r.urn, r.type, r.name, r.parent, inputs[r.urn], r.custom, r.options) for r in plan.resources
     )
     return Plan(plan.project, plan.stack, resources, plan.outputs)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Workloads against pools: the pack reads the node-pool components' outputs from the plan
+# ---------------------------------------------------------------------------------------------------------------
+
+WORKLOAD_PROGRAM = """\
+import pulumi_kubernetes as k8s
+
+from gpu_components.aws import EksGpuNodeGroup
+
+pool = {"name": "l4", "instance_type": "g6.xlarge", "max_size": 2}
+mig = {"name": "mig", "instance_type": "p4d.24xlarge", "max_size": 2, "mig": {"profile": "1g.5gb", "strategy": "mixed"}}
+for spec, stack in ((pool, "auto"), (mig, "gpu-operator")):
+    EksGpuNodeGroup(spec["name"], {"pool": spec, "cluster_name": "c", "subnet_ids": ["s"], "gpu_stack": stack})
+for name, pod in {
+    "lost": {},
+    "untolerated": {"nodeSelector": {"gpu-components/pool": "l4"}},
+    "greedy": {
+        "nodeSelector": {"gpu-components/pool": "l4"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+    },
+}.items():
+    gpus = 2 if name == "greedy" else 1
+    k8s.batch.v1.Job(
+        name,
+        spec={"template": {"spec": {"restartPolicy": "Never", **pod, "containers": [
+            {"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": gpus}}}
+        ]}}},
+    )
+"""
+
+
+def test_the_offline_run_judges_workloads_against_the_pools_they_select(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: team\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-west-2\n")
+    (tmp_path / "__main__.py").write_text(WORKLOAD_PROGRAM)
+    report = run_policy_pack(run_project(tmp_path, "dev"))
+    found = [(v.policy, v.level, v.urn.rpartition("::")[2]) for v in report.violations]
+    assert found == [
+        ("gpu-workload-pool-fit", "mandatory", "greedy"),
+        ("gpu-workload-pool-selection", "mandatory", "lost"),
+        ("gpu-workload-pool-tolerations", "mandatory", "untolerated"),
+        ("gpu-pool-autoscaler-resources", "advisory", "mig"),
+    ]
+    messages = {v.urn.rpartition("::")[2]: v.message.split("\n", 1)[1] for v in report.violations}
+    assert (
+        "2 nvidia.com/gpu per container fits no GPU pool the pods select: pool l4's nodes each have 1"
+        in (messages["greedy"])
+    )
+    assert "select none of the stack's GPU pools (l4, mig)" in messages["lost"]
+    assert "(pool l4: nvidia.com/gpu=present:NoSchedule)" in messages["untolerated"]
+    assert messages["mig"].startswith("pool mig: nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu")
+    result = run("plan", "dev", "-C", str(tmp_path), "--format", "capacity")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        "Warning: dev: pool mig: nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu, the only GPU resource "
+        "the Cluster Autoscaler waits for on a new node: it may add nodes for pods a starting node will hold\n"
+    )

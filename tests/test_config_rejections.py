@@ -66,6 +66,26 @@ def test_invalid_device_plugin_settings_are_reported(tmp_path: Path) -> None:
     assert "device_plugin.namespace: not a valid namespace name (DNS-1123 label) (got 'Bad_NS')" in result.output
 
 
+def test_an_unpinned_device_plugin_chart_version_in_stack_config_is_refused(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"chart_version": "^0.20"}})
+    assert result.exit_code == 1
+    assert (
+        "device_plugin.chart_version: not an exact nvidia-device-plugin chart version: every install would take "
+        "whatever the repository serves then" in result.output
+    )
+    assert "(got '^0.20'); valid: an exact version MAJOR.MINOR.PATCH" in result.output
+
+
+def test_operator_helm_values_may_not_blank_nfd_worker_tolerations() -> None:
+    blank = {"node-feature-discovery": {"worker": {"tolerations": []}}}
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [SHARED], "gpu-operator", gpu_operator={"helm_values": blank})
+    [problem] = caught.value.problems
+    assert problem.path == "gpu_operator.helm_values.node-feature-discovery.worker.tolerations"
+    assert problem.value == []
+    assert problem.valid == "leave it to the library"
+
+
 def test_operator_helm_values_may_not_take_over_the_driver() -> None:
     with pytest.raises(GpuSpecError) as caught:
         validate_cluster("aws", [SHARED], "gpu-operator", gpu_operator={"helm_values": {"driver": {"enabled": True}}})

@@ -675,3 +675,16 @@ def test_cluster_wide_pool_rules_name_the_pools_and_settings_in_camel_case() -> 
     assert [(p.path, p.value, p.valid) for p in error.problems] == [
         ("devicePlugin", {"namespace": "gpu"}, "no device_plugin settings, or a pool the NVIDIA device plugin serves")
     ]
+
+
+def test_an_unpinned_device_plugin_chart_version_is_refused_by_its_camel_case_path() -> None:
+    error = construct_error("NvidiaDevicePlugin", {"cloud": "aws", "pools": [SHARED_INPUTS], "chartVersion": "^0.20"})
+    assert [(p.path, p.value) for p in error.problems] == [("chartVersion", "^0.20")]
+    assert error.problems[0].message.startswith("not an exact nvidia-device-plugin chart version")
+
+
+def test_helm_values_blanking_nfd_worker_tolerations_are_refused_with_the_key_as_written() -> None:
+    pool = {"name": "a100", "instanceType": "Standard_NC24ads_A100_v4", "maxSize": 2}
+    helm = {"node-feature-discovery": {"worker": {"tolerations": []}}}
+    error = construct_error("NvidiaGpuOperator", {"cloud": "azure", "pools": [pool], "helmValues": helm})
+    assert [(p.path, p.value) for p in error.problems] == [("helmValues.node-feature-discovery.worker.tolerations", [])]

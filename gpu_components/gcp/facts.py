@@ -152,6 +152,8 @@ TAINT_EFFECTS: Mapping[TaintEffect, str] = MappingProxyType(
     {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 )
 """Kubernetes taint effect -> GKE API spelling."""
+SHARING_STRATEGY_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
+"""Node label GKE sets on shared-GPU nodes: ``time-sharing`` or ``mps``."""
 GPU_SHARING_STRATEGIES = frozenset({"TIME_SHARING", "MPS"})
 """GKE ``gpu_sharing_strategy`` values: GPUs shared without memory isolation (:data:`SOURCE_GKE_TIME_SHARING`)."""
 
@@ -361,6 +363,7 @@ FACTS = CloudFacts(
         max_shared_gpus=1,
         max_shared_gpus_source=SOURCE_GKE_TIME_SHARING,
         mps_host_ipc_source=SOURCE_GKE_MPS,
+        sharing_label=SHARING_STRATEGY_LABEL,
     ),
     exclusive_selectors=(
         ExclusiveSelector(COMPUTE_CLASS_LABEL, COMPUTE_CLASS_SELECTOR_KEYS, SOURCE_COMPUTE_CLASS_SELECTORS),

@@ -109,6 +109,7 @@ from gpu_components.gcp.facts import (
     GKE_DRIVER_INSTALLATION_DISABLED,
     GKE_NO_DEVICE_PLUGIN_LABEL,
     NODE_POOL_OPTIONS,
+    SHARING_STRATEGY_LABEL,
     SOURCE_CUSTOM_CLASSES,
     SOURCE_GKE_DRA,
     SOURCE_GKE_GPUS,
@@ -169,8 +170,6 @@ def dra_pool(spec: GpuNodePoolSpec, gpu_stack: GpuStack) -> bool:
 
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 """Node label GKE sets to the accelerator type, e.g. ``nvidia-l4``."""
-SHARING_STRATEGY_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
-"""Node label GKE sets on shared-GPU nodes: ``time-sharing`` or ``mps``."""
 MAX_SHARED_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
 """Node label GKE sets on shared-GPU nodes: the clients per GPU, as a string."""
 PARTITION_SIZE_LABEL = "cloud.google.com/gke-gpu-partition-size"

@@ -21,6 +21,7 @@ from gpu_components.nvidia.device_plugin import (
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
     DEVICE_PLUGIN_REPOSITORY,
+    device_plugin_chart_version_problems,
     device_plugin_config_map,
     device_plugin_values,
 )
@@ -70,7 +71,8 @@ class NvidiaDevicePluginArgs(TypedDict):
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``nvidia-device-plugin``, the one NVIDIA's
     install instructions use."""
     chart_version: NotRequired[str]
-    """Version of NVIDIA's ``nvidia-device-plugin`` chart. Defaults to the pinned, tested ``0.20.0``."""
+    """Version of NVIDIA's ``nvidia-device-plugin`` chart, exact (``0.20.0``; a range such as ``^0.20`` is refused,
+    :func:`~gpu_components.nvidia.chart_pin.is_pinned_chart_version`). Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity``,
     ``tolerations`` and ``migStrategy`` (each pool's config entry has its own) are the library's
@@ -108,6 +110,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             DEVICE_PLUGIN_OWNED_VALUES, args.get("helm_values") if isinstance(args, Mapping) else None
         )
         owned += gpu_stack_problems("NvidiaDevicePlugin", name, opts)
+        owned += device_plugin_chart_version_problems(
+            args.get("chart_version") if isinstance(args, Mapping) else None, "chart_version"
+        )
         served, settings = served_pools(name, NvidiaDevicePluginArgs, args, "daemonset", "device-plugin", owned)
         specs = served.specs
         join_cluster("NvidiaDevicePlugin", name, opts)

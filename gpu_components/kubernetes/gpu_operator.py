@@ -74,6 +74,12 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
     OwnedValue(("migManager", "config"), "each MIG pool selects its rendered mig-parted layout", None),
     OwnedValue(("daemonsets", "tolerations"), "the operands tolerate every taint of the pools they serve", None),
     OwnedValue(
+        ("node-feature-discovery", "worker", "tolerations"),
+        "NFD's worker labels the GPU nodes the operands select (feature.node.kubernetes.io/pci-10de.present), so it "
+        "tolerates every taint of the pools they serve",
+        None,
+    ),
+    OwnedValue(
         ("gfd", "enabled"),
         "GPU feature discovery labels the nodes nvidia.com/mps.capable, which the operator's MPS control daemon "
         "selects (its DaemonSet nvidia-device-plugin-mps-control-daemon: nvidia.com/gpu.deploy.device-plugin=true, "
@@ -113,7 +119,7 @@ class NvidiaGpuOperatorArgs(TypedDict):
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. The values the library decides
     (``OPERATOR_OWNED_VALUES``: ``driver.enabled``, ``toolkit.enabled``, ``mig.strategy``, ``devicePlugin.enabled``,
     ``devicePlugin.config``, ``migManager.enabled``, ``migManager.config``, ``daemonsets.tolerations``,
-    ``gfd.enabled``) are refused."""
+    ``node-feature-discovery.worker.tolerations``, ``gfd.enabled``) are refused."""
     operator_driver: NotRequired[bool]
     """The operator installs the NVIDIA driver and container toolkit. Defaults to false on EKS and AKS (the EKS
     NVIDIA AMIs and AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off).

@@ -18,7 +18,9 @@ from typing import Any, Literal
 import yaml
 from typing_extensions import NotRequired, TypedDict
 
+from gpu_components.errors import Problem
 from gpu_components.mig import mig_resource_name
+from gpu_components.nvidia.chart_pin import unpinned_chart_version_problems
 from gpu_components.spec import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_PRESENT_LABEL,
@@ -36,6 +38,15 @@ DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 """The chart's official Helm repository (k8s-device-plugin README)."""
 DEVICE_PLUGIN_CHART_VERSION = "0.20.0"
 """Pinned chart version. Changing it is a deliberate upgrade, noted in CHANGELOG.md."""
+
+
+def device_plugin_chart_version_problems(chart_version: object, path: str) -> list[Problem]:
+    """A device plugin ``chart_version`` that is not exact (``^0.20``, ``0.x``): the one chart pin rule of
+    :func:`~gpu_components.nvidia.chart_pin.unpinned_chart_version_problems`, which the policy pack's
+    ``nvidia-chart-version-pinned`` applies to any Helm release."""
+    return unpinned_chart_version_problems(chart_version, path, DEVICE_PLUGIN_CHART, DEVICE_PLUGIN_CHART_VERSION)
+
+
 DEFAULT_CONFIG_NAME = "default"
 """Name of the config entry for nodes without the selection label: exclusive GPUs, no MIG."""
 MPS_ROOT = "/run/nvidia/mps"

@@ -28,9 +28,10 @@ step_generator.go`` and ``analyze_snapshot.go``, ``pkg/resource/analyzer/config.
   is the parent of the program's top-level resources. Resources on a default provider carry none (the plan does not
   record default providers).
 - **AnalyzeStack** with every resource, its parent and dependencies (the plan's ``dependsOn``): the engine sends each
-  resource's outputs there; a plan has none, so the inputs again (what a preview knows of a new resource) and, for
-  the root stack, the stack outputs. A stack violation is attributed to the URN it names when that is in the plan,
-  else to the root stack.
+  resource's outputs there; a plan has none for a custom resource, so its inputs again (what a preview knows of a
+  new resource), a component's registered outputs (the node-pool components' pool facts, which the pack's workload
+  rules read) and, for the root stack, the stack outputs. A stack violation is attributed to the URN it names when
+  that is in the plan, else to the root stack.
 - **Not run:** remediations (``Remediate``): they rewrite a resource's inputs before ``pulumi up``, which an offline
   plan of the program cannot do.
 
@@ -582,7 +583,7 @@ def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, plan: Plan) -> list[Violation
             type=resource.type,
             urn=resource.urn,
             name=resource.name,
-            properties=_struct(plan.outputs if resource is root else resource.inputs),
+            properties=_struct(plan.outputs if resource is root else _stack_properties(resource)),
             options=_options(resource, parent),
             parent=parent or "",
             dependencies=list(resource.options.get("dependsOn", [])),
@@ -595,6 +596,12 @@ def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, plan: Plan) -> list[Violation
         urn = diagnostic.urn if diagnostic.urn in by_urn else stack_urn
         violations.append(_violation(diagnostic, urn))
     return violations
+
+
+def _stack_properties(resource: PlannedResource) -> Mapping[str, Any]:
+    """What AnalyzeStack gets of a resource: a custom resource's inputs (what a preview knows of a new one), a
+    component's registered outputs (plain values, known at preview: the engine records them in a preview too)."""
+    return resource.inputs if resource.custom else resource.outputs
 
 
 def _violation(diagnostic: proto.AnalyzeDiagnostic, urn: str) -> Violation:

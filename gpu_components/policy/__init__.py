@@ -15,8 +15,10 @@ Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-n
 
 The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``) need several resources at once
 (the node pools' labels, the DRA driver's release), so they are ``pulumi_policy.StackValidationPolicy`` objects, run
-once per stack over all its resources; their violations name the resource at fault. The others validate one
-resource at a time.
+once per stack over all its resources; their violations name the resource at fault. So are the workload-pool rules
+(:mod:`gpu_components.policy.workload_pools`: ``gpu-workload-pool-selection``, ``gpu-workload-pool-tolerations``,
+``gpu-workload-pool-fit``, mandatory; ``gpu-pool-autoscaler-resources``, advisory), which read the pools from the
+library's node-pool components' outputs. The others validate one resource at a time.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from gpu_components.policy import rules
+from gpu_components.policy import rules, workload_pools
 
 PACK_NAME = "gpu-components"
 """Name of the policy pack."""
@@ -49,6 +51,10 @@ CHART_VERSION = "nvidia-chart-version-pinned"
 SHARED_POOL_TRUST = "gpu-shared-pool-trust"
 DRA_POOL_EXTENDED_RESOURCE = "gpu-dra-pool-extended-resource"
 DRA_ALPHA_CLAIM_CONFIG = "gpu-dra-alpha-claim-config"
+WORKLOAD_POOL_SELECTION = "gpu-workload-pool-selection"
+WORKLOAD_POOL_TOLERATIONS = "gpu-workload-pool-tolerations"
+WORKLOAD_POOL_FIT = "gpu-workload-pool-fit"
+POOL_AUTOSCALER_RESOURCES = "gpu-pool-autoscaler-resources"
 
 DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
     {
@@ -59,6 +65,10 @@ DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
         SHARED_POOL_TRUST: EnforcementLevel.ADVISORY,
         DRA_POOL_EXTENDED_RESOURCE: EnforcementLevel.MANDATORY,
         DRA_ALPHA_CLAIM_CONFIG: EnforcementLevel.MANDATORY,
+        WORKLOAD_POOL_SELECTION: EnforcementLevel.MANDATORY,
+        WORKLOAD_POOL_TOLERATIONS: EnforcementLevel.MANDATORY,
+        WORKLOAD_POOL_FIT: EnforcementLevel.MANDATORY,
+        POOL_AUTOSCALER_RESOURCES: EnforcementLevel.ADVISORY,
     }
 )
 """Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
@@ -134,6 +144,10 @@ def _dra_pool_extended_resource(
     return rules.dra_pool_extended_resource_violations(resources, config.get("draExtendedResource") is True)
 
 
+def _stack_rule(rule: Callable[[list[rules.StackResource]], list[rules.StackViolation]]) -> StackValidator:
+    return lambda resources, _config: rule(resources)
+
+
 def _plain(rule: Callable[[str, Mapping[str, Any]], list[str]]) -> Validator:
     return lambda resource_type, props, _config: rule(resource_type, props)
 
@@ -194,7 +208,34 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             DRA_ALPHA_CLAIM_CONFIG,
             "Resource claims share GPUs by time-slicing or MPS only where the stack's DRA driver enables the alpha "
             "feature gate (TimeSlicingSettings, MPSSupport).",
-            lambda resources, _config: rules.dra_alpha_claim_config_violations(resources),
+            _stack_rule(rules.dra_alpha_claim_config_violations),
+            None,
+        ),
+        (
+            WORKLOAD_POOL_SELECTION,
+            "GPU workloads select a GPU pool of the stack (nodeSelector or required node affinity on a label the "
+            "pool has, e.g. gpu-components/pool).",
+            _stack_rule(workload_pools.workload_pool_selection_violations),
+            None,
+        ),
+        (
+            WORKLOAD_POOL_TOLERATIONS,
+            "GPU workloads tolerate every NoSchedule/NoExecute taint of a GPU pool they select.",
+            _stack_rule(workload_pools.workload_pool_toleration_violations),
+            None,
+        ),
+        (
+            WORKLOAD_POOL_FIT,
+            "Each container's GPU limit fits a pool it selects: at most 1 shared GPU where the pool's sharing admits "
+            "one (MPS, time-slicing with failRequestsGreaterThanOne, GKE sharing), at most what one node advertises.",
+            _stack_rule(workload_pools.workload_pool_fit_violations),
+            None,
+        ),
+        (
+            POOL_AUTOSCALER_RESOURCES,
+            "Autoscaled GPU pools advertise nvidia.com/gpu, the only GPU resource the Cluster Autoscaler (or a "
+            "Karpenter-based provisioner) counts (not MIG devices under the mixed strategy or renamed shared GPUs).",
+            _stack_rule(workload_pools.autoscaler_resource_violations),
             None,
         ),
     ]
@@ -232,8 +273,12 @@ __all__ = [
     "DRA_POOL_EXTENDED_RESOURCE",
     "NODE_POOL_TAINT",
     "PACK_NAME",
+    "POOL_AUTOSCALER_RESOURCES",
     "SHARED_POOL_TRUST",
     "TOLERATION_WITHOUT_GPU",
+    "WORKLOAD_POOL_FIT",
+    "WORKLOAD_POOL_SELECTION",
+    "WORKLOAD_POOL_TOLERATIONS",
     "WORKLOAD_QUANTITIES",
     "policies",
     "policy_pack",

@@ -39,7 +39,6 @@ Decisions:
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
@@ -49,6 +48,7 @@ import yaml
 from gpu_components import catalog, dra
 from gpu_components.catalog import InstanceType
 from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
+from gpu_components.nvidia.chart_pin import SOURCE_HELM_VERSION, is_pinned_chart_version
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
@@ -66,8 +66,6 @@ from gpu_components.spec import SHARING_TRUST_KEY as SHARING_TRUST_KEY
 from gpu_components.spec import SHARING_TRUSTED as SHARING_TRUSTED
 from gpu_components.spec import SHARING_TRUSTED_ENTRIES_KEY as SHARING_TRUSTED_ENTRIES_KEY
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, container_gpu_problems, is_gpu_resource
-
-SOURCE_HELM_VERSION = "https://helm.sh/docs/helm/helm_install/"
 
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
@@ -123,7 +121,6 @@ DRA_DRIVER_CHART = "dra-driver-nvidia-gpu"
 GPU_OPERATOR_CHART = "gpu-operator"
 NVIDIA_CHARTS = frozenset({"nvidia-device-plugin", GPU_OPERATOR_CHART, "gpu-feature-discovery", DRA_DRIVER_CHART})
 """Helm charts of the NVIDIA GPU stack."""
-_PINNED_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -493,7 +490,7 @@ def chart_version_violations(resource_type: str, props: Mapping[str, Any]) -> li
     if name not in NVIDIA_CHARTS or self_pinned:
         return []
     version = props.get("version")
-    if isinstance(version, str) and _PINNED_VERSION.fullmatch(version.strip()):
+    if is_pinned_chart_version(version):
         return []
     got = "no version" if not version else f"version {version!r}, not an exact version"
     return [

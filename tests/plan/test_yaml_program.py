@@ -491,3 +491,56 @@ resources:
         "'G6E'); valid: g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, "
         "p6e-gb200, p6e-gb300",
     ]
+
+
+def test_an_unpinned_device_plugin_chart_version_in_a_yaml_program_is_an_error(tmp_path: Path) -> None:
+    program = f"""\
+packages:
+  gpu-components: {ROOT}
+resources:
+  gpus:
+    type: gpu-components:index:GpuCluster
+    properties:
+      cloud: aws
+      aws: {{clusterName: demo, subnetIds: [subnet-a]}}
+      pools: [{{name: l4, instanceType: g6.xlarge, maxSize: 2}}]
+      devicePlugin: {{chartVersion: "^0.20"}}
+"""
+    write(tmp_path, program, "config: {}\n")
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[:2] == [
+        "Error: dev: 1 invalid GPU setting:",
+        "  - devicePlugin.chartVersion: not an exact nvidia-device-plugin chart version: every install would take "
+        "whatever the repository serves then, so the GPU stack could change under the cluster without a change to "
+        "the program (got '^0.20'); valid: an exact version MAJOR.MINOR.PATCH (optional v prefix and pre-release), "
+        "not a range, e.g. 0.20.0 [source: https://helm.sh/docs/helm/helm_install/]",
+    ]
+
+
+def test_the_pack_judges_a_yaml_programs_workloads_against_its_pools(tmp_path: Path) -> None:
+    program = f"""\
+packages:
+  gpu-components: {ROOT}
+resources:
+  l4:
+    type: gpu-components:index:EksGpuNodeGroup
+    properties:
+      clusterName: demo
+      subnetIds: [subnet-a]
+      pool: {{name: l4, instanceType: g6.xlarge, maxSize: 2}}
+  train:
+    type: kubernetes:batch/v1:Job
+    properties:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            nodeSelector: {{gpu-components/pool: l4}}
+            containers: [{{name: c, image: i, resources: {{limits: {{nvidia.com/gpu: 1}}}}}}]
+"""
+    write(tmp_path, program, "config: {}\n")
+    result = CliRunner().invoke(main, ["plan", "dev", "--cwd", str(tmp_path), "--policy"])
+    assert result.exit_code == 5, result.output
+    assert "[mandatory]  gpu-workload-pool-tolerations  (kubernetes:batch/v1:Job: " in result.output
+    assert "(pool l4: nvidia.com/gpu=present:NoSchedule)" in result.output

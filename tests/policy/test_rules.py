@@ -29,6 +29,12 @@ from gpu_components.policy.rules import (
     toleration_without_gpu_violations,
     workload_gpu_quantity_violations,
 )
+from gpu_components.policy.workload_pools import (
+    autoscaler_resource_violations,
+    workload_pool_fit_violations,
+    workload_pool_selection_violations,
+    workload_pool_toleration_violations,
+)
 from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec, sharing_trust_labels
 
 GOLDEN = Path(__file__).resolve().parents[1] / "stacks" / "golden" / "aws-eks.json"
@@ -607,6 +613,10 @@ RULES = {
 STACK_RULES = {
     "gpu-dra-pool-extended-resource": dra_pool_extended_resource_violations,
     "gpu-dra-alpha-claim-config": dra_alpha_claim_config_violations,
+    "gpu-workload-pool-selection": workload_pool_selection_violations,
+    "gpu-workload-pool-tolerations": workload_pool_toleration_violations,
+    "gpu-workload-pool-fit": workload_pool_fit_violations,
+    "gpu-pool-autoscaler-resources": autoscaler_resource_violations,
 }
 """Policy name -> the stack rule behind it (every resource at once, as the pack's stack policies call them)."""
 
