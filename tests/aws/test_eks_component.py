@@ -335,3 +335,11 @@ def test_the_autoscaler_gpu_label_is_the_library_s() -> None:
     }
     [problem] = rejected(wired(pool)).problems
     assert problem.path == "pool.labels['k8s.amazonaws.com/accelerator']"
+
+
+@pytest.mark.parametrize("name", ["", "-demo", "demo.gpu", "d" * 101])
+def test_a_cluster_name_eks_would_refuse_is_refused(name: str) -> None:
+    [problem] = rejected(wired(cluster_name=name)).problems
+    assert (problem.path, problem.value, problem.message) == ("cluster_name", name, "not an EKS cluster name")
+    assert problem.valid == "1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit"
+    assert problem.source == "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html"
