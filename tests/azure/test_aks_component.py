@@ -447,7 +447,8 @@ def test_a_disk_under_aks_smallest_os_disk_is_refused(size: int) -> None:
 
 
 def test_a_30_gb_disk_is_the_agent_pools_os_disk() -> None:
-    assert agent_pool(plan_of(lambda: AksGpuNodePool("t4", pool_args(disk_size_gb=30))), "t4-agent-pool")["osDiskSizeGB"] == 30
+    plan = plan_of(lambda: AksGpuNodePool("t4", pool_args(disk_size_gb=30)))
+    assert agent_pool(plan, "t4-agent-pool")["osDiskSizeGB"] == 30
 
 
 def test_gpu_cluster_refuses_a_disk_under_aks_smallest_os_disk_at_its_pool_path() -> None:
