@@ -254,6 +254,10 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster (every entry point: ``GpuCluster`` and the stack
     config; paths ``<prefix>pools[<i>]...``), e.g. AKS: fixed pools and Node Auto Provisioning pools may not share a
     cluster. Defaults to none."""
+    wiring_problems: Callable[[Sequence[GpuNodePoolSpec], Mapping[str, Any]], list[Problem]] = lambda specs, wiring: []
+    """The cloud's rules between the valid pools of a :class:`~gpu_components.cluster.GpuCluster` and its cluster
+    wiring (paths ``pools[<i>]...``), e.g. GKE: a fixed pool's ``max_size`` within its ``node_locations`` zones.
+    Defaults to none."""
     options_problems: Callable[[Sequence[GpuNodePoolSpec], Sequence[Mapping[str, Any]], str], list[Problem]] = (
         lambda specs, options, prefix: []
     )
