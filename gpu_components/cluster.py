@@ -851,7 +851,7 @@ class GpuCluster(pulumi.ComponentResource):
             except GpuSpecError as error:
                 problems += error.problems
             wired = ADAPTERS.get(value_of(args["cloud"]))
-            if specs and wired is not None and isinstance(args.get(wired.cloud), Mapping):
+            if wired is not None and isinstance(args.get(wired.cloud), Mapping):
                 problems += wired.wiring_problems(specs, args[wired.cloud])
         if problems:
             raise GpuSpecError(problems)
