@@ -878,6 +878,9 @@ class GpuCluster(pulumi.ComponentResource):
                 )
             except GpuSpecError as error:
                 problems += error.problems
+            wired = ADAPTERS.get(value_of(args["cloud"]))
+            if wired is not None and isinstance(args.get(wired.cloud), Mapping):
+                problems += wired.wiring_problems(specs, args[wired.cloud])
         if problems:
             raise GpuSpecError(problems)
         cloud: CloudName = value_of(args["cloud"])

@@ -688,3 +688,16 @@ def test_helm_values_blanking_nfd_worker_tolerations_are_refused_with_the_key_as
     helm = {"node-feature-discovery": {"worker": {"tolerations": []}}}
     error = construct_error("NvidiaGpuOperator", {"cloud": "azure", "pools": [pool], "helmValues": helm})
     assert [(p.path, p.value) for p in error.problems] == [("helmValues.node-feature-discovery.worker.tolerations", [])]
+
+
+def test_cloud_bounds_are_named_by_their_camel_case_paths() -> None:
+    wiring = {"clusterName": "demo.gpu", "subnetIds": ["subnet-a"]}
+    error = construct_error("GpuCluster", {"cloud": "aws", "aws": wiring, "pools": [SHARED_INPUTS]})
+    assert [(p.path, p.value) for p in error.problems] == [("aws.clusterName", "demo.gpu")]
+    pool = {"name": "t4", "instanceType": "Standard_NC4as_T4_v3", "maxSize": 1, "diskSizeGb": 20}
+    error = construct_error("AksGpuNodePool", {"pool": pool, "resourceGroupName": "rg", "clusterName": "aks"})
+    assert [(p.path, p.value) for p in error.problems] == [("pool.diskSizeGb", 20)]
+    pool = {"name": "l4", "instanceType": "g2-standard-8", "maxSize": 1001}
+    inputs = {"pool": pool, "cluster": "demo", "location": "us-central1", "nodeLocations": ["us-central1-a"]}
+    error = construct_error("GkeGpuNodePool", inputs)
+    assert [(p.path, p.value) for p in error.problems] == [("pool.maxSize", 1001)]

@@ -21,6 +21,7 @@ from gpu_components.aws import cluster
 from gpu_components.aws.eks import (
     EksGpuNodeGroup,
     EksGpuNodeGroupArgs,
+    cluster_name_problems,
     eks_pool_view,
     eks_problems,
     node_group_args_problems,
@@ -155,6 +156,7 @@ ADAPTER = CloudAdapter(
     describe_pool=_describe,
     config_problems=cluster.config_problems,
     stack_problems=cluster.stack_problems,
+    wiring_problems=lambda specs, wiring: cluster_name_problems(wiring.get("cluster_name"), "aws.cluster_name"),
     provision=cluster.provision,
     wiring=EksWiringArgs,
     facts=FACTS,

@@ -36,7 +36,7 @@ from typing_extensions import NotRequired, TypedDict
 from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
 from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
-from gpu_components.aws.eks import create_node_role
+from gpu_components.aws.eks import cluster_name_problems, create_node_role
 from gpu_components.aws.facts import (
     FACTS,
     KARPENTER_CHART,
@@ -637,16 +637,21 @@ def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
-    """Rules of the ``cluster`` config beyond its shape: those of
-    :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`),
-    ``subnet_ids`` is required with ``existing``, and of ``karpenter`` and ``auto_mode``: not both; with
-    ``existing``, each must say ``existing: true`` (the program sets neither up on a cluster it did not create), and
-    a new cluster's must not; with ``existing: true`` no other key of theirs, and ``node_role_arn`` is required; no
-    ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
+    """Rules of the ``cluster`` config beyond its shape: ``name`` is an EKS cluster name
+    (:func:`~gpu_components.aws.eks.cluster_name_problems`);
+    those of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
+    :data:`SYSTEM_SIZES`), ``subnet_ids`` is required with ``existing``, and of ``karpenter`` and ``auto_mode``: not
+    both; with ``existing``, each must say ``existing: true`` (the program sets neither up on a cluster it did not
+    create), and a new cluster's must not; with ``existing: true`` no other key of theirs, and ``node_role_arn`` is
+    required; no ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
     (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
-    return example_cluster_problems(
-        cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("subnet_ids",)
-    ) + _provisioner_problems(cluster)
+    return (
+        cluster_name_problems(cluster.get("name"), "cluster.name")
+        + example_cluster_problems(
+            cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("subnet_ids",)
+        )
+        + _provisioner_problems(cluster)
+    )
 
 
 PROVISIONER_SETTINGS: Mapping[str, tuple[str, str]] = {

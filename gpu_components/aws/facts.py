@@ -146,6 +146,11 @@ RESERVED_PREFIXES = ReservedPrefixes(
 """Label and taint key prefixes the EKS node group API refuses besides Kubernetes' own."""
 MAX_NODES = NodeLimit(450, "https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html")
 """EKS service quota: nodes per managed node group."""
+SOURCE_CLUSTER_NAME = "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html"
+"""EKS ``CreateCluster``: a cluster name is 1 to 100 characters, alphanumerics (case-sensitive), hyphens and
+underscores, and starts with an alphanumeric."""
+CLUSTER_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,99}")
+"""An EKS cluster name (:data:`SOURCE_CLUSTER_NAME`), matched whole (``fullmatch``)."""
 
 
 SOURCE_KARPENTER_GPU_LABELS = (

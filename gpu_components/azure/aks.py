@@ -62,8 +62,10 @@ from gpu_components.azure.facts import (
     DEFAULT_OS_SKU,
     GPU_OS_SKUS,
     MANAGED_GPU_TAG,
+    MIN_OS_DISK_GB,
     NO_GPU_DRIVER,
     REFUSED_OS_SKUS,
+    SOURCE_AGENT_POOL_OS_DISK,
     SOURCE_MANAGED_GPU,
     SOURCE_OS_SKUS,
     UBUNTU,
@@ -265,7 +267,8 @@ def aks_problems(
     gpu_stack: GpuStack = "auto",
 ) -> list[Problem]:
     """AKS rules for a validated pool: MIG only on the GPUs AKS partitions (:data:`AKS_MIG_GPUS`), a MIG layout AKS
-    can make, and a driver for the device plugin.
+    can make, ``disk_size_gb`` at least AKS's smallest OS disk
+    (:data:`~gpu_components.azure.facts.MIN_OS_DISK_GB`, 30), and a driver for the device plugin.
 
     Args:
         spec: the validated pool.
@@ -309,6 +312,16 @@ def aks_problems(
                 f"AKS's gpuInstanceProfile makes only one profile per compute size on {spec.gpu.name}",
                 ", ".join(f"{profile.name} ({name})" for name, profile in possible.items()),
                 SOURCE_MIG_ON_AKS,
+            )
+        )
+    if spec.disk_size_gb < MIN_OS_DISK_GB:
+        problems.append(
+            Problem(
+                f"{path}.disk_size_gb" if path else "disk_size_gb",
+                spec.disk_size_gb,
+                f"an AKS agent pool's osDiskSizeGB is at least {MIN_OS_DISK_GB} GB",
+                f"{MIN_OS_DISK_GB}..2048",
+                SOURCE_AGENT_POOL_OS_DISK,
             )
         )
     return problems + driver_problems(spec, gpu_driver, driver_path, gpu_stack)

@@ -115,6 +115,15 @@ RESERVED_PREFIXES = ReservedPrefixes(
 """Node label key prefixes AKS keeps for its own labels."""
 MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
+MIN_OS_DISK_GB = 30
+"""Smallest OS disk (GB) AKS gives a node, in an agent pool (``osDiskSizeGB``; :data:`SOURCE_AGENT_POOL_OS_DISK`)
+as in a Node Auto Provisioning AKSNodeClass (its CRD's minimum, matched to AKS's in
+Azure/karpenter-provider-azure#1146)."""
+SOURCE_AGENT_POOL_OS_DISK = (
+    "AKS error 'The OSDiskSize for Agent pool1 cannot be less than 30GB or larger than 2048GB.' "
+    "(pulumi/pulumi-azure-native#663; Azure/karpenter-provider-azure#1146 matches the AKSNodeClass to it)"
+)
+"""AKS refuses an agent pool ``osDiskSizeGB`` under :data:`MIN_OS_DISK_GB`."""
 
 
 KARPENTER_AZURE_CRD_ALLOWED = (

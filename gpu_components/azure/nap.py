@@ -68,6 +68,7 @@ from gpu_components.azure.facts import (
     DEFAULT_GPU_DRIVER,
     IMAGE_FAMILIES,
     MANAGED_GPU_TAG,
+    MIN_OS_DISK_GB,
     NO_GPU_DRIVER,
     SOURCE_MANAGED_GPU,
 )
@@ -133,8 +134,6 @@ DEFAULT_IMAGE_FAMILY = "Ubuntu"
 Kubernetes 1.34), with NVIDIA GPU support (:data:`SOURCE_AKS_NODE_CLASS`)."""
 GPU_MODES: Mapping[str, str] = {"aks": "Driver", "none": "None"}
 """``gpu_driver`` -> AKSNodeClass ``gpu.mode``."""
-MIN_OS_DISK_GB = 30
-"""Smallest ``osDiskSizeGB`` of an AKSNodeClass (its CRD's minimum; :data:`SOURCE_AKS_NODE_CLASS`)."""
 NODE_CLASS_OWNED_KEYS = ("gpu", "osDiskSizeGB")
 """AKSNodeClass spec keys the library sets (from ``gpu_driver`` and ``pool.disk_size_gb``), refused in
 ``node_class_spec``."""

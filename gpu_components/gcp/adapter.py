@@ -29,6 +29,7 @@ from gpu_components.gcp.gke import (
     device_plugin_host,
     gke_pool_view,
     gke_problems,
+    zone_size_problems,
 )
 from gpu_components.gcp.options import GkePoolOptionsArgs, GkeWiringArgs
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
@@ -125,6 +126,17 @@ def _options_problems(
     ]
 
 
+def _wiring_problems(specs: Sequence[GpuNodePoolSpec], wiring: Mapping[str, Any]) -> list[Problem]:
+    """Each fixed pool's ``max_size`` within GKE's nodes per node pool zone over the wiring's ``node_locations``
+    (:func:`~gpu_components.gcp.gke.zone_size_problems`)."""
+    return [
+        problem
+        for index, spec in enumerate(specs)
+        if spec.provisioning is None
+        for problem in zone_size_problems(spec, wiring.get("node_locations"), f"pools[{index}]", "gcp.node_locations")
+    ]
+
+
 ADAPTER = CloudAdapter(
     cloud="gcp",
     pool_options=GkePoolOptionsArgs,
@@ -135,6 +147,7 @@ ADAPTER = CloudAdapter(
     describe_pool=_describe,
     config_problems=cluster.config_problems,
     stack_problems=cluster.stack_problems,
+    wiring_problems=_wiring_problems,
     provision=cluster.provision,
     wiring=GkeWiringArgs,
     facts=FACTS,

@@ -50,6 +50,7 @@ from gpu_components.gcp.gke import (
     N1_ATTACHED_GPUS,
     accelerator_type_for,
     create_node_service_account,
+    zone_size_problems,
 )
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec, Mps
@@ -375,7 +376,8 @@ def _gpu_pool_specs(pools: Sequence[Any]) -> list[tuple[int, GpuNodePoolSpec]]:
 
 
 def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
-    """Rules between a new cluster's ``node_auto_provisioning`` and its ComputeClass pools.
+    """Rules between the ``cluster`` config and the pools: a new cluster's ``node_auto_provisioning`` and its
+    ComputeClass pools, and the zones of the fixed pools.
 
     - With ``node_auto_provisioning``: its limits are cluster-wide and count every node pool's nodes, fixed pools'
       too ("enforced based on the total ... resources used across all node pools, not just auto-provisioned pools":
@@ -396,11 +398,22 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
       rules carry ``gpu.gpuSharing``, which ComputeClasses have only from that version on. A prefix that also names
       later versions, ``latest`` and ``-`` are left to GKE.
 
-    An existing cluster keeps its own settings: nothing to check. A pool with problems of its own is left to its
-    own rules."""
-    if cluster.get("existing", False):
-        return []
+    - A fixed pool's ``max_size`` fits GKE's nodes per node pool zone over ``cluster.node_locations``, new or
+      existing cluster (:func:`~gpu_components.gcp.gke.zone_size_problems`).
+
+    An existing cluster keeps its own settings: nothing else to check. A pool with problems of its own is left to
+    its own rules."""
     specs = _gpu_pool_specs(pools)
+    zones = [
+        problem
+        for index, spec in specs
+        if spec.provisioning is None
+        for problem in zone_size_problems(
+            spec, cluster.get("node_locations"), f"pools[{index}]", "cluster.node_locations"
+        )
+    ]
+    if cluster.get("existing", False):
+        return zones
     classes = [
         (index, spec)
         for index, spec in specs
@@ -408,7 +421,7 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
     ]
     version = cluster.get("kubernetes_version")
     version = version if isinstance(version, str) else "-"
-    problems = _sharing_version_problems(classes, version)
+    problems = zones + _sharing_version_problems(classes, version)
     config = cluster.get("node_auto_provisioning")
     if not isinstance(config, Mapping):
         if not below_version(version, AUTO_CREATION_WITHOUT_NAP_VERSION):

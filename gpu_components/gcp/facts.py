@@ -58,6 +58,10 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+MAX_NODES_PER_ZONE = 1000
+"""GKE limit: nodes per node pool zone (Standard clusters; :data:`SOURCE_GKE_QUOTAS`)."""
+SOURCE_GKE_QUOTAS = "https://cloud.google.com/kubernetes-engine/quotas"
+"""GKE quotas and limits: "Nodes per node pool zone: 1,000"."""
 SOURCE_GKE_DRA = "https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra"
 """GKE's DRA setup: a GPU node pool for DRA has automatic driver installation disabled (``gpu-driver-version=disabled``)
 and the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; limitations: no node auto-provisioning, no

@@ -108,11 +108,13 @@ from gpu_components.gcp.facts import (
     COMPUTE_CLASS_LABEL,
     GKE_DRIVER_INSTALLATION_DISABLED,
     GKE_NO_DEVICE_PLUGIN_LABEL,
+    MAX_NODES_PER_ZONE,
     NODE_POOL_OPTIONS,
     SHARING_STRATEGY_LABEL,
     SOURCE_CUSTOM_CLASSES,
     SOURCE_GKE_DRA,
     SOURCE_GKE_GPUS,
+    SOURCE_GKE_QUOTAS,
     TAINT_EFFECTS,
 )
 from gpu_components.mig import parse_mig_profile_name
@@ -876,12 +878,38 @@ def create_node_service_account(
     return account, members
 
 
+def zone_size_problems(spec: GpuNodePoolSpec, node_locations: object, path: str, zones_path: str) -> list[Problem]:
+    """A fixed pool's ``max_size`` (GKE's ``total_max_node_count``, across its zones) against GKE's limit of
+    :data:`~gpu_components.gcp.facts.MAX_NODES_PER_ZONE` nodes per node pool zone, when the pool's zones are a plain
+    list (``node_locations`` at ``zones_path``): at most 1000 x their number. Without them (the cluster's zones, which
+    the library does not know) or as an output, nothing is checked.
+
+    Source: :data:`~gpu_components.gcp.facts.SOURCE_GKE_QUOTAS`."""
+    if not isinstance(node_locations, list) or not node_locations:
+        return []
+    most = MAX_NODES_PER_ZONE * len(node_locations)
+    if spec.max_size <= most:
+        return []
+    return [
+        Problem(
+            f"{path}.max_size" if path else "max_size",
+            spec.max_size,
+            f"more nodes than GKE allows in one node pool over the {len(node_locations)} zone(s) of {zones_path} "
+            f"({MAX_NODES_PER_ZONE} per node pool zone)",
+            f"<= {most}, or more zones",
+            SOURCE_GKE_QUOTAS,
+        )
+    ]
+
+
 def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> list[Problem]:
-    """GKE's rules for a standalone pool component; under the GPU Operator the operator always owns the driver on
-    GKE (NVIDIA's GKE guide), so the one ownership rule is asked with it."""
+    """GKE's rules for a standalone pool component (with :func:`zone_size_problems` over its ``node_locations``);
+    under the GPU Operator the operator always owns the driver on GKE (NVIDIA's GKE guide), so the one ownership
+    rule is asked with it."""
     driver_version = args.get("driver_version")
     gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
     problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
+    problems += zone_size_problems(spec, args.get("node_locations"), "pool", "node_locations")
     problems += compute_class_tie_problems(spec, args.get("compute_class"), "pool", "compute_class")
     if gpu_stack == "device-plugin":
         problems.append(

@@ -9,6 +9,7 @@ import pulumi
 import pytest
 
 from gpu_components.aws import EksGpuNodeGroup, EksGpuNodeGroupArgs
+from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan import UNKNOWN, Plan
 from tests.helpers import BOTH_MODES, inputs_by_name, names, plan_and, plan_of, resource
@@ -335,3 +336,19 @@ def test_the_autoscaler_gpu_label_is_the_library_s() -> None:
     }
     [problem] = rejected(wired(pool)).problems
     assert problem.path == "pool.labels['k8s.amazonaws.com/accelerator']"
+
+
+@pytest.mark.parametrize("name", ["", "-demo", "demo.gpu", "d" * 101])
+def test_a_cluster_name_eks_would_refuse_is_refused(name: str) -> None:
+    [problem] = rejected(wired(cluster_name=name)).problems
+    assert (problem.path, problem.value, problem.message) == ("cluster_name", name, "not an EKS cluster name")
+    assert problem.valid == "1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit"
+    assert problem.source == "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html"
+
+
+def test_gpu_cluster_refuses_a_bad_eks_cluster_name_in_its_wiring() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        wiring = {"cluster_name": "gpu demo", "subnet_ids": ["subnet-a"]}
+        GpuCluster("gpu", {"cloud": "aws", "aws": wiring, "pools": [wired()["pool"]]})
+    [problem] = error.value.problems
+    assert (problem.path, problem.value, problem.message) == ("aws.cluster_name", "gpu demo", "not an EKS cluster name")

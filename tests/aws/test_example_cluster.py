@@ -508,6 +508,21 @@ def test_bad_provisioner_config_is_refused_with_exact_errors(config: dict[str, A
     assert messages({"name": "demo", **config}) == expected
 
 
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("name", ["gpu demo", "_gpu", "g" * 101])
+def test_a_cluster_name_eks_would_refuse_is_refused(name: str, existing: bool) -> None:
+    config = {"name": name, "existing": existing, "subnet_ids": ["s"]} if existing else {"name": name}
+    assert messages(config) == [
+        f"cluster.name: not an EKS cluster name (got {name!r}); valid: 1 to 100 letters, digits, hyphens and "
+        "underscores, starting with a letter or digit "
+        "[source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html]"
+    ]
+
+
+def test_a_hundred_character_cluster_name_is_an_eks_name() -> None:
+    assert messages({"name": "g" * 99 + "_"}) == []
+
+
 def test_existing_cluster_with_new_cluster_keys_and_karpenter_reports_both() -> None:
     config = {"name": "p", "existing": True, "subnet_ids": ["s"], "vpc_id": "vpc-1", "karpenter": {"version": "1.14.1"}}
     assert [problem.path for problem in eks_cluster.config_problems(config)] == [
@@ -555,6 +570,18 @@ def test_stack_config_with_both_provisioners_fails_before_any_resource(tmp_path:
         "  - cluster.auto_mode: EKS Auto Mode runs its own Karpenter: with the karpenter controller too"
         in result.output
     )
+
+
+@pytest.mark.stack
+def test_stack_config_with_a_bad_eks_cluster_name_fails_before_any_resource(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.aws-eks.yaml").read_text())
+    stack["config"]["gpu-components:cluster"] = {"name": "gpu.demo"}
+    (tmp_path / "stacks" / "Pulumi.badname.yaml").write_text(yaml.safe_dump(stack))
+    result = CliRunner().invoke(main, ["plan", "badname", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "  - cluster.name: not an EKS cluster name (got 'gpu.demo'); valid: 1 to 100 letters" in result.output
 
 
 def test_karpenter_pin_is_the_version_of_the_crds_the_node_pools_are_checked_against() -> None:

@@ -457,6 +457,35 @@ def test_disk_size_out_of_range_is_refused() -> None:
     assert (problem.path, problem.value, problem.valid) == ("pool.disk_size_gb", 4096, "20..2048 (default 100)")
 
 
+AKS_OS_DISK = (
+    "an AKS agent pool's osDiskSizeGB is at least 30 GB",
+    "30..2048",
+    "AKS error 'The OSDiskSize for Agent pool1 cannot be less than 30GB or larger than 2048GB.' "
+    "(pulumi/pulumi-azure-native#663; Azure/karpenter-provider-azure#1146 matches the AKSNodeClass to it)",
+)
+
+
+@pytest.mark.parametrize("size", [20, 29])
+def test_a_disk_under_aks_smallest_os_disk_is_refused(size: int) -> None:
+    _, error = registers_nothing(True, pool_args(disk_size_gb=size))
+    [problem] = error.problems
+    assert (problem.path, problem.value) == ("pool.disk_size_gb", size)
+    assert (problem.message, problem.valid, problem.source) == AKS_OS_DISK
+
+
+def test_a_30_gb_disk_is_the_agent_pools_os_disk() -> None:
+    plan = plan_of(lambda: AksGpuNodePool("t4", pool_args(disk_size_gb=30)))
+    assert agent_pool(plan, "t4-agent-pool")["osDiskSizeGB"] == 30
+
+
+def test_gpu_cluster_refuses_a_disk_under_aks_smallest_os_disk_at_its_pool_path() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster("gpu", cluster_args([{**POOLS[1], "disk_size_gb": 25}]))
+    [problem] = error.value.problems
+    assert (problem.path, problem.value) == ("pools[0].disk_size_gb", 25)
+    assert (problem.message, problem.valid, problem.source) == AKS_OS_DISK
+
+
 def test_gpu_cluster_checks_the_escape_hatch_at_its_pool_path() -> None:
     pool = {**POOLS[1], "azure": {"agent_pool_args": {"node_labels": {"a": "b"}}}}
     with pytest.raises(GpuSpecError) as error:

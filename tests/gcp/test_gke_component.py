@@ -644,3 +644,66 @@ def test_the_package_path_ties_a_node_pool_to_a_compute_class_and_refuses_a_name
     assert [(p.path, p.value, p.valid) for p in error.problems] == [
         ("pools[1].gcp.computeClass", "l4-other", "l4-auto")
     ]
+
+
+ZONE_LIMIT = "https://cloud.google.com/kubernetes-engine/quotas"
+
+
+def test_a_pool_larger_than_its_zones_allow_registers_nothing() -> None:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            create(pool_args(max_size=2001), node_locations=["us-central1-a", "us-central1-b"])
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan = plan_of(program, False, CONFIG)
+    [problem] = errors[0].problems
+    assert (problem.path, problem.value, problem.valid, problem.source) == (
+        "pool.max_size",
+        2001,
+        "<= 2000, or more zones",
+        ZONE_LIMIT,
+    )
+    assert problem.message == (
+        "more nodes than GKE allows in one node pool over the 2 zone(s) of node_locations (1000 per node pool zone)"
+    )
+    assert plan.resources == ()
+
+
+def test_a_pool_of_1000_nodes_per_zone_is_a_node_pool() -> None:
+    plan = plan_of(lambda: create(pool_args(max_size=1000), node_locations=["us-central1-a"]), False, CONFIG)
+    assert node_pool(plan)["autoscaling"]["totalMaxNodeCount"] == 1000
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_stack_config_refuses_a_fixed_pool_larger_than_the_clusters_zones_allow(existing: bool) -> None:
+    cluster = {"name": "demo", "location": "us-central1", "node_locations": ["us-central1-a"], "existing": existing}
+    pools = [pool_args(max_size=1001), pool_args(name="small", max_size=1000)]
+    [problem] = gke_cluster.stack_problems(cluster, pools)
+    assert (problem.path, problem.value, problem.valid, problem.source) == (
+        "pools[0].max_size",
+        1001,
+        "<= 1000, or more zones",
+        ZONE_LIMIT,
+    )
+    assert problem.message == (
+        "more nodes than GKE allows in one node pool over the 1 zone(s) of cluster.node_locations "
+        "(1000 per node pool zone)"
+    )
+
+
+def test_gpu_cluster_refuses_a_fixed_pool_larger_than_its_zones_allow() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster(
+            "demo",
+            {
+                "cloud": "gcp",
+                "pools": [pool_args(max_size=1001)],
+                "gcp": {"cluster": "demo", "location": "us-central1-a", "node_locations": ["us-central1-a"]},
+            },
+        )
+    [problem] = error.value.problems
+    assert (problem.path, problem.value) == ("pools[0].max_size", 1001)
+    assert "zone(s) of gcp.node_locations" in problem.message
