@@ -646,18 +646,21 @@ def _claim_fit_problems(
     spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str
 ) -> tuple[list[tuple[str, int]], list[Problem]]:
     """Each ``exactly`` request of a claim manifest (``where``: its path) against the pool
-    (:func:`_request_fit_problems`); a template's claim spec sits under ``spec.spec``. Returns the ``(device key,
+    (:func:`_request_fit_problems`), after what no pool could satisfy
+    (:func:`~gpu_components.dra.unsatisfiable_claim_problems`); a template's claim spec sits under ``spec.spec``.
+    Returns the ``(device key,
     count)`` of each request that fits, and the problems."""
     template = claim.get("kind") == "ResourceClaimTemplate"
     body: Any = claim.get("spec")
     body = body.get("spec") if template and isinstance(body, Mapping) else body
     devices = body.get("devices") if isinstance(body, Mapping) else None
     requests = devices.get("requests") if isinstance(devices, Mapping) else None
-    base = f"{where}.spec.spec.devices.requests" if template else f"{where}.spec.devices.requests"
+    at = f"{where}.spec.spec.devices" if template else f"{where}.spec.devices"
+    base = f"{at}.requests"
     if not isinstance(requests, list) or not requests:
         return [], [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
     fits: list[tuple[str, int]] = []
-    problems: list[Problem] = []
+    problems = dra.unsatisfiable_claim_problems(devices, at) if isinstance(devices, Mapping) else []
     for index, request in enumerate(requests):
         exactly = request.get("exactly") if isinstance(request, Mapping) else None
         if not isinstance(exactly, Mapping):
@@ -723,6 +726,9 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
             (the pool's :func:`~gpu_components.dra.dra_devices`); claims that each fit but together need more
             devices of one DeviceClass (or MIG profile) than a node publishes (path ``claims``, value: each
             claim's devices of that key), since all of a pod's claims are allocated on the node it runs on.
+            A claim no pool could satisfy (:func:`~gpu_components.dra.unsatisfiable_claim_problems`): two sharing
+            strategies for one request, ``sharing.timeSlicingConfig.replicas``, or a MIG ``profile`` selector on
+            a ``gpu.nvidia.com`` request.
     """
     pool_problems = _pool_problems(pool)
     problems = list(pool_problems)

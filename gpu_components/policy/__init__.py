@@ -13,10 +13,10 @@ Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-n
 ``draExtendedResource`` (boolean, default false: the cluster maps ``nvidia.com/gpu`` to the DRA driver's
 ``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``.
 
-The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``) need several resources at once
-(the node pools' labels, the DRA driver's release), so they are ``pulumi_policy.StackValidationPolicy`` objects, run
-once per stack over all its resources; their violations name the resource at fault. The others validate one
-resource at a time.
+The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``, ``gpu-dra-unsatisfiable-claim``)
+need several resources at once (the node pools' labels, the DRA driver's release, every claim), so they are
+``pulumi_policy.StackValidationPolicy`` objects, run once per stack over all its resources; their violations name the
+resource at fault. The others validate one resource at a time.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ CHART_VERSION = "nvidia-chart-version-pinned"
 SHARED_POOL_TRUST = "gpu-shared-pool-trust"
 DRA_POOL_EXTENDED_RESOURCE = "gpu-dra-pool-extended-resource"
 DRA_ALPHA_CLAIM_CONFIG = "gpu-dra-alpha-claim-config"
+DRA_UNSATISFIABLE_CLAIM = "gpu-dra-unsatisfiable-claim"
 
 DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
     {
@@ -59,6 +60,7 @@ DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
         SHARED_POOL_TRUST: EnforcementLevel.ADVISORY,
         DRA_POOL_EXTENDED_RESOURCE: EnforcementLevel.MANDATORY,
         DRA_ALPHA_CLAIM_CONFIG: EnforcementLevel.MANDATORY,
+        DRA_UNSATISFIABLE_CLAIM: EnforcementLevel.MANDATORY,
     }
 )
 """Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
@@ -197,6 +199,13 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             lambda resources, _config: rules.dra_alpha_claim_config_violations(resources),
             None,
         ),
+        (
+            DRA_UNSATISFIABLE_CLAIM,
+            "Resource claims for NVIDIA's DRA driver give each request at most one sharing strategy, time-slicing "
+            "without replicas, and MIG profile selectors only in DeviceClass mig.nvidia.com.",
+            lambda resources, _config: rules.dra_unsatisfiable_claim_violations(resources),
+            None,
+        ),
     ]
     resource_policies: list[Policy] = [
         ResourceValidationPolicy(
@@ -230,6 +239,7 @@ __all__ = [
     "DEFAULT_ENFORCEMENT",
     "DRA_ALPHA_CLAIM_CONFIG",
     "DRA_POOL_EXTENDED_RESOURCE",
+    "DRA_UNSATISFIABLE_CLAIM",
     "NODE_POOL_TAINT",
     "PACK_NAME",
     "SHARED_POOL_TRUST",
