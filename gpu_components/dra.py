@@ -83,6 +83,9 @@ PRODUCT_NAME_ATTRIBUTE = "productName"
 """A GPU's (and a MIG device's parent's) NVML device name, e.g. ``NVIDIA L40S`` (:data:`SOURCE_GPU_ATTRIBUTES`)."""
 MIG_PROFILE_ATTRIBUTE = "profile"
 """A MIG device's profile, e.g. ``1g.10gb`` (:data:`SOURCE_MIG_ATTRIBUTES`)."""
+PARENT_UUID_ATTRIBUTE = f"{DRIVER_NAME}/parentUUID"
+"""A MIG device's parent GPU, fully qualified as a claim's ``constraints[].matchAttribute`` names it
+(:data:`SOURCE_MIG_ATTRIBUTES`; Kubernetes DRA: :data:`SOURCE_KUBERNETES_DRA`)."""
 MEMORY_CAPACITY = "memory"
 """A GPU's memory capacity, in bytes (:data:`SOURCE_GPU_CAPACITY`)."""
 
@@ -278,6 +281,7 @@ __all__ = [
     "MIG_DEVICE_CONFIG_KIND",
     "MIG_PROFILE_ATTRIBUTE",
     "MPS_ACTIVE_THREAD_PERCENTAGE",
+    "PARENT_UUID_ATTRIBUTE",
     "PRODUCT_NAME_ATTRIBUTE",
     "RESOURCE_API_VERSION",
     "SHARING_FEATURE_GATES",

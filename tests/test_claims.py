@@ -670,3 +670,57 @@ def test_the_helpers_own_sharing_claims_pass_the_unsatisfiable_checks() -> None:
     ]
     assert [entry["name"] for entry in claim_pod_settings(pool, claims[:1])["resourceClaims"]] == ["ts"]
     assert [entry["name"] for entry in claim_pod_settings(pool, claims[1:])["resourceClaims"]] == ["mps"]
+
+
+def test_mig_devices_on_one_parent_gpu() -> None:
+    claim = mig_claim_template(h100_mig(), "pair", "1g.10gb", devices=2, same_gpu=True)
+    assert claim["spec"]["spec"]["devices"] == {
+        "requests": [
+            {
+                "name": "mig",
+                "exactly": {
+                    "deviceClassName": "mig.nvidia.com",
+                    "count": 2,
+                    "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+                },
+            }
+        ],
+        "constraints": [{"requests": ["mig"], "matchAttribute": "gpu.nvidia.com/parentUUID"}],
+    }
+    assert claim_pod_settings(h100_mig(), [claim])["resourceClaims"] == [
+        {"name": "pair", "resourceClaimTemplateName": "pair"}
+    ]
+    assert "constraints" not in mig_claim_template(h100_mig(), "any", "1g.10gb", devices=2)["spec"]["spec"]["devices"]
+
+
+@pytest.mark.parametrize(
+    ("devices", "same_gpu", "problem"),
+    [
+        (
+            8,
+            True,
+            (
+                "devices",
+                8,
+                "same_gpu puts the claim's devices on one GPU, which holds 7 MIG devices of 1g.10gb in pool h100's "
+                "layout",
+                "2..7",
+            ),
+        ),
+        (
+            1,
+            True,
+            (
+                "devices",
+                1,
+                "same_gpu constrains several devices to one GPU; one device is always on one GPU",
+                "2..7",
+            ),
+        ),
+        (2, "yes", ("same_gpu", "yes", "must be a bool", "true, false")),
+    ],
+)
+def test_same_gpu_needs_several_devices_that_fit_one_gpu(devices: int, same_gpu: Any, problem: tuple[Any, ...]) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "pair", "1g.10gb", devices=devices, same_gpu=same_gpu)
+    assert problems_of(error) == [problem]
