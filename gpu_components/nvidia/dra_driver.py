@@ -60,6 +60,10 @@ OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
 """``nvidiaDriverRoot`` when the GPU Operator's driver container installs the driver (chart values.yaml: "If the
 NVIDIA GPU driver is managed using the NVIDIA GPU Driver Container, this is typically /run/nvidia/driver")."""
 MIN_KUBERNETES_VERSION = (1, 34)
+MIN_KUBERNETES_PATCH = (1, 34, 2)
+"""The oldest Kubernetes patch release NVIDIA's DRA driver v0.4.1 supports (:data:`SOURCE_DRA_PREREQUISITES`)."""
+SOURCE_DRA_PREREQUISITES = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/prerequisites.md"
+"""The driver's prerequisites (v0.4.1): "Kubernetes | v1.34.2 or later"."""
 """The first Kubernetes version serving DRA's ``resource.k8s.io/v1`` (GA)."""
 
 SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
@@ -263,6 +267,33 @@ def version_number_hint(problems: Sequence[Problem], path: str) -> list[Problem]
         if problem.path == path and isinstance(problem.value, int | float) and not isinstance(problem.value, bool)
         else problem
         for problem in problems
+    ]
+
+
+_PATCH_VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)\.(?P<patch>[0-9]+)")
+
+
+def kubernetes_patch_problems(version: object, path: str) -> list[Problem]:
+    """A cluster version given to the patch (``1.34.1``, GKE's ``1.34.1-gke.1200``: ``MAJOR.MINOR.PATCH`` first)
+    below :data:`MIN_KUBERNETES_PATCH` in its minor release: NVIDIA's DRA driver v0.4.1 needs Kubernetes 1.34.2 or
+    later (:data:`SOURCE_DRA_PREREQUISITES`). A minor version alone (``1.34``: the cloud's latest patch), another
+    form or another minor release is not this rule's (:func:`kubernetes_version_problems` judges the minor)."""
+    match = _PATCH_VERSION.match(version) if isinstance(version, str) else None
+    if match is None:
+        return []
+    major, minor, patch = (int(match[part]) for part in ("major", "minor", "patch"))
+    if (major, minor) != MIN_KUBERNETES_PATCH[:2] or patch >= MIN_KUBERNETES_PATCH[2]:
+        return []
+    oldest = ".".join(str(part) for part in MIN_KUBERNETES_PATCH)
+    return [
+        Problem(
+            path,
+            version,
+            f"NVIDIA's DRA driver v0.4.1 supports Kubernetes {oldest} or later; earlier {major}.{minor} patch "
+            "releases are not supported",
+            f">= {oldest}, or {major}.{minor} (the cloud's latest patch)",
+            SOURCE_DRA_PREREQUISITES,
+        )
     ]
 
 
