@@ -81,6 +81,7 @@ def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
         "dra-driver-nvidia-gpu",
     )
     assert driver["values"] == {
+        "resourceApiVersion": "resource.k8s.io/v1",
         "nvidiaDriverRoot": "/",
         "gpuResourcesEnabledOverride": True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
@@ -584,5 +585,16 @@ def test_a_nested_helm_values_key_the_pinned_chart_never_reads_is_refused_in_the
             False,
             "not a value of controller.metrics that the DRA driver chart 0.4.1's templates read, so it would be "
             "ignored; did you mean 'enabled'?",
+        )
+    ]
+
+
+def test_the_resource_api_version_is_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"resourceApiVersion": "resource.k8s.io/v1beta2"}}) == [
+        (
+            "dra.helm_values.resourceApiVersion",
+            "resource.k8s.io/v1beta2",
+            "decided by the library: the DeviceClasses must be of the resource.k8s.io API the claims are written in "
+            "(resource.k8s.io/v1)",
         )
     ]

@@ -41,6 +41,7 @@ from typing import Any
 
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import facts_for
+from gpu_components.dra import RESOURCE_API_VERSION
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import daemonset_tolerations, deep_merge
 from gpu_components.nvidia.gpu_operator import node_installs_driver
@@ -585,7 +586,11 @@ def dra_driver_values(
             Defaults to ``None``: the chart's.
 
     Returns:
-        ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride: true`` (the chart's guard against a device plugin on
+        ``resourceApiVersion: resource.k8s.io/v1`` (the API of the claims the helpers write,
+        :data:`~gpu_components.dra.RESOURCE_API_VERSION`, pinned rather than the chart's detection from the
+        cluster's ``.Capabilities.APIVersions``, which an offline render or a cluster misreporting its APIs gets
+        wrong: :data:`SOURCE_DRA_CHART` ``values.yaml``); ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride:
+        true`` (the chart's guard against a device plugin on
         the same node: the library guarantees one advertiser per node, the kubelet plugin selecting exactly the
         pools given and the device plugin add-on only its own); ``resources`` (GPUs on, compute domains off: they
         serve Multi-Node NVLink systems, turned on through ``overrides``); ``featureGates``; ``kubeletPlugin``
@@ -594,6 +599,7 @@ def dra_driver_values(
         given.
     """
     values: dict[str, Any] = {
+        "resourceApiVersion": RESOURCE_API_VERSION,
         "nvidiaDriverRoot": driver_root,
         "gpuResourcesEnabledOverride": True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
