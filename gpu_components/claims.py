@@ -311,8 +311,11 @@ def _manifest(
     namespace: str,
     request: dict[str, Any],
     config: dict[str, Any] | None = None,
+    match_attribute: str | None = None,
 ) -> dict[str, Any]:
     devices: dict[str, Any] = {"requests": [request]}
+    if match_attribute is not None:
+        devices["constraints"] = [{"requests": [request["name"]], "matchAttribute": match_attribute}]
     if config is not None:
         devices["config"] = [config]
     spec: dict[str, Any] = {"devices": devices}
@@ -370,7 +373,13 @@ def gpu_claim_template(
 
 
 def mig_claim_template(
-    pool: DraPool, name: str, mig_profile: str, *, devices: int = 1, namespace: str = DEFAULT_NAMESPACE
+    pool: DraPool,
+    name: str,
+    mig_profile: str,
+    *,
+    devices: int = 1,
+    same_gpu: bool = False,
+    namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` for ``devices`` MIG devices of ``mig_profile`` on ``pool`` (DeviceClass
     ``mig.nvidia.com``, CEL :func:`~gpu_components.dra.mig_profile_expression`), in request ``mig``.
@@ -380,21 +389,49 @@ def mig_claim_template(
         name: the template's name (a DNS label).
         mig_profile: a profile of the pool's MIG layout, e.g. ``1g.10gb``.
         devices: MIG devices, at least 1 and at most the profile's devices on one node (per GPU times GPUs).
+        same_gpu: all ``devices`` on one parent GPU: a claim constraint ``matchAttribute:
+            gpu.nvidia.com/parentUUID`` on request ``mig`` (:data:`~gpu_components.dra.PARENT_UUID_ATTRIBUTE`).
+            Needs at least 2 devices and at most the profile's devices on one GPU. Defaults to ``False``: the
+            devices may come from any GPUs of the node.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a profile the pool's GPU does
             not have or its layout does not hold (``valid`` lists the layout's profiles), more devices than a node
-            has.
+            has; ``same_gpu`` not a bool, with one device, or with more devices than one GPU holds.
     """
     problems = _pool_problems(pool) + _name_problems(name, namespace)
+    if not isinstance(same_gpu, bool):
+        problems.append(Problem("same_gpu", same_gpu, "must be a bool", "true, false"))
     if problems:
         raise GpuSpecError(problems)
     count, problems = _mig_problems(pool.spec, mig_profile, devices)
-    if problems or count is None:
+    if problems or count is None or pool.spec.mig is None:
         raise GpuSpecError(problems)
+    per_gpu = pool.spec.mig.devices[mig_profile]
+    if same_gpu and not 2 <= count <= per_gpu:
+        raise GpuSpecError(
+            [
+                Problem(
+                    "devices",
+                    devices,
+                    f"same_gpu puts the claim's devices on one GPU, which holds {per_gpu} MIG device"
+                    f"{'' if per_gpu == 1 else 's'} of {mig_profile} in pool {pool.spec.name}'s layout"
+                    if count > per_gpu
+                    else "same_gpu constrains several devices to one GPU; one device is always on one GPU",
+                    f"2..{per_gpu}" if per_gpu > 1 else "same_gpu: false",
+                    dra.SOURCE_MIG_ATTRIBUTES,
+                )
+            ]
+        )
     request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
-    return _manifest("ResourceClaimTemplate", name, namespace, request)
+    return _manifest(
+        "ResourceClaimTemplate",
+        name,
+        namespace,
+        request,
+        match_attribute=dra.PARENT_UUID_ATTRIBUTE if same_gpu else None,
+    )
 
 
 def shared_gpu_claim(
@@ -646,18 +683,21 @@ def _claim_fit_problems(
     spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str
 ) -> tuple[list[tuple[str, int]], list[Problem]]:
     """Each ``exactly`` request of a claim manifest (``where``: its path) against the pool
-    (:func:`_request_fit_problems`); a template's claim spec sits under ``spec.spec``. Returns the ``(device key,
+    (:func:`_request_fit_problems`), after what no pool could satisfy
+    (:func:`~gpu_components.dra.unsatisfiable_claim_problems`); a template's claim spec sits under ``spec.spec``.
+    Returns the ``(device key,
     count)`` of each request that fits, and the problems."""
     template = claim.get("kind") == "ResourceClaimTemplate"
     body: Any = claim.get("spec")
     body = body.get("spec") if template and isinstance(body, Mapping) else body
     devices = body.get("devices") if isinstance(body, Mapping) else None
     requests = devices.get("requests") if isinstance(devices, Mapping) else None
-    base = f"{where}.spec.spec.devices.requests" if template else f"{where}.spec.devices.requests"
+    at = f"{where}.spec.spec.devices" if template else f"{where}.spec.devices"
+    base = f"{at}.requests"
     if not isinstance(requests, list) or not requests:
         return [], [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
     fits: list[tuple[str, int]] = []
-    problems: list[Problem] = []
+    problems = dra.unsatisfiable_claim_problems(devices, at) if isinstance(devices, Mapping) else []
     for index, request in enumerate(requests):
         exactly = request.get("exactly") if isinstance(request, Mapping) else None
         if not isinstance(exactly, Mapping):
@@ -723,6 +763,9 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
             (the pool's :func:`~gpu_components.dra.dra_devices`); claims that each fit but together need more
             devices of one DeviceClass (or MIG profile) than a node publishes (path ``claims``, value: each
             claim's devices of that key), since all of a pod's claims are allocated on the node it runs on.
+            A claim no pool could satisfy (:func:`~gpu_components.dra.unsatisfiable_claim_problems`): two sharing
+            strategies for one request, ``sharing.timeSlicingConfig.replicas``, or a MIG ``profile`` selector on
+            a ``gpu.nvidia.com`` request.
     """
     pool_problems = _pool_problems(pool)
     problems = list(pool_problems)

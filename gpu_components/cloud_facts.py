@@ -175,8 +175,9 @@ class DraFacts:
     Attributes:
         driver_root: the host directory holding the driver's files, the DRA driver chart's ``nvidiaDriverRoot``
             (``/`` where the node image installs the driver on the host).
-        node_labels: labels a DRA pool's nodes carry so that no other device plugin advertises their GPUs (GKE:
-            ``gke-no-default-nvidia-gpu-device-plugin: "true"``); empty where none is needed.
+        node_labels: labels a DRA pool's nodes carry so that no other device plugin advertises their GPUs, and
+            those the cloud's setup for NVIDIA's DRA driver sets (GKE: ``gke-no-default-nvidia-gpu-device-plugin:
+            "true"`` and ``nvidia.com/gpu.present: "true"``); empty where none is needed.
         source: the page giving these facts.
         driver_installer: the URL of the manifest (pinned to a commit) of the cloud's own NVIDIA driver installer
             DaemonSet, where a DRA pool's nodes get the driver from it rather than from the node image or the cloud's

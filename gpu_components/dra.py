@@ -33,9 +33,12 @@ feature gate is needed for that (:data:`SOURCE_SHARED_CLAIM`).
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from gpu_components.enums import DraFeatureGate
+from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolSpec
 
 _DRIVER_TREE = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/"
@@ -80,6 +83,9 @@ PRODUCT_NAME_ATTRIBUTE = "productName"
 """A GPU's (and a MIG device's parent's) NVML device name, e.g. ``NVIDIA L40S`` (:data:`SOURCE_GPU_ATTRIBUTES`)."""
 MIG_PROFILE_ATTRIBUTE = "profile"
 """A MIG device's profile, e.g. ``1g.10gb`` (:data:`SOURCE_MIG_ATTRIBUTES`)."""
+PARENT_UUID_ATTRIBUTE = f"{DRIVER_NAME}/parentUUID"
+"""A MIG device's parent GPU, fully qualified as a claim's ``constraints[].matchAttribute`` names it
+(:data:`SOURCE_MIG_ATTRIBUTES`; Kubernetes DRA: :data:`SOURCE_KUBERNETES_DRA`)."""
 MEMORY_CAPACITY = "memory"
 """A GPU's memory capacity, in bytes (:data:`SOURCE_GPU_CAPACITY`)."""
 
@@ -169,6 +175,102 @@ def dra_devices(spec: GpuNodePoolSpec) -> dict[str, int]:
     }
 
 
+SHARING_SETTINGS: dict[str, SharingStrategy] = {"timeSlicingConfig": "TimeSlicing", "mpsConfig": "MPS"}
+"""A claim config's sharing settings -> the strategy they belong to (:data:`SOURCE_SHARING`: a time-slicing config
+only with ``TimeSlicing``, an MPS config only with ``MPS``)."""
+_PROFILE_SELECTOR = re.compile(
+    rf"""attributes\[\s*['"]{re.escape(DRIVER_NAME)}['"]\s*\]\s*\.\s*{MIG_PROFILE_ATTRIBUTE}\b"""
+)
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _sharing_strategies(sharing: Mapping[str, Any]) -> set[str]:
+    """The strategies a config's ``sharing`` asks for: its ``strategy`` and the strategy of each setting it holds."""
+    strategy = sharing.get("strategy")
+    named = {strategy} if isinstance(strategy, str) else set()
+    return named | {SHARING_SETTINGS[field] for field in SHARING_SETTINGS if field in sharing}
+
+
+def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list[Problem]:
+    """Problems of a claim's ``devices`` (``resource.k8s.io/v1``: ``requests``, ``config``; ``where``: its path) that
+    NVIDIA's driver or the scheduler could never satisfy, whoever wrote the claim:
+
+    - ``sharing.timeSlicingConfig.replicas`` in a driver config (``GpuConfig``, ``MigDeviceConfig``): the device
+      plugin's time-slicing field; the DRA driver's ``TimeSlicingConfig`` has only ``interval``
+      (:data:`SOURCE_SHARING`), and its strict decoder refuses unknown fields;
+    - two sharing strategies for one request (``TimeSlicing`` and ``MPS``, in one config or in two configs that
+      apply to the request; a config with no ``requests`` applies to all): a device has one ``sharing``;
+    - a ``gpu.nvidia.com`` request with a selector on the MIG ``profile`` attribute: only MIG devices (DeviceClass
+      ``mig.nvidia.com``) publish it (:data:`SOURCE_GPU_ATTRIBUTES`, :data:`SOURCE_MIG_ATTRIBUTES`), so the
+      selector matches no device.
+
+    Returns the problems, in request and config order; ``[]`` for a claim without them."""
+    problems: list[Problem] = []
+    requests = devices.get("requests")
+    names: list[str] = []
+    for index, request in enumerate(requests if isinstance(requests, list) else []):
+        names += [request["name"]] if isinstance(_mapping(request).get("name"), str) else []
+        exactly = _mapping(_mapping(request).get("exactly"))
+        if exactly.get("deviceClassName") != GPU_DEVICE_CLASS:
+            continue
+        for number, selector in enumerate(exactly.get("selectors") or []):
+            expression = _mapping(_mapping(selector).get("cel")).get("expression")
+            if isinstance(expression, str) and _PROFILE_SELECTOR.search(expression):
+                problems.append(
+                    Problem(
+                        f"{where}.requests[{index}].exactly.selectors[{number}].cel.expression",
+                        expression,
+                        f"selects on the MIG attribute {MIG_PROFILE_ATTRIBUTE}, which no device of DeviceClass "
+                        f"{GPU_DEVICE_CLASS} (a whole GPU) publishes, so the request could never be allocated",
+                        f"DeviceClass {MIG_DEVICE_CLASS} for a MIG profile, or a whole-GPU attribute",
+                        f"{SOURCE_GPU_ATTRIBUTES}; {SOURCE_MIG_ATTRIBUTES}",
+                    )
+                )
+    strategies: dict[str, dict[str, int]] = {}
+    configs = devices.get("config")
+    for index, config in enumerate(configs if isinstance(configs, list) else []):
+        opaque = _mapping(_mapping(config).get("opaque"))
+        parameters = _mapping(opaque.get("parameters"))
+        if opaque.get("driver") != DRIVER_NAME or parameters.get("kind") not in (
+            GPU_CONFIG_KIND,
+            MIG_DEVICE_CONFIG_KIND,
+        ):
+            continue
+        sharing = _mapping(parameters.get("sharing"))
+        at = f"{where}.config[{index}].opaque.parameters.sharing"
+        if "replicas" in _mapping(sharing.get("timeSlicingConfig")):
+            problems.append(
+                Problem(
+                    f"{at}.timeSlicingConfig.replicas",
+                    sharing["timeSlicingConfig"]["replicas"],
+                    "not a field of NVIDIA's DRA driver (replicas is the device plugin's time-slicing); a DRA "
+                    "claim shares a GPU among the pods that use the claim, and time-slicing sets only interval",
+                    f"timeSlicingConfig.interval: {', '.join(TIME_SLICE_INTERVALS)}",
+                    SOURCE_SHARING,
+                )
+            )
+        applies = _mapping(config).get("requests")
+        for name in applies if isinstance(applies, list) and applies else names or ["*"]:
+            for strategy in _sharing_strategies(sharing):
+                strategies.setdefault(str(name), {}).setdefault(strategy, index)
+    for name, found in strategies.items():
+        if len(found) > 1:
+            problems.append(
+                Problem(
+                    f"{where}.config",
+                    {strategy: f"config[{index}]" for strategy, index in sorted(found.items())},
+                    f"request {name} is given two sharing strategies; a device of NVIDIA's DRA driver has one "
+                    "sharing with one strategy",
+                    "one of TimeSlicing, MPS per request",
+                    SOURCE_SHARING,
+                )
+            )
+    return problems
+
+
 __all__ = [
     "CONFIG_API_VERSION",
     "DRIVER_NAME",
@@ -179,9 +281,11 @@ __all__ = [
     "MIG_DEVICE_CONFIG_KIND",
     "MIG_PROFILE_ATTRIBUTE",
     "MPS_ACTIVE_THREAD_PERCENTAGE",
+    "PARENT_UUID_ATTRIBUTE",
     "PRODUCT_NAME_ATTRIBUTE",
     "RESOURCE_API_VERSION",
     "SHARING_FEATURE_GATES",
+    "SHARING_SETTINGS",
     "SOURCE_CLAIM_TEMPLATE_API",
     "SOURCE_CONFIG_GATES",
     "SOURCE_CONFIG_KINDS",
@@ -204,4 +308,5 @@ __all__ = [
     "mig_profile_expression",
     "product_family",
     "product_name_expression",
+    "unsatisfiable_claim_problems",
 ]

@@ -43,6 +43,7 @@ from gpu_components.cluster import (
     validate_cluster,
 )
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
 from gpu_components.shape import shape_problems
 from gpu_components.workloads import sample_jobs
 
@@ -159,6 +160,8 @@ def read_config(config: pulumi.Config) -> StackConfig:
         from_cluster = False
         if (checked_stack or gpu_stack) == "dra":
             problems += _version_mismatch_problems(dra, cluster)
+            if isinstance(cluster, dict):
+                problems += kubernetes_patch_problems(cluster.get("kubernetes_version"), "cluster.kubernetes_version")
             filled = _with_cluster_version(dra, cluster)
             from_cluster = filled is not dra
             dra = filled

@@ -574,3 +574,153 @@ def test_an_mps_template_without_feature_gates_names_the_gate_like_a_shared_clai
     assert [(p.path, p.valid) for p in error.value.problems] == [
         ("time_slice_interval", "dra.feature_gates including TimeSlicingSettings")
     ]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Claims no pool could satisfy (user-written)
+# ---------------------------------------------------------------------------------------------------------------
+
+SOURCE_SHARING = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
+)
+PROFILE_SELECTOR = "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+
+
+def gpu_config(sharing: dict[str, Any], requests: list[str] | None = None) -> dict[str, Any]:
+    parameters = {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "GpuConfig", "sharing": sharing}
+    config: dict[str, Any] = {"opaque": {"driver": "gpu.nvidia.com", "parameters": parameters}}
+    return config if requests is None else {"requests": requests, **config}
+
+
+def test_pod_settings_refuse_two_sharing_strategies_for_one_request() -> None:
+    claim = template("both", {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}})
+    claim["spec"]["spec"]["devices"]["config"] = [
+        gpu_config({"strategy": "TimeSlicing"}, ["gpu"]),
+        gpu_config({"strategy": "MPS"}),
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(l40s(), [claim])
+    assert problems_of(error) == [
+        (
+            "claims[0].spec.spec.devices.config",
+            {"MPS": "config[1]", "TimeSlicing": "config[0]"},
+            "request gpu is given two sharing strategies; a device of NVIDIA's DRA driver has one sharing with one "
+            "strategy",
+            "one of TimeSlicing, MPS per request",
+        )
+    ]
+    assert error.value.problems[0].source == SOURCE_SHARING
+    # One config naming one strategy and holding the other's settings is two strategies too.
+    claim["spec"]["spec"]["devices"]["config"] = [gpu_config({"strategy": "TimeSlicing", "mpsConfig": {}})]
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(l40s(), [claim])
+    assert problems_of(error)[0][:2] == (
+        "claims[0].spec.spec.devices.config",
+        {"MPS": "config[0]", "TimeSlicing": "config[0]"},
+    )
+
+
+def test_pod_settings_refuse_time_slicing_replicas() -> None:
+    claim = template(
+        "replicas",
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}},
+        gpu_config({"strategy": "TimeSlicing", "timeSlicingConfig": {"replicas": 4}}, ["gpu"]),
+    )
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(l40s(), [claim])
+    assert problems_of(error) == [
+        (
+            "claims[0].spec.spec.devices.config[0].opaque.parameters.sharing.timeSlicingConfig.replicas",
+            4,
+            "not a field of NVIDIA's DRA driver (replicas is the device plugin's time-slicing); a DRA claim shares a "
+            "GPU among the pods that use the claim, and time-slicing sets only interval",
+            "timeSlicingConfig.interval: Default, Short, Medium, Long",
+        )
+    ]
+    assert error.value.problems[0].source == SOURCE_SHARING
+
+
+def test_pod_settings_refuse_a_mig_profile_selector_on_whole_gpus() -> None:
+    claim = template(
+        "profile", {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": cel(PROFILE_SELECTOR)}}
+    )
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(l40s(), [claim])
+    assert problems_of(error) == [
+        (
+            "claims[0].spec.spec.devices.requests[0].exactly.selectors[0].cel.expression",
+            PROFILE_SELECTOR,
+            "selects on the MIG attribute profile, which no device of DeviceClass gpu.nvidia.com (a whole GPU) "
+            "publishes, so the request could never be allocated",
+            "DeviceClass mig.nvidia.com for a MIG profile, or a whole-GPU attribute",
+        )
+    ]
+    assert error.value.problems[0].source == (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/deviceinfo.go; "
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/mig.go"
+    )
+
+
+def test_the_helpers_own_sharing_claims_pass_the_unsatisfiable_checks() -> None:
+    pool = l40s()
+    gates = ["TimeSlicingSettings", "MPSSupport"]
+    claims = [
+        shared_gpu_claim(pool, "ts", time_slice_interval="Long", feature_gates=gates),
+        mps_claim_template(pool, "mps", feature_gates=gates),
+    ]
+    assert [entry["name"] for entry in claim_pod_settings(pool, claims[:1])["resourceClaims"]] == ["ts"]
+    assert [entry["name"] for entry in claim_pod_settings(pool, claims[1:])["resourceClaims"]] == ["mps"]
+
+
+def test_mig_devices_on_one_parent_gpu() -> None:
+    claim = mig_claim_template(h100_mig(), "pair", "1g.10gb", devices=2, same_gpu=True)
+    assert claim["spec"]["spec"]["devices"] == {
+        "requests": [
+            {
+                "name": "mig",
+                "exactly": {
+                    "deviceClassName": "mig.nvidia.com",
+                    "count": 2,
+                    "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"),
+                },
+            }
+        ],
+        "constraints": [{"requests": ["mig"], "matchAttribute": "gpu.nvidia.com/parentUUID"}],
+    }
+    assert claim_pod_settings(h100_mig(), [claim])["resourceClaims"] == [
+        {"name": "pair", "resourceClaimTemplateName": "pair"}
+    ]
+    assert "constraints" not in mig_claim_template(h100_mig(), "any", "1g.10gb", devices=2)["spec"]["spec"]["devices"]
+
+
+@pytest.mark.parametrize(
+    ("devices", "same_gpu", "problem"),
+    [
+        (
+            8,
+            True,
+            (
+                "devices",
+                8,
+                "same_gpu puts the claim's devices on one GPU, which holds 7 MIG devices of 1g.10gb in pool h100's "
+                "layout",
+                "2..7",
+            ),
+        ),
+        (
+            1,
+            True,
+            (
+                "devices",
+                1,
+                "same_gpu constrains several devices to one GPU; one device is always on one GPU",
+                "2..7",
+            ),
+        ),
+        (2, "yes", ("same_gpu", "yes", "must be a bool", "true, false")),
+    ],
+)
+def test_same_gpu_needs_several_devices_that_fit_one_gpu(devices: int, same_gpu: Any, problem: tuple[Any, ...]) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "pair", "1g.10gb", devices=devices, same_gpu=same_gpu)
+    assert problems_of(error) == [problem]

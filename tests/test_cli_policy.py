@@ -499,9 +499,10 @@ def test_a_pack_that_prints_no_port(team: Path, pack: Path, program: str, proble
         (
             '{"gpu-node-pol-taint": "advisory"}',
             "dev: policy config names 'gpu-node-pol-taint', which pack 'gpu-components' does not have; its policies: "
-            "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-node-pool-taint, "
-            "gpu-pool-autoscaler-resources, gpu-shared-pool-trust, gpu-toleration-without-gpu, gpu-workload-pool-fit, "
-            "gpu-workload-pool-selection, gpu-workload-pool-tolerations, gpu-workload-quantities, "
+            "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-dra-unsatisfiable-claim, "
+            "gpu-node-pool-taint, gpu-pool-autoscaler-resources, gpu-shared-pool-trust, "
+            "gpu-toleration-without-gpu, gpu-workload-pool-fit, gpu-workload-pool-selection, "
+            "gpu-workload-pool-tolerations, gpu-workload-quantities, "
             "nvidia-chart-version-pinned",
         ),
         (

@@ -15,6 +15,7 @@ from gpu_components.claims import shared_gpu_claim
 from gpu_components.cluster import validate_cluster
 from gpu_components.dra import dra_devices
 from gpu_components.kubernetes import NvidiaDraDriver
+from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
 from gpu_components.program import _with_cluster_version
 from gpu_components.spec import GpuNodePoolSpec
 from gpu_components.workloads import sample_jobs
@@ -80,6 +81,7 @@ def test_a_mixed_cluster_gets_one_advertiser_per_node() -> None:
         "dra-driver-nvidia-gpu",
     )
     assert driver["values"] == {
+        "resourceApiVersion": "resource.k8s.io/v1",
         "nvidiaDriverRoot": "/",
         "gpuResourcesEnabledOverride": True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
@@ -368,6 +370,37 @@ def test_a_patch_version_below_1_34_is_reported_as_the_cluster_config_wrote_it(t
     ]
 
 
+PREREQUISITES = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/prerequisites.md"
+
+
+@pytest.mark.parametrize("version", ["1.34.0", "1.34.1"])
+def test_an_aks_patch_below_what_the_dra_driver_supports_is_refused(tmp_path: Path, version: str) -> None:
+    config = yaml.safe_load((STACKS / "Pulumi.azure-aks.yaml").read_text())["config"]["gpu-components:cluster"]
+    result = plan_stack(
+        tmp_path,
+        "azure-aks",
+        {
+            "gpu-components:pools": [{"name": "h100", "instance_type": "Standard_NC40ads_H100_v5", "max_size": 2}],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:cluster": {**config, "kubernetes_version": version},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - cluster.kubernetes_version: NVIDIA's DRA driver v0.4.1 supports Kubernetes 1.34.2 or later; earlier "
+        f"1.34 patch releases are not supported (got '{version}'); valid: >= 1.34.2, or 1.34 (the cloud's latest "
+        f"patch) [source: {PREREQUISITES}]"
+    ]
+
+
+def test_patch_rule_judges_only_patches_of_the_oldest_minor() -> None:
+    assert [p.path for p in kubernetes_patch_problems("1.34.1-gke.1200", "cluster.kubernetes_version")] == [
+        "cluster.kubernetes_version"
+    ]
+    for version in ["1.34", "1.34.2", "1.35.0", "1.33.5", None, "latest"]:
+        assert kubernetes_patch_problems(version, "cluster.kubernetes_version") == []
+
+
 def test_a_version_written_as_a_yaml_number_says_to_quote_it(tmp_path: Path) -> None:
     number = (
         "dra.kubernetes_version",
@@ -552,5 +585,16 @@ def test_a_nested_helm_values_key_the_pinned_chart_never_reads_is_refused_in_the
             False,
             "not a value of controller.metrics that the DRA driver chart 0.4.1's templates read, so it would be "
             "ignored; did you mean 'enabled'?",
+        )
+    ]
+
+
+def test_the_resource_api_version_is_refused_in_the_dra_settings() -> None:
+    assert problems([L40S], dra={**DRA, "helm_values": {"resourceApiVersion": "resource.k8s.io/v1beta2"}}) == [
+        (
+            "dra.helm_values.resourceApiVersion",
+            "resource.k8s.io/v1beta2",
+            "decided by the library: the DeviceClasses must be of the resource.k8s.io API the claims are written in "
+            "(resource.k8s.io/v1)",
         )
     ]

@@ -52,6 +52,7 @@ from gpu_components.cloud_facts import (
     PoolNameRule,
     ProvisionerFacts,
 )
+from gpu_components.spec import GPU_PRESENT_LABEL
 
 if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
@@ -74,12 +75,24 @@ daemonset-preloaded.yaml`` on Container-Optimized OS, the default GKE image)."""
 SOURCE_DRA_DRIVER_GKE_ROOT = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/install.md"
 """The DRA driver's install guide (v0.4.1): "For GKE, use /home/kubernetes/bin/nvidia" as ``nvidiaDriverRoot``; its
 GKE demo (``demo/clusters/gke/create-cluster.sh``) labels the node pools ``gke-no-default-nvidia-gpu-device-plugin=
-true`` and applies GKE's driver installer DaemonSet."""
+true,nvidia.com/gpu.present=true`` (:data:`SOURCE_DRA_DRIVER_GKE_LABELS`) and applies GKE's driver installer
+DaemonSet."""
+SOURCE_DRA_DRIVER_GKE_LABELS = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/demo/clusters/gke/create-cluster.sh"
+)
+"""NVIDIA's GKE setup for its DRA driver (v0.4.1): GPU node pools created with ``--node-labels=
+gke-no-default-nvidia-gpu-device-plugin=true,nvidia.com/gpu.present=true`` (``nvidia.com/gpu.present`` is the label
+the chart's default kubelet plugin affinity accepts where no NFD or GPU Operator labels the node)."""
 GKE_DRA_DRIVER_ROOT = "/home/kubernetes/bin/nvidia"
 """Where GKE's driver installer puts the NVIDIA driver on the host (its DaemonSet's ``nvidia-install-dir-host``
 volume), the DRA driver's ``nvidiaDriverRoot`` on GKE (:data:`SOURCE_DRA_DRIVER_GKE_ROOT`)."""
 GKE_NO_DEVICE_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 """Node label (value ``"true"``) that keeps GKE's own device plugin off a node pool's nodes (:data:`SOURCE_GKE_DRA`)."""
+GKE_DRA_NODE_LABELS: Mapping[str, str] = MappingProxyType(
+    {GKE_NO_DEVICE_PLUGIN_LABEL: "true", GPU_PRESENT_LABEL: "true"}
+)
+"""The node labels of a GKE DRA pool, as NVIDIA's GKE setup sets them (:data:`SOURCE_DRA_DRIVER_GKE_LABELS`): GKE's
+device plugin off, and ``nvidia.com/gpu.present``."""
 GKE_COS_DRIVER_INSTALLER = (
     "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
     "992db81257553607f1477945f1b3219632991829/nvidia-driver-installer/cos/daemonset-preloaded.yaml"
@@ -258,7 +271,7 @@ role, project and condition; and of the example cluster: its name, location and 
 FACTS = CloudFacts(
     dra=DraFacts(
         driver_root=GKE_DRA_DRIVER_ROOT,
-        node_labels=MappingProxyType({GKE_NO_DEVICE_PLUGIN_LABEL: "true"}),
+        node_labels=GKE_DRA_NODE_LABELS,
         source=SOURCE_GKE_DRA,
         driver_installer=GKE_COS_DRIVER_INSTALLER,
         driver_installer_source=SOURCE_GKE_MANUAL_DRIVERS,

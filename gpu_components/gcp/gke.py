@@ -106,8 +106,8 @@ from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
     COMPUTE_CLASS_LABEL,
+    GKE_DRA_NODE_LABELS,
     GKE_DRIVER_INSTALLATION_DISABLED,
-    GKE_NO_DEVICE_PLUGIN_LABEL,
     MAX_NODES_PER_ZONE,
     NODE_POOL_OPTIONS,
     SHARING_STRATEGY_LABEL,
@@ -677,13 +677,15 @@ def node_labels(
     with GKE's own plugin (GKE labels GPU nodes itself, :data:`GKE_GPU_LABELS`); under the GPU Operator, the
     operator's (:func:`~gpu_components.nvidia.gpu_operator.operator_node_labels`, GKE's device plugin off
     included); on a DRA pool (resolved ``gpu_access: dra``) ``gke-no-default-nvidia-gpu-device-plugin: "true"`` (GKE's
-    plugin off, :data:`~gpu_components.gcp.facts.SOURCE_GKE_DRA`) and ``gpu-components/gpu-access: dra``."""
+    plugin off, :data:`~gpu_components.gcp.facts.SOURCE_GKE_DRA`), ``nvidia.com/gpu.present: "true"`` (as NVIDIA's
+    GKE setup labels them, :data:`~gpu_components.gcp.facts.SOURCE_DRA_DRIVER_GKE_LABELS`) and
+    ``gpu-components/gpu-access: dra``."""
     labels = dict(spec.labels)
     labels[POOL_LABEL] = spec.name
     if compute_class is not None:
         labels[COMPUTE_CLASS_LABEL] = compute_class
     if dra_pool(spec, gpu_stack):
-        labels[GKE_NO_DEVICE_PLUGIN_LABEL] = "true"
+        labels.update(GKE_DRA_NODE_LABELS)
         labels[GPU_ACCESS_LABEL] = "dra"
     elif gpu_stack == "gpu-operator":
         labels.update(operator_node_labels(spec, "gcp"))

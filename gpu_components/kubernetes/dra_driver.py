@@ -52,6 +52,11 @@ DRA_DRIVER_OWNED_VALUES: tuple[OwnedValue, ...] = (
         "the library guarantees no device plugin runs on the driver's nodes, which is what the override states",
         None,
     ),
+    OwnedValue(
+        ("resourceApiVersion",),
+        "the DeviceClasses must be of the resource.k8s.io API the claims are written in (resource.k8s.io/v1)",
+        None,
+    ),
     OwnedValue(("resources", "gpus", "enabled"), "the driver publishes the pools' GPUs", None),
     OwnedValue(("featureGates",), "the driver's feature gates, which the claim rules read", "feature_gates"),
     OwnedValue(

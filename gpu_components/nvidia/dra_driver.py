@@ -41,6 +41,7 @@ from typing import Any
 
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import facts_for
+from gpu_components.dra import RESOURCE_API_VERSION
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import daemonset_tolerations, deep_merge
 from gpu_components.nvidia.gpu_operator import node_installs_driver
@@ -60,6 +61,10 @@ OPERATOR_DRIVER_ROOT = "/run/nvidia/driver"
 """``nvidiaDriverRoot`` when the GPU Operator's driver container installs the driver (chart values.yaml: "If the
 NVIDIA GPU driver is managed using the NVIDIA GPU Driver Container, this is typically /run/nvidia/driver")."""
 MIN_KUBERNETES_VERSION = (1, 34)
+MIN_KUBERNETES_PATCH = (1, 34, 2)
+"""The oldest Kubernetes patch release NVIDIA's DRA driver v0.4.1 supports (:data:`SOURCE_DRA_PREREQUISITES`)."""
+SOURCE_DRA_PREREQUISITES = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/prerequisites.md"
+"""The driver's prerequisites (v0.4.1): "Kubernetes | v1.34.2 or later"."""
 """The first Kubernetes version serving DRA's ``resource.k8s.io/v1`` (GA)."""
 
 SOURCE_DRA = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
@@ -263,6 +268,33 @@ def version_number_hint(problems: Sequence[Problem], path: str) -> list[Problem]
         if problem.path == path and isinstance(problem.value, int | float) and not isinstance(problem.value, bool)
         else problem
         for problem in problems
+    ]
+
+
+_PATCH_VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)\.(?P<patch>[0-9]+)")
+
+
+def kubernetes_patch_problems(version: object, path: str) -> list[Problem]:
+    """A cluster version given to the patch (``1.34.1``, GKE's ``1.34.1-gke.1200``: ``MAJOR.MINOR.PATCH`` first)
+    below :data:`MIN_KUBERNETES_PATCH` in its minor release: NVIDIA's DRA driver v0.4.1 needs Kubernetes 1.34.2 or
+    later (:data:`SOURCE_DRA_PREREQUISITES`). A minor version alone (``1.34``: the cloud's latest patch), another
+    form or another minor release is not this rule's (:func:`kubernetes_version_problems` judges the minor)."""
+    match = _PATCH_VERSION.match(version) if isinstance(version, str) else None
+    if match is None:
+        return []
+    major, minor, patch = (int(match[part]) for part in ("major", "minor", "patch"))
+    if (major, minor) != MIN_KUBERNETES_PATCH[:2] or patch >= MIN_KUBERNETES_PATCH[2]:
+        return []
+    oldest = ".".join(str(part) for part in MIN_KUBERNETES_PATCH)
+    return [
+        Problem(
+            path,
+            version,
+            f"NVIDIA's DRA driver v0.4.1 supports Kubernetes {oldest} or later; earlier {major}.{minor} patch "
+            "releases are not supported",
+            f">= {oldest}, or {major}.{minor} (the cloud's latest patch)",
+            SOURCE_DRA_PREREQUISITES,
+        )
     ]
 
 
@@ -554,7 +586,11 @@ def dra_driver_values(
             Defaults to ``None``: the chart's.
 
     Returns:
-        ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride: true`` (the chart's guard against a device plugin on
+        ``resourceApiVersion: resource.k8s.io/v1`` (the API of the claims the helpers write,
+        :data:`~gpu_components.dra.RESOURCE_API_VERSION`, pinned rather than the chart's detection from the
+        cluster's ``.Capabilities.APIVersions``, which an offline render or a cluster misreporting its APIs gets
+        wrong: :data:`SOURCE_DRA_CHART` ``values.yaml``); ``nvidiaDriverRoot``; ``gpuResourcesEnabledOverride:
+        true`` (the chart's guard against a device plugin on
         the same node: the library guarantees one advertiser per node, the kubelet plugin selecting exactly the
         pools given and the device plugin add-on only its own); ``resources`` (GPUs on, compute domains off: they
         serve Multi-Node NVLink systems, turned on through ``overrides``); ``featureGates``; ``kubeletPlugin``
@@ -563,6 +599,7 @@ def dra_driver_values(
         given.
     """
     values: dict[str, Any] = {
+        "resourceApiVersion": RESOURCE_API_VERSION,
         "nvidiaDriverRoot": driver_root,
         "gpuResourcesEnabledOverride": True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},

@@ -13,12 +13,13 @@ Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-n
 ``draExtendedResource`` (boolean, default false: the cluster maps ``nvidia.com/gpu`` to the DRA driver's
 ``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``.
 
-The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``) need several resources at once
-(the node pools' labels, the DRA driver's release), so they are ``pulumi_policy.StackValidationPolicy`` objects, run
-once per stack over all its resources; their violations name the resource at fault. So are the workload-pool rules
-(:mod:`gpu_components.policy.workload_pools`: ``gpu-workload-pool-selection``, ``gpu-workload-pool-tolerations``,
-``gpu-workload-pool-fit``, mandatory; ``gpu-pool-autoscaler-resources``, advisory), which read the pools from the
-library's node-pool components' outputs. The others validate one resource at a time.
+The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``, ``gpu-dra-unsatisfiable-claim``)
+need several resources at once (the node pools' labels, the DRA driver's release, every claim), so they are
+``pulumi_policy.StackValidationPolicy`` objects, run once per stack over all its resources; their violations name the
+resource at fault. So are the workload-pool rules (:mod:`gpu_components.policy.workload_pools`:
+``gpu-workload-pool-selection``, ``gpu-workload-pool-tolerations``, ``gpu-workload-pool-fit``, mandatory;
+``gpu-pool-autoscaler-resources``, advisory), which read the pools from the library's node-pool components' outputs.
+The others validate one resource at a time.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ WORKLOAD_POOL_SELECTION = "gpu-workload-pool-selection"
 WORKLOAD_POOL_TOLERATIONS = "gpu-workload-pool-tolerations"
 WORKLOAD_POOL_FIT = "gpu-workload-pool-fit"
 POOL_AUTOSCALER_RESOURCES = "gpu-pool-autoscaler-resources"
+DRA_UNSATISFIABLE_CLAIM = "gpu-dra-unsatisfiable-claim"
 
 DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
     {
@@ -69,6 +71,7 @@ DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
         WORKLOAD_POOL_TOLERATIONS: EnforcementLevel.MANDATORY,
         WORKLOAD_POOL_FIT: EnforcementLevel.MANDATORY,
         POOL_AUTOSCALER_RESOURCES: EnforcementLevel.ADVISORY,
+        DRA_UNSATISFIABLE_CLAIM: EnforcementLevel.MANDATORY,
     }
 )
 """Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
@@ -238,6 +241,13 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             _stack_rule(workload_pools.autoscaler_resource_violations),
             None,
         ),
+        (
+            DRA_UNSATISFIABLE_CLAIM,
+            "Resource claims for NVIDIA's DRA driver give each request at most one sharing strategy, time-slicing "
+            "without replicas, and MIG profile selectors only in DeviceClass mig.nvidia.com.",
+            lambda resources, _config: rules.dra_unsatisfiable_claim_violations(resources),
+            None,
+        ),
     ]
     resource_policies: list[Policy] = [
         ResourceValidationPolicy(
@@ -271,6 +281,7 @@ __all__ = [
     "DEFAULT_ENFORCEMENT",
     "DRA_ALPHA_CLAIM_CONFIG",
     "DRA_POOL_EXTENDED_RESOURCE",
+    "DRA_UNSATISFIABLE_CLAIM",
     "NODE_POOL_TAINT",
     "PACK_NAME",
     "POOL_AUTOSCALER_RESOURCES",

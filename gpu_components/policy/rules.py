@@ -813,6 +813,20 @@ def dra_alpha_claim_config_violations(resources: Iterable[StackResource]) -> lis
     return messages
 
 
+def dra_unsatisfiable_claim_violations(resources: Iterable[StackResource]) -> list[StackViolation]:
+    """A resource claim (``ResourceClaim``, ``ResourceClaimTemplate`` of ``resource.k8s.io/v1``) that no pool could
+    satisfy (:func:`gpu_components.dra.unsatisfiable_claim_problems`: two sharing strategies for one request,
+    ``sharing.timeSlicingConfig.replicas``, a MIG ``profile`` selector on a ``gpu.nvidia.com`` request), one
+    violation per problem, its path from the claim's props; the claim helpers refuse the same claims."""
+    messages: list[StackViolation] = []
+    for urn, resource_type, props in resources:
+        keys = RESOURCE_CLAIM_DEVICES.get(resource_type)
+        if keys is not None:
+            devices = _map(_at(props, *keys))
+            messages += [(urn, str(problem)) for problem in dra.unsatisfiable_claim_problems(devices, ".".join(keys))]
+    return messages
+
+
 def _gate_message(where: str, kind: str, what: str, gate: str) -> str:
     return (
         f"{where}: {kind} sets {what}, which NVIDIA's DRA driver allows only with its alpha feature gate {gate} "

@@ -25,6 +25,7 @@ DRA_LABELS = {
     "gke-no-default-nvidia-gpu-device-plugin": "true",
     "gpu-components/gpu-access": "dra",
     "gpu-components/pool": "l4",
+    "nvidia.com/gpu.present": "true",
 }
 
 

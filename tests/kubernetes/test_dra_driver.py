@@ -79,6 +79,7 @@ def test_the_chart_values_are_exact_and_select_only_the_dra_pools() -> None:
         [spec(H100), spec(L40S)], "/", ["TimeSlicingSettings", "MPSSupport"], (Taint("spot", "true", "NoSchedule"),)
     )
     assert values == {
+        "resourceApiVersion": "resource.k8s.io/v1",
         "nvidiaDriverRoot": "/",
         "gpuResourcesEnabledOverride": True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
@@ -471,3 +472,21 @@ def test_the_kubelet_plugin_priority_class_is_a_chart_value_set_only_when_given(
     assert missing_paths(values, chart) == []
     # The chart's own, which the value replaces.
     assert chart["kubeletPlugin"]["priorityClassName"] == "system-node-critical"
+
+
+def test_the_resource_api_version_is_pinned_to_the_claims_api() -> None:
+    assert dra_driver_values([spec(L40S)], "/")["resourceApiVersion"] == "resource.k8s.io/v1"
+    assert refused(
+        {
+            "cloud": "aws",
+            "kubernetes_version": "1.34",
+            "pools": [L40S],
+            "helm_values": {"resourceApiVersion": "resource.k8s.io/v1beta1"},
+        }
+    ) == [
+        (
+            "helm_values.resourceApiVersion",
+            "decided by the library: the DeviceClasses must be of the resource.k8s.io API the claims are written in "
+            "(resource.k8s.io/v1)",
+        )
+    ]

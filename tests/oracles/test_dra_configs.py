@@ -175,6 +175,25 @@ def test_an_unknown_field_is_refused() -> None:
     assert answer["error"] == 'error decoding object: strict decoding error: unknown field "sharing.replicas"'
 
 
+def test_time_slicing_replicas_is_refused_as_the_claim_rule_says() -> None:
+    """The driver itself refuses what :func:`gpu_components.dra.unsatisfiable_claim_problems` refuses at
+    ``sharing.timeSlicingConfig.replicas``: time-slicing there has only ``interval``."""
+    sharing = {"strategy": "TimeSlicing", "timeSlicingConfig": {"replicas": 4}}
+    parameters = {"apiVersion": API, "kind": "GpuConfig", "sharing": sharing}
+    assert [p.path for p in dra.unsatisfiable_claim_problems(_devices(parameters), "d")] == [
+        "d.config[0].opaque.parameters.sharing.timeSlicingConfig.replicas"
+    ]
+    answer = _one(parameters, "TimeSlicingSettings=true,")
+    assert answer["error"] == (
+        'error decoding object: strict decoding error: unknown field "sharing.timeSlicingConfig.replicas"'
+    )
+
+
+def _devices(parameters: dict[str, Any]) -> dict[str, Any]:
+    request = {"name": "gpu", "exactly": {"deviceClassName": dra.GPU_DEVICE_CLASS}}
+    return {"requests": [request], "config": [{"opaque": {"driver": dra.DRIVER_NAME, "parameters": parameters}}]}
+
+
 @pytest.mark.parametrize(("strategy", "gate"), [("MPS", "MPSSupport"), ("TimeSlicing", "TimeSlicingSettings")])
 def test_sharing_without_its_gate_is_refused(strategy: str, gate: str) -> None:
     answer = _one({"apiVersion": API, "kind": "GpuConfig", "sharing": {"strategy": strategy}})

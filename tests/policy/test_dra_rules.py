@@ -22,6 +22,7 @@ from gpu_components.policy.rules import (
     dra_driver_gates,
     dra_pool_extended_resource_violations,
     dra_pools,
+    dra_unsatisfiable_claim_violations,
 )
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -223,6 +224,45 @@ def test_claims_pass_where_the_driver_enables_the_gates() -> None:
     gates = {"TimeSlicingSettings": True, "MPSSupport": True}
     mps = sharing_config({"strategy": "MPS", "mpsConfig": {"defaultActiveThreadPercentage": 50}})
     assert dra_alpha_claim_config_violations([driver(gates), template(sharing_config(TIME_SLICING), mps)]) == []
+
+
+# gpu-dra-unsatisfiable-claim
+
+
+def test_claims_no_pool_could_satisfy_are_flagged_by_the_pack() -> None:
+    both = template(sharing_config({"strategy": "TimeSlicing"}), sharing_config({"strategy": "MPS"}))
+    replicas = template(sharing_config({"strategy": "TimeSlicing", "timeSlicingConfig": {"replicas": 2}}))
+    selector = "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"
+    request = {
+        "name": "gpu",
+        "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+    }
+    profile: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    source = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1"
+    assert dra_unsatisfiable_claim_violations([driver(), both, replicas, profile]) == [
+        (
+            "urn:rct",
+            "spec.spec.devices.config: request gpu is given two sharing strategies; a device of NVIDIA's DRA driver "
+            "has one sharing with one strategy (got {'MPS': 'config[1]', 'TimeSlicing': 'config[0]'}); valid: one "
+            f"of TimeSlicing, MPS per request [source: {source}/api/nvidia.com/resource/v1beta1/sharing.go]",
+        ),
+        (
+            "urn:rct",
+            "spec.spec.devices.config[0].opaque.parameters.sharing.timeSlicingConfig.replicas: not a field of "
+            "NVIDIA's DRA driver (replicas is the device plugin's time-slicing); a DRA claim shares a GPU among the "
+            "pods that use the claim, and time-slicing sets only interval (got 2); valid: timeSlicingConfig.interval: "
+            f"Default, Short, Medium, Long [source: {source}/api/nvidia.com/resource/v1beta1/sharing.go]",
+        ),
+        (
+            "urn:rc",
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression: selects on the MIG attribute profile, "
+            "which no device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the request could never be "
+            f'allocated (got "{selector}"); valid: DeviceClass mig.nvidia.com for a MIG profile, or a whole-GPU '
+            f"attribute [source: {source}/cmd/gpu-kubelet-plugin/deviceinfo.go; "
+            f"{source}/cmd/gpu-kubelet-plugin/mig.go]",
+        ),
+    ]
+    assert dra_unsatisfiable_claim_violations([template(sharing_config(TIME_SLICING))]) == []
 
 
 def test_the_gpu_operators_gpu_cluster_gates_count() -> None:

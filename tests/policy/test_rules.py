@@ -24,6 +24,7 @@ from gpu_components.policy.rules import (
     chart_version_violations,
     dra_alpha_claim_config_violations,
     dra_pool_extended_resource_violations,
+    dra_unsatisfiable_claim_violations,
     node_pool_taint_violations,
     shared_gpu_trust_violations,
     toleration_without_gpu_violations,
@@ -617,6 +618,7 @@ STACK_RULES = {
     "gpu-workload-pool-tolerations": workload_pool_toleration_violations,
     "gpu-workload-pool-fit": workload_pool_fit_violations,
     "gpu-pool-autoscaler-resources": autoscaler_resource_violations,
+    "gpu-dra-unsatisfiable-claim": dra_unsatisfiable_claim_violations,
 }
 """Policy name -> the stack rule behind it (every resource at once, as the pack's stack policies call them)."""
 
