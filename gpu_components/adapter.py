@@ -258,7 +258,9 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster (every entry point: ``GpuCluster`` and the stack
     config; paths ``<prefix>pools[<i>]...``), e.g. AKS: fixed pools and Node Auto Provisioning pools may not share a
     cluster. Defaults to none."""
-    wiring_problems: Callable[[Sequence[GpuNodePoolSpec], Mapping[str, Any]], list[Problem]] = lambda specs, wiring: []
+    wiring_pool_problems: Callable[[Sequence[GpuNodePoolSpec], Mapping[str, Any]], list[Problem]] = (
+        lambda specs, wiring: []
+    )
     """The cloud's rules of a :class:`~gpu_components.cluster.GpuCluster`'s cluster wiring, alone and with the valid
     pools (none when a pool has problems; paths ``<cloud>...`` and ``pools[<i>]...``): EKS's cluster name, GKE's fixed
     pool ``max_size`` within its ``node_locations`` zones. Defaults to none."""

@@ -880,7 +880,7 @@ class GpuCluster(pulumi.ComponentResource):
                 problems += error.problems
             wired = ADAPTERS.get(value_of(args["cloud"]))
             if wired is not None and isinstance(args.get(wired.cloud), Mapping):
-                problems += wired.wiring_problems(specs, args[wired.cloud])
+                problems += wired.wiring_pool_problems(specs, args[wired.cloud])
         if problems:
             raise GpuSpecError(problems)
         cloud: CloudName = value_of(args["cloud"])
