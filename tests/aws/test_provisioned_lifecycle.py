@@ -349,6 +349,36 @@ def test_stack_config_takes_a_1_5_karpenter_with_the_gate_on(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
 
 
+GTE_POOL = """\
+  gpu-components:pools:
+    - name: l40s
+      instance_type: g6e.xlarge
+      provisioning:
+        provisioner: karpenter
+        instance_families: [g6e]
+        max_gpus: 8
+        gpu_requirements:
+          - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [l40s]}
+          - {key: karpenter.k8s.aws/instance-gpu-count, operator: Lte, values: ["1"]}
+"""
+
+
+def test_stack_config_refuses_gte_requirements_before_karpenter_1_9(tmp_path: Path) -> None:
+    karpenter_config = "    karpenter:\n      version: 1.8.3\n"
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + karpenter_config + GTE_POOL)
+    assert stack_problems(result) == [
+        "cluster.karpenter.version: Karpenter takes the Gte and Lte requirement operators from 1.9.0 on (its NodePool "
+        "CRD refuses them before), and pools[0].provisioning.gpu_requirements[1] use them (got '1.8.3'); valid: a "
+        "release from 1.9.0 on, e.g. 1.14.1; or Gt and Lt (Gte N is Gt N-1)"
+    ]
+
+
+@pytest.mark.parametrize("karpenter_config", ["    karpenter:\n      version: 1.9.0\n", "    karpenter: {}\n"])
+def test_stack_config_takes_gte_requirements_from_karpenter_1_9(tmp_path: Path, karpenter_config: str) -> None:
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + karpenter_config + GTE_POOL)
+    assert result.exit_code == 0, result.output
+
+
 def test_stack_config_reports_startup_taint_and_budget_problems(tmp_path: Path) -> None:
     pools = """\
   gpu-components:pools:
