@@ -273,6 +273,12 @@ SOURCE_OPERATOR_ONE_OS = (
 )
 """Why one GPU Operator should not span Ubuntu and Azure Linux pools."""
 
+SOURCE_TAG_NAMES = (
+    "https://learn.microsoft.com/azure/azure-resource-manager/management/tag-resources (Tag names are "
+    "case-insensitive for operations)"
+)
+"""Azure tag names match in any case."""
+
 MANAGED_GPU_TAG = "EnableManagedGPUExperience"
 """The Azure tag that turns on AKS's managed GPU experience on a node: with AKS's NVIDIA driver, AKS runs NVIDIA's
 device plugin and DCGM exporter on the node itself (:data:`SOURCE_MANAGED_GPU`)."""

@@ -290,6 +290,20 @@ def test_a_managed_gpu_tag_where_aks_would_not_advertise_alone_is_refused(args: 
     assert [(p.path, p.value, p.message, p.source) for p in found] == [(TAG, "true", message, SOURCE_MANAGED_GPU)]
 
 
+def test_the_managed_gpu_tag_name_matches_in_any_case_on_a_nap_pool() -> None:
+    given = {"pool": T4_NAP, "node_class_spec": {"tags": {"enableManagedGpuExperience": "true"}}}
+    found = raised(lambda: AksNapGpuNodePool("p", {**given, "gpu_stack": "gpu-operator"}))  # type: ignore[arg-type]
+    assert [(p.path, p.value, p.message) for p in found] == [
+        (
+            "node_class_spec.tags['enableManagedGpuExperience']",
+            "true",
+            TWO_ADVERTISERS,
+        )
+    ]
+    plan = plan_of(lambda: AksNapGpuNodePool("p", given))  # type: ignore[arg-type]
+    assert [r.name for r in plan.resources if r.type == RELEASE] == []
+
+
 def test_the_gpu_cluster_refuses_the_managed_gpu_tag_under_the_operator_and_the_device_plugin_stack() -> None:
     pool = {**T4_NAP, "azure": {"node_class_spec": MANAGED}}
     [operator] = cluster(pool, gpu_stack="gpu-operator")
@@ -387,6 +401,12 @@ def test_the_stack_config_leaves_a_managed_gpu_nap_pool_to_aks(tmp_path: Path) -
     assert [r for r in resources if r["type"] == RELEASE] == []
     [node_class] = [r for r in resources if r["type"] == NODE_CLASS]
     assert node_class["inputs"]["spec"]["tags"] == {"EnableManagedGPUExperience": "true"}
+
+
+def test_the_managed_gpu_tag_name_matches_in_any_case_on_an_agent_pool() -> None:
+    assert [(p.path, p.value) for p in agent_pool(T4, tags={"enableManagedGpuExperience": "true"})] == [
+        ("tags['enableManagedGpuExperience']", "true")
+    ]
 
 
 def test_the_managed_gpu_tag_on_an_agent_pool_is_refused() -> None:
