@@ -1744,8 +1744,14 @@ def _limit_problems(
     return problems
 
 
+UNRESERVED_PROVISIONERS: tuple[ProvisionerName, ...] = ("node-auto-provisioning",)
+"""Provisioners that launch no reserved capacity at all (AKS Node Auto Provisioning: spot and on-demand only). Their
+own rules refuse ``reserved`` among ``capacity_types`` (``azure.nap.NAP_CAPACITY_TYPES``), so a missing
+``reservation`` is not reported beside that: it would point at a field that cannot help."""
+
+
 def _capacity(
-    args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str
+    args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str, provisioner: ProvisionerName
 ) -> tuple[tuple[CapacityTypeName, ...], list[Problem]]:
     problems: list[Problem] = []
     types: tuple[CapacityTypeName, ...] = ("spot",) if args.get("spot", False) else ("on-demand",)
@@ -1763,7 +1769,7 @@ def _capacity(
         if not types:
             problems.append(Problem(at, [], "at least one capacity type", "on-demand, spot, reserved"))
         problems += [Problem(f"{at}[{i}]", name, "given twice") for i, name in enumerate(types) if name in types[:i]]
-    if "reserved" in types and "reservation" not in given:
+    if "reserved" in types and "reservation" not in given and provisioner not in UNRESERVED_PROVISIONERS:
         problems.append(Problem(f"{where}.reservation", None, "reserved capacity needs the reservation it comes from"))
     if "reservation" in given and "reserved" not in types:
         problems.append(
@@ -2129,7 +2135,7 @@ def _provisioning(
         problems += _model_problems(args, cloud, allowed, hardware, where)
         problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
         problems += _short_model_problems(args, cloud, allowed, hardware.gpu, path)
-    capacity_types, found = _capacity(args, given, path, where)
+    capacity_types, found = _capacity(args, given, path, where, provisioner)
     problems += found
     disruption, found = _disruption(given, where)
     problems += found
