@@ -63,6 +63,7 @@ from gpu_components.azure.facts import (
     GPU_OS_SKUS,
     MANAGED_GPU_TAG,
     NO_GPU_DRIVER,
+    OS_VERSIONS,
     REFUSED_OS_SKUS,
     SOURCE_MANAGED_GPU,
     SOURCE_OS_SKUS,
@@ -566,10 +567,15 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
 
 
 def node_os_family(value: object, families: Mapping[str, str]) -> str:
-    """The OS family (``Ubuntu``, ``Azure Linux``) of an ``osSku`` or ``imageFamily`` among ``families``; AKS's
-    default, Ubuntu, when unset (values outside ``families`` are refused before, :func:`os_family_problems`)."""
+    """The OS family (``Ubuntu``, ``Azure Linux``) of an ``osSku`` or ``imageFamily`` among ``families``, followed by
+    its version where the value names one (``Ubuntu 22.04``, ``Azure Linux 3``: :data:`~gpu_components.azure.facts.
+    OS_VERSIONS`); AKS's default, Ubuntu, when unset (values outside ``families`` are refused before,
+    :func:`os_family_problems`)."""
     given = value_of(value) if isinstance(value, Enum) else value
-    return families.get(given, UBUNTU) if isinstance(given, str) else UBUNTU
+    if not isinstance(given, str):
+        return UBUNTU
+    family = families.get(given, UBUNTU)
+    return f"{family} {OS_VERSIONS[given]}" if given in families and given in OS_VERSIONS else family
 
 
 def aks_pool_view(
