@@ -113,8 +113,9 @@ class PoolView:
     driver_setting_set: bool = True
     """Whether ``driver_setting`` was given (``False``: the default filled in)."""
     node_os: str | None = None
-    """The OS family of the pool's nodes where the cloud offers several for GPU pools (AKS: ``Ubuntu`` or ``Azure
-    Linux``), else ``None``; the GPU Operator warns when it serves pools of more than one
+    """The OS of the pool's nodes where the cloud offers several for GPU pools: its family (AKS: ``Ubuntu`` or ``Azure
+    Linux``), then its version where the pool names one (``Ubuntu 22.04``), else ``None``; the GPU Operator warns when
+    it serves pools of more than one family or named version
     (:func:`~gpu_components.nvidia.gpu_operator.mixed_node_os_note`)."""
 
     @property

@@ -582,7 +582,20 @@ BUDGET_DURATION = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
 BUDGET_SCHEDULE = re.compile(
     r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
 )
-"""A budget's ``schedule``: a cron macro or five fields, the NodePool CRD's pattern."""
+"""A budget's ``schedule``: a cron macro or five fields, the NodePool CRD's pattern. The pattern is loose (it is
+unanchored and takes any five words); :func:`_cron_problem` checks each field."""
+CRON_MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
+"""The cron macros a budget's ``schedule`` may be (the NodePool CRD's pattern)."""
+CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
+    ("minute", 0, 59, ()),
+    ("hour", 0, 23, ()),
+    ("day-of-month", 1, 31, ()),
+    ("month", 1, 12, ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")),
+    ("day-of-week", 0, 6, ("sun", "mon", "tue", "wed", "thu", "fri", "sat")),
+)
+"""The five standard cron fields: name, lowest and highest value, and the names of the values from the lowest on
+(Karpenter parses ``schedule`` with robfig/cron's standard parser)."""
+SOURCE_CRON = "https://pkg.go.dev/github.com/robfig/cron/v3#hdr-CRON_Expression_Format"
 MAX_BUDGETS = 50
 """Most budgets (and reasons per budget) a NodePool takes (the CRD's ``maxItems``)."""
 DISRUPTION_REASONS: Mapping[str, str] = MappingProxyType(
@@ -1786,8 +1799,14 @@ def _limit_problems(
     return problems
 
 
+UNRESERVED_PROVISIONERS: tuple[ProvisionerName, ...] = ("node-auto-provisioning",)
+"""Provisioners that launch no reserved capacity at all (AKS Node Auto Provisioning: spot and on-demand only). Their
+own rules refuse ``reserved`` among ``capacity_types`` (``azure.nap.NAP_CAPACITY_TYPES``), so a missing
+``reservation`` is not reported beside that: it would point at a field that cannot help."""
+
+
 def _capacity(
-    args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str
+    args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str, provisioner: ProvisionerName
 ) -> tuple[tuple[CapacityTypeName, ...], list[Problem]]:
     problems: list[Problem] = []
     types: tuple[CapacityTypeName, ...] = ("spot",) if args.get("spot", False) else ("on-demand",)
@@ -1805,7 +1824,7 @@ def _capacity(
         if not types:
             problems.append(Problem(at, [], "at least one capacity type", "on-demand, spot, reserved"))
         problems += [Problem(f"{at}[{i}]", name, "given twice") for i, name in enumerate(types) if name in types[:i]]
-    if "reserved" in types and "reservation" not in given:
+    if "reserved" in types and "reservation" not in given and provisioner not in UNRESERVED_PROVISIONERS:
         problems.append(Problem(f"{where}.reservation", None, "reserved capacity needs the reservation it comes from"))
     if "reservation" in given and "reserved" not in types:
         problems.append(
@@ -1870,6 +1889,44 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
     return Disruption(consolidation, consolidate_after, expire_after, grace, budgets), problems
 
 
+def _cron_value(text: str, low: int, names: tuple[str, ...]) -> int | None:
+    """The number a cron value stands for (a number, or a name counted from ``low``); ``None`` if neither."""
+    if text.isascii() and text.isdigit():
+        return int(text)
+    return names.index(text.lower()) + low if text.lower() in names else None
+
+
+def _cron_field_ok(field: str, low: int, high: int, names: tuple[str, ...]) -> bool:
+    """Whether one cron field is a list of ``*``, values or ranges, each with an optional ``/step``."""
+    for item in field.split(","):
+        span, slash, step = item.partition("/")
+        if slash and not (step.isascii() and step.isdigit() and int(step) > 0):
+            return False
+        if span == "*":
+            continue
+        first, dash, last = span.partition("-")
+        start = _cron_value(first, low, names)
+        end = _cron_value(last, low, names) if dash else start
+        if start is None or end is None or not low <= start <= end <= high:
+            return False
+    return True
+
+
+def _cron_problem(schedule: str) -> str | None:
+    """Why ``schedule`` is not a cron schedule Karpenter takes (naming the bad field and its value), or ``None``:
+    one of :data:`CRON_MACROS`, or the five fields of :data:`CRON_FIELDS` (:data:`SOURCE_CRON`)."""
+    if schedule.startswith("@"):
+        return None if schedule in CRON_MACROS else f"not a cron macro ({', '.join(CRON_MACROS)})"
+    fields = schedule.split()
+    if len(fields) != len(CRON_FIELDS):
+        return f"not a cron schedule: {len(fields)} fields, not 5 (minute hour day-of-month month day-of-week)"
+    for text, (name, low, high, names) in zip(fields, CRON_FIELDS, strict=True):
+        if not _cron_field_ok(text, low, high, names):
+            named = f" or {names[0]}-{names[-1]}" if names else ""
+            return f"not a cron schedule: {name} {text!r} is not *, {low}-{high}{named}, a list, range or step"
+    return None
+
+
 def _budgets(given: Sequence[DisruptionBudgetArgs], path: str) -> tuple[tuple[DisruptionBudget, ...], list[Problem]]:
     """Validated disruption budgets, by the NodePool CRD's rules on ``disruption.budgets``
     (:data:`SOURCE_NODEPOOL_CRD`): at most :data:`MAX_BUDGETS`; ``nodes``, ``duration`` and ``schedule`` by their
@@ -1901,12 +1958,12 @@ def _budgets(given: Sequence[DisruptionBudgetArgs], path: str) -> tuple[tuple[Di
             if reason in reasons[:i]
         ]
         schedule, duration = budget.get("schedule"), budget.get("duration")
-        if schedule is not None and not BUDGET_SCHEDULE.search(schedule):
+        if schedule is not None and (bad := _cron_problem(schedule)) is not None:
             problems.append(
                 Problem(
                     f"{at}.schedule",
                     schedule,
-                    "not a cron schedule",
+                    bad,
                     "five cron fields (e.g. 0 9 * * mon-fri) or @annually, @yearly, @monthly, @weekly, @daily, "
                     "@midnight, @hourly",
                     SOURCE_KARPENTER_BUDGETS,
@@ -2133,7 +2190,7 @@ def _provisioning(
         problems += _model_problems(args, cloud, allowed, hardware, where)
         problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
         problems += _short_model_problems(args, cloud, allowed, hardware.gpu, path)
-    capacity_types, found = _capacity(args, given, path, where)
+    capacity_types, found = _capacity(args, given, path, where, provisioner)
     problems += found
     disruption, found = _disruption(given, where)
     problems += found

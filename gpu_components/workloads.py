@@ -441,6 +441,22 @@ def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: i
     ]
 
 
+def _named_in_other_case(given: str | None, models: Sequence[str]) -> list[str]:
+    """The GPU models among ``models`` that ``given`` would name but for case (``l40s`` -> ``L40S``, ``h100`` ->
+    ``H100-80GB`` and ``H100-94GB``: :func:`~gpu_components.spec.gpu_models_named`), sorted; none when it names one
+    as written. A hint for the error only: a name is never guessed."""
+    if given is None or gpu_models_named(given, models):
+        return []
+    lower = given.lower()
+    return sorted(
+        {
+            model
+            for model in models
+            if model.lower().startswith(lower) and gpu_models_named(model[: len(given)], [model]) == [model]
+        }
+    )
+
+
 def gpu_selection_problems(gpu_model: object, min_gpu_memory_gb: object) -> list[Problem]:
     """The shape of a GPU selection by model and memory floor (each ``None`` for any): ``gpu_model`` a string,
     ``min_gpu_memory_gb`` a whole number of GB, at least 1; a problem at each field that is not."""
@@ -506,11 +522,13 @@ def gpu_node_requirements(
     wanted = _selected(spec, gpu_model, min_gpu_memory_gb)
     if not wanted:
         offered = sorted({f"{gpu.name} ({gpu.memory_gb} GB)" for gpu, _ in allowed_gpus(spec).values()})
+        other_case = _named_in_other_case(gpu_model, [gpu.name for gpu, _ in allowed_gpus(spec).values()])
+        hint = f"; did you mean {' or '.join(repr(name) for name in other_case)}?" if other_case else ""
         return [], [
             Problem(
                 field,
                 value,
-                f"pool {spec.name} allows no instance type with such a GPU",
+                f"pool {spec.name} allows no instance type with such a GPU{hint}",
                 ", ".join(offered),
             )
         ]

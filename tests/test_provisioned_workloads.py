@@ -269,6 +269,23 @@ def test_a_gpu_the_pool_does_not_allow_is_refused_with_the_pools_gpus() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("given", "hint"),
+    [("l40s", "; did you mean 'L40S'?"), ("a100", "; did you mean 'A100-40GB' or 'A100-80GB'?"), ("L40", "")],
+)
+def test_a_gpu_named_in_another_case_gets_did_you_mean_not_a_guess(given: str, hint: str) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        settings(karpenter(), gpu_model=given)
+    assert problems_of(error) == [
+        (
+            "gpu_model",
+            given,
+            f"pool p allows no instance type with such a GPU{hint}",
+            "A100-40GB (40 GB), A100-80GB (80 GB), A10G (24 GB), L4 (24 GB), L40S (48 GB)",
+        )
+    ]
+
+
 def test_gpu_selection_on_a_fixed_pool_is_refused() -> None:
     with pytest.raises(GpuSpecError) as error:
         settings(spec("aws", "g6e.xlarge"), min_gpu_memory_gb=24)

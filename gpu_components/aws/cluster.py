@@ -91,6 +91,15 @@ SOURCE_KARPENTER_ODCRS = (
     "https://karpenter.sh/docs/tasks/odcrs/; https://github.com/aws/karpenter-provider-aws/blob/v1.6.0/charts/"
     "karpenter/values.yaml (settings.featureGates.reservedCapacity)"
 )
+INCLUSIVE_OPERATORS_VERSION = "1.9.0"
+"""The first Karpenter release whose NodePool requirements take the ``Gte`` and ``Lte`` operators
+(kubernetes-sigs/karpenter#2674, first in its v1.9.0, which aws/karpenter-provider-aws v1.9.0 builds on; the NodePool
+CRD of 1.8.x lists only ``In`` to ``Lt``: :data:`SOURCE_KARPENTER_GTE_LTE`)."""
+SOURCE_KARPENTER_GTE_LTE = (
+    "https://github.com/kubernetes-sigs/karpenter/pull/2674; https://karpenter.sh/docs/concepts/nodepools/"
+)
+INCLUSIVE_OPERATORS = ("Gte", "Lte")
+"""The requirement operators Karpenter takes from :data:`INCLUSIVE_OPERATORS_VERSION` on."""
 RESERVED_CAPACITY_GATE = ("settings", "featureGates", "reservedCapacity")
 """Where the Karpenter chart (1.3.0 on) takes the ``ReservedCapacity`` feature gate."""
 AUTO_MODE_NODE_ROLE_POLICIES = {
@@ -703,7 +712,7 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
                 FACTS.provisioners[provisioner].source,
             )
         )
-    return problems + reserved_capacity_problems(cluster, pools)
+    return problems + reserved_capacity_problems(cluster, pools) + inclusive_operator_problems(cluster, pools)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -772,6 +781,41 @@ def reserved_capacity_problems(cluster: Mapping[str, Any], pools: Sequence[Any])
             )
         ]
     return []
+
+
+def inclusive_operator_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Karpenter pools whose ``gpu_requirements`` use ``Gte`` or ``Lte`` need a Karpenter from
+    :data:`INCLUSIVE_OPERATORS_VERSION` on: before it the NodePool CRD refuses those operators. Nothing is checked on
+    a cluster that already runs Karpenter (``existing: true``: the library does not install it)."""
+    settings = cluster.get("karpenter")
+    if not isinstance(settings, Mapping) or settings.get("existing", False):
+        return []
+    version = settings.get("version", KARPENTER_VERSION)
+    if not _supported_karpenter(version) or _version(version) >= _version(INCLUSIVE_OPERATORS_VERSION):
+        return []
+    using = [
+        f"pools[{index}].provisioning.gpu_requirements[{at}]"
+        for index, pool in enumerate(pools)
+        if isinstance(pool, Mapping)
+        and isinstance(pool.get("provisioning"), Mapping)
+        and value_of(pool["provisioning"].get("provisioner")) == "karpenter"
+        and isinstance(pool["provisioning"].get("gpu_requirements"), Sequence)
+        for at, requirement in enumerate(pool["provisioning"]["gpu_requirements"])
+        if isinstance(requirement, Mapping) and value_of(requirement.get("operator")) in INCLUSIVE_OPERATORS
+    ]
+    if not using:
+        return []
+    return [
+        Problem(
+            "cluster.karpenter.version",
+            version,
+            f"Karpenter takes the Gte and Lte requirement operators from {INCLUSIVE_OPERATORS_VERSION} on (its "
+            f"NodePool CRD refuses them before), and {', '.join(using)} use them",
+            f"a release from {INCLUSIVE_OPERATORS_VERSION} on, e.g. {KARPENTER_VERSION}; or Gt and Lt (Gte N is "
+            "Gt N-1)",
+            SOURCE_KARPENTER_GTE_LTE,
+        )
+    ]
 
 
 def provision(cluster: Mapping[str, Any]) -> ProvisionedCluster:

@@ -64,6 +64,7 @@ from gpu_components.azure.facts import (
     MANAGED_GPU_TAG,
     MIN_OS_DISK_GB,
     NO_GPU_DRIVER,
+    OS_VERSIONS,
     REFUSED_OS_SKUS,
     SOURCE_AGENT_POOL_OS_DISK,
     SOURCE_MANAGED_GPU,
@@ -521,12 +522,27 @@ def autoscaler_tags(spec: GpuNodePoolSpec, gpu_stack: GpuStack = "auto") -> dict
     return dict(sorted(tags.items()))
 
 
+def managed_gpu_tag(tags: object) -> str | None:
+    """The name under which Azure ``tags`` turn on AKS's managed GPU experience, as written, or ``None``:
+    :data:`~gpu_components.azure.facts.MANAGED_GPU_TAG` in any case (Azure tag names are case-insensitive,
+    :data:`~gpu_components.azure.facts.SOURCE_TAG_NAMES`) with the value ``true`` in any case, as AKS's node
+    bootstrap reads it (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`)."""
+    if not isinstance(tags, Mapping):
+        return None
+    for name, value in tags.items():
+        if (
+            isinstance(name, str)
+            and name.lower() == MANAGED_GPU_TAG.lower()
+            and isinstance(value, str)
+            and value.lower() == "true"
+        ):
+            return name
+    return None
+
+
 def managed_gpu_tagged(tags: object) -> bool:
-    """Whether Azure ``tags`` turn on AKS's managed GPU experience: :data:`~gpu_components.azure.facts.
-    MANAGED_GPU_TAG` with the value ``true`` in any case, as AKS's node bootstrap reads it
-    (:data:`~gpu_components.azure.facts.SOURCE_MANAGED_GPU`)."""
-    value = tags.get(MANAGED_GPU_TAG) if isinstance(tags, Mapping) else None
-    return isinstance(value, str) and value.lower() == "true"
+    """Whether Azure ``tags`` turn on AKS's managed GPU experience (:func:`managed_gpu_tag`)."""
+    return managed_gpu_tag(tags) is not None
 
 
 def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
@@ -542,11 +558,11 @@ def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
         ignore_case=True,
         path=path,
     )
-    if managed_gpu_tagged(tags) and isinstance(tags, Mapping):
+    if (name := managed_gpu_tag(tags)) is not None and isinstance(tags, Mapping):
         problems.append(
             Problem(
-                f"{path}[{MANAGED_GPU_TAG!r}]",
-                tags[MANAGED_GPU_TAG],
+                f"{path}[{name!r}]",
+                tags[name],
                 "AKS would run NVIDIA's device plugin on the agent pool's nodes beside the library's GPU stack (two "
                 "advertisers); the library leaves GPUs to AKS on Node Auto Provisioning pools only "
                 "(node_class_spec.tags)",
@@ -566,10 +582,15 @@ def aks_autoscaler_note(spec: GpuNodePoolSpec) -> str | None:
 
 
 def node_os_family(value: object, families: Mapping[str, str]) -> str:
-    """The OS family (``Ubuntu``, ``Azure Linux``) of an ``osSku`` or ``imageFamily`` among ``families``; AKS's
-    default, Ubuntu, when unset (values outside ``families`` are refused before, :func:`os_family_problems`)."""
+    """The OS family (``Ubuntu``, ``Azure Linux``) of an ``osSku`` or ``imageFamily`` among ``families``, followed by
+    its version where the value names one (``Ubuntu 22.04``, ``Azure Linux 3``: :data:`~gpu_components.azure.facts.
+    OS_VERSIONS`); AKS's default, Ubuntu, when unset (values outside ``families`` are refused before,
+    :func:`os_family_problems`)."""
     given = value_of(value) if isinstance(value, Enum) else value
-    return families.get(given, UBUNTU) if isinstance(given, str) else UBUNTU
+    if not isinstance(given, str):
+        return UBUNTU
+    family = families.get(given, UBUNTU)
+    return f"{family} {OS_VERSIONS[given]}" if given in families and given in OS_VERSIONS else family
 
 
 def aks_pool_view(

@@ -266,6 +266,9 @@ REFUSED_OS_SKUS: Mapping[str, tuple[str, str]] = MappingProxyType(
     }
 )
 """Agent pool ``osSku`` values AKS knows that a GPU pool of the library may not take -> (why, source)."""
+OS_VERSIONS: Mapping[str, str] = MappingProxyType({"Ubuntu2204": "22.04", "Ubuntu2404": "24.04", "AzureLinux3": "3"})
+"""``osSku`` / ``imageFamily`` values that name an OS version -> that version. ``Ubuntu`` and ``AzureLinux`` name
+none: AKS picks the version by the Kubernetes version (:data:`SOURCE_OS_SKUS`), so they may be any of the family's."""
 IMAGE_FAMILIES: Mapping[str, str] = MappingProxyType(
     {"Ubuntu": UBUNTU, "Ubuntu2204": UBUNTU, "Ubuntu2404": UBUNTU, "AzureLinux": AZURE_LINUX}
 )
@@ -282,6 +285,12 @@ SOURCE_OPERATOR_ONE_OS = (
     f"multiple OS versions on the same AKS cluster); {SOURCE_GPU_OPERATOR}"
 )
 """Why one GPU Operator should not span Ubuntu and Azure Linux pools."""
+
+SOURCE_TAG_NAMES = (
+    "https://learn.microsoft.com/azure/azure-resource-manager/management/tag-resources (Tag names are "
+    "case-insensitive for operations)"
+)
+"""Azure tag names match in any case."""
 
 MANAGED_GPU_TAG = "EnableManagedGPUExperience"
 """The Azure tag that turns on AKS's managed GPU experience on a node: with AKS's NVIDIA driver, AKS runs NVIDIA's

@@ -58,6 +58,7 @@ from gpu_components.autoscaler import provisioner_note, uncounted_resource_probl
 from gpu_components.azure.aks import (
     device_plugin_host,
     driver_problems,
+    managed_gpu_tag,
     managed_gpu_tagged,
     node_labels,
     node_os_family,
@@ -265,15 +266,16 @@ def managed_gpu_problems(
     device plugin on each node itself: with ``gpu_driver none`` (AKS starts it only with its own driver), beside the
     GPU Operator's or NVIDIA's DRA driver (two advertisers on a node), or with time-slicing or MPS (AKS's plugin gets
     no sharing config from the library)."""
-    if not managed_gpu(node_class_spec) or not isinstance(node_class_spec, Mapping):
+    name = managed_gpu_tag(node_class_spec.get("tags")) if isinstance(node_class_spec, Mapping) else None
+    if name is None or not isinstance(node_class_spec, Mapping):
         return []
-    where = f"{path}[{MANAGED_GPU_TAG!r}]"
+    where = f"{path}[{name!r}]"
     tagged = f"{MANAGED_GPU_TAG}=true makes AKS run NVIDIA's device plugin on the pool's nodes"
     if gpu_driver == NO_GPU_DRIVER:
         return [
             Problem(
                 where,
-                node_class_spec["tags"][MANAGED_GPU_TAG],
+                node_class_spec["tags"][name],
                 f"{tagged} only where AKS installs the driver; with gpu_driver none it does nothing",
                 "gpu_driver aks, or no such tag",
                 SOURCE_MANAGED_GPU,
@@ -285,7 +287,7 @@ def managed_gpu_problems(
         return [
             Problem(
                 where,
-                node_class_spec["tags"][MANAGED_GPU_TAG],
+                node_class_spec["tags"][name],
                 f"{tagged}, and {other} would advertise the same GPUs: two advertisers on one node",
                 "no such tag (the library's GPU stack advertises), or gpu_stack auto with gpu_access device-plugin",
                 SOURCE_MANAGED_GPU,
@@ -295,7 +297,7 @@ def managed_gpu_problems(
         return [
             Problem(
                 where,
-                node_class_spec["tags"][MANAGED_GPU_TAG],
+                node_class_spec["tags"][name],
                 f"{tagged}, which gets no time-slicing or MPS config from the library: the pool's sharing would be "
                 "silently lost",
                 "no such tag, or no time_slicing/mps",

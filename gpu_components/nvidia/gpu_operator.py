@@ -226,23 +226,36 @@ def driver_owner_problems(
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def _os_family_and_version(node_os: str) -> tuple[str, str | None]:
+    """A pool's ``node_os`` (:attr:`~gpu_components.adapter.PoolView.node_os`: a family, then a version where one is
+    named, e.g. ``Ubuntu 22.04``) as its family and version (``None``: the cloud's default version of the family)."""
+    family, _, version = node_os.rpartition(" ")
+    return (family, version) if family and version[:1].isdigit() else (node_os, None)
+
+
 def mixed_node_os_note(cloud: Cloud, pools: Sequence[tuple[str, str | None]]) -> str | None:
-    """The warning for one GPU Operator serving pools of more than one node OS family (``pools``: each pool's name and
-    OS family, ``None`` where its cloud offers one), or ``None``. AKS documents the operator as not compatible with
-    several OS versions in one cluster: its driver and container toolkit differ per OS
-    (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.one_node_os_source`)."""
+    """The warning for one GPU Operator serving pools of more than one node OS (``pools``: each pool's name and node
+    OS, a family with a version where one is named, ``None`` where its cloud offers one), or ``None``: pools of two
+    OS families, or of two versions both named (``Ubuntu 22.04`` and ``Ubuntu 24.04``). A family without a version
+    (``Ubuntu``) is the cloud's default version of it, which depends on the Kubernetes version, so it is not told
+    apart from a named one. AKS documents the operator as not compatible with several OS versions in one cluster: its
+    driver and container toolkit differ per OS (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.
+    one_node_os_source`)."""
     source = facts_for(cloud).gpu_operator.one_node_os_source
     by_os: dict[str, list[str]] = {}
-    for name, family in pools:
-        if family is not None:
-            by_os.setdefault(family, []).append(name)
-    if source is None or len(by_os) < 2:
+    versions: dict[str, set[str]] = {}
+    for name, node_os in pools:
+        if node_os is not None:
+            by_os.setdefault(node_os, []).append(name)
+            family, version = _os_family_and_version(node_os)
+            versions.setdefault(family, set()).update([version] if version is not None else [])
+    if source is None or (len(versions) < 2 and all(len(named) < 2 for named in versions.values())):
         return None
-    spans = "; ".join(f"{family}: {', '.join(names)}" for family, names in sorted(by_os.items()))
+    spans = "; ".join(f"{node_os}: {', '.join(names)}" for node_os, names in sorted(by_os.items()))
     return (
         f"the GPU Operator serves pools of more than one node OS ({spans}); its driver and container toolkit are "
         f"per OS and {facts_for(cloud).service} documents it as not compatible with several OS versions in one "
-        f"cluster: keep its pools on one OS family [source: {source}]"
+        f"cluster: keep its pools on one OS family and version [source: {source}]"
     )
 
 

@@ -122,10 +122,42 @@ def test_budgets_follow_the_crds_rules() -> None:
         "pool.provisioning.disruption.budgets[1].reasons[1]: given twice (got 'empty')",
         "pool.provisioning.disruption.budgets[1].duration: a budget's schedule and duration go together: schedule is "
         "set, so duration is required (without both, the budget is always active) (got None)",
-        "pool.provisioning.disruption.budgets[2].schedule: not a cron schedule (got 'daily')",
+        "pool.provisioning.disruption.budgets[2].schedule: not a cron schedule: 1 fields, not 5 (minute hour "
+        "day-of-month month day-of-week) (got 'daily')",
         "pool.provisioning.disruption.budgets[2].duration: not a budget duration: hours and minutes only, as cron "
         "does not work in seconds (got '30s')",
     ]
+
+
+@pytest.mark.parametrize(
+    ("schedule", "why"),
+    [
+        ("0 25 * * *", "hour '25' is not *, 0-23"),
+        ("0 8 * * 8", "day-of-week '8' is not *, 0-6 or sun-sat"),
+        ("a b c d e", "minute 'a' is not *, 0-59"),
+        ("0 8 * * mon-fri extra", "6 fields, not 5"),
+        ("@dailyx", "not a cron macro (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)"),
+        ("0 8 32 * *", "day-of-month '32' is not *, 1-31"),
+        ("0 8 * 0 *", "month '0' is not *, 1-12 or jan-dec"),
+        ("*/0 8 * * *", "minute '*/0' is not *, 0-59"),
+        ("0 8-5 * * *", "hour '8-5' is not *, 0-23"),
+    ],
+)
+def test_a_bad_budget_schedule_names_the_bad_field(schedule: str, why: str) -> None:
+    budgets = [{"nodes": "1", "schedule": schedule, "duration": "8h"}]
+    (problem,) = _problems(lambda: karpenter(_pool(disruption={"budgets": budgets})))
+    assert problem.startswith("pool.provisioning.disruption.budgets[0].schedule: ")
+    assert why in problem
+    assert problem.endswith(f"(got {schedule!r})")
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    ["@daily", "@annually", "@hourly", "0 9 * * mon-fri", "*/15 0-6,22-23 1,15 jan-mar,DEC 0-6/2", "0 0 1 12 sun"],
+)
+def test_a_valid_budget_schedule_is_accepted(schedule: str) -> None:
+    budgets = [{"nodes": "1", "schedule": schedule, "duration": "8h"}]
+    karpenter(_pool(disruption={"budgets": budgets}))
 
 
 def test_an_unknown_budget_reason_is_refused_with_the_closest() -> None:
@@ -314,6 +346,36 @@ def test_stack_config_takes_a_1_5_karpenter_with_the_gate_on(tmp_path: Path) -> 
         "            reservedCapacity: true\n"
     )
     result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + karpenter_config + RESERVED_POOL)
+    assert result.exit_code == 0, result.output
+
+
+GTE_POOL = """\
+  gpu-components:pools:
+    - name: l40s
+      instance_type: g6e.xlarge
+      provisioning:
+        provisioner: karpenter
+        instance_families: [g6e]
+        max_gpus: 8
+        gpu_requirements:
+          - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [l40s]}
+          - {key: karpenter.k8s.aws/instance-gpu-count, operator: Lte, values: ["1"]}
+"""
+
+
+def test_stack_config_refuses_gte_requirements_before_karpenter_1_9(tmp_path: Path) -> None:
+    karpenter_config = "    karpenter:\n      version: 1.8.3\n"
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + karpenter_config + GTE_POOL)
+    assert stack_problems(result) == [
+        "cluster.karpenter.version: Karpenter takes the Gte and Lte requirement operators from 1.9.0 on (its NodePool "
+        "CRD refuses them before), and pools[0].provisioning.gpu_requirements[1] use them (got '1.8.3'); valid: a "
+        "release from 1.9.0 on, e.g. 1.14.1; or Gt and Lt (Gte N is Gt N-1)"
+    ]
+
+
+@pytest.mark.parametrize("karpenter_config", ["    karpenter:\n      version: 1.9.0\n", "    karpenter: {}\n"])
+def test_stack_config_takes_gte_requirements_from_karpenter_1_9(tmp_path: Path, karpenter_config: str) -> None:
+    result = plan_stack(tmp_path, "  gpu-components:cloud: aws\n" + CLUSTER + karpenter_config + GTE_POOL)
     assert result.exit_code == 0, result.output
 
 

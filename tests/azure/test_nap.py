@@ -225,6 +225,15 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
             ],
         ),
         (
+            {"pool": {**A100, "provisioning": {**A100["provisioning"], "capacity_types": ["reserved"]}}},
+            [
+                (
+                    "pool.provisioning.capacity_types[0]",
+                    "AKS Node Auto Provisioning offers spot and on-demand capacity only (no capacity reservations)",
+                )
+            ],
+        ),
+        (
             {"pool": H100_MIG},
             [
                 (
@@ -293,6 +302,7 @@ def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole
     ],
     ids=[
         "reserved",
+        "reserved-without-reservation",
         "mig-without-operator",
         "mig-mixed",
         "renamed-time-slicing",

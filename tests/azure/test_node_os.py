@@ -290,6 +290,20 @@ def test_a_managed_gpu_tag_where_aks_would_not_advertise_alone_is_refused(args: 
     assert [(p.path, p.value, p.message, p.source) for p in found] == [(TAG, "true", message, SOURCE_MANAGED_GPU)]
 
 
+def test_the_managed_gpu_tag_name_matches_in_any_case_on_a_nap_pool() -> None:
+    given = {"pool": T4_NAP, "node_class_spec": {"tags": {"enableManagedGpuExperience": "true"}}}
+    found = raised(lambda: AksNapGpuNodePool("p", {**given, "gpu_stack": "gpu-operator"}))  # type: ignore[arg-type]
+    assert [(p.path, p.value, p.message) for p in found] == [
+        (
+            "node_class_spec.tags['enableManagedGpuExperience']",
+            "true",
+            TWO_ADVERTISERS,
+        )
+    ]
+    plan = plan_of(lambda: AksNapGpuNodePool("p", given))  # type: ignore[arg-type]
+    assert [r.name for r in plan.resources if r.type == RELEASE] == []
+
+
 def test_the_gpu_cluster_refuses_the_managed_gpu_tag_under_the_operator_and_the_device_plugin_stack() -> None:
     pool = {**T4_NAP, "azure": {"node_class_spec": MANAGED}}
     [operator] = cluster(pool, gpu_stack="gpu-operator")
@@ -307,7 +321,7 @@ def test_the_gpu_cluster_refuses_the_managed_gpu_tag_under_the_operator_and_the_
 MIXED_OS = (
     "the GPU Operator serves pools of more than one node OS (Azure Linux: t4al; Ubuntu: t4); its driver and container "
     "toolkit are per OS and AKS documents it as not compatible with several OS versions in one cluster: keep its "
-    f"pools on one OS family [source: {SOURCE_OPERATOR_ONE_OS}]"
+    f"pools on one OS family and version [source: {SOURCE_OPERATOR_ONE_OS}]"
 )
 AZURE_LINUX_T4 = {**T4, "name": "t4al", "azure": {"agent_pool_args": {"os_sku": "AzureLinux"}}}
 
@@ -332,12 +346,35 @@ def test_a_gpu_operator_spanning_ubuntu_and_azure_linux_pools_is_warned(caplog: 
     assert warnings(caplog) == [MIXED_OS]
 
 
-def test_a_gpu_operator_on_one_os_family_is_not_warned(caplog: pytest.LogCaptureFixture) -> None:
-    ubuntu_2404 = {**T4, "name": "t4u", "azure": {"agent_pool_args": {"os_sku": "Ubuntu2404"}}}
-    args: GpuClusterArgs = {"cloud": "azure", "azure": WIRING, "gpu_stack": "gpu-operator", "pools": [T4, ubuntu_2404]}  # type: ignore[typeddict-item]
+def _os_pool(name: str, os_sku: str) -> dict[str, Any]:
+    return {**T4, "name": name, "azure": {"agent_pool_args": {"os_sku": os_sku}}}
+
+
+def _operator_warnings(caplog: pytest.LogCaptureFixture, *pools: dict[str, Any]) -> list[str]:
+    args: GpuClusterArgs = {"cloud": "azure", "azure": WIRING, "gpu_stack": "gpu-operator", "pools": list(pools)}  # type: ignore[typeddict-item]
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: GpuCluster("c", args))
-    assert warnings(caplog) == []
+    return warnings(caplog)
+
+
+def test_a_gpu_operator_spanning_two_ubuntu_versions_is_warned(caplog: pytest.LogCaptureFixture) -> None:
+    pools = (_os_pool("t4a", "Ubuntu2204"), _os_pool("t4b", "Ubuntu2404"))
+    assert _operator_warnings(caplog, *pools) == [
+        "the GPU Operator serves pools of more than one node OS (Ubuntu 22.04: t4a; Ubuntu 24.04: t4b); its driver "
+        "and container toolkit are per OS and AKS documents it as not compatible with several OS versions in one "
+        f"cluster: keep its pools on one OS family and version [source: {SOURCE_OPERATOR_ONE_OS}]"
+    ]
+
+
+@pytest.mark.parametrize(
+    "os_skus",
+    [("Ubuntu", "Ubuntu2404"), ("Ubuntu", "Ubuntu2204"), ("Ubuntu2404", "Ubuntu2404"), ("AzureLinux", "AzureLinux3")],
+)
+def test_a_gpu_operator_on_one_os_family_and_at_most_one_named_version_is_not_warned(
+    caplog: pytest.LogCaptureFixture, os_skus: tuple[str, str]
+) -> None:
+    # Ubuntu (or AzureLinux) alone is AKS's default version for the Kubernetes version: maybe the named one.
+    assert _operator_warnings(caplog, _os_pool("t4a", os_skus[0]), _os_pool("t4b", os_skus[1])) == []
 
 
 def nap_stack(tmp_path: Path, pools: list[dict[str, Any]], *args: str, gpu_stack: str = "gpu-operator") -> Any:
@@ -387,6 +424,12 @@ def test_the_stack_config_leaves_a_managed_gpu_nap_pool_to_aks(tmp_path: Path) -
     assert [r for r in resources if r["type"] == RELEASE] == []
     [node_class] = [r for r in resources if r["type"] == NODE_CLASS]
     assert node_class["inputs"]["spec"]["tags"] == {"EnableManagedGPUExperience": "true"}
+
+
+def test_the_managed_gpu_tag_name_matches_in_any_case_on_an_agent_pool() -> None:
+    assert [(p.path, p.value) for p in agent_pool(T4, tags={"enableManagedGpuExperience": "true"})] == [
+        ("tags['enableManagedGpuExperience']", "true")
+    ]
 
 
 def test_the_managed_gpu_tag_on_an_agent_pool_is_refused() -> None:
