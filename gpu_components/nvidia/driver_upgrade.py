@@ -146,7 +146,6 @@ def upgrade_policy(settings: Mapping[str, Any] | None) -> dict[str, Any]:
         "drain": {
             "enable": given.get("drain", False),
             "force": force,
-            "podSelector": "",
             "timeoutSeconds": given.get("drain_timeout_seconds", DEFAULT_DRAIN_TIMEOUT_SECONDS),
             "deleteEmptyDir": empty_dir,
         },

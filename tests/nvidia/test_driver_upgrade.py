@@ -32,7 +32,7 @@ OPERATOR_DRIVER: dict[str, Any] = {
         "maxUnavailable": "25%",
         "waitForCompletion": {"timeoutSeconds": 3600, "podSelector": "gpu-components/long-running=true"},
         "gpuPodDeletion": {"force": False, "timeoutSeconds": 300, "deleteEmptyDir": False},
-        "drain": {"enable": False, "force": False, "podSelector": "", "timeoutSeconds": 300, "deleteEmptyDir": False},
+        "drain": {"enable": False, "force": False, "timeoutSeconds": 300, "deleteEmptyDir": False},
     },
 }
 """The chart values' ``driver`` where the operator installs the driver, with the default upgrade policy."""
@@ -62,7 +62,7 @@ def test_settings_render_into_the_policy() -> None:
         "maxUnavailable": "1",
         "waitForCompletion": {"timeoutSeconds": 7200, "podSelector": "gpu-components/long-running=true"},
         "gpuPodDeletion": {"force": True, "timeoutSeconds": 600, "deleteEmptyDir": True},
-        "drain": {"enable": True, "force": True, "podSelector": "", "timeoutSeconds": 900, "deleteEmptyDir": True},
+        "drain": {"enable": True, "force": True, "timeoutSeconds": 900, "deleteEmptyDir": True},
     }
     assert upgrade_policy({"all_nodes_at_once": True})["maxParallelUpgrades"] == 0
 

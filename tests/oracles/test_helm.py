@@ -225,6 +225,16 @@ def _dra_placement(plan: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str
 
 
 _OPERANDS = ("driver", "toolkit", "devicePlugin", "migManager", "dcgmExporter", "cdi", "mig", "daemonsets", "operator")
+_CLUSTER_POLICY_NAMES = {("driver", "upgradePolicy", "gpuPodDeletion"): ("driver", "upgradePolicy", "podDeletion")}
+"""Values paths the chart writes into the ClusterPolicy under another name (its ``templates/clusterpolicy.yaml``:
+``driver.upgradePolicy.gpuPodDeletion`` becomes ``spec.driver.upgradePolicy.podDeletion``)."""
+
+
+def _cluster_policy_path(path: tuple[str, ...]) -> tuple[str, ...]:
+    for prefix, renamed in _CLUSTER_POLICY_NAMES.items():
+        if path[: len(prefix)] == prefix:
+            return renamed + path[len(prefix) :]
+    return path
 
 
 def _gpu_operator(plan: Mapping[str, Any], inputs: Mapping[str, Any], objects: Objects) -> list[str]:
@@ -236,13 +246,14 @@ def _gpu_operator(plan: Mapping[str, Any], inputs: Mapping[str, Any], objects: O
     for operand in _OPERANDS:
         for path in helm.value_paths(values.get(operand) or {}, (operand,)):
             got: Any = spec
-            for key in path:
+            for key in _cluster_policy_path(path):
                 got = got.get(key) if isinstance(got, Mapping) else None
             want = values
             for key in path:
                 want = want[key]
             if got != want:
-                problems.append(f"ClusterPolicy spec.{'.'.join(path)} {got!r} != plan's {want!r}")
+                at = ".".join(_cluster_policy_path(path))
+                problems.append(f"ClusterPolicy spec.{at} {got!r} != plan's {want!r} (values {'.'.join(path)})")
     for operand, key in (("devicePlugin", "default"), ("migManager", "default")):
         config = (values.get(operand) or {}).get("config") or {}
         if "name" not in config:
