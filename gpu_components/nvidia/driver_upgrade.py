@@ -96,9 +96,11 @@ class DriverUpgradeSettingsArgs(TypedDict):
     all_nodes_at_once: NotRequired[bool]
     """Upgrade every node at once (``maxParallelUpgrades`` 0): every GPU pod on every node stops together. Defaults to
     false. Not with ``max_parallel_upgrades``."""
-    max_unavailable: NotRequired[str]
-    """Most driver nodes unavailable during the upgrade (``maxUnavailable``): a whole number of nodes (``"2"``) or a
-    percentage of them (``"25%"``, rounded up by the operator), at least 1. Defaults to ``25%``."""
+    max_unavailable: NotRequired[Any]
+    """Most driver nodes unavailable during the upgrade (``maxUnavailable``, an IntOrString): a whole number of nodes
+    (``2`` or ``"2"``, rendered as given) or a percentage of them (``"25%"``, rounded up by the operator), at least 1.
+    Defaults to ``25%``. Typed ``Any`` because a component schema has no int-or-string type; checked by
+    :func:`driver_upgrade_problems`."""
     wait_timeout_seconds: NotRequired[int]
     """Seconds to wait on a cordoned node for the long-running pods (labelled ``gpu-components/long-running=true`` by
     the workload helpers' ``do_not_disrupt``) to finish before their GPU pods are deleted
@@ -234,7 +236,7 @@ def driver_upgrade_problems(
             )
         )
     unavailable = given.get("max_unavailable")
-    if isinstance(unavailable, str) and not _MAX_UNAVAILABLE.fullmatch(unavailable):
+    if "max_unavailable" in given and not _unavailable_ok(unavailable):
         problems.append(_unavailable_problem(f"{where}.max_unavailable", unavailable))
     problems += _helm_problems(helm_values, at_once, f"{prefix}helm_values.driver.upgradePolicy")
     return problems
@@ -286,6 +288,13 @@ def _helm_problems(helm_values: object, at_once: bool, where: str) -> list[Probl
     return problems
 
 
+def _unavailable_ok(value: object) -> bool:
+    """Whether ``value`` is a ``maxUnavailable`` of at least 1: a whole number, or a string of one or a percentage."""
+    if _whole(value):
+        return value >= 1
+    return isinstance(value, str) and _MAX_UNAVAILABLE.fullmatch(value) is not None
+
+
 def _whole(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -314,7 +323,7 @@ def _unavailable_problem(where: str, value: object) -> Problem:
         where,
         value,
         "not a number of nodes or a percentage of at least 1 (0 lets no node be taken down: the upgrade never runs)",
-        'a whole number of at least 1 ("2") or a percentage from 1% to 100% ("25%")',
+        'a whole number of at least 1 (2 or "2") or a percentage from 1% to 100% ("25%")',
         SOURCE_UPGRADE_POLICY,
     )
 

@@ -112,7 +112,7 @@ def test_zero_timeouts_and_all_nodes_at_once_by_number_are_refused() -> None:
             "0%",
             "not a number of nodes or a percentage of at least 1 (0 lets no node be taken down: the upgrade never"
             " runs)",
-            'a whole number of at least 1 ("2") or a percentage from 1% to 100% ("25%")',
+            'a whole number of at least 1 (2 or "2") or a percentage from 1% to 100% ("25%")',
             SOURCE_VALUES,
         ),
     ]
@@ -178,16 +178,33 @@ def test_settings_where_the_operator_does_not_install_the_driver_are_refused() -
     ]
 
 
-@pytest.mark.parametrize("unavailable", ["1", "12", "1%", "25%", "100%"])
-def test_max_unavailable_takes_a_number_or_a_percentage(unavailable: str) -> None:
+@pytest.mark.parametrize("unavailable", ["1", "12", "1%", "25%", "100%", 1, 2])
+def test_max_unavailable_takes_a_number_or_a_percentage(unavailable: int | str) -> None:
     assert driver_upgrade_problems({"max_unavailable": unavailable}, None, True) == []
 
 
-@pytest.mark.parametrize("unavailable", ["0", "0%", "101%", "25 %", "a", "-1"])
-def test_max_unavailable_refuses_zero_and_other_forms(unavailable: str) -> None:
+@pytest.mark.parametrize("unavailable", ["0", "0%", "101%", "25 %", "a", "-1", 0, -2, True, 2.5, [1]])
+def test_max_unavailable_refuses_zero_and_other_forms(unavailable: object) -> None:
     assert [p.path for p in driver_upgrade_problems({"max_unavailable": unavailable}, None, True)] == [
         "driver_upgrade.max_unavailable"
     ]
+
+
+def test_a_whole_number_max_unavailable_is_refused_below_1_in_full() -> None:
+    assert driver_upgrade_problems({"max_unavailable": 0}, None, True) == [
+        Problem(
+            "driver_upgrade.max_unavailable",
+            0,
+            "not a number of nodes or a percentage of at least 1 (0 lets no node be taken down: the upgrade never"
+            " runs)",
+            'a whole number of at least 1 (2 or "2") or a percentage from 1% to 100% ("25%")',
+            SOURCE_VALUES,
+        )
+    ]
+
+
+def test_a_whole_number_max_unavailable_renders_as_an_int() -> None:
+    assert upgrade_policy({"max_unavailable": 2})["maxUnavailable"] == 2
 
 
 def test_a_drain_without_force_is_warned_about() -> None:
