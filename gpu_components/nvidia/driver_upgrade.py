@@ -27,7 +27,7 @@ from typing import Any, TypeGuard
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.errors import Problem
-from gpu_components.shape import STRICT
+from gpu_components.shape import STRICT, unknown_field
 
 __all__ = [
     "DEFAULT_DRAIN_TIMEOUT_SECONDS",
@@ -77,6 +77,23 @@ DEFAULT_DRAIN_TIMEOUT_SECONDS = 300
 """``drain.timeoutSeconds``: five minutes, the chart's default (its values: "recommended to set a timeout to avoid
 infinite drain")."""
 
+_INT_OR_STRING = "int-or-string"
+_POLICY_FIELDS: Mapping[str, Any] = {
+    "autoUpgrade": bool,
+    "maxParallelUpgrades": int,
+    "maxUnavailable": _INT_OR_STRING,
+    "waitForCompletion": {"timeoutSeconds": int, "podSelector": str},
+    "gpuPodDeletion": {"force": bool, "timeoutSeconds": int, "deleteEmptyDir": bool},
+    "drain": {"enable": bool, "force": bool, "podSelector": str, "timeoutSeconds": int, "deleteEmptyDir": bool},
+}
+"""The keys and types of ``driver.upgradePolicy`` (chart values and ClusterPolicy CRD v26.7.0; ``maxUnavailable`` an
+IntOrString); a nested mapping is a section of its own keys."""
+_TYPE_WORDS: Mapping[object, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    str: "a string",
+    _INT_OR_STRING: 'a whole number or a string (2, "2", "25%")',
+}
 _MAX_UNAVAILABLE = re.compile(r"^(?:[1-9][0-9]*|(?:[1-9][0-9]?|100)%)$")
 _POLICY = ("driver", "upgradePolicy")
 
@@ -178,7 +195,9 @@ def driver_upgrade_problems(
     settings: object, helm_values: object, operator_driver: bool | None, path: str = ""
 ) -> list[Problem]:
     """What in the driver upgrade settings, or in ``helm_values.driver.upgradePolicy`` (merged over them), would break
-    an upgrade, every problem at once (values of the wrong type are the shape check's, not these).
+    an upgrade, every problem at once (values of the wrong type in the settings are the shape check's; in
+    ``helm_values.driver.upgradePolicy`` these check every key and type against the chart's values and the CRD,
+    :data:`_POLICY_FIELDS`, and that ``helm_values.driver.version`` is a string).
 
     - a timeout of 0 (``*_timeout_seconds``; the operator reads 0 as forever), or below 0;
     - ``maxParallelUpgrades`` 0 (every node at once) unless ``all_nodes_at_once``; ``all_nodes_at_once`` beside
@@ -247,9 +266,12 @@ def _helm_problems(helm_values: object, at_once: bool, where: str) -> list[Probl
     policy: object = helm_values
     for key in _POLICY:
         policy = policy.get(key) if isinstance(policy, Mapping) else None
+    problems = _version_problems(helm_values, where.removesuffix(".upgradePolicy"))
+    if policy is None:
+        return problems
+    problems += _policy_shape_problems(policy, _POLICY_FIELDS, where)
     if not isinstance(policy, Mapping):
-        return []
-    problems: list[Problem] = []
+        return problems
     for _, (section, field), why in _TIMEOUTS:
         block = policy.get(section)
         value = block.get(field) if isinstance(block, Mapping) else None
@@ -286,6 +308,61 @@ def _helm_problems(helm_values: object, at_once: bool, where: str) -> list[Probl
             )
         )
     return problems
+
+
+def _version_problems(helm_values: object, where: str) -> list[Problem]:
+    """``helm_values.driver.version`` not a string (the chart's image tag)."""
+    driver = helm_values.get("driver") if isinstance(helm_values, Mapping) else None
+    if not isinstance(driver, Mapping) or "version" not in driver or isinstance(driver["version"], str):
+        return []
+    return [
+        Problem(
+            f"{where}.version",
+            driver["version"],
+            "must be a string (the driver image's tag)",
+            f'a string ("{DEFAULT_DRIVER_VERSION}")',
+            SOURCE_UPGRADE_POLICY,
+        )
+    ]
+
+
+def _policy_shape_problems(value: object, fields: Mapping[str, Any], where: str) -> list[Problem]:
+    """Keys and types of a ``driver.upgradePolicy`` (section) against :data:`_POLICY_FIELDS`: unknown keys (with the
+    closest known one) and values of the wrong type, every one at once."""
+    allowed = list(fields)
+    if not isinstance(value, Mapping):
+        return [
+            Problem(
+                where,
+                value,
+                "must be a mapping of the upgrade policy's fields",
+                ", ".join(allowed),
+                SOURCE_UPGRADE_POLICY,
+            )
+        ]
+    problems: list[Problem] = []
+    for key, item in value.items():
+        path = f"{where}.{key}"
+        expected = fields.get(key) if isinstance(key, str) else None
+        if expected is None:
+            close = unknown_field(str(key), allowed)
+            camel = re.sub(r"_([a-z])", lambda match: match.group(1).upper(), str(key))
+            if close == "unknown field" and camel in fields:
+                close = f"unknown field; did you mean {camel!r}?"
+            problems.append(Problem(path, item, close, ", ".join(allowed), SOURCE_UPGRADE_POLICY))
+        elif isinstance(expected, Mapping):
+            problems += _policy_shape_problems(item, expected, path)
+        elif not _is_type(item, expected):
+            problems.append(Problem(path, item, f"must be {_TYPE_WORDS[expected]}", None, SOURCE_UPGRADE_POLICY))
+    return problems
+
+
+def _is_type(value: object, expected: object) -> bool:
+    if expected == _INT_OR_STRING:
+        return _whole(value) or isinstance(value, str)
+    if expected is int:
+        return _whole(value)
+    return isinstance(value, expected) if isinstance(expected, type) else False
 
 
 def _unavailable_ok(value: object) -> bool:

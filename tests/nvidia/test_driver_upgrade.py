@@ -227,3 +227,103 @@ def test_the_policy_in_a_few_words() -> None:
     assert describe_policy({"autoUpgrade": False}) == (
         "autoUpgrade false: each node's driver pod must be restarted by hand"
     )
+
+
+def test_helm_upgrade_policy_values_of_the_wrong_type_are_refused() -> None:
+    helm = {
+        "driver": {
+            "version": 595,
+            "upgradePolicy": {
+                "maxParallelUpgrades": "2",
+                "waitForCompletion": {"timeoutSeconds": "60"},
+                "autoUpgrade": "no",
+                "maxUnavailable": 2.5,
+            },
+        }
+    }
+
+    assert driver_upgrade_problems(None, helm, True, "gpu_operator") == [
+        Problem(
+            "gpu_operator.helm_values.driver.version",
+            595,
+            "must be a string (the driver image's tag)",
+            'a string ("595.91.07")',
+            SOURCE_VALUES,
+        ),
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.maxParallelUpgrades",
+            "2",
+            "must be a whole number",
+            None,
+            SOURCE_VALUES,
+        ),
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.waitForCompletion.timeoutSeconds",
+            "60",
+            "must be a whole number",
+            None,
+            SOURCE_VALUES,
+        ),
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.autoUpgrade",
+            "no",
+            "must be true or false",
+            None,
+            SOURCE_VALUES,
+        ),
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.maxUnavailable",
+            2.5,
+            'must be a whole number or a string (2, "2", "25%")',
+            None,
+            SOURCE_VALUES,
+        ),
+    ]
+
+
+POLICY_KEYS = "autoUpgrade, maxParallelUpgrades, maxUnavailable, waitForCompletion, gpuPodDeletion, drain"
+
+
+@pytest.mark.parametrize("policy", [[1], "oops"])
+def test_a_helm_upgrade_policy_that_is_not_a_mapping_is_refused(policy: object) -> None:
+    assert driver_upgrade_problems(None, {"driver": {"upgradePolicy": policy}}, True) == [
+        Problem(
+            "helm_values.driver.upgradePolicy",
+            policy,
+            "must be a mapping of the upgrade policy's fields",
+            POLICY_KEYS,
+            SOURCE_VALUES,
+        )
+    ]
+
+
+@pytest.mark.parametrize("key", ["maxParalelUpgrades", "max_parallel_upgrades"])
+def test_unknown_helm_upgrade_policy_keys_are_refused_with_the_closest(key: str) -> None:
+    assert driver_upgrade_problems(None, {"driver": {"upgradePolicy": {key: 2}}}, True) == [
+        Problem(
+            f"helm_values.driver.upgradePolicy.{key}",
+            2,
+            "unknown field; did you mean 'maxParallelUpgrades'?",
+            POLICY_KEYS,
+            SOURCE_VALUES,
+        )
+    ]
+
+
+def test_unknown_keys_in_a_helm_upgrade_policy_section_are_refused() -> None:
+    assert driver_upgrade_problems(None, {"driver": {"upgradePolicy": {"drain": {"enabled": True}}}}, True) == [
+        Problem(
+            "helm_values.driver.upgradePolicy.drain.enabled",
+            True,
+            "unknown field; did you mean 'enable'?",
+            "enable, force, podSelector, timeoutSeconds, deleteEmptyDir",
+            SOURCE_VALUES,
+        )
+    ]
+
+
+def test_a_whole_helm_upgrade_policy_of_the_right_types_passes() -> None:
+    assert (
+        driver_upgrade_problems(None, {"driver": {"version": "580.1", "upgradePolicy": upgrade_policy(None)}}, True)
+        == []
+    )
