@@ -88,6 +88,19 @@ _POLICY_FIELDS: Mapping[str, Any] = {
 }
 """The keys and types of ``driver.upgradePolicy`` (chart values and ClusterPolicy CRD v26.7.0; ``maxUnavailable`` an
 IntOrString); a nested mapping is a section of its own keys."""
+_SETS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "auto_upgrade": (("autoUpgrade",),),
+    "max_parallel_upgrades": (("maxParallelUpgrades",),),
+    "all_nodes_at_once": (("maxParallelUpgrades",),),
+    "max_unavailable": (("maxUnavailable",),),
+    "wait_timeout_seconds": (("waitForCompletion", "timeoutSeconds"),),
+    "pod_deletion_timeout_seconds": (("gpuPodDeletion", "timeoutSeconds"),),
+    "drain": (("drain", "enable"),),
+    "drain_timeout_seconds": (("drain", "timeoutSeconds"),),
+    "force": (("gpuPodDeletion", "force"), ("drain", "force")),
+    "delete_empty_dir": (("gpuPodDeletion", "deleteEmptyDir"), ("drain", "deleteEmptyDir")),
+}
+"""The ``driver.upgradePolicy`` keys each driver upgrade setting renders (:func:`upgrade_policy`)."""
 _TYPE_WORDS: Mapping[object, str] = {
     bool: "true or false",
     int: "a whole number",
@@ -258,6 +271,38 @@ def driver_upgrade_problems(
     if "max_unavailable" in given and not _unavailable_ok(unavailable):
         problems.append(_unavailable_problem(f"{where}.max_unavailable", unavailable))
     problems += _helm_problems(helm_values, at_once, f"{prefix}helm_values.driver.upgradePolicy")
+    problems += _overlap_problems(given, helm_values, where, f"{prefix}helm_values.driver.upgradePolicy")
+    return problems
+
+
+def _overlap_problems(given: Mapping[str, Any], helm_values: object, where: str, helm_where: str) -> list[Problem]:
+    """A ``helm_values.driver.upgradePolicy`` key that a given driver upgrade setting also renders: the helm value
+    would win silently, so the two ways of saying one thing are refused."""
+    policy: object = helm_values
+    for key in _POLICY:
+        policy = policy.get(key) if isinstance(policy, Mapping) else None
+    if not isinstance(policy, Mapping):
+        return []
+    problems: list[Problem] = []
+    for setting, keys in _SETS.items():
+        if setting not in given:
+            continue
+        for keypath in keys:
+            block: object = policy
+            for key in keypath[:-1]:
+                block = block.get(key) if isinstance(block, Mapping) else None
+            if not isinstance(block, Mapping) or keypath[-1] not in block:
+                continue
+            helm_path = f"{helm_where}.{'.'.join(keypath)}"
+            problems.append(
+                Problem(
+                    helm_path,
+                    block[keypath[-1]],
+                    f"{where}.{setting} sets this too ({given[setting]!r}); the helm value would override it silently",
+                    f"one of {where}.{setting} or {helm_path}, not both",
+                    SOURCE_UPGRADE_POLICY,
+                )
+            )
     return problems
 
 

@@ -120,12 +120,12 @@ def test_zero_timeouts_and_all_nodes_at_once_by_number_are_refused() -> None:
 
 def test_all_nodes_at_once_is_asked_for_by_name_and_only_one_way() -> None:
     assert driver_upgrade_problems({"all_nodes_at_once": True}, None, True) == []
-    assert (
-        driver_upgrade_problems(
+    assert [
+        p.message
+        for p in driver_upgrade_problems(
             {"all_nodes_at_once": True}, {"driver": {"upgradePolicy": {"maxParallelUpgrades": 0}}}, True
         )
-        == []
-    )
+    ] == ["driver_upgrade.all_nodes_at_once sets this too (True); the helm value would override it silently"]
     assert [
         p.path for p in driver_upgrade_problems({"all_nodes_at_once": True, "max_parallel_upgrades": 2}, None, True)
     ] == ["driver_upgrade.all_nodes_at_once"]
@@ -327,3 +327,33 @@ def test_a_whole_helm_upgrade_policy_of_the_right_types_passes() -> None:
         driver_upgrade_problems(None, {"driver": {"version": "580.1", "upgradePolicy": upgrade_policy(None)}}, True)
         == []
     )
+
+
+def test_a_helm_upgrade_policy_key_a_setting_also_sets_is_refused() -> None:
+    helm = {"driver": {"upgradePolicy": {"maxParallelUpgrades": 3, "drain": {"force": True}}}}
+
+    assert driver_upgrade_problems({"max_parallel_upgrades": 2, "force": True}, helm, True, "gpu_operator") == [
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.maxParallelUpgrades",
+            3,
+            "gpu_operator.driver_upgrade.max_parallel_upgrades sets this too (2); the helm value would override it"
+            " silently",
+            "one of gpu_operator.driver_upgrade.max_parallel_upgrades or"
+            " gpu_operator.helm_values.driver.upgradePolicy.maxParallelUpgrades, not both",
+            SOURCE_VALUES,
+        ),
+        Problem(
+            "gpu_operator.helm_values.driver.upgradePolicy.drain.force",
+            True,
+            "gpu_operator.driver_upgrade.force sets this too (True); the helm value would override it silently",
+            "one of gpu_operator.driver_upgrade.force or gpu_operator.helm_values.driver.upgradePolicy.drain.force,"
+            " not both",
+            SOURCE_VALUES,
+        ),
+    ]
+
+
+def test_helm_upgrade_policy_keys_no_setting_sets_pass_beside_settings() -> None:
+    helm = {"driver": {"upgradePolicy": {"maxUnavailable": "50%"}}}
+
+    assert driver_upgrade_problems({"max_parallel_upgrades": 2}, helm, True) == []
