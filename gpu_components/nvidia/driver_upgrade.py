@@ -142,7 +142,8 @@ class DriverUpgradeSettingsArgs(TypedDict):
     """Also drain the node (``kubectl drain``) before the driver reloads (``drain.enable``). Defaults to false, as
     the chart: deleting the GPU pods is enough to unload the driver."""
     drain_timeout_seconds: NotRequired[int]
-    """Seconds before a drain gives up (``drain.timeoutSeconds``), at least 1. Defaults to 300."""
+    """Seconds before a drain gives up (``drain.timeoutSeconds``), at least 1. Defaults to 300. Only with ``drain``
+    true (refused as ignored otherwise)."""
     force: NotRequired[bool]
     """Delete or drain pods that no controller manages too (``gpuPodDeletion.force``, ``drain.force``): they are not
     recreated. Defaults to false."""
@@ -272,7 +273,33 @@ def driver_upgrade_problems(
         problems.append(_unavailable_problem(f"{where}.max_unavailable", unavailable))
     problems += _helm_problems(helm_values, at_once, f"{prefix}helm_values.driver.upgradePolicy")
     problems += _overlap_problems(given, helm_values, where, f"{prefix}helm_values.driver.upgradePolicy")
+    problems += _drain_only_problems(given, helm_values, where)
     return problems
+
+
+_DRAIN_ONLY = ("drain_timeout_seconds",)
+"""Settings that render only into ``drain`` (``force`` and ``delete_empty_dir`` also apply to ``gpuPodDeletion``)."""
+
+
+def _drain_only_problems(given: Mapping[str, Any], helm_values: object, where: str) -> list[Problem]:
+    """Drain-only settings where no drain runs (``drain`` not true, nor ``helm_values``' ``drain.enable``): the
+    operator would ignore them."""
+    policy: object = helm_values
+    for key in (*_POLICY, "drain"):
+        policy = policy.get(key) if isinstance(policy, Mapping) else None
+    if given.get("drain") is True or (isinstance(policy, Mapping) and policy.get("enable") is True):
+        return []
+    return [
+        Problem(
+            f"{where}.{key}",
+            given[key],
+            f"applies only to a drain, and {where}.drain is not true: the GPU Operator would ignore it",
+            f"{where}.drain true beside it, or no {key}",
+            SOURCE_UPGRADE_POLICY,
+        )
+        for key in _DRAIN_ONLY
+        if key in given
+    ]
 
 
 def _overlap_problems(given: Mapping[str, Any], helm_values: object, where: str, helm_where: str) -> list[Problem]:

@@ -71,6 +71,7 @@ def test_zero_timeouts_and_all_nodes_at_once_by_number_are_refused() -> None:
     settings = {
         "wait_timeout_seconds": 0,
         "pod_deletion_timeout_seconds": 0,
+        "drain": True,
         "drain_timeout_seconds": -5,
         "max_parallel_upgrades": 0,
         "max_unavailable": "0%",
@@ -357,3 +358,25 @@ def test_helm_upgrade_policy_keys_no_setting_sets_pass_beside_settings() -> None
     helm = {"driver": {"upgradePolicy": {"maxUnavailable": "50%"}}}
 
     assert driver_upgrade_problems({"max_parallel_upgrades": 2}, helm, True) == []
+
+
+def test_a_drain_timeout_without_drain_is_refused_as_ignored() -> None:
+    assert driver_upgrade_problems({"drain_timeout_seconds": 900}, None, True, "gpu_operator") == [
+        Problem(
+            "gpu_operator.driver_upgrade.drain_timeout_seconds",
+            900,
+            "applies only to a drain, and gpu_operator.driver_upgrade.drain is not true: the GPU Operator would ignore"
+            " it",
+            "gpu_operator.driver_upgrade.drain true beside it, or no drain_timeout_seconds",
+            SOURCE_VALUES,
+        )
+    ]
+    assert [p.path for p in driver_upgrade_problems({"drain": False, "drain_timeout_seconds": 900}, None, True)] == [
+        "driver_upgrade.drain_timeout_seconds"
+    ]
+
+
+def test_a_drain_timeout_with_a_drain_passes() -> None:
+    assert driver_upgrade_problems({"drain": True, "drain_timeout_seconds": 900}, None, True) == []
+    helm = {"driver": {"upgradePolicy": {"drain": {"enable": True}}}}
+    assert driver_upgrade_problems({"drain_timeout_seconds": 900}, helm, True) == []
