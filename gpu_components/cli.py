@@ -20,7 +20,8 @@ changed.
 
 ``plan`` prints a ``warning:`` line on stderr for each ``ignoreChanges`` path of the plan that names no input of its
 resource, with the closest input path (:mod:`~gpu_components.plan.ignore_changes`); ``diff`` and ``plan --diff`` put
-the same warnings in the diff's text.
+the same warnings in the diff's text. A component's own warning during a plan (a driver upgrade drain without
+``force``) prints the same way, ``warning: <stack>: ...``.
 
 ``plan`` of several stacks (``--all``, or several names) plans every one: a stack that cannot be planned prints its
 error, the others are still printed, written or diffed, and the command exits 1 at the end (before ``--exit-code``
@@ -35,6 +36,7 @@ a pack or ``--policy-config`` that cannot be used exits 1.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -366,7 +368,27 @@ def _stop_if_failed(failed: Sequence[str], count: int) -> None:
     raise click.exceptions.Exit(1)
 
 
+class _StackLog(logging.Handler):
+    """Prints the program's log messages during one stack's plan (a component's ``pulumi.log.warn``, e.g. the driver
+    upgrade's drain without force) on stderr as the plan's other warnings print: ``warning: <stack>: <message>``
+    (``error: <stack>: ...`` for an error)."""
+
+    def __init__(self, stack: str) -> None:
+        super().__init__(logging.WARNING)
+        self.stack = stack
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = "warning" if record.levelno < logging.ERROR else "error"
+        click.echo(f"{level}: {self.stack}: {record.getMessage()}", err=True)
+
+
+_PROGRAM_LOG = logging.getLogger("gpu_components.plan.pulumi")
+"""The logger the plan runner hands the Pulumi SDK (:mod:`gpu_components.plan.runner`)."""
+
+
 def _plan(root: Path, stack: str, preview: bool) -> Plan:
+    handler = _StackLog(stack)
+    _PROGRAM_LOG.addHandler(handler)
     try:
         return run_project(root, stack, preview=preview)
     except (
@@ -378,6 +400,8 @@ def _plan(root: Path, stack: str, preview: bool) -> Plan:
         ProgramError,
     ) as error:
         raise click.ClickException(f"{stack}: {error}") from None
+    finally:
+        _PROGRAM_LOG.removeHandler(handler)
 
 
 def _warn_autoscaled_pools(result: Plan) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,7 @@ def test_plan_diff_flags_an_instance_type_change(eks_json: Path, tmp_path: Path)
         "Plan diff of aws-eks:\n"
         "+- aws:eks/nodeGroup:NodeGroup gpu-demo-gpu-a10g-shared-node-group\n"
         '    instanceTypes[0]: "g5.xlarge" -> "g5.2xlarge"  [forces replacement]\n'
-        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
 
 
@@ -460,5 +461,20 @@ def test_a_pool_moved_to_another_gpu_advertiser_in_place_exits_as_a_replacement_
         '    labels["nvidia.com/gpu.present"]: (none) -> "true"',
     ]
     assert lines[-1] == (
-        "7 to create, 3 to update, 1 to replace, 2 to delete; 5 output change(s); 1 node pool(s) drained"
+        "7 to create, 3 to update, 1 to replace, 2 to delete; 5 output change(s); 1 resource(s) draining nodes"
     )
+
+
+def test_a_components_warning_prints_with_the_warning_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver upgrade's drain-without-force warning went to stderr bare; it prints as the ignoreChanges ones."""
+
+    def planned(root: Path, stack: str, preview: bool) -> Plan:
+        logging.getLogger("gpu_components.plan.pulumi").warning("driver.upgradePolicy.drain is enabled without force")
+        return example_plan(stack)
+
+    monkeypatch.setattr(cli, "run_project", planned)
+
+    result = run("plan", "aws-eks", "--cwd", str(ROOT))
+
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == ["warning: aws-eks: driver.upgradePolicy.drain is enabled without force"]

@@ -172,6 +172,6 @@ def test_a_driver_version_change_drains_the_operators_pools(tmp_path: Path) -> N
         " (maxParallelUpgrades 1, maxUnavailable 25%, waits 3600 s for pods gpu-components/long-running=true, then"
         " deletes GPU pods (timeout 300 s), no drain)]\n"
         '    values.driver.version: "595.91.07" -> "600.10.01"\n'
-        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4

@@ -27,7 +27,7 @@ from typing import Any, TypeGuard
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.errors import Problem
-from gpu_components.shape import STRICT
+from gpu_components.shape import STRICT, unknown_field
 
 __all__ = [
     "DEFAULT_DRAIN_TIMEOUT_SECONDS",
@@ -77,6 +77,36 @@ DEFAULT_DRAIN_TIMEOUT_SECONDS = 300
 """``drain.timeoutSeconds``: five minutes, the chart's default (its values: "recommended to set a timeout to avoid
 infinite drain")."""
 
+_INT_OR_STRING = "int-or-string"
+_POLICY_FIELDS: Mapping[str, Any] = {
+    "autoUpgrade": bool,
+    "maxParallelUpgrades": int,
+    "maxUnavailable": _INT_OR_STRING,
+    "waitForCompletion": {"timeoutSeconds": int, "podSelector": str},
+    "gpuPodDeletion": {"force": bool, "timeoutSeconds": int, "deleteEmptyDir": bool},
+    "drain": {"enable": bool, "force": bool, "podSelector": str, "timeoutSeconds": int, "deleteEmptyDir": bool},
+}
+"""The keys and types of ``driver.upgradePolicy`` (chart values and ClusterPolicy CRD v26.7.0; ``maxUnavailable`` an
+IntOrString); a nested mapping is a section of its own keys."""
+_SETS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "auto_upgrade": (("autoUpgrade",),),
+    "max_parallel_upgrades": (("maxParallelUpgrades",),),
+    "all_nodes_at_once": (("maxParallelUpgrades",),),
+    "max_unavailable": (("maxUnavailable",),),
+    "wait_timeout_seconds": (("waitForCompletion", "timeoutSeconds"),),
+    "pod_deletion_timeout_seconds": (("gpuPodDeletion", "timeoutSeconds"),),
+    "drain": (("drain", "enable"),),
+    "drain_timeout_seconds": (("drain", "timeoutSeconds"),),
+    "force": (("gpuPodDeletion", "force"), ("drain", "force")),
+    "delete_empty_dir": (("gpuPodDeletion", "deleteEmptyDir"), ("drain", "deleteEmptyDir")),
+}
+"""The ``driver.upgradePolicy`` keys each driver upgrade setting renders (:func:`upgrade_policy`)."""
+_TYPE_WORDS: Mapping[object, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    str: "a string",
+    _INT_OR_STRING: 'a whole number or a string (2, "2", "25%")',
+}
 _MAX_UNAVAILABLE = re.compile(r"^(?:[1-9][0-9]*|(?:[1-9][0-9]?|100)%)$")
 _POLICY = ("driver", "upgradePolicy")
 
@@ -96,9 +126,11 @@ class DriverUpgradeSettingsArgs(TypedDict):
     all_nodes_at_once: NotRequired[bool]
     """Upgrade every node at once (``maxParallelUpgrades`` 0): every GPU pod on every node stops together. Defaults to
     false. Not with ``max_parallel_upgrades``."""
-    max_unavailable: NotRequired[str]
-    """Most driver nodes unavailable during the upgrade (``maxUnavailable``): a whole number of nodes (``"2"``) or a
-    percentage of them (``"25%"``, rounded up by the operator), at least 1. Defaults to ``25%``."""
+    max_unavailable: NotRequired[Any]
+    """Most driver nodes unavailable during the upgrade (``maxUnavailable``, an IntOrString): a whole number of nodes
+    (``2`` or ``"2"``, rendered as given) or a percentage of them (``"25%"``, rounded up by the operator), at least 1.
+    Defaults to ``25%``. Typed ``Any`` because a component schema has no int-or-string type; checked by
+    :func:`driver_upgrade_problems`."""
     wait_timeout_seconds: NotRequired[int]
     """Seconds to wait on a cordoned node for the long-running pods (labelled ``gpu-components/long-running=true`` by
     the workload helpers' ``do_not_disrupt``) to finish before their GPU pods are deleted
@@ -110,7 +142,8 @@ class DriverUpgradeSettingsArgs(TypedDict):
     """Also drain the node (``kubectl drain``) before the driver reloads (``drain.enable``). Defaults to false, as
     the chart: deleting the GPU pods is enough to unload the driver."""
     drain_timeout_seconds: NotRequired[int]
-    """Seconds before a drain gives up (``drain.timeoutSeconds``), at least 1. Defaults to 300."""
+    """Seconds before a drain gives up (``drain.timeoutSeconds``), at least 1. Defaults to 300. Only with ``drain``
+    true (refused as ignored otherwise)."""
     force: NotRequired[bool]
     """Delete or drain pods that no controller manages too (``gpuPodDeletion.force``, ``drain.force``): they are not
     recreated. Defaults to false."""
@@ -175,7 +208,9 @@ def driver_upgrade_problems(
     settings: object, helm_values: object, operator_driver: bool | None, path: str = ""
 ) -> list[Problem]:
     """What in the driver upgrade settings, or in ``helm_values.driver.upgradePolicy`` (merged over them), would break
-    an upgrade, every problem at once (values of the wrong type are the shape check's, not these).
+    an upgrade, every problem at once (values of the wrong type in the settings are the shape check's; in
+    ``helm_values.driver.upgradePolicy`` these check every key and type against the chart's values and the CRD,
+    :data:`_POLICY_FIELDS`, and that ``helm_values.driver.version`` is a string).
 
     - a timeout of 0 (``*_timeout_seconds``; the operator reads 0 as forever), or below 0;
     - ``maxParallelUpgrades`` 0 (every node at once) unless ``all_nodes_at_once``; ``all_nodes_at_once`` beside
@@ -233,9 +268,67 @@ def driver_upgrade_problems(
             )
         )
     unavailable = given.get("max_unavailable")
-    if isinstance(unavailable, str) and not _MAX_UNAVAILABLE.fullmatch(unavailable):
+    if "max_unavailable" in given and not _unavailable_ok(unavailable):
         problems.append(_unavailable_problem(f"{where}.max_unavailable", unavailable))
     problems += _helm_problems(helm_values, at_once, f"{prefix}helm_values.driver.upgradePolicy")
+    problems += _overlap_problems(given, helm_values, where, f"{prefix}helm_values.driver.upgradePolicy")
+    problems += _drain_only_problems(given, helm_values, where)
+    return problems
+
+
+_DRAIN_ONLY = ("drain_timeout_seconds",)
+"""Settings that render only into ``drain`` (``force`` and ``delete_empty_dir`` also apply to ``gpuPodDeletion``)."""
+
+
+def _drain_only_problems(given: Mapping[str, Any], helm_values: object, where: str) -> list[Problem]:
+    """Drain-only settings where no drain runs (``drain`` not true, nor ``helm_values``' ``drain.enable``): the
+    operator would ignore them."""
+    policy: object = helm_values
+    for key in (*_POLICY, "drain"):
+        policy = policy.get(key) if isinstance(policy, Mapping) else None
+    if given.get("drain") is True or (isinstance(policy, Mapping) and policy.get("enable") is True):
+        return []
+    return [
+        Problem(
+            f"{where}.{key}",
+            given[key],
+            f"applies only to a drain, and {where}.drain is not true: the GPU Operator would ignore it",
+            f"{where}.drain true beside it, or no {key}",
+            SOURCE_UPGRADE_POLICY,
+        )
+        for key in _DRAIN_ONLY
+        if key in given
+    ]
+
+
+def _overlap_problems(given: Mapping[str, Any], helm_values: object, where: str, helm_where: str) -> list[Problem]:
+    """A ``helm_values.driver.upgradePolicy`` key that a given driver upgrade setting also renders: the helm value
+    would win silently, so the two ways of saying one thing are refused."""
+    policy: object = helm_values
+    for key in _POLICY:
+        policy = policy.get(key) if isinstance(policy, Mapping) else None
+    if not isinstance(policy, Mapping):
+        return []
+    problems: list[Problem] = []
+    for setting, keys in _SETS.items():
+        if setting not in given:
+            continue
+        for keypath in keys:
+            block: object = policy
+            for key in keypath[:-1]:
+                block = block.get(key) if isinstance(block, Mapping) else None
+            if not isinstance(block, Mapping) or keypath[-1] not in block:
+                continue
+            helm_path = f"{helm_where}.{'.'.join(keypath)}"
+            problems.append(
+                Problem(
+                    helm_path,
+                    block[keypath[-1]],
+                    f"{where}.{setting} sets this too ({given[setting]!r}); the helm value would override it silently",
+                    f"one of {where}.{setting} or {helm_path}, not both",
+                    SOURCE_UPGRADE_POLICY,
+                )
+            )
     return problems
 
 
@@ -244,9 +337,12 @@ def _helm_problems(helm_values: object, at_once: bool, where: str) -> list[Probl
     policy: object = helm_values
     for key in _POLICY:
         policy = policy.get(key) if isinstance(policy, Mapping) else None
+    problems = _version_problems(helm_values, where.removesuffix(".upgradePolicy"))
+    if policy is None:
+        return problems
+    problems += _policy_shape_problems(policy, _POLICY_FIELDS, where)
     if not isinstance(policy, Mapping):
-        return []
-    problems: list[Problem] = []
+        return problems
     for _, (section, field), why in _TIMEOUTS:
         block = policy.get(section)
         value = block.get(field) if isinstance(block, Mapping) else None
@@ -285,6 +381,68 @@ def _helm_problems(helm_values: object, at_once: bool, where: str) -> list[Probl
     return problems
 
 
+def _version_problems(helm_values: object, where: str) -> list[Problem]:
+    """``helm_values.driver.version`` not a string (the chart's image tag)."""
+    driver = helm_values.get("driver") if isinstance(helm_values, Mapping) else None
+    if not isinstance(driver, Mapping) or "version" not in driver or isinstance(driver["version"], str):
+        return []
+    return [
+        Problem(
+            f"{where}.version",
+            driver["version"],
+            "must be a string (the driver image's tag)",
+            f'a string ("{DEFAULT_DRIVER_VERSION}")',
+            SOURCE_UPGRADE_POLICY,
+        )
+    ]
+
+
+def _policy_shape_problems(value: object, fields: Mapping[str, Any], where: str) -> list[Problem]:
+    """Keys and types of a ``driver.upgradePolicy`` (section) against :data:`_POLICY_FIELDS`: unknown keys (with the
+    closest known one) and values of the wrong type, every one at once."""
+    allowed = list(fields)
+    if not isinstance(value, Mapping):
+        return [
+            Problem(
+                where,
+                value,
+                "must be a mapping of the upgrade policy's fields",
+                ", ".join(allowed),
+                SOURCE_UPGRADE_POLICY,
+            )
+        ]
+    problems: list[Problem] = []
+    for key, item in value.items():
+        path = f"{where}.{key}"
+        expected = fields.get(key) if isinstance(key, str) else None
+        if expected is None:
+            close = unknown_field(str(key), allowed)
+            camel = re.sub(r"_([a-z])", lambda match: match.group(1).upper(), str(key))
+            if close == "unknown field" and camel in fields:
+                close = f"unknown field; did you mean {camel!r}?"
+            problems.append(Problem(path, item, close, ", ".join(allowed), SOURCE_UPGRADE_POLICY))
+        elif isinstance(expected, Mapping):
+            problems += _policy_shape_problems(item, expected, path)
+        elif not _is_type(item, expected):
+            problems.append(Problem(path, item, f"must be {_TYPE_WORDS[expected]}", None, SOURCE_UPGRADE_POLICY))
+    return problems
+
+
+def _is_type(value: object, expected: object) -> bool:
+    if expected == _INT_OR_STRING:
+        return _whole(value) or isinstance(value, str)
+    if expected is int:
+        return _whole(value)
+    return isinstance(value, expected) if isinstance(expected, type) else False
+
+
+def _unavailable_ok(value: object) -> bool:
+    """Whether ``value`` is a ``maxUnavailable`` of at least 1: a whole number, or a string of one or a percentage."""
+    if _whole(value):
+        return value >= 1
+    return isinstance(value, str) and _MAX_UNAVAILABLE.fullmatch(value) is not None
+
+
 def _whole(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -313,7 +471,7 @@ def _unavailable_problem(where: str, value: object) -> Problem:
         where,
         value,
         "not a number of nodes or a percentage of at least 1 (0 lets no node be taken down: the upgrade never runs)",
-        'a whole number of at least 1 ("2") or a percentage from 1% to 100% ("25%")',
+        'a whole number of at least 1 (2 or "2") or a percentage from 1% to 100% ("25%")',
         SOURCE_UPGRADE_POLICY,
     )
 

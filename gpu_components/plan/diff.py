@@ -677,7 +677,8 @@ def to_text(result: PlanDiff) -> str:
     ...]`` (:data:`PROVIDER_KEPT`). A provider change the plans cannot judge for sure carries its
     :attr:`InputChange.note`.
     A ``warning: ...`` line after the title names each ``ignoreChanges`` path that ignores nothing
-    (:attr:`PlanDiff.warnings`). Ends with the stack outputs that changed and a summary line, and a newline."""
+    (:attr:`PlanDiff.warnings`). Ends with the stack outputs that changed and a summary line (``N resource(s) draining
+    nodes`` counts resources marked ``drains nodes``: an operator release may drain several pools), and a newline."""
     stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
     lines = [f"Plan diff of {stacks}:"]
     if result.old_stack != result.new_stack:
@@ -699,7 +700,9 @@ def to_text(result: PlanDiff) -> str:
         for item in result.outputs:
             lines.extend(_change_lines(item, _INDENT))
     replaced = len(result.replacements)
-    drained = f"; {len(result.drained)} node pool(s) drained" if result.drained else ""
+    # Resources, not pools: a GPU Operator release or an NVIDIADriver drains every pool it serves (several, or
+    # every node it selects), a node pool resource one.
+    drained = f"; {len(result.drained)} resource(s) draining nodes" if result.drained else ""
     aliased = sum(1 for change in result.renamed if change.old_urn is not None)
     kept = len(result.renamed) - aliased
     renamed = f"; {aliased} renamed by an alias and otherwise unchanged" if aliased else ""

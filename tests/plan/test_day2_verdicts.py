@@ -70,7 +70,7 @@ def test_moving_a_node_group_from_the_default_provider_to_one_in_another_region_
         f"+- {NODE_GROUP} gpu-node-group",
         *moved,
         "+ pulumi:providers:aws east",
-        "1 to create, 0 to update, 7 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained",
+        "1 to create, 0 to update, 7 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes",
     ]
     assert status == 4
 
@@ -200,7 +200,8 @@ def test_deleting_a_protected_node_group_is_refused(tmp_path: Path) -> None:
         in (text.splitlines())
     )
     assert text.splitlines()[-1] == (
-        "0 to create, 0 to update, 0 to replace, 8 to delete; 0 output change(s); 1 node pool(s) drained; 8 refused"
+        "0 to create, 0 to update, 0 to replace, 8 to delete; 0 output change(s); 1 resource(s) draining nodes;"
+        " 8 refused"
         " (pulumi up would fail)"
     )
     assert status == 6
@@ -219,7 +220,8 @@ def test_a_karpenter_mig_layout_change_under_the_gpu_operator_drains_the_node_po
     )
     assert lines[at + 1] == '    spec.template.metadata.labels["nvidia.com/mig.config"]: "all-1g.10gb" -> "all-2g.20gb"'
     assert (
-        lines[-1] == "0 to create, 2 to update, 1 to replace, 0 to delete; 8 output change(s); 1 node pool(s) drained"
+        lines[-1]
+        == "0 to create, 2 to update, 1 to replace, 0 to delete; 8 output change(s); 1 resource(s) draining nodes"
     )
     assert status == 4
 
@@ -285,6 +287,6 @@ def test_an_nvidia_driver_version_change_drains_its_nodes(tmp_path: Path) -> Non
         ' selects ({"pool": "l4"}), node by node (maxParallelUpgrades 2, maxUnavailable 50%, waits 600 s for pods'
         " gpu-components/long-running=true, then deletes GPU pods (timeout 300 s), drains (timeout 900 s))]\n"
         '    spec.version: "580.95.05" -> "595.91.07"\n'
-        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4

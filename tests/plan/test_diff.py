@@ -58,7 +58,7 @@ def test_instance_type_change_replaces_the_node_group() -> None:
         "Plan diff of dev:\n"
         "+- aws:eks/nodeGroup:NodeGroup gpu\n"
         '    instanceTypes[0]: "g5.2xlarge" -> "g5.4xlarge"  [forces replacement]\n'
-        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
     assert [change.drains for change in result.drained] == [DRAINS_REPLACED]
 
@@ -181,7 +181,7 @@ def test_deleting_a_node_pool_drains_it_and_other_deletions_do_not() -> None:
     )
     assert "- aws:iam/role:Role r\n" in text
     assert text.endswith(
-        "0 to create, 0 to update, 0 to replace, 2 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 0 to replace, 2 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
     assert to_document(result)["resources"][0]["drains"] == DRAINS_DELETED
     assert "drains" not in to_document(result)["resources"][1]
@@ -510,5 +510,5 @@ def test_a_new_gpu_advertiser_is_marked_on_the_pool_line() -> None:
         f"~ {NODE_GROUP} gpu  [drains nodes: {ADVERTISER_TO_DRA}]",
         '    labels["gpu-components/gpu-access"]: (none) -> "dra"',
         '    labels["gpu-components/pool"]: "gpu" -> (none)',
-        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained",
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes",
     ]

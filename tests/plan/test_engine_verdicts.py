@@ -87,7 +87,7 @@ def test_aks_spot_to_regular_replaces_the_agent_pool_and_drains_it(tmp_path: Pat
         f"    values.tolerations[3]: {SPOT_TOLERATION} -> (none)\n"
         "outputs:\n"
         "    gpuPools.t4spot.capacity.spot: true -> false\n"
-        "0 to create, 1 to update, 2 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 1 to update, 2 to replace, 0 to delete; 1 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 
@@ -108,7 +108,7 @@ def test_aks_regular_to_spot_replaces_the_agent_pool_and_drains_it(tmp_path: Pat
         f"    spec.template.spec.tolerations[1]: (none) -> {SPOT_TOLERATION}  [forces replacement]\n"
         "outputs:\n"
         "    gpuPools.a100mig.capacity.spot: false -> true\n"
-        "0 to create, 0 to update, 2 to replace, 0 to delete; 1 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 2 to replace, 0 to delete; 1 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 
@@ -126,7 +126,7 @@ def test_an_aks_driver_change_replaces_the_agent_pool_and_drains_it(tmp_path: Pa
         "Plan diff of dev:\n"
         "+- azure-native:containerservice:AgentPool a100-agent-pool  [delete before replace]\n"
         '    gpuProfile.driver: "Install" -> "None"  [forces replacement]\n'
-        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 0 to update, 1 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 
@@ -152,7 +152,7 @@ def test_a_gke_machine_type_change_recreates_every_node_of_the_pool(tmp_path: Pa
         "outputs:\n"
         '    gpuPools.l4-shared.capacity.instanceType: "g2-standard-8" -> "g2-standard-16"\n'
         '    gpuPools.l4-shared.instanceType: "g2-standard-8" -> "g2-standard-16"\n'
-        "0 to create, 1 to update, 0 to replace, 0 to delete; 2 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 1 to update, 0 to replace, 0 to delete; 2 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 
@@ -180,7 +180,7 @@ def test_a_bottlerocket_mig_change_reads_decoded_and_rolls_the_node_group(tmp_pa
         " EKS rolls every node onto the new version]",
     ]
     assert text.endswith(
-        "0 to create, 3 to update, 0 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 3 to update, 0 to replace, 0 to delete; 7 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 
@@ -198,7 +198,7 @@ def test_a_gpu_operator_mig_change_on_eks_drains_the_gpu_workloads_of_the_node_g
         '    labels["nvidia.com/mig.config"]: "all-1g.5gb" -> "all-3g.20gb"',
     ]
     assert text.endswith(
-        "0 to create, 4 to update, 1 to replace, 0 to delete; 7 output change(s); 1 node pool(s) drained\n"
+        "0 to create, 4 to update, 1 to replace, 0 to delete; 7 output change(s); 1 resource(s) draining nodes\n"
     )
     assert status == 4
 

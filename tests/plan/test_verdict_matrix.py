@@ -187,7 +187,8 @@ def test_a_gke_pool_renamed_under_an_alias_is_replaced_for_its_node_service_acco
         "+- gcp:projects/iAMMember:IAMMember gpu-renamed-node-sa-registry  [renamed from gpu-node-sa-registry]",
         "+- gcp:serviceaccount/account:Account gpu-renamed-node-sa  [renamed from gpu-node-sa]",
         "= gpu-components:index:GkeGpuNodePool gpu-renamed  [renamed from gpu]",
-        "0 to create, 0 to update, 4 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained; 1 renamed by"
+        "0 to create, 0 to update, 4 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes;"
+        " 1 renamed by"
         " an alias and otherwise unchanged",
     ]
     assert '    accountId: "gpu-node-sa" -> "gpu-renamed-node-sa"  [forces replacement]' in text.splitlines()
@@ -286,7 +287,7 @@ def test_a_default_providers_changed_region_replaces_every_node_group_it_manages
     assert lines[lines.index(node_groups[0]) + 1] == (
         '    (provider settings) region: "us-west-2" -> "us-east-1"  [forces replacement]'
     )
-    assert lines[-1].endswith("3 node pool(s) drained")
+    assert lines[-1].endswith("3 resource(s) draining nodes")
     assert status == 4
 
 
@@ -318,7 +319,7 @@ def test_moving_the_example_aks_cluster_replaces_it_and_its_resource_group(tmp_p
     assert [line for line in text.splitlines() if not line.startswith(" ")][1:] == [
         "+- azure-native:containerservice:ManagedCluster gpudemo",
         "+- azure-native:resources:ResourceGroup gpudemo-rg",
-        "0 to create, 0 to update, 2 to replace, 0 to delete; 0 output change(s); 1 node pool(s) drained",
+        "0 to create, 0 to update, 2 to replace, 0 to delete; 0 output change(s); 1 resource(s) draining nodes",
     ]
     assert '    location: "eastus" -> "westus2"  [forces replacement]' in text.splitlines()
     assert status == 4
