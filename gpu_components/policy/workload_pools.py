@@ -37,7 +37,7 @@ import yaml
 from gpu_components.autoscaler import gpu_resource_note
 from gpu_components.cloud_facts import all_cloud_facts
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
-from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, StackViolation
+from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, StackViolation, _at, _list, _map
 from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, SOURCE_SHARING
 from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, is_gpu_resource
 
@@ -52,21 +52,6 @@ SOURCE_AUTOSCALER_GPU = (
 )
 REPELLING = ("NoSchedule", "NoExecute")
 """Taint effects that keep pods without a matching toleration off a node."""
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> Sequence[Any]:
-    return value if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else ()
-
-
-def _at(props: Mapping[str, Any], *keys: str) -> object:
-    current: object = props
-    for key in keys:
-        current = _map(current).get(key)
-    return current
 
 
 @dataclass(frozen=True)
