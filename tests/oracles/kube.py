@@ -5,14 +5,15 @@ built from ``k8s.io/kubernetes`` (``oracles/pins.toml`` ``[kube-apiserver]``) ju
   requires) and the three control-plane commands in ONE ``go build`` of the wrapper module ``oracles/kube`` (about
   7 minutes with an empty Go build cache on 2 cores, then reused from the binary cache). kubectl is not built: the
   harness sends the requests ``kubectl apply --server-side`` would send itself, which saves its build.
-- :class:`ControlPlane` runs them on 127.0.0.1 only (random free ports, a temporary directory, kube-apiserver's
-  self-signed serving certificate from ``--cert-dir``, a static admin token, an ``openssl``-made service-account
-  key), waits for ``/readyz`` and stops every process it started. It talks to the API over HTTPS with the token:
-  :meth:`ControlPlane.apply` is server-side apply (``PATCH`` ``application/apply-patch+yaml``, the request
-  ``kubectl apply --server-side`` sends), optionally ``dryRun=All``; the API server runs its OpenAPI schema, CEL
-  rules and admission on it exactly as for ``pulumi up``. Two admission plugins are off: ``ServiceAccount`` (no
-  token controller runs, no kubelet starts a pod) and ``TaintNodesByCondition`` (its ``not-ready`` taint on a new
-  Node is lifted by the node lifecycle controller, which does not run: the nodes here are registered Ready).
+- :class:`ControlPlane` runs them on 127.0.0.1 only (random free ports below the kernel's ephemeral range, a temporary
+  directory, kube-apiserver's self-signed serving certificate from ``--cert-dir``, a static admin token, an
+  ``openssl``-made service-account key), waits for ``/readyz`` and stops every process it started. It talks to the API
+  over HTTPS with the token: :meth:`ControlPlane.apply` is server-side apply (``PATCH``
+  ``application/apply-patch+yaml``, the request ``kubectl apply --server-side`` sends), optionally ``dryRun=All``; the
+  API server runs its OpenAPI schema, CEL rules and admission on it exactly as for ``pulumi up``. Two admission plugins
+  are off: ``ServiceAccount`` (no token controller runs, no kubelet starts a pod) and ``TaintNodesByCondition`` (its
+  ``not-ready`` taint on a new Node is lifted by the node lifecycle controller, which does not run: the nodes here are
+  registered Ready).
 - :func:`plan_objects` turns a plan into the Kubernetes objects ``pulumi up`` would send: each ``kubernetes:*``
   resource's ``inputs`` is the object (``kubernetes:<group>/<version>:<Kind>`` -> ``apiVersion``/``kind``), and each
   ``kubernetes:helm.sh/v3:Release`` is rendered by the Helm oracle (``tests.oracles.helm.render``) where it is
@@ -29,6 +30,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -81,11 +83,31 @@ class ApiError(RuntimeError):
         self.message = message
 
 
+PORT_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_PORT = 10000
+START_ATTEMPTS = 3
+"""A control plane whose process lost a port to another process between :func:`_free_port` and its bind (``address
+already in use``) is stopped and started again on new ports, at most this many times in all."""
+
+
 def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A port free on 127.0.0.1 now, picked at random BELOW the kernel's ephemeral range (``ip_local_port_range``):
+    ports the kernel hands to outgoing connections (kube-apiserver's to etcd, another test's) are never chosen, so
+    only another test picking the same port at random can take it before the server binds (see START_ATTEMPTS)."""
+    ephemeral_low = int(PORT_RANGE_FILE.read_text().split()[0]) if PORT_RANGE_FILE.exists() else 32768
+    for _ in range(1000):
+        port = random.randrange(LOWEST_PORT, ephemeral_low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port on 127.0.0.1 in [{LOWEST_PORT}, {ephemeral_low})")
+
+
+class PortTaken(RuntimeError):
+    """A control-plane process exited because its port was taken (``address already in use`` in its log)."""
 
 
 @dataclass
@@ -109,7 +131,19 @@ class ControlPlane:
         log.close()
 
     def start(self) -> None:
-        """Start etcd and kube-apiserver and wait until the API server is ready."""
+        """Start etcd and kube-apiserver and wait until the API server is ready (again on new ports, up to
+        START_ATTEMPTS times in all, when a process lost its port: :class:`PortTaken`)."""
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start_once()
+                return
+            except PortTaken:
+                self.stop()
+                shutil.rmtree(self.root / "etcd", ignore_errors=True)
+                if attempt == START_ATTEMPTS:
+                    raise
+
+    def _start_once(self) -> None:
         client, peer, self.port = _free_port(), _free_port(), _free_port()
         etcd_dir = self.root / "etcd"
         self._spawn(
@@ -162,7 +196,9 @@ class ControlPlane:
         while time.monotonic() < deadline:
             for name, proc in self.processes.items():
                 if proc.poll() is not None:
-                    raise RuntimeError(f"{name} exited with {proc.returncode}:\n{self.log(name)[-4000:]}")
+                    log = self.log(name)
+                    error = PortTaken if "address already in use" in log else RuntimeError
+                    raise error(f"{name} exited with {proc.returncode}:\n{log[-4000:]}")
             try:
                 request = urllib.request.Request(f"https://127.0.0.1:{self.port}/readyz", headers=self._headers())
                 with urllib.request.urlopen(request, context=insecure, timeout=5) as response:
