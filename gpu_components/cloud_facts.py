@@ -41,6 +41,7 @@ __all__ = [
     "FractionalGpuTypes",
     "GpuImages",
     "GpuOperatorFacts",
+    "InputBound",
     "ManagedDevicePlugin",
     "NodePoolResource",
     "NodeRolls",
@@ -513,6 +514,37 @@ class NodeTemplate:
 
 
 @dataclass(frozen=True, slots=True)
+class InputBound:
+    """A bound the cloud's API holds one input of a node pool to, which the policy pack checks on the pools of any
+    program (the components check the same facts on their own arguments, before anything is registered).
+
+    Attributes:
+        path: the input, dotted camelCase inside one pool (``osDiskSizeGB``, ``autoscaling.maxNodeCount``).
+        accepted: what the cloud accepts, in words (``30 to 2048 (GB)``).
+        source: the page (or the cloud's own error) that gives the bound.
+        low: the smallest number accepted, or ``None``.
+        high: the largest number accepted, or ``None``.
+        pattern: the whole-string form a text value must have, or ``None``.
+    """
+
+    path: str
+    accepted: str
+    source: str
+    low: int | None = None
+    high: int | None = None
+    pattern: re.Pattern[str] | None = None
+
+    def breaks(self, value: object) -> bool:
+        """Whether ``value`` is outside the bound. A value of another kind than the bound reads (a number for
+        ``low``/``high``, a string for ``pattern``: an unknown output, say) is not judged."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
+        if isinstance(value, str) and self.pattern is not None:
+            return self.pattern.fullmatch(value) is None
+        return False
+
+
+@dataclass(frozen=True, slots=True)
 class NodePoolResource:
     """A provider resource that holds GPU node pools, as the Pulumi engine sees its inputs (camelCase; ``a.b`` is
     key ``b`` of object ``a``): what the plan's diff and the policy pack read of it.
@@ -539,6 +571,7 @@ class NodePoolResource:
         template: the resource the pool may take its nodes' settings from, or ``None``.
         rolls: the inputs the cloud changes in place by recreating every node, or ``None``.
         component: the resource options the library's components register the resource with, or ``None``.
+        bounds: the bounds the cloud's API holds a pool's inputs to (:class:`InputBound`).
     """
 
     type_token: str
@@ -557,6 +590,7 @@ class NodePoolResource:
     template: NodeTemplate | None = None
     rolls: NodeRolls | None = None
     component: ComponentOptions | None = None
+    bounds: tuple[InputBound, ...] = ()
 
     def node_labels(self, inputs: Mapping[str, object]) -> Mapping[str, object]:
         """The node labels a resource of this type gives its pool, read from its ``inputs`` (plain, camelCase) at

@@ -303,6 +303,38 @@ def test_the_offline_run_flags_a_gpu_node_pool_whose_gpu_taint_is_only_a_startup
     ]
 
 
+AKS_PROGRAM = """\
+import pulumi_azure_native as azure
+
+azure.containerservice.AgentPool(
+    "gpu",
+    resource_group_name="rg",
+    resource_name_="aks",
+    vm_size="Standard_NC4as_T4_v3",
+    os_disk_size_gb=20,
+    count=1,
+    node_taints=["nvidia.com/gpu=present:NoSchedule"],
+)
+"""
+
+
+def test_a_hand_written_agent_pool_under_aks_minimum_os_disk_is_refused_by_the_pack(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: aks-team\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(AKS_PROGRAM)
+    result = run("plan", "dev", "-C", str(tmp_path), "--policy")
+    assert result.exit_code == EXIT_POLICY_VIOLATION, result.output
+    assert result.stdout.endswith(
+        "        - [mandatory]  gpu-pool-cloud-bounds  (azure-native:containerservice:AgentPool: "
+        "urn:pulumi:dev::aks-team::azure-native:containerservice:AgentPool::gpu)\n"
+        f"          {DESCRIPTIONS['gpu-pool-cloud-bounds']}\n"
+        "          osDiskSizeGB: 20 is not what AKS accepts (30 to 2048 (GB)), so AKS refuses this GPU pool "
+        "(Standard_NC4as_T4_v3 (1 x NVIDIA T4 16GB)) when it is deployed [source: AKS error 'The OSDiskSize for "
+        "Agent pool1 cannot be less than 30GB or larger than 2048GB.' (pulumi/pulumi-azure-native#663; "
+        "Azure/karpenter-provider-azure#1146 matches the AKSNodeClass to it)]\n\n"
+    )
+
+
 def test_policy_config_makes_every_policy_advisory_and_the_exit_0(team: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"all": "advisory"}))
@@ -500,7 +532,7 @@ def test_a_pack_that_prints_no_port(team: Path, pack: Path, program: str, proble
             '{"gpu-node-pol-taint": "advisory"}',
             "dev: policy config names 'gpu-node-pol-taint', which pack 'gpu-components' does not have; its policies: "
             "gpu-dra-alpha-claim-config, gpu-dra-pool-extended-resource, gpu-dra-unsatisfiable-claim, "
-            "gpu-node-pool-taint, gpu-pool-autoscaler-resources, gpu-shared-pool-trust, "
+            "gpu-node-pool-taint, gpu-pool-autoscaler-resources, gpu-pool-cloud-bounds, gpu-shared-pool-trust, "
             "gpu-toleration-without-gpu, gpu-workload-pool-fit, gpu-workload-pool-selection, "
             "gpu-workload-pool-tolerations, gpu-workload-quantities, "
             "nvidia-chart-version-pinned",

@@ -43,6 +43,7 @@ from gpu_components.cloud_facts import (
     FractionalGpuTypes,
     GpuImages,
     GpuOperatorFacts,
+    InputBound,
     NodeLimit,
     NodePoolResource,
     NodeRolls,
@@ -151,6 +152,21 @@ SOURCE_CLUSTER_NAME = "https://docs.aws.amazon.com/eks/latest/APIReference/API_C
 underscores, and starts with an alphanumeric."""
 CLUSTER_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,99}")
 """An EKS cluster name (:data:`SOURCE_CLUSTER_NAME`), matched whole (``fullmatch``)."""
+NODE_GROUP_BOUNDS = (
+    InputBound(
+        "clusterName",
+        "an EKS cluster name: 1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit",
+        SOURCE_CLUSTER_NAME,
+        pattern=CLUSTER_NAME,
+    ),
+    InputBound(
+        "scalingConfig.maxSize",
+        f"at most {MAX_NODES.nodes} nodes per managed node group",
+        MAX_NODES.source,
+        high=MAX_NODES.nodes,
+    ),
+)
+"""A managed node group's cluster name and size, as the policy pack checks them on any program's node groups."""
 
 
 SOURCE_KARPENTER_GPU_LABELS = (
@@ -496,6 +512,7 @@ FACTS = CloudFacts(
             ),
             rolls=NODE_GROUP_ROLLS,
             component=NODE_GROUP_OPTIONS,
+            bounds=NODE_GROUP_BOUNDS,
         ),
     ),
     plan_mocks=_plan_mocks,

@@ -62,6 +62,7 @@ from gpu_components.azure.facts import (
     DEFAULT_OS_SKU,
     GPU_OS_SKUS,
     MANAGED_GPU_TAG,
+    MAX_OS_DISK_GB,
     MIN_OS_DISK_GB,
     NO_GPU_DRIVER,
     OS_VERSIONS,
@@ -321,7 +322,7 @@ def aks_problems(
                 f"{path}.disk_size_gb" if path else "disk_size_gb",
                 spec.disk_size_gb,
                 f"an AKS agent pool's osDiskSizeGB is at least {MIN_OS_DISK_GB} GB",
-                f"{MIN_OS_DISK_GB}..2048",
+                f"{MIN_OS_DISK_GB}..{MAX_OS_DISK_GB}",
                 SOURCE_AGENT_POOL_OS_DISK,
             )
         )

@@ -42,6 +42,7 @@ from gpu_components.cloud_facts import (
     ForceNewTable,
     FractionalGpuTypes,
     GpuOperatorFacts,
+    InputBound,
     NodeLimit,
     NodePoolResource,
     NodeRolls,
@@ -123,7 +124,22 @@ SOURCE_AGENT_POOL_OS_DISK = (
     "AKS error 'The OSDiskSize for Agent pool1 cannot be less than 30GB or larger than 2048GB.' "
     "(pulumi/pulumi-azure-native#663; Azure/karpenter-provider-azure#1146 matches the AKSNodeClass to it)"
 )
-"""AKS refuses an agent pool ``osDiskSizeGB`` under :data:`MIN_OS_DISK_GB`."""
+"""AKS refuses an agent pool ``osDiskSizeGB`` under :data:`MIN_OS_DISK_GB` or over :data:`MAX_OS_DISK_GB`."""
+MAX_OS_DISK_GB = 2048
+"""Largest OS disk (GB) AKS gives an agent pool's nodes (:data:`SOURCE_AGENT_POOL_OS_DISK`)."""
+AGENT_POOL_BOUNDS = (
+    InputBound(
+        "osDiskSizeGB",
+        f"{MIN_OS_DISK_GB} to {MAX_OS_DISK_GB} (GB)",
+        SOURCE_AGENT_POOL_OS_DISK,
+        low=MIN_OS_DISK_GB,
+        high=MAX_OS_DISK_GB,
+    ),
+    InputBound("count", f"at most {MAX_NODES.nodes} nodes per node pool", MAX_NODES.source, high=MAX_NODES.nodes),
+    InputBound("maxCount", f"at most {MAX_NODES.nodes} nodes per node pool", MAX_NODES.source, high=MAX_NODES.nodes),
+)
+"""An agent pool's OS disk and node counts, as the policy pack checks them on any program's agent pools (and
+the agent pool profiles of a managed cluster)."""
 
 
 KARPENTER_AZURE_CRD_ALLOWED = (
@@ -445,6 +461,7 @@ FACTS = CloudFacts(
             ),
             rolls=AGENT_POOL_ROLLS,
             component=AGENT_POOL_OPTIONS,
+            bounds=AGENT_POOL_BOUNDS,
         ),
         NodePoolResource(
             type_token=MANAGED_CLUSTER_TYPE,
@@ -455,6 +472,7 @@ FACTS = CloudFacts(
             api_versions=True,
             pools="agentPoolProfiles",
             force_new=ForceNewTable(("location", "resourceGroupName", "resourceName"), SOURCE_ARM_IDENTITY),
+            bounds=AGENT_POOL_BOUNDS,
         ),
     ),
     plan_mocks=_plan_mocks,

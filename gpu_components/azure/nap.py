@@ -69,6 +69,7 @@ from gpu_components.azure.facts import (
     DEFAULT_GPU_DRIVER,
     IMAGE_FAMILIES,
     MANAGED_GPU_TAG,
+    MAX_OS_DISK_GB,
     MIN_OS_DISK_GB,
     NO_GPU_DRIVER,
     SOURCE_MANAGED_GPU,
@@ -224,7 +225,7 @@ def nap_problems(
                 f"{path}.disk_size_gb",
                 spec.disk_size_gb,
                 f"an AKSNodeClass's osDiskSizeGB is at least {MIN_OS_DISK_GB} GB",
-                f"{MIN_OS_DISK_GB}..2048",
+                f"{MIN_OS_DISK_GB}..{MAX_OS_DISK_GB}",
                 SOURCE_AKS_NODE_CLASS,
             )
         )

@@ -46,6 +46,7 @@ from gpu_components.cloud_facts import (
     ExclusiveSelector,
     ForceNewTable,
     GpuOperatorFacts,
+    InputBound,
     ManagedDevicePlugin,
     NodePoolResource,
     NodeRolls,
@@ -63,6 +64,14 @@ MAX_NODES_PER_ZONE = 1000
 """GKE limit: nodes per node pool zone (Standard clusters; :data:`SOURCE_GKE_QUOTAS`)."""
 SOURCE_GKE_QUOTAS = "https://cloud.google.com/kubernetes-engine/quotas"
 """GKE quotas and limits: "Nodes per node pool zone: 1,000"."""
+ZONE_NODES_ACCEPTED = f"at most {MAX_NODES_PER_ZONE} nodes per node pool zone"
+NODE_POOL_BOUNDS = (
+    InputBound("nodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
+    InputBound("autoscaling.minNodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
+    InputBound("autoscaling.maxNodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
+)
+"""A node pool's per-zone node counts (``nodeCount``, ``autoscaling.min/maxNodeCount``), as the policy pack checks
+them on any program's node pools."""
 SOURCE_GKE_DRA = "https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra"
 """GKE's DRA setup: a GPU node pool for DRA has automatic driver installation disabled (``gpu-driver-version=disabled``)
 and the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; limitations: no node auto-provisioning, no
@@ -370,6 +379,7 @@ FACTS = CloudFacts(
             ),
             rolls=NODE_POOL_ROLLS,
             component=NODE_POOL_OPTIONS,
+            bounds=NODE_POOL_BOUNDS,
         ),
     ),
     plan_mocks=_plan_mocks,

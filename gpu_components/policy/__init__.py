@@ -57,6 +57,7 @@ WORKLOAD_POOL_TOLERATIONS = "gpu-workload-pool-tolerations"
 WORKLOAD_POOL_FIT = "gpu-workload-pool-fit"
 POOL_AUTOSCALER_RESOURCES = "gpu-pool-autoscaler-resources"
 DRA_UNSATISFIABLE_CLAIM = "gpu-dra-unsatisfiable-claim"
+POOL_CLOUD_BOUNDS = "gpu-pool-cloud-bounds"
 
 DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
     {
@@ -72,6 +73,7 @@ DEFAULT_ENFORCEMENT: Mapping[str, EnforcementLevel] = MappingProxyType(
         WORKLOAD_POOL_FIT: EnforcementLevel.MANDATORY,
         POOL_AUTOSCALER_RESOURCES: EnforcementLevel.ADVISORY,
         DRA_UNSATISFIABLE_CLAIM: EnforcementLevel.MANDATORY,
+        POOL_CLOUD_BOUNDS: EnforcementLevel.MANDATORY,
     }
 )
 """Policy name -> default enforcement. Mandatory where the mistake breaks scheduling or changes the GPU stack
@@ -198,6 +200,14 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             _plain(rules.shared_gpu_trust_violations),
             None,
         ),
+        (
+            POOL_CLOUD_BOUNDS,
+            "GPU node pools stay within the bounds their cloud's API enforces (EKS cluster names and node group "
+            "sizes, AKS OS disk sizes and node counts, GKE nodes per node pool zone), which the cloud would refuse "
+            "at deploy time.",
+            _plain(rules.pool_bound_violations),
+            None,
+        ),
     ]
     stack_specs: list[tuple[str, str, StackValidator, PolicyConfigSchema | None]] = [
         (
@@ -285,6 +295,7 @@ __all__ = [
     "NODE_POOL_TAINT",
     "PACK_NAME",
     "POOL_AUTOSCALER_RESOURCES",
+    "POOL_CLOUD_BOUNDS",
     "SHARED_POOL_TRUST",
     "TOLERATION_WITHOUT_GPU",
     "WORKLOAD_POOL_FIT",

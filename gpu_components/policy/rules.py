@@ -277,13 +277,47 @@ def node_pool_taint_violations(
         return []
     facts, resource = found
     keys = tuple(gpu_taint_keys)
-    if not resource.pools:
-        return _pool_taint_violations(facts, resource, props, resource.taints, "", keys)
     messages: list[str] = []
-    for index, pool in enumerate(_list(_path(props, resource.pools))):
-        name = _map(pool).get("name", index)
-        where = f"{resource.pools}[{index}]"
-        messages += _pool_taint_violations(facts, resource, _map(pool), f"{where} ({name})", f"{where}.", keys)
+    for index, (pool, prefix) in enumerate(_pools(resource, props)):
+        where = f"{prefix[:-1]} ({pool.get('name', index)})" if prefix else resource.taints
+        messages += _pool_taint_violations(facts, resource, pool, where, prefix, keys)
+    return messages
+
+
+def _pools(resource: NodePoolResource, props: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], str]]:
+    """The pools a node-pool resource holds, each with its path prefix in the resource's inputs (``""`` for a
+    resource that is one pool, ``agentPoolProfiles[0].`` for a pool in a list)."""
+    if not resource.pools:
+        return [(props, "")]
+    listed = _list(_path(props, resource.pools))
+    return [(_map(pool), f"{resource.pools}[{index}].") for index, pool in enumerate(listed)]
+
+
+def pool_bound_violations(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """A GPU node pool's inputs stay within the bounds the cloud's API holds them to (the cloud's
+    :attr:`~gpu_components.cloud_facts.NodePoolResource.bounds`: EKS a node group's ``clusterName`` and
+    ``scalingConfig.maxSize``; AKS an agent pool's ``osDiskSizeGB``, ``count`` and ``maxCount``, also in a managed
+    cluster's ``agentPoolProfiles``; GKE a node pool's per-zone ``nodeCount`` and ``autoscaling`` counts). The cloud
+    refuses such a pool when ``pulumi up`` creates or updates it; the rule says so at preview. Pools without GPUs,
+    and values that are not plain (unknown outputs), are not judged."""
+    found = _node_pool_resource(resource_type)
+    if found is None:
+        return []
+    facts, resource = found
+    messages: list[str] = []
+    for pool, prefix in _pools(resource, props):
+        gpu = _pool_gpu(facts, resource, pool)
+        if gpu is None:
+            continue
+        for bound in resource.bounds:
+            value = _path(pool, bound.path)
+            if bound.breaks(value):
+                # Numbers reach a pack as the engine's floats (``20.0``); shown as the user wrote them.
+                shown = f"{value:g}" if isinstance(value, (int, float)) else repr(value)
+                messages.append(
+                    f"{prefix}{bound.path}: {shown} is not what {facts.service} accepts ({bound.accepted}), so "
+                    f"{facts.service} refuses this GPU pool ({gpu}) when it is deployed [source: {bound.source}]"
+                )
     return messages
 
 

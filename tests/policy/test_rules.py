@@ -26,6 +26,7 @@ from gpu_components.policy.rules import (
     dra_pool_extended_resource_violations,
     dra_unsatisfiable_claim_violations,
     node_pool_taint_violations,
+    pool_bound_violations,
     shared_gpu_trust_violations,
     toleration_without_gpu_violations,
     workload_gpu_quantity_violations,
@@ -609,6 +610,7 @@ RULES = {
     "gpu-toleration-without-gpu": toleration_without_gpu_violations,
     "nvidia-chart-version-pinned": chart_version_violations,
     "gpu-shared-pool-trust": shared_gpu_trust_violations,
+    "gpu-pool-cloud-bounds": pool_bound_violations,
 }
 """Policy name -> the rule function behind it, called directly (what the offline --policy run must agree with)."""
 STACK_RULES = {
