@@ -85,7 +85,7 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
         items = _allowed_at(shape, (*loc, 0))
         of = f"; items: {', '.join(items)}" if items else ""
         return Problem(path, item["input"], "must be a list, not a single value", f"a list, e.g. [{item['input']}]{of}")
-    return Problem(path, item["input"], message[:1].lower() + message[1:], _VALID_OF_TYPE.get(item["type"]))
+    return Problem(path, item["input"], message[:1].lower() + message[1:], _valid_of_type(shape, loc, item["type"]))
 
 
 WHOLE_NUMBER = "a whole number, without quotes or a fraction (2, not 2.5, 2.0 or '2')"
@@ -95,6 +95,28 @@ _INTEGER_TYPES = frozenset({"int_type", "int_parsing", "int_from_float"})
 _VALID_OF_TYPE: Mapping[str, str] = {"bool_type": "true, false", "bool_parsing": "true, false"}
 """pydantic's error type of a value not of a field's type -> the valid values, for types that have a short list
 (``bool``: YAML's ``true``/``false``; strict mode takes no ``"true"``, ``yes``, ``1`` or null)."""
+
+
+_MAPPING_TYPES = frozenset({"dict_type", "mapping_type", "model_type"})
+"""pydantic's error types of a value that is not a mapping (a settings section, labels)."""
+
+
+def _valid_of_type(shape: type, loc: tuple[int | str, ...], error_type: str) -> str | None:
+    """The valid values of a value not of its field's type, as a type error states them: the short list of
+    :data:`_VALID_OF_TYPE`; for a settings section its keys, for another mapping ``key: value`` pairs; a string, a
+    list or a number where one is expected; ``None`` for an error type that names no type."""
+    if error_type in _VALID_OF_TYPE:
+        return _VALID_OF_TYPE[error_type]
+    if error_type in _MAPPING_TYPES:
+        keys = _keys_at(shape, loc)
+        return f"a mapping with keys {', '.join(keys)}" if keys else "a mapping of key: value pairs"
+    if error_type == "string_type":
+        return "a string"
+    if error_type == "list_type":
+        return "a list"
+    if error_type in ("float_type", "float_parsing"):
+        return "a number"
+    return None
 
 
 def _allowed_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:

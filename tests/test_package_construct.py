@@ -321,8 +321,8 @@ def test_a_number_the_wire_made_a_double_is_echoed_as_the_integer_written() -> N
     pool = {**SHARED_INPUTS, "name": 5, "labels": {"team": 3}}
     error = construct_error("EksGpuNodeGroup", {"clusterName": "c", "subnetIds": ["s"], "pool": pool})
     assert [str(p) for p in error.problems] == [
-        "pool.name: input should be a valid string (got 5)",
-        "pool.labels['team']: input should be a valid string (got 3)",
+        "pool.name: input should be a valid string (got 5); valid: a string",
+        "pool.labels['team']: input should be a valid string (got 3); valid: a string",
     ]
     fraction = {**SHARED_INPUTS, "timeSlicing": {"replicas": 2.5}}  # not whole: shown as it came
     error = construct_error("EksGpuNodeGroup", {"clusterName": "c", "subnetIds": ["s"], "pool": fraction})
