@@ -39,7 +39,7 @@ from gpu_components import catalog
 from gpu_components.adapter import GpuNodePool
 from gpu_components.mig import mig_resource_name
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
-from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing
+from gpu_components.spec import DisruptionBudget, GpuNodePoolSpec, Mps, TimeSlicing
 
 __all__ = [
     "CAPACITY_KEY",
@@ -83,12 +83,14 @@ class DisruptionRecord(TypedDict):
     """When a provisioner removes a provisioned pool's nodes: ``consolidation`` (``when-empty`` or
     ``when-empty-or-underutilized``), ``consolidateAfter`` (a duration), ``expireAfter`` (a duration or ``Never``;
     left out when the provisioner's own default applies) and ``terminationGracePeriod`` (a duration; left out when
-    none is set)."""
+    none is set) and ``budgets`` (each NodePool disruption budget in words, ``10%``, ``0 for underutilized, drifted
+    during 0 9 * * mon-fri for 8h``; left out when the provisioner's own default applies)."""
 
     consolidation: str
     consolidateAfter: str
     expireAfter: NotRequired[str]
     terminationGracePeriod: NotRequired[str]
+    budgets: NotRequired[list[str]]
 
 
 class ProvisioningRecord(TypedDict):
@@ -99,8 +101,9 @@ class ProvisioningRecord(TypedDict):
     fewest and most GPUs of one node of an allowed type: the report's GPUs per node, a range where they differ);
     ``maxGpus`` (the most GPUs the pool may have: the lesser of its ``max_gpus`` and ``max_nodes`` nodes of its
     largest allowed type, whichever are given); ``maxNodes`` (its ``max_nodes``, left out when not given);
-    ``capacityTypes``; ``reservation`` (left out without one); ``disruption``; ``autoscalerNote`` (left out without
-    one).
+    ``capacityTypes``; ``reservation`` (left out without one); ``disruption``; ``startupTaints`` (the taints its
+    nodes start with until an agent removes them, ``key=value:Effect``; left out without any); ``autoscalerNote``
+    (left out without one).
     """
 
     provisioner: str
@@ -115,6 +118,7 @@ class ProvisioningRecord(TypedDict):
     capacityTypes: list[str]
     reservation: NotRequired[str]
     disruption: DisruptionRecord
+    startupTaints: NotRequired[list[str]]
     autoscalerNote: NotRequired[str]
 
 
@@ -201,6 +205,8 @@ def provisioning_record(spec: GpuNodePoolSpec, autoscaler_note: str | None) -> P
         disruption["expireAfter"] = provisioning.disruption.expire_after
     if provisioning.disruption.termination_grace_period is not None:
         disruption["terminationGracePeriod"] = provisioning.disruption.termination_grace_period
+    if provisioning.disruption.budgets:
+        disruption["budgets"] = [_budget_text(budget) for budget in provisioning.disruption.budgets]
     record: ProvisioningRecord = {
         "provisioner": provisioning.provisioner,
         "instanceTypes": list(provisioning.instance_types),
@@ -217,9 +223,17 @@ def provisioning_record(spec: GpuNodePoolSpec, autoscaler_note: str | None) -> P
         record["maxNodes"] = provisioning.max_nodes
     if provisioning.reservation is not None:
         record["reservation"] = provisioning.reservation
+    if provisioning.startup_taints:
+        record["startupTaints"] = [taint.text for taint in provisioning.startup_taints]
     if autoscaler_note is not None:
         record["autoscalerNote"] = autoscaler_note
     return record
+
+
+def _budget_text(budget: DisruptionBudget) -> str:
+    """A disruption budget in words: its nodes, the reasons it limits (all when none are named) and its window."""
+    text = budget.nodes + (f" for {', '.join(budget.reasons)}" if budget.reasons else "")
+    return text + (f" during {budget.schedule} for {budget.duration}" if budget.schedule is not None else "")
 
 
 def _unit(spec: GpuNodePoolSpec, name: str, count: int, host: str) -> AdvertisedUnit:

@@ -359,6 +359,7 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     notes: list[str] = []
+    startup: list[str] = []
     for name, record in records.items():
         types = ", ".join(record["instanceTypes"])
         if record["instanceFamilies"]:
@@ -376,10 +377,27 @@ def _provisioned(records: Mapping[str, ProvisioningRecord]) -> list[str]:
             policy += f", expire after {disruption['expireAfter']}"
         if "terminationGracePeriod" in disruption:
             policy += f", drain at most {disruption['terminationGracePeriod']}"
-        lines.append(f"| {name} | {record['provisioner']} | {types} | {limits} | {capacity} | {policy} |")
+        if "budgets" in disruption:
+            policy += f"; budgets: {'; '.join(disruption['budgets'])}"
+        lines.append(f"| {name} | {record['provisioner']} | {types} | {limits} | {capacity} | {_cell(policy)} |")
+        if "startupTaints" in record:
+            startup.append(f"- {name}: {', '.join(record['startupTaints'])}.")
         if "autoscalerNote" in record:
             notes.append(f"- {name}: {record['autoscalerNote']}.")
-    return [*lines, *(["", "Autoscaler notes:", "", *notes] if notes else [])]
+    return [
+        *lines,
+        *(
+            [
+                "",
+                "Startup taints (removed once an agent has readied the node; pods need not tolerate them):",
+                "",
+                *startup,
+            ]
+            if startup
+            else []
+        ),
+        *(["", "Autoscaler notes:", "", *notes] if notes else []),
+    ]
 
 
 def per_node_text(record: PoolCapacity, count: int) -> str:

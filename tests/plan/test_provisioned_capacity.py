@@ -165,3 +165,42 @@ def test_report_counts_one_type_one_gpu_and_one_node_in_the_singular() -> None:
     assert "| one | karpenter | g6e.xlarge (1 type: L40S) | 1 GPU, 1 node | on-demand | when-empty after 10m |\n" in (
         report
     )
+
+
+def test_report_shows_disruption_budgets_and_startup_taints() -> None:
+    budgeted = record(
+        "aws",
+        name="train",
+        instance_type="p5.48xlarge",
+        provisioning={
+            "provisioner": "karpenter",
+            "max_gpus": 16,
+            "startup_taints": [{"key": "example.com/agent-not-ready", "value": "true", "effect": "NoSchedule"}],
+            "disruption": {
+                "consolidation": "when-empty-or-underutilized",
+                "budgets": [
+                    {"nodes": "10%"},
+                    {
+                        "nodes": "0",
+                        "reasons": ["underutilized", "drifted"],
+                        "schedule": "0 9 * * mon-fri",
+                        "duration": "8h",
+                    },
+                ],
+            },
+        },
+    )
+    assert budgeted["provisioning"]["disruption"]["budgets"] == [
+        "10%",
+        "0 for underutilized, drifted during 0 9 * * mon-fri for 8h",
+    ]
+    assert budgeted["provisioning"]["startupTaints"] == ["example.com/agent-not-ready=true:NoSchedule"]
+    report = capacity_report("s", {"gpuPools": {"train": {"capacity": budgeted}}})
+    assert report.endswith(
+        "| train | karpenter | p5.48xlarge (1 type: H100-80GB) | 16 GPUs | on-demand | when-empty-or-underutilized "
+        "after 10m; budgets: 10%; 0 for underutilized, drifted during 0 9 * * mon-fri for 8h |\n"
+        "\n"
+        "Startup taints (removed once an agent has readied the node; pods need not tolerate them):\n"
+        "\n"
+        "- train: example.com/agent-not-ready=true:NoSchedule.\n"
+    )
