@@ -24,7 +24,9 @@ NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu`` v0.4.1, driver na
 
 What a node publishes (:func:`dra_devices`): each GPU as a ``gpu.nvidia.com`` device, or, once partitioned, as its
 MIG devices in ``mig.nvidia.com`` (without the DynamicMIG feature gate the driver creates no MIG device; it publishes
-the partitions mig-parted or the GPU Operator's MIG manager made), not as a whole GPU.
+the partitions mig-parted or the GPU Operator's MIG manager made), not as a whole GPU. With DynamicMIG, an
+unpartitioned MIG-capable GPU is published whole and as every MIG device it could make, which the driver makes on
+allocation (:data:`SOURCE_DYNAMIC_MIG`).
 
 Without a config, one claim referenced by several pods (a ``ResourceClaim`` by name, same namespace) gives each of
 them access to its device, as the driver's demo "one shared, global claim providing access to a GPU" does; no
@@ -67,6 +69,10 @@ SOURCE_SHARING = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/sharing.go"
 """Sharing strategies, time-slice intervals and MPS config fields of a claim config."""
 SOURCE_CONFIG_GATES = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/validate.go"
 """``validateSharingStrategy``: ``TimeSlicing`` needs ``TimeSlicingSettings``, ``MPS`` needs ``MPSSupport``."""
+SOURCE_DYNAMIC_MIG = f"{_DRIVER_TREE}cmd/gpu-kubelet-plugin/driver.go"
+"""With the DynamicMIG feature gate the kubelet plugin publishes, per GPU, a counter set, the whole GPU and each MIG
+device the GPU could make (KEP-4815 partitionable devices: ``publishResources``, ``generateSplitResourceSlices``);
+the MIG devices carry the MIG attributes (``CommonAttributesMig``, :data:`SOURCE_MIG_ATTRIBUTES`)."""
 SOURCE_SHARED_CLAIM = f"{_DRIVER_TREE}demo/specs/quickstart/v1/gpu-test3.yaml"
 """The driver's demo of one ``ResourceClaim`` shared by two pods (no config, no feature gate)."""
 
@@ -160,16 +166,29 @@ def product_name_expression(gpu_model: str) -> str:
     return f"{attribute(PRODUCT_NAME_ATTRIBUTE)}.lowerAscii().matches('(^|[^a-z0-9]){family}([^a-z0-9]|$)')"
 
 
-def dra_devices(spec: GpuNodePoolSpec) -> dict[str, int]:
+def dra_devices(spec: GpuNodePoolSpec, dynamic_mig: bool = False) -> dict[str, int]:
     """What each node of the pool publishes to DRA, per node: ``{"gpu.nvidia.com": <GPUs>}`` for whole GPUs, or for
     a MIG pool one entry per MIG profile of its layout, ``mig.nvidia.com/<profile>`` -> MIG devices per node (the
     profile's instances per GPU times the node's GPUs), sorted by key. E.g. 8 H100s in all-``1g.10gb``:
     ``{"mig.nvidia.com/1g.10gb": 56}``; a ``g6e.xlarge`` (1 L40S): ``{"gpu.nvidia.com": 1}``.
 
+    ``dynamic_mig``: the driver runs with its DynamicMIG feature gate (defaults to ``False``). Then a pool of whole
+    MIG-capable GPUs (no ``mig``) publishes, besides its GPUs, every MIG device each GPU could make, as partitionable
+    devices sharing the GPU's counters (:data:`SOURCE_DYNAMIC_MIG`): ``mig.nvidia.com/<profile>`` -> the profile's
+    most instances on one GPU (the catalog's ``max_instances``) times the node's GPUs, for each profile of the GPU
+    model; the driver makes the MIG device when a claim is allocated. A static MIG pool (refused beside DynamicMIG)
+    or a GPU without MIG publishes as without it.
+
     Cloud-neutral and regardless of who advertises the pool: a device-plugin pool's node component reports ``{}``
     (:attr:`~gpu_components.adapter.PoolView.dra_devices`)."""
     if spec.mig is None:
-        return {GPU_DEVICE_CLASS: spec.gpu_count}
+        devices = {GPU_DEVICE_CLASS: spec.gpu_count}
+        if dynamic_mig:
+            devices |= {
+                f"{MIG_DEVICE_CLASS}/{name}": profile.max_instances * spec.gpu_count
+                for name, profile in sorted(spec.gpu.mig_profiles.items())
+            }
+        return devices
     return {
         f"{MIG_DEVICE_CLASS}/{profile}": count * spec.gpu_count for profile, count in sorted(spec.mig.devices.items())
     }
@@ -205,7 +224,8 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
       apply to the request; a config with no ``requests`` applies to all): a device has one ``sharing``;
     - a ``gpu.nvidia.com`` request with a selector on the MIG ``profile`` attribute: only MIG devices (DeviceClass
       ``mig.nvidia.com``) publish it (:data:`SOURCE_GPU_ATTRIBUTES`, :data:`SOURCE_MIG_ATTRIBUTES`), so the
-      selector matches no device.
+      selector matches no device; with the DynamicMIG gate too, whose MIG devices are of ``mig.nvidia.com``
+      (:data:`SOURCE_DYNAMIC_MIG`), where a profile request on a pool of whole GPUs is satisfiable.
 
     Returns the problems, in request and config order; ``[]`` for a claim without them."""
     problems: list[Problem] = []
@@ -289,6 +309,7 @@ __all__ = [
     "SOURCE_CLAIM_TEMPLATE_API",
     "SOURCE_CONFIG_GATES",
     "SOURCE_CONFIG_KINDS",
+    "SOURCE_DYNAMIC_MIG",
     "SOURCE_GPU_ATTRIBUTES",
     "SOURCE_GPU_CAPACITY",
     "SOURCE_GPU_DEVICE_CLASS",

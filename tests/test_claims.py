@@ -338,10 +338,85 @@ def test_a_profile_on_a_pool_without_mig() -> None:
         (
             "mig_profile",
             "1g.10gb",
-            "pool whole's GPUs are not partitioned (no mig), so the DRA driver publishes no MIG devices",
-            "none: the pool has no MIG layout (mig); claim whole GPUs",
+            "pool whole's GPUs are not partitioned (no mig) and the DRA driver runs without its DynamicMIG feature "
+            "gate, so it publishes no MIG devices; with DynamicMIG (dra.feature_gates, passed to the helper as "
+            "feature_gates; Kubernetes 1.36 or later) it publishes every MIG profile of a whole GPU and makes the "
+            "device when the claim is allocated",
+            "with DynamicMIG: 1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb; without: none: the "
+            "pool has no MIG layout (mig); claim whole GPUs",
         )
     ]
+    assert error.value.problems[0].source == (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/driver.go; "
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/mig.go"
+    )
+
+
+def whole_h100() -> PoolView:
+    return view({"name": "whole", "instance_type": "p5.48xlarge", "max_size": 2})
+
+
+def test_dynamic_mig_publishes_every_profile_of_a_whole_gpu() -> None:
+    spec = whole_h100().spec
+    assert dra.dra_devices(spec) == {"gpu.nvidia.com": 8}
+    assert dra.dra_devices(spec, dynamic_mig=True) == {
+        "gpu.nvidia.com": 8,
+        "mig.nvidia.com/1g.10gb": 56,
+        "mig.nvidia.com/1g.10gb+me": 8,
+        "mig.nvidia.com/1g.20gb": 32,
+        "mig.nvidia.com/2g.20gb": 24,
+        "mig.nvidia.com/3g.40gb": 16,
+        "mig.nvidia.com/4g.40gb": 8,
+        "mig.nvidia.com/7g.80gb": 8,
+    }
+    assert dra.dra_devices(l40s().spec, dynamic_mig=True) == {"gpu.nvidia.com": 4}
+
+
+def test_dynamic_mig_claims_a_profile_of_a_whole_gpu_pool() -> None:
+    claim = mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=16, feature_gates=["DynamicMIG"])
+    assert claim == template(
+        "mig",
+        {
+            "name": "mig",
+            "exactly": {
+                "deviceClassName": "mig.nvidia.com",
+                "count": 16,
+                "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"),
+            },
+        },
+    )
+    gates = [DraFeatureGate.DYNAMIC_MIG]
+    assert claim_pod_settings(whole_h100(), [claim], feature_gates=gates)["resourceClaims"] == [
+        {"name": "mig", "resourceClaimTemplateName": "mig"}
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(whole_h100(), [claim])
+    assert problems_of(error)[0][:2] == (
+        "claims[0].spec.spec.devices.requests[0].exactly.deviceClassName",
+        "mig.nvidia.com",
+    )
+
+
+def test_dynamic_mig_bounds_the_count_per_node_and_per_gpu() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=17, feature_gates=["DynamicMIG"])
+    assert problems_of(error) == [
+        (
+            "devices",
+            17,
+            "each node of pool whole has 16 MIG devices of 3g.40gb; the claim could never be allocated",
+            "1..16",
+        )
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=3, same_gpu=True, feature_gates=["DynamicMIG"])
+    assert problems_of(error)[0][::3] == ("devices", "2..2")
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "1g.5gb", feature_gates=["DynamicMIG"])
+    assert problems_of(error)[0][2:] == (
+        "H100-80GB GPUs have no MIG profile 1g.5gb",
+        "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb",
+    )
 
 
 def test_alpha_configs_without_their_gate_name_the_gate() -> None:

@@ -265,6 +265,21 @@ def test_claims_no_pool_could_satisfy_are_flagged_by_the_pack() -> None:
     assert dra_unsatisfiable_claim_violations([template(sharing_config(TIME_SLICING))]) == []
 
 
+def test_a_mig_profile_claim_passes_beside_a_dynamic_mig_driver_and_a_whole_gpu_profile_selector_does_not() -> None:
+    """The claim helpers' rule with DynamicMIG: a mig.nvidia.com request for a profile is claimable on a pool of whole
+    GPUs (the driver makes the MIG device); a gpu.nvidia.com request never sees a profile attribute."""
+    selector = [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"}}]
+    mig = {"name": "mig", "exactly": {"deviceClassName": "mig.nvidia.com", "selectors": selector}}
+    whole = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": selector}}
+    dynamic = driver({"DynamicMIG": True})
+    assert (
+        dra_unsatisfiable_claim_violations([dynamic, ("urn:m", CLAIM, {"spec": {"devices": {"requests": [mig]}}})])
+        == []
+    )
+    whole_claim: StackResource = ("urn:w", CLAIM, {"spec": {"devices": {"requests": [whole]}}})
+    assert [urn for urn, _ in dra_unsatisfiable_claim_violations([dynamic, whole_claim])] == ["urn:w"]
+
+
 def test_the_gpu_operators_gpu_cluster_gates_count() -> None:
     values = {"gpuCluster": {"deployCR": True}, "draDriver": {"featureGates": {"TimeSlicingSettings": True}}}
     operator: StackResource = ("urn:op", RELEASE, {"chart": "gpu-operator", "version": "v26.7.0", "values": values})
