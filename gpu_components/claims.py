@@ -170,6 +170,26 @@ def _gate_problem(
     ]
 
 
+def _custom_selectors(selectors: Sequence[str], device_class: str) -> tuple[list[str], list[Problem]]:
+    """The caller's CEL selectors (``selectors``, of a request of ``device_class``) and a problem per bad one, at
+    ``selectors[i]`` (:func:`~gpu_components.dra.selector_problems`)."""
+    if isinstance(selectors, str) or not isinstance(selectors, Sequence):
+        return [], [
+            Problem(
+                "selectors",
+                selectors,
+                "must be a list of CEL expressions (strings)",
+                "a list, e.g. [\"device.attributes['gpu.nvidia.com'].architecture == 'Hopper'\"]",
+            )
+        ]
+    problems = [
+        problem
+        for index, expression in enumerate(selectors)
+        for problem in dra.selector_problems(expression, device_class, f"selectors[{index}]")
+    ]
+    return [str(expression) for expression in selectors], problems
+
+
 def _dynamic_mig(gates: set[str]) -> bool:
     """Whether the driver feature gates ``gates`` (of :func:`_gates`) hold DynamicMIG."""
     return DraFeatureGate.DYNAMIC_MIG.value in gates
@@ -354,6 +374,7 @@ def gpu_claim_template(
     gpus: int = 1,
     gpu_model: str | None = None,
     min_gpu_memory_gb: int | None = None,
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` for ``gpus`` whole GPUs of ``pool`` (one claim per pod, DeviceClass
@@ -369,14 +390,19 @@ def gpu_claim_template(
             pool has another model of the same family. Defaults to any.
         min_gpu_memory_gb: at least this much GPU memory (GB); some GPU of the pool must have it; adds the CEL of
             :func:`~gpu_components.dra.memory_at_least_expression` on the ``memory`` capacity. Defaults to any.
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: every problem at once: a pool not served by the DRA driver, a MIG pool (its GPUs are
             published as MIG devices), an invalid name or count, a model or memory no GPU of the pool has, more
-            GPUs than one node has.
+            GPUs than one node has, a bad selector (at ``selectors[i]``).
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    custom, problems = _custom_selectors(selectors, dra.GPU_DEVICE_CLASS)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     if isinstance(gpu_model, str):
         models = [gpu.name for gpu, _ in _node_devices(pool.spec)]
         gpu_model, found = pool_gpu_model(gpu_model, models, f"pool {pool.spec.name}'s", "gpu_model")
@@ -388,7 +414,7 @@ def gpu_claim_template(
         raise GpuSpecError(problems)
     expressions = _model_expressions(gpu_model, min_gpu_memory_gb, [gpu for gpu, _ in _node_devices(pool.spec)])
     return _manifest(
-        "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions)
+        "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions + custom)
     )
 
 
@@ -400,6 +426,7 @@ def mig_claim_template(
     devices: int = 1,
     same_gpu: bool = False,
     feature_gates: Sequence[DraFeatureGateArg] = (),
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` for ``devices`` MIG devices of ``mig_profile`` on ``pool`` (DeviceClass
@@ -419,15 +446,20 @@ def mig_claim_template(
         feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
             ``GpuCluster.dra_feature_gates``); ``DynamicMIG`` among them lets a pool of whole GPUs be claimed as
             MIG devices (:data:`~gpu_components.dra.SOURCE_DYNAMIC_MIG`). Defaults to none.
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, an invalid name, count or feature gate, a profile the
             pool's GPU does not have or its layout does not hold (``valid`` lists the layout's profiles), a pool of
             whole GPUs without DynamicMIG (the message names DynamicMIG), more devices than a node has;
-            ``same_gpu`` not a bool, with one device, or with more devices than one GPU holds.
+            ``same_gpu`` not a bool, with one device, or with more devices than one GPU holds; a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    custom, problems = _custom_selectors(selectors, dra.MIG_DEVICE_CLASS)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if not isinstance(same_gpu, bool):
@@ -456,7 +488,7 @@ def mig_claim_template(
                 )
             ]
         )
-    request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+    request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile), *custom])
     return _manifest(
         "ResourceClaimTemplate",
         name,
@@ -473,6 +505,7 @@ def shared_gpu_claim(
     time_slice_interval: dra.TimeSliceInterval | None = None,
     mig_profile: str | None = None,
     feature_gates: Sequence[DraFeatureGateArg] = (),
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaim`` for one whole GPU (or one MIG device) of ``pool`` that several pods share: each pod of
@@ -490,14 +523,20 @@ def shared_gpu_claim(
         mig_profile: share one MIG device of this profile of the pool's MIG layout instead of a whole GPU.
         feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
             ``GpuCluster.dra_feature_gates``).
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: the namespace of the claim and of every pod sharing it. Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, a whole GPU of a MIG pool or a profile outside its
             layout, an invalid name, an interval the driver does not know, with a MIG device, or without the
-            ``TimeSlicingSettings`` gate.
+            ``TimeSlicingSettings`` gate; a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    device_class = dra.MIG_DEVICE_CLASS if mig_profile is not None else dra.GPU_DEVICE_CLASS
+    custom, problems = _custom_selectors(selectors, device_class)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if problems:
@@ -517,7 +556,7 @@ def shared_gpu_claim(
             )
         if problems:
             raise GpuSpecError(problems)
-        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile)])
+        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile), *custom])
         return _manifest("ResourceClaim", name, namespace, request)
     _, problems = _whole_gpu_problems(pool.spec, 1, None, None)
     config = None
@@ -539,7 +578,7 @@ def shared_gpu_claim(
         config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
     if problems:
         raise GpuSpecError(problems)
-    return _manifest("ResourceClaim", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, 1, []), config)
+    return _manifest("ResourceClaim", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, 1, custom), config)
 
 
 def mps_claim_template(
@@ -551,6 +590,7 @@ def mps_claim_template(
     mig_profile: str | None = None,
     default_active_thread_percentage: int | None = None,
     default_pinned_device_memory_limit: str | None = None,
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` whose devices the containers of each pod share through CUDA MPS (the driver
@@ -571,14 +611,20 @@ def mps_claim_template(
             device's SMs each client may use). Defaults to the driver's (unset).
         default_pinned_device_memory_limit: ``mpsConfig.defaultPinnedDeviceMemoryLimit``, a Kubernetes quantity
             of bytes, e.g. ``"10Gi"``. Defaults to the driver's (unset).
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a pool/profile mismatch (see
             the other helpers), a percentage outside 0..100, a memory limit that is not a quantity, no
-            ``MPSSupport`` gate.
+            ``MPSSupport`` gate, a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    device_class = dra.MIG_DEVICE_CLASS if mig_profile is not None else dra.GPU_DEVICE_CLASS
+    custom, problems = _custom_selectors(selectors, device_class)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if problems:
@@ -622,10 +668,10 @@ def mps_claim_template(
         mps["defaultPinnedDeviceMemoryLimit"] = limit
     sharing: dict[str, Any] = {"strategy": "MPS", "mpsConfig": mps} if mps else {"strategy": "MPS"}
     if mig_profile is None:
-        request = _request("gpu", dra.GPU_DEVICE_CLASS, count, [])
+        request = _request("gpu", dra.GPU_DEVICE_CLASS, count, custom)
         config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
     else:
-        request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+        request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile), *custom])
         config = _config("mig", dra.MIG_DEVICE_CONFIG_KIND, sharing)
     return _manifest("ResourceClaimTemplate", name, namespace, request, config)
 
