@@ -170,12 +170,38 @@ def _gate_problem(
     ]
 
 
-def _node_devices(spec: GpuNodePoolSpec) -> list[tuple[GpuModel, dict[str, int]]]:
+def _custom_selectors(selectors: Sequence[str], device_class: str) -> tuple[list[str], list[Problem]]:
+    """The caller's CEL selectors (``selectors``, of a request of ``device_class``) and a problem per bad one, at
+    ``selectors[i]`` (:func:`~gpu_components.dra.selector_problems`)."""
+    if isinstance(selectors, str) or not isinstance(selectors, Sequence):
+        return [], [
+            Problem(
+                "selectors",
+                selectors,
+                "must be a list of CEL expressions (strings)",
+                "a list, e.g. [\"device.attributes['gpu.nvidia.com'].architecture == 'Hopper'\"]",
+            )
+        ]
+    problems = [
+        problem
+        for index, expression in enumerate(selectors)
+        for problem in dra.selector_problems(expression, device_class, f"selectors[{index}]")
+    ]
+    return [str(expression) for expression in selectors], problems
+
+
+def _dynamic_mig(gates: set[str]) -> bool:
+    """Whether the driver feature gates ``gates`` (of :func:`_gates`) hold DynamicMIG."""
+    return DraFeatureGate.DYNAMIC_MIG.value in gates
+
+
+def _node_devices(spec: GpuNodePoolSpec, dynamic_mig: bool = False) -> list[tuple[GpuModel, dict[str, int]]]:
     """``(GPU model, what one node publishes to DRA)`` of each instance type the pool allows: a fixed pool's one
     type, a provisioned pool's allowed types (:func:`~gpu_components.workloads.allowed_gpus`), each node's devices by
-    :func:`~gpu_components.dra.dra_devices` (``gpu.nvidia.com`` or ``mig.nvidia.com/<profile>`` -> count)."""
+    :func:`~gpu_components.dra.dra_devices` (``gpu.nvidia.com`` or ``mig.nvidia.com/<profile>`` -> count; with
+    ``dynamic_mig``, a whole GPU's possible MIG devices too)."""
     return [
-        (gpu, dra.dra_devices(dataclasses.replace(spec, gpu=gpu, gpu_count=per_node)))
+        (gpu, dra.dra_devices(dataclasses.replace(spec, gpu=gpu, gpu_count=per_node), dynamic_mig))
         for gpu, per_node in allowed_gpus(spec).values()
     ]
 
@@ -231,22 +257,36 @@ def _whole_gpu_problems(
     return count, []
 
 
-def _mig_problems(spec: GpuNodePoolSpec, mig_profile: object, devices: object) -> tuple[int | None, list[Problem]]:
-    """Check a request of ``devices`` MIG devices of ``mig_profile`` on the pool."""
+def _mig_problems(
+    spec: GpuNodePoolSpec, mig_profile: object, devices: object, dynamic_mig: bool
+) -> tuple[int | None, list[Problem]]:
+    """Check a request of ``devices`` MIG devices of ``mig_profile`` on the pool: a profile the pool's nodes publish
+    (its static layout's, or with ``dynamic_mig`` any of a whole MIG-capable GPU's), at most as many as a node
+    publishes."""
     count, problems = parse_gpu_quantity(devices, "devices")
-    layout = sorted(spec.mig.devices) if spec.mig is not None else []
-    valid = ", ".join(layout) or "none: the pool has no MIG layout (mig); claim whole GPUs"
+    published = _published(spec, dynamic_mig)
+    prefix = f"{dra.MIG_DEVICE_CLASS}/"
+    offered = [key.removeprefix(prefix) for key in published if key.startswith(prefix)]
+    valid = ", ".join(offered) or "none: the pool has no MIG layout (mig); claim whole GPUs"
     if not isinstance(mig_profile, str):
         return None, [*problems, Problem("mig_profile", mig_profile, "must be a MIG profile name (a string)", valid)]
-    if spec.mig is None or mig_profile not in spec.mig.devices:
+    if mig_profile not in offered:
+        source = dra.SOURCE_MIG_ATTRIBUTES
         if mig_profile not in spec.gpu.mig_profiles:
             why = f"{spec.gpu.name} GPUs have no MIG profile {mig_profile}"
         elif spec.mig is None:
-            why = f"pool {spec.name}'s GPUs are not partitioned (no mig), so the DRA driver publishes no MIG devices"
+            why = (
+                f"pool {spec.name}'s GPUs are not partitioned (no mig) and the DRA driver runs without its DynamicMIG "
+                "feature gate, so it publishes no MIG devices; with DynamicMIG (dra.feature_gates, passed to the "
+                "helper as feature_gates; Kubernetes 1.36 or later) it publishes every MIG profile of a whole GPU "
+                "and makes the device when the claim is allocated"
+            )
+            valid = f"with DynamicMIG: {', '.join(sorted(spec.gpu.mig_profiles))}; without: {valid}"
+            source = f"{dra.SOURCE_DYNAMIC_MIG}; {dra.SOURCE_MIG_ATTRIBUTES}"
         else:
             why = f"MIG profile {mig_profile} is not in pool {spec.name}'s MIG layout ({spec.mig.config_name})"
-        return None, [*problems, Problem("mig_profile", mig_profile, why, valid, dra.SOURCE_MIG_ATTRIBUTES)]
-    most = max(devices[f"{dra.MIG_DEVICE_CLASS}/{mig_profile}"] for _, devices in _node_devices(spec))
+        return None, [*problems, Problem("mig_profile", mig_profile, why, valid, source)]
+    most = published[f"{prefix}{mig_profile}"]
     if count is not None and count > most:
         node = "the largest node" if spec.provisioning is not None else "each node"
         problems.append(
@@ -334,6 +374,7 @@ def gpu_claim_template(
     gpus: int = 1,
     gpu_model: str | None = None,
     min_gpu_memory_gb: int | None = None,
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` for ``gpus`` whole GPUs of ``pool`` (one claim per pod, DeviceClass
@@ -349,14 +390,19 @@ def gpu_claim_template(
             pool has another model of the same family. Defaults to any.
         min_gpu_memory_gb: at least this much GPU memory (GB); some GPU of the pool must have it; adds the CEL of
             :func:`~gpu_components.dra.memory_at_least_expression` on the ``memory`` capacity. Defaults to any.
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: every problem at once: a pool not served by the DRA driver, a MIG pool (its GPUs are
             published as MIG devices), an invalid name or count, a model or memory no GPU of the pool has, more
-            GPUs than one node has.
+            GPUs than one node has, a bad selector (at ``selectors[i]``).
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    custom, problems = _custom_selectors(selectors, dra.GPU_DEVICE_CLASS)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     if isinstance(gpu_model, str):
         models = [gpu.name for gpu, _ in _node_devices(pool.spec)]
         gpu_model, found = pool_gpu_model(gpu_model, models, f"pool {pool.spec.name}'s", "gpu_model")
@@ -368,7 +414,7 @@ def gpu_claim_template(
         raise GpuSpecError(problems)
     expressions = _model_expressions(gpu_model, min_gpu_memory_gb, [gpu for gpu, _ in _node_devices(pool.spec)])
     return _manifest(
-        "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions)
+        "ResourceClaimTemplate", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, count, expressions + custom)
     )
 
 
@@ -379,36 +425,54 @@ def mig_claim_template(
     *,
     devices: int = 1,
     same_gpu: bool = False,
+    feature_gates: Sequence[DraFeatureGateArg] = (),
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` for ``devices`` MIG devices of ``mig_profile`` on ``pool`` (DeviceClass
     ``mig.nvidia.com``, CEL :func:`~gpu_components.dra.mig_profile_expression`), in request ``mig``.
 
     Args:
-        pool: a DRA pool whose MIG layout (``mig``) has ``mig_profile``.
+        pool: a DRA pool whose MIG layout (``mig``) has ``mig_profile``, or, with the DynamicMIG gate, a pool of
+            whole MIG-capable GPUs (no ``mig``) whose GPU model has it (:func:`~gpu_components.dra.dra_devices`).
         name: the template's name (a DNS label).
-        mig_profile: a profile of the pool's MIG layout, e.g. ``1g.10gb``.
-        devices: MIG devices, at least 1 and at most the profile's devices on one node (per GPU times GPUs).
+        mig_profile: a profile of the pool's MIG layout (or, with DynamicMIG, of its GPU model), e.g. ``1g.10gb``.
+        devices: MIG devices, at least 1 and at most the profile's devices on one node (per GPU times GPUs; with
+            DynamicMIG, the profile's most instances on one GPU, from the catalog's MIG tables, times GPUs).
         same_gpu: all ``devices`` on one parent GPU: a claim constraint ``matchAttribute:
             gpu.nvidia.com/parentUUID`` on request ``mig`` (:data:`~gpu_components.dra.PARENT_UUID_ATTRIBUTE`).
             Needs at least 2 devices and at most the profile's devices on one GPU. Defaults to ``False``: the
             devices may come from any GPUs of the node.
+        feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
+            ``GpuCluster.dra_feature_gates``); ``DynamicMIG`` among them lets a pool of whole GPUs be claimed as
+            MIG devices (:data:`~gpu_components.dra.SOURCE_DYNAMIC_MIG`). Defaults to none.
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
-        GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a profile the pool's GPU does
-            not have or its layout does not hold (``valid`` lists the layout's profiles), more devices than a node
-            has; ``same_gpu`` not a bool, with one device, or with more devices than one GPU holds.
+        GpuSpecError: a pool not served by the DRA driver, an invalid name, count or feature gate, a profile the
+            pool's GPU does not have or its layout does not hold (``valid`` lists the layout's profiles), a pool of
+            whole GPUs without DynamicMIG (the message names DynamicMIG), more devices than a node has;
+            ``same_gpu`` not a bool, with one device, or with more devices than one GPU holds; a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    custom, problems = _custom_selectors(selectors, dra.MIG_DEVICE_CLASS)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
+    gates, found = _gates(feature_gates)
+    problems += found
     if not isinstance(same_gpu, bool):
         problems.append(Problem("same_gpu", same_gpu, "must be a bool", "true, false"))
     if problems:
         raise GpuSpecError(problems)
-    count, problems = _mig_problems(pool.spec, mig_profile, devices)
-    if problems or count is None or pool.spec.mig is None:
+    count, problems = _mig_problems(pool.spec, mig_profile, devices, _dynamic_mig(gates))
+    if problems or count is None:
         raise GpuSpecError(problems)
-    per_gpu = pool.spec.mig.devices[mig_profile]
+    spec = pool.spec
+    per_gpu = (
+        spec.mig.devices[mig_profile] if spec.mig is not None else spec.gpu.mig_profiles[mig_profile].max_instances
+    )
     if same_gpu and not 2 <= count <= per_gpu:
         raise GpuSpecError(
             [
@@ -424,7 +488,7 @@ def mig_claim_template(
                 )
             ]
         )
-    request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+    request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile), *custom])
     return _manifest(
         "ResourceClaimTemplate",
         name,
@@ -441,6 +505,7 @@ def shared_gpu_claim(
     time_slice_interval: dra.TimeSliceInterval | None = None,
     mig_profile: str | None = None,
     feature_gates: Sequence[DraFeatureGateArg] = (),
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaim`` for one whole GPU (or one MIG device) of ``pool`` that several pods share: each pod of
@@ -458,20 +523,26 @@ def shared_gpu_claim(
         mig_profile: share one MIG device of this profile of the pool's MIG layout instead of a whole GPU.
         feature_gates: the DRA driver feature gates the cluster turns on (its ``dra.feature_gates``:
             ``GpuCluster.dra_feature_gates``).
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: the namespace of the claim and of every pod sharing it. Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, a whole GPU of a MIG pool or a profile outside its
             layout, an invalid name, an interval the driver does not know, with a MIG device, or without the
-            ``TimeSlicingSettings`` gate.
+            ``TimeSlicingSettings`` gate; a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    device_class = dra.MIG_DEVICE_CLASS if mig_profile is not None else dra.GPU_DEVICE_CLASS
+    custom, problems = _custom_selectors(selectors, device_class)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if problems:
         raise GpuSpecError(problems)
     if mig_profile is not None:
-        _, problems = _mig_problems(pool.spec, mig_profile, 1)
+        _, problems = _mig_problems(pool.spec, mig_profile, 1, _dynamic_mig(gates))
         if time_slice_interval is not None:
             problems.append(
                 Problem(
@@ -485,7 +556,7 @@ def shared_gpu_claim(
             )
         if problems:
             raise GpuSpecError(problems)
-        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile)])
+        request = _request("mig", dra.MIG_DEVICE_CLASS, 1, [dra.mig_profile_expression(mig_profile), *custom])
         return _manifest("ResourceClaim", name, namespace, request)
     _, problems = _whole_gpu_problems(pool.spec, 1, None, None)
     config = None
@@ -507,7 +578,7 @@ def shared_gpu_claim(
         config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
     if problems:
         raise GpuSpecError(problems)
-    return _manifest("ResourceClaim", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, 1, []), config)
+    return _manifest("ResourceClaim", name, namespace, _request("gpu", dra.GPU_DEVICE_CLASS, 1, custom), config)
 
 
 def mps_claim_template(
@@ -519,6 +590,7 @@ def mps_claim_template(
     mig_profile: str | None = None,
     default_active_thread_percentage: int | None = None,
     default_pinned_device_memory_limit: str | None = None,
+    selectors: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
 ) -> dict[str, Any]:
     """A ``ResourceClaimTemplate`` whose devices the containers of each pod share through CUDA MPS (the driver
@@ -539,14 +611,20 @@ def mps_claim_template(
             device's SMs each client may use). Defaults to the driver's (unset).
         default_pinned_device_memory_limit: ``mpsConfig.defaultPinnedDeviceMemoryLimit``, a Kubernetes quantity
             of bytes, e.g. ``"10Gi"``. Defaults to the driver's (unset).
+        selectors: more CEL selectors of the request (``resource.k8s.io/v1`` ``selectors[].cel.expression``), after
+            the helper's own: each must parse, use only attributes and capacities the driver publishes for the
+            request's DeviceClass and evaluate to a bool (:func:`~gpu_components.dra.selector_problems`), e.g.
+            ``["device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"]``. Defaults to none.
         namespace: Defaults to :data:`DEFAULT_NAMESPACE`.
 
     Raises:
         GpuSpecError: a pool not served by the DRA driver, an invalid name or count, a pool/profile mismatch (see
             the other helpers), a percentage outside 0..100, a memory limit that is not a quantity, no
-            ``MPSSupport`` gate.
+            ``MPSSupport`` gate, a bad selector.
     """
-    problems = _pool_problems(pool) + _name_problems(name, namespace)
+    device_class = dra.MIG_DEVICE_CLASS if mig_profile is not None else dra.GPU_DEVICE_CLASS
+    custom, problems = _custom_selectors(selectors, device_class)
+    problems += _pool_problems(pool) + _name_problems(name, namespace)
     gates, found = _gates(feature_gates)
     problems += found
     if problems:
@@ -554,7 +632,7 @@ def mps_claim_template(
     if mig_profile is None:
         count, problems = _whole_gpu_problems(pool.spec, gpus, None, None)
     else:
-        count, problems = _mig_problems(pool.spec, mig_profile, gpus)
+        count, problems = _mig_problems(pool.spec, mig_profile, gpus, _dynamic_mig(gates))
     percentage = default_active_thread_percentage
     low, high = dra.MPS_ACTIVE_THREAD_PERCENTAGE
     if percentage is not None and (
@@ -590,10 +668,10 @@ def mps_claim_template(
         mps["defaultPinnedDeviceMemoryLimit"] = limit
     sharing: dict[str, Any] = {"strategy": "MPS", "mpsConfig": mps} if mps else {"strategy": "MPS"}
     if mig_profile is None:
-        request = _request("gpu", dra.GPU_DEVICE_CLASS, count, [])
+        request = _request("gpu", dra.GPU_DEVICE_CLASS, count, custom)
         config = _config("gpu", dra.GPU_CONFIG_KIND, sharing)
     else:
-        request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile)])
+        request = _request("mig", dra.MIG_DEVICE_CLASS, count, [dra.mig_profile_expression(mig_profile), *custom])
         config = _config("mig", dra.MIG_DEVICE_CONFIG_KIND, sharing)
     return _manifest("ResourceClaimTemplate", name, namespace, request, config)
 
@@ -603,18 +681,19 @@ def mps_claim_template(
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _published(spec: GpuNodePoolSpec) -> dict[str, int]:
+def _published(spec: GpuNodePoolSpec, dynamic_mig: bool) -> dict[str, int]:
     """What the largest node of the pool publishes to DRA, per device key (``gpu.nvidia.com``,
-    ``mig.nvidia.com/<profile>``): a fixed pool's one node type, the most of any type a provisioned pool allows."""
+    ``mig.nvidia.com/<profile>``): a fixed pool's one node type, the most of any type a provisioned pool allows
+    (``dynamic_mig``: the driver's DynamicMIG gate is on, :func:`~gpu_components.dra.dra_devices`)."""
     most: dict[str, int] = {}
-    for _, devices in _node_devices(spec):
+    for _, devices in _node_devices(spec, dynamic_mig):
         for key, count in devices.items():
             most[key] = max(most.get(key, 0), count)
     return dict(sorted(most.items()))
 
 
 def _request_fit_problems(
-    spec: GpuNodePoolSpec, request: Mapping[str, Any], where: str
+    spec: GpuNodePoolSpec, request: Mapping[str, Any], where: str, dynamic_mig: bool
 ) -> tuple[tuple[str, int] | None, list[Problem]]:
     """A claim request (``exactly``: DeviceClass, count, selectors, at ``where``) against what a node of the pool
     publishes: its DeviceClass must be one the pool publishes in, a ``mig.nvidia.com`` request must select one MIG
@@ -622,7 +701,7 @@ def _request_fit_problems(
     A claim made for another pool fails here, where its pod would stay Pending. Returns ``((device key, count),
     [])`` for a request that fits (the key as :func:`~gpu_components.dra.dra_devices` spells it), else ``(None,
     problems)``."""
-    published = _published(spec)
+    published = _published(spec, dynamic_mig)
     offered = ", ".join(f"{key}: {count}" for key, count in published.items())
     node = "the largest node" if spec.provisioning is not None else "each node"
     device_class = request.get("deviceClassName")
@@ -680,7 +759,7 @@ def _devices(count: int, key: str) -> str:
 
 
 def _claim_fit_problems(
-    spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str
+    spec: GpuNodePoolSpec, claim: Mapping[str, Any], where: str, dynamic_mig: bool
 ) -> tuple[list[tuple[str, int]], list[Problem]]:
     """Each ``exactly`` request of a claim manifest (``where``: its path) against the pool
     (:func:`_request_fit_problems`), after what no pool could satisfy
@@ -710,17 +789,19 @@ def _claim_fit_problems(
                 )
             )
             continue
-        fit, found = _request_fit_problems(spec, exactly, f"{base}[{index}].exactly")
+        fit, found = _request_fit_problems(spec, exactly, f"{base}[{index}].exactly", dynamic_mig)
         fits += [fit] if fit is not None else []
         problems += found
     return fits, problems
 
 
-def _pod_total_problems(spec: GpuNodePoolSpec, fits: Sequence[tuple[str, str, int]]) -> list[Problem]:
+def _pod_total_problems(
+    spec: GpuNodePoolSpec, fits: Sequence[tuple[str, str, int]], dynamic_mig: bool
+) -> list[Problem]:
     """The devices of all of a pod's claims (``fits``: each request's claim name, device key and count) against what
     one node of the pool publishes: the scheduler allocates every claim of a pod on the one node the pod runs on, so
     claims that each fit a node but together need more devices of a key than a node has leave the pod Pending."""
-    published = _published(spec)
+    published = _published(spec, dynamic_mig)
     node = "the largest node" if spec.provisioning is not None else "each node"
     problems: list[Problem] = []
     for key in sorted({key for _, key, _ in fits}):
@@ -744,7 +825,9 @@ def _pod_total_problems(spec: GpuNodePoolSpec, fits: Sequence[tuple[str, str, in
     return problems
 
 
-def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> DraPodSettings:
+def claim_pod_settings(
+    pool: DraPool, claims: Sequence[Mapping[str, Any]], *, feature_gates: Sequence[DraFeatureGateArg] = ()
+) -> DraPodSettings:
     """The pod pieces that use ``claims`` on ``pool``: one pod ``resourceClaims`` entry per claim, named as the
     claim (``resourceClaimTemplateName`` for a template, ``resourceClaimName`` for a shared claim), the GPU
     container's ``resources.claims`` naming each, and the pool's tolerations and node selector. No
@@ -754,9 +837,13 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
         pool: the DRA pool the claims were made for.
         claims: manifests of this module's helpers (``resource.k8s.io/v1`` ``ResourceClaimTemplate`` or
             ``ResourceClaim``), all in the pod's namespace; at least one.
+        feature_gates: the DRA driver feature gates the cluster turns on, as the claims were made with; with
+            ``DynamicMIG`` a pool of whole MIG-capable GPUs also publishes MIG devices
+            (:func:`~gpu_components.dra.dra_devices`). Defaults to none.
 
     Raises:
-        GpuSpecError: a pool not served by the DRA driver, no claims, a claim that is not such a manifest, two
+        GpuSpecError: a pool not served by the DRA driver, an invalid feature gate, no claims, a claim that is not
+            such a manifest, two
             claims of one name, claims in different namespaces (a pod references claims of its own namespace), a
             claim made for another pool: a request in a DeviceClass the pool publishes nothing in, a MIG request
             selecting no MIG profile of the pool's layout, or more devices than a node of the pool publishes
@@ -768,7 +855,8 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
             a ``gpu.nvidia.com`` request.
     """
     pool_problems = _pool_problems(pool)
-    problems = list(pool_problems)
+    gates, found = _gates(feature_gates)
+    problems = pool_problems + found
     entries: list[PodResourceClaim] = []
     namespaces: list[str] = []
     fits: list[tuple[str, str, int]] = []
@@ -795,7 +883,7 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
         name = str(metadata.get("name"))
         namespaces.append(str(metadata.get("namespace", DEFAULT_NAMESPACE)))
         if not pool_problems:
-            fit, found = _claim_fit_problems(pool.spec, claim, f"claims[{index}]")
+            fit, found = _claim_fit_problems(pool.spec, claim, f"claims[{index}]", _dynamic_mig(gates))
             fits += [(name, key, count) for key, count in fit]
             problems += found
         if any(entry["name"] == name for entry in entries):
@@ -807,7 +895,7 @@ def claim_pod_settings(pool: DraPool, claims: Sequence[Mapping[str, Any]]) -> Dr
         else:
             entry["resourceClaimName"] = name
         entries.append(entry)
-    problems += _pod_total_problems(pool.spec, fits)
+    problems += _pod_total_problems(pool.spec, fits, _dynamic_mig(gates))
     if len(set(namespaces)) > 1:
         problems.append(
             Problem(

@@ -453,7 +453,7 @@ def _dra_cluster_problems(
         [value_of(gate) for gate in dra.get("feature_gates", [])] if isinstance(dra.get("feature_gates"), list) else []
     )
     mig_pools = [(f"{prefix}pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
-    problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates")
+    problems += feature_gate_problems(gates, mig_pools, f"{prefix}dra.feature_gates", dra.get("kubernetes_version"))
     facts = facts_for(cloud)
     if installer == "gpu-operator":  # refused on a cloud whose own installer brings the driver: _installer_problems
         return problems

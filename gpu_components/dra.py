@@ -24,7 +24,9 @@ NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu`` v0.4.1, driver na
 
 What a node publishes (:func:`dra_devices`): each GPU as a ``gpu.nvidia.com`` device, or, once partitioned, as its
 MIG devices in ``mig.nvidia.com`` (without the DynamicMIG feature gate the driver creates no MIG device; it publishes
-the partitions mig-parted or the GPU Operator's MIG manager made), not as a whole GPU.
+the partitions mig-parted or the GPU Operator's MIG manager made), not as a whole GPU. With DynamicMIG, an
+unpartitioned MIG-capable GPU is published whole and as every MIG device it could make, which the driver makes on
+allocation (:data:`SOURCE_DYNAMIC_MIG`).
 
 Without a config, one claim referenced by several pods (a ``ResourceClaim`` by name, same namespace) gives each of
 them access to its device, as the driver's demo "one shared, global claim providing access to a GPU" does; no
@@ -37,6 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from gpu_components import cel
 from gpu_components.enums import DraFeatureGate
 from gpu_components.errors import Problem
 from gpu_components.spec import GpuNodePoolSpec
@@ -67,6 +70,10 @@ SOURCE_SHARING = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/sharing.go"
 """Sharing strategies, time-slice intervals and MPS config fields of a claim config."""
 SOURCE_CONFIG_GATES = f"{_DRIVER_TREE}api/nvidia.com/resource/v1beta1/validate.go"
 """``validateSharingStrategy``: ``TimeSlicing`` needs ``TimeSlicingSettings``, ``MPS`` needs ``MPSSupport``."""
+SOURCE_DYNAMIC_MIG = f"{_DRIVER_TREE}cmd/gpu-kubelet-plugin/driver.go"
+"""With the DynamicMIG feature gate the kubelet plugin publishes, per GPU, a counter set, the whole GPU and each MIG
+device the GPU could make (KEP-4815 partitionable devices: ``publishResources``, ``generateSplitResourceSlices``);
+the MIG devices carry the MIG attributes (``CommonAttributesMig``, :data:`SOURCE_MIG_ATTRIBUTES`)."""
 SOURCE_SHARED_CLAIM = f"{_DRIVER_TREE}demo/specs/quickstart/v1/gpu-test3.yaml"
 """The driver's demo of one ``ResourceClaim`` shared by two pods (no config, no feature gate)."""
 
@@ -88,6 +95,67 @@ PARENT_UUID_ATTRIBUTE = f"{DRIVER_NAME}/parentUUID"
 (:data:`SOURCE_MIG_ATTRIBUTES`; Kubernetes DRA: :data:`SOURCE_KUBERNETES_DRA`)."""
 MEMORY_CAPACITY = "memory"
 """A GPU's memory capacity, in bytes (:data:`SOURCE_GPU_CAPACITY`)."""
+
+STANDARD_ATTRIBUTE_DOMAIN = "resource.kubernetes.io"
+"""The domain of Kubernetes' standard device attributes (``pciBusID``, ``pcieRoot``), which the driver sets on a
+GPU beside its own (:data:`SOURCE_STANDARD_ATTRIBUTES`)."""
+SOURCE_STANDARD_ATTRIBUTES = f"{_DRIVER_TREE}vendor/k8s.io/dynamic-resource-allocation/deviceattribute/attribute.go"
+"""``StandardDeviceAttributePCIBusID``, ``StandardDeviceAttributePCIeRoot`` (``resource.kubernetes.io/``), which the
+driver's ``nvlib.go`` reads for each GPU."""
+GPU_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    DRIVER_NAME: (
+        "addressingMode",
+        "architecture",
+        "brand",
+        "cudaComputeCapability",
+        "cudaDriverVersion",
+        "driverVersion",
+        "productName",
+        "type",
+        "uuid",
+    ),
+    STANDARD_ATTRIBUTE_DOMAIN: ("pciBusID", "pcieRoot"),
+}
+"""A whole GPU's attributes by domain (``GpuInfo.Attributes``, :data:`SOURCE_GPU_ATTRIBUTES`; ``addressingMode``,
+``pciBusID`` and ``pcieRoot`` only where the node reports them: :data:`SOURCE_STANDARD_ATTRIBUTES`)."""
+MIG_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    DRIVER_NAME: (
+        "addressingMode",
+        "architecture",
+        "brand",
+        "cudaComputeCapability",
+        "cudaDriverVersion",
+        "driverVersion",
+        "parentUUID",
+        "productName",
+        "profile",
+        "type",
+        "uuid",
+    )
+}
+"""A MIG device's attributes by domain (``CommonAttributesMig`` and the device's ``uuid``,
+:data:`SOURCE_MIG_ATTRIBUTES`)."""
+GPU_CAPACITIES: dict[str, tuple[str, ...]] = {DRIVER_NAME: (MEMORY_CAPACITY,)}
+"""A whole GPU's capacities by domain (``fullGpuCapacity``, :data:`SOURCE_GPU_CAPACITY`)."""
+MIG_CAPACITIES: dict[str, tuple[str, ...]] = {
+    DRIVER_NAME: (
+        "copyEngines",
+        "decoders",
+        "encoders",
+        "jpegEngines",
+        MEMORY_CAPACITY,
+        "memorySlice<N>",
+        "multiprocessors",
+        "ofaEngines",
+    )
+}
+"""A MIG device's capacities by domain (``CommonCapacitiesMig``, and ``memorySlice<N>`` for each memory slice a
+static MIG device holds, ``N`` a number: :data:`SOURCE_MIG_ATTRIBUTES`, ``deviceinfo.go``)."""
+PUBLISHED_NAMES: dict[str, tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]] = {
+    GPU_DEVICE_CLASS: (GPU_ATTRIBUTES, GPU_CAPACITIES),
+    MIG_DEVICE_CLASS: (MIG_ATTRIBUTES, MIG_CAPACITIES),
+}
+"""DeviceClass -> (attributes, capacities) by domain, of the devices the driver publishes in it."""
 
 CONFIG_API_VERSION = "resource.nvidia.com/v1beta1"
 """``apiVersion`` of the driver's opaque claim configs (:data:`SOURCE_CONFIG_KINDS`)."""
@@ -160,19 +228,42 @@ def product_name_expression(gpu_model: str) -> str:
     return f"{attribute(PRODUCT_NAME_ATTRIBUTE)}.lowerAscii().matches('(^|[^a-z0-9]){family}([^a-z0-9]|$)')"
 
 
-def dra_devices(spec: GpuNodePoolSpec) -> dict[str, int]:
+def dra_devices(spec: GpuNodePoolSpec, dynamic_mig: bool = False) -> dict[str, int]:
     """What each node of the pool publishes to DRA, per node: ``{"gpu.nvidia.com": <GPUs>}`` for whole GPUs, or for
     a MIG pool one entry per MIG profile of its layout, ``mig.nvidia.com/<profile>`` -> MIG devices per node (the
     profile's instances per GPU times the node's GPUs), sorted by key. E.g. 8 H100s in all-``1g.10gb``:
     ``{"mig.nvidia.com/1g.10gb": 56}``; a ``g6e.xlarge`` (1 L40S): ``{"gpu.nvidia.com": 1}``.
 
+    ``dynamic_mig``: the driver runs with its DynamicMIG feature gate (defaults to ``False``). Then a pool of whole
+    MIG-capable GPUs (no ``mig``) publishes, besides its GPUs, every MIG device each GPU could make, as partitionable
+    devices sharing the GPU's counters (:data:`SOURCE_DYNAMIC_MIG`): ``mig.nvidia.com/<profile>`` -> the profile's
+    most instances on one GPU (the catalog's ``max_instances``) times the node's GPUs, for each profile of the GPU
+    model; the driver makes the MIG device when a claim is allocated. A static MIG pool (refused beside DynamicMIG)
+    or a GPU without MIG publishes as without it.
+
     Cloud-neutral and regardless of who advertises the pool: a device-plugin pool's node component reports ``{}``
     (:attr:`~gpu_components.adapter.PoolView.dra_devices`)."""
     if spec.mig is None:
-        return {GPU_DEVICE_CLASS: spec.gpu_count}
+        devices = {GPU_DEVICE_CLASS: spec.gpu_count}
+        if dynamic_mig:
+            devices |= {
+                f"{MIG_DEVICE_CLASS}/{name}": profile.max_instances * spec.gpu_count
+                for name, profile in sorted(spec.gpu.mig_profiles.items())
+            }
+        return devices
     return {
         f"{MIG_DEVICE_CLASS}/{profile}": count * spec.gpu_count for profile, count in sorted(spec.mig.devices.items())
     }
+
+
+def selector_problems(expression: object, device_class: object, path: str) -> list[Problem]:
+    """Problems of a CEL selector ``expression`` of a request of ``device_class`` against what NVIDIA's driver
+    publishes there (:data:`PUBLISHED_NAMES`; another class: syntax, fields and value only), at ``path``: at most one
+    (:func:`gpu_components.cel.selector_problems`: a syntax error, an attribute or capacity the driver does not
+    publish, a ``device.<field>`` Kubernetes does not define, a value that is not a bool)."""
+    published = PUBLISHED_NAMES.get(device_class) if isinstance(device_class, str) else None
+    source = f"{SOURCE_GPU_ATTRIBUTES}; {SOURCE_MIG_ATTRIBUTES}; {SOURCE_GPU_CAPACITY}; {SOURCE_STANDARD_ATTRIBUTES}"
+    return cel.selector_problems(expression, path, str(device_class), published, source)
 
 
 SHARING_SETTINGS: dict[str, SharingStrategy] = {"timeSlicingConfig": "TimeSlicing", "mpsConfig": "MPS"}
@@ -205,7 +296,11 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
       apply to the request; a config with no ``requests`` applies to all): a device has one ``sharing``;
     - a ``gpu.nvidia.com`` request with a selector on the MIG ``profile`` attribute: only MIG devices (DeviceClass
       ``mig.nvidia.com``) publish it (:data:`SOURCE_GPU_ATTRIBUTES`, :data:`SOURCE_MIG_ATTRIBUTES`), so the
-      selector matches no device.
+      selector matches no device; with the DynamicMIG gate too, whose MIG devices are of ``mig.nvidia.com``
+      (:data:`SOURCE_DYNAMIC_MIG`), where a profile request on a pool of whole GPUs is satisfiable;
+    - any other selector of a ``gpu.nvidia.com`` or ``mig.nvidia.com`` request with a problem of
+      :func:`selector_problems` (a CEL syntax error, an attribute or capacity the driver does not publish for the
+      class, a value that is not a bool): one problem per selector.
 
     Returns the problems, in request and config order; ``[]`` for a claim without them."""
     problems: list[Problem] = []
@@ -214,14 +309,20 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
     for index, request in enumerate(requests if isinstance(requests, list) else []):
         names += [request["name"]] if isinstance(_mapping(request).get("name"), str) else []
         exactly = _mapping(_mapping(request).get("exactly"))
-        if exactly.get("deviceClassName") != GPU_DEVICE_CLASS:
+        device_class = exactly.get("deviceClassName")
+        if device_class not in PUBLISHED_NAMES:
             continue
         for number, selector in enumerate(exactly.get("selectors") or []):
             expression = _mapping(_mapping(selector).get("cel")).get("expression")
-            if isinstance(expression, str) and _PROFILE_SELECTOR.search(expression):
+            at = f"{where}.requests[{index}].exactly.selectors[{number}].cel.expression"
+            if device_class != GPU_DEVICE_CLASS or not (
+                isinstance(expression, str) and _PROFILE_SELECTOR.search(expression)
+            ):
+                problems += selector_problems(expression, device_class, at)
+            else:
                 problems.append(
                     Problem(
-                        f"{where}.requests[{index}].exactly.selectors[{number}].cel.expression",
+                        at,
                         expression,
                         f"selects on the MIG attribute {MIG_PROFILE_ATTRIBUTE}, which no device of DeviceClass "
                         f"{GPU_DEVICE_CLASS} (a whole GPU) publishes, so the request could never be allocated",
@@ -274,21 +375,27 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
 __all__ = [
     "CONFIG_API_VERSION",
     "DRIVER_NAME",
+    "GPU_ATTRIBUTES",
+    "GPU_CAPACITIES",
     "GPU_CONFIG_KIND",
     "GPU_DEVICE_CLASS",
     "MEMORY_CAPACITY",
+    "MIG_ATTRIBUTES",
+    "MIG_CAPACITIES",
     "MIG_DEVICE_CLASS",
     "MIG_DEVICE_CONFIG_KIND",
     "MIG_PROFILE_ATTRIBUTE",
     "MPS_ACTIVE_THREAD_PERCENTAGE",
     "PARENT_UUID_ATTRIBUTE",
     "PRODUCT_NAME_ATTRIBUTE",
+    "PUBLISHED_NAMES",
     "RESOURCE_API_VERSION",
     "SHARING_FEATURE_GATES",
     "SHARING_SETTINGS",
     "SOURCE_CLAIM_TEMPLATE_API",
     "SOURCE_CONFIG_GATES",
     "SOURCE_CONFIG_KINDS",
+    "SOURCE_DYNAMIC_MIG",
     "SOURCE_GPU_ATTRIBUTES",
     "SOURCE_GPU_CAPACITY",
     "SOURCE_GPU_DEVICE_CLASS",
@@ -297,6 +404,8 @@ __all__ = [
     "SOURCE_MIG_DEVICE_CLASS",
     "SOURCE_SHARED_CLAIM",
     "SOURCE_SHARING",
+    "SOURCE_STANDARD_ATTRIBUTES",
+    "STANDARD_ATTRIBUTE_DOMAIN",
     "TIME_SLICE_INTERVALS",
     "SharingStrategy",
     "TimeSliceInterval",
@@ -308,5 +417,6 @@ __all__ = [
     "mig_profile_expression",
     "product_family",
     "product_name_expression",
+    "selector_problems",
     "unsatisfiable_claim_problems",
 ]

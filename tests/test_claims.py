@@ -338,10 +338,85 @@ def test_a_profile_on_a_pool_without_mig() -> None:
         (
             "mig_profile",
             "1g.10gb",
-            "pool whole's GPUs are not partitioned (no mig), so the DRA driver publishes no MIG devices",
-            "none: the pool has no MIG layout (mig); claim whole GPUs",
+            "pool whole's GPUs are not partitioned (no mig) and the DRA driver runs without its DynamicMIG feature "
+            "gate, so it publishes no MIG devices; with DynamicMIG (dra.feature_gates, passed to the helper as "
+            "feature_gates; Kubernetes 1.36 or later) it publishes every MIG profile of a whole GPU and makes the "
+            "device when the claim is allocated",
+            "with DynamicMIG: 1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb; without: none: the "
+            "pool has no MIG layout (mig); claim whole GPUs",
         )
     ]
+    assert error.value.problems[0].source == (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/driver.go; "
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/mig.go"
+    )
+
+
+def whole_h100() -> PoolView:
+    return view({"name": "whole", "instance_type": "p5.48xlarge", "max_size": 2})
+
+
+def test_dynamic_mig_publishes_every_profile_of_a_whole_gpu() -> None:
+    spec = whole_h100().spec
+    assert dra.dra_devices(spec) == {"gpu.nvidia.com": 8}
+    assert dra.dra_devices(spec, dynamic_mig=True) == {
+        "gpu.nvidia.com": 8,
+        "mig.nvidia.com/1g.10gb": 56,
+        "mig.nvidia.com/1g.10gb+me": 8,
+        "mig.nvidia.com/1g.20gb": 32,
+        "mig.nvidia.com/2g.20gb": 24,
+        "mig.nvidia.com/3g.40gb": 16,
+        "mig.nvidia.com/4g.40gb": 8,
+        "mig.nvidia.com/7g.80gb": 8,
+    }
+    assert dra.dra_devices(l40s().spec, dynamic_mig=True) == {"gpu.nvidia.com": 4}
+
+
+def test_dynamic_mig_claims_a_profile_of_a_whole_gpu_pool() -> None:
+    claim = mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=16, feature_gates=["DynamicMIG"])
+    assert claim == template(
+        "mig",
+        {
+            "name": "mig",
+            "exactly": {
+                "deviceClassName": "mig.nvidia.com",
+                "count": 16,
+                "selectors": cel("device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"),
+            },
+        },
+    )
+    gates = [DraFeatureGate.DYNAMIC_MIG]
+    assert claim_pod_settings(whole_h100(), [claim], feature_gates=gates)["resourceClaims"] == [
+        {"name": "mig", "resourceClaimTemplateName": "mig"}
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(whole_h100(), [claim])
+    assert problems_of(error)[0][:2] == (
+        "claims[0].spec.spec.devices.requests[0].exactly.deviceClassName",
+        "mig.nvidia.com",
+    )
+
+
+def test_dynamic_mig_bounds_the_count_per_node_and_per_gpu() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=17, feature_gates=["DynamicMIG"])
+    assert problems_of(error) == [
+        (
+            "devices",
+            17,
+            "each node of pool whole has 16 MIG devices of 3g.40gb; the claim could never be allocated",
+            "1..16",
+        )
+    ]
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "3g.40gb", devices=3, same_gpu=True, feature_gates=["DynamicMIG"])
+    assert problems_of(error)[0][::3] == ("devices", "2..2")
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(whole_h100(), "mig", "1g.5gb", feature_gates=["DynamicMIG"])
+    assert problems_of(error)[0][2:] == (
+        "H100-80GB GPUs have no MIG profile 1g.5gb",
+        "1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb",
+    )
 
 
 def test_alpha_configs_without_their_gate_name_the_gate() -> None:
@@ -724,3 +799,145 @@ def test_same_gpu_needs_several_devices_that_fit_one_gpu(devices: int, same_gpu:
     with pytest.raises(GpuSpecError) as error:
         mig_claim_template(h100_mig(), "pair", "1g.10gb", devices=devices, same_gpu=same_gpu)
     assert problems_of(error) == [problem]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Custom CEL selectors
+# ---------------------------------------------------------------------------------------------------------------
+
+HOPPER = "device.attributes['gpu.nvidia.com'].architecture == 'Hopper'"
+GPU_ATTRIBUTE_NAMES = (
+    "addressingMode, architecture, brand, cudaComputeCapability, cudaDriverVersion, driverVersion, productName, "
+    "type, uuid"
+)
+
+
+def test_custom_selectors_follow_the_helpers_own() -> None:
+    claim = gpu_claim_template(
+        l40s(), "gpu", min_gpu_memory_gb=40, selectors=[HOPPER, "device.driver == 'gpu.nvidia.com'"]
+    )
+    assert claim["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(
+        "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40G')) >= 0",
+        HOPPER,
+        "device.driver == 'gpu.nvidia.com'",
+    )
+    parent = "device.attributes['gpu.nvidia.com'].parentUUID != ''"
+    mig = mig_claim_template(h100_mig(), "mig", "1g.10gb", selectors=[parent])
+    assert mig["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(
+        "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'", parent
+    )
+    shared = shared_gpu_claim(l40s(), "shared", selectors=[HOPPER])
+    assert shared["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(HOPPER)
+    mps = mps_claim_template(l40s(), "mps", feature_gates=["MPSSupport"], selectors=[HOPPER])
+    assert mps["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] == cel(HOPPER)
+    assert claim_pod_settings(l40s(), [claim])["resourceClaims"] == [
+        {"name": "gpu", "resourceClaimTemplateName": "gpu"}
+    ]
+
+
+def test_bad_custom_selectors_are_refused_each_at_its_index() -> None:
+    syntax = "device.attributes['gpu.nvidia.com'].productName =="
+    with pytest.raises(GpuSpecError) as error:
+        gpu_claim_template(
+            l40s(),
+            "gpu",
+            selectors=[
+                HOPPER,
+                syntax,
+                "device.attributes['gpu.nvidia.com'].prodName == 'NVIDIA L40S'",
+                "device.attributes['nvidia.com'].uuid == 'GPU-1'",
+                "'Hopper'",
+                "device.drivr == 'gpu.nvidia.com'",
+            ],
+        )
+    assert problems_of(error) == [
+        (
+            "selectors[1]",
+            syntax,
+            "not valid CEL: Unexpected token Token('$END', '') at line 1, column 49.",
+            "a CEL expression over device.driver, device.attributes and device.capacity",
+        ),
+        (
+            "selectors[2]",
+            "device.attributes['gpu.nvidia.com'].prodName == 'NVIDIA L40S'",
+            "device.attributes['gpu.nvidia.com'].prodName: NVIDIA's DRA driver publishes no attribute 'prodName' for "
+            "DeviceClass gpu.nvidia.com (did you mean 'productName'?), so the selector never matches",
+            GPU_ATTRIBUTE_NAMES,
+        ),
+        (
+            "selectors[3]",
+            "device.attributes['nvidia.com'].uuid == 'GPU-1'",
+            "device.attributes['nvidia.com']: NVIDIA's DRA driver publishes no attribute of domain 'nvidia.com' for "
+            "DeviceClass gpu.nvidia.com (did you mean 'gpu.nvidia.com'?), so the selector never matches",
+            "gpu.nvidia.com, resource.kubernetes.io",
+        ),
+        (
+            "selectors[4]",
+            "'Hopper'",
+            "evaluates to a string, not a bool; a selector must evaluate to true or false for each device",
+            "an expression that evaluates to true or false",
+        ),
+        (
+            "selectors[5]",
+            "device.drivr == 'gpu.nvidia.com'",
+            "device.drivr: a selector's device has no field 'drivr' (did you mean 'driver'?)",
+            "allowMultipleAllocations, attributes, capacity, driver",
+        ),
+    ]
+    assert error.value.problems[0].source == (
+        "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-v1/; "
+        "https://pypi.org/project/cel-python/"
+    )
+    driver = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1"
+    assert error.value.problems[1].source == (
+        f"{driver}/cmd/gpu-kubelet-plugin/deviceinfo.go; {driver}/cmd/gpu-kubelet-plugin/mig.go; "
+        f"{driver}/cmd/gpu-kubelet-plugin/partitions.go; "
+        f"{driver}/vendor/k8s.io/dynamic-resource-allocation/deviceattribute/attribute.go"
+    )
+
+
+def test_a_selector_is_checked_against_its_device_class() -> None:
+    profile = "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+    with pytest.raises(GpuSpecError) as error:
+        shared_gpu_claim(l40s(), "shared", selectors=[profile, "device.capacity['gpu.nvidia.com'].memorySlice0 == 1"])
+    assert [(p.path, p.valid) for p in error.value.problems] == [
+        ("selectors[0]", GPU_ATTRIBUTE_NAMES),
+        ("selectors[1]", "memory"),
+    ]
+    memory_slice = "device.capacity['gpu.nvidia.com'].memorySlice0 == 1"
+    assert mig_claim_template(h100_mig(), "mig", "1g.10gb", selectors=[profile, memory_slice])
+    with pytest.raises(GpuSpecError) as error:
+        mig_claim_template(h100_mig(), "mig", "1g.10gb", selectors="device.driver == 'gpu.nvidia.com'")  # type: ignore[arg-type]
+    assert problems_of(error)[0][:3] == (
+        "selectors",
+        "device.driver == 'gpu.nvidia.com'",
+        "must be a list of CEL expressions (strings)",
+    )
+
+
+def test_one_problem_per_selector_with_several_findings() -> None:
+    expression = "device.attributes['gpu.nvidia.com'].prodName + device.capacity['gpu.nvidia.com'].memroy"
+    [problem] = dra.selector_problems(expression, "gpu.nvidia.com", "selectors[0]")
+    assert problem.message == (
+        "device.attributes['gpu.nvidia.com'].prodName: NVIDIA's DRA driver publishes no attribute 'prodName' for "
+        "DeviceClass gpu.nvidia.com (did you mean 'productName'?), so the selector never matches; "
+        "device.capacity['gpu.nvidia.com'].memroy: NVIDIA's DRA driver publishes no capacity 'memroy' for "
+        "DeviceClass gpu.nvidia.com (did you mean 'memory'?), so the selector never matches; evaluates to arithmetic, "
+        "not a bool; a selector must evaluate to true or false for each device"
+    )
+    assert problem.valid == f"{GPU_ATTRIBUTE_NAMES}; memory; an expression that evaluates to true or false"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "device.attributes['gpu.nvidia.com']['productName'] == 'NVIDIA H100 80GB HBM3'",
+        "device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0000:00'",
+        "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40G')) >= 0 && true",
+        "!(device.attributes['gpu.nvidia.com'].brand == 'Nvidia')",
+        "device.attributes['gpu.nvidia.com'].cudaComputeCapability.isGreaterThan(semver('8.0.0'))",
+        "device.allowMultipleAllocations",
+    ],
+)
+def test_valid_gpu_selectors_pass(expression: str) -> None:
+    assert dra.selector_problems(expression, "gpu.nvidia.com", "selectors[0]") == []

@@ -270,7 +270,7 @@ def test_the_gpu_cluster_installer_refuses_mig_device_plugin_pools_and_chart_set
 
 
 def test_dynamic_mig_beside_a_static_mig_pool_is_refused() -> None:
-    assert problems([L40S, H100], dra={**DRA, "feature_gates": ["DynamicMIG"]}) == [
+    assert problems([L40S, H100], dra={"kubernetes_version": "1.36", "feature_gates": ["DynamicMIG"]}) == [
         (
             "dra.feature_gates[0]",
             "DynamicMIG",
@@ -278,6 +278,31 @@ def test_dynamic_mig_beside_a_static_mig_pool_is_refused() -> None:
             "partitions it did not create, and pools[1] (h100) has static MIG partitions (mig)",
         )
     ]
+
+
+DYNAMIC_MIG_BELOW_1_36 = (
+    "with DynamicMIG the DRA driver publishes MIG devices as partitionable devices, which need Kubernetes' "
+    "DRAPartitionableDevices feature gate in kube-apiserver, kube-scheduler and kubelet; in Kubernetes 1.35 that "
+    "gate is alpha and off by default (alpha 1.33 to 1.35, beta and on by default from 1.36), and managed control "
+    "planes (EKS, AKS, GKE) do not let users turn alpha gates on"
+)
+
+
+def test_dynamic_mig_below_kubernetes_1_36_names_the_partitionable_devices_gate() -> None:
+    dra = {"kubernetes_version": "1.35", "feature_gates": ["TimeSlicingSettings", "DynamicMIG"]}
+    assert problems([L40S], dra=dra) == [("dra.feature_gates[1]", "DynamicMIG", DYNAMIC_MIG_BELOW_1_36)]
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [L40S], "dra", dra=dra)
+    assert caught.value.problems[0].valid == "kubernetes_version >= 1.36, or no DynamicMIG"
+    assert caught.value.problems[0].source == (
+        "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/; "
+        "https://kubernetes.io/docs/concepts/resource-management/dynamic-resource-allocation/dra-features/; "
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/driver.go"
+    )
+
+
+def test_dynamic_mig_from_kubernetes_1_36_is_accepted() -> None:
+    validate_cluster("aws", [L40S], "dra", dra={"kubernetes_version": "1.36", "feature_gates": ["DynamicMIG"]})
 
 
 def test_gpu_stack_dra_without_a_dra_pool_and_unused_settings_are_refused() -> None:

@@ -172,7 +172,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         mig_pools = [(f"pools[{index}]", spec.name) for index, spec in enumerate(specs) if spec.mig is not None]
         roots = [(path, driver_root(served.cloud, value), value) for value, path, _ in served.driver_settings]
         problems = driver_root_problems(roots)
-        problems += feature_gate_problems(gates, mig_pools, "feature_gates")
+        problems += feature_gate_problems(gates, mig_pools, "feature_gates", settings.get("kubernetes_version"))
         if problems:
             raise GpuSpecError(problems)
         join_cluster("NvidiaDraDriver", name, opts)

@@ -18,8 +18,9 @@ it serves and the rules of a ``gpu_stack: dra`` cluster:
 - **Sharing lives in the resource claim** (:func:`dra_sharing_problems`): a pool's ``time_slicing`` / ``mps`` is the
   device plugin's; under DRA pods share a GPU by referencing one shared ResourceClaim, whose GPU sharing config
   sets a time-slice *interval* (feature gate TimeSlicingSettings) or MPS (feature gate MPSSupport).
-- **Feature gates** (:func:`feature_gate_problems`): the combinations the driver refuses at start, and DynamicMIG
-  beside static MIG pools (it destroys MIG partitions it did not create).
+- **Feature gates** (:func:`feature_gate_problems`): the combinations the driver refuses at start, DynamicMIG
+  beside static MIG pools (it destroys MIG partitions it did not create), and DynamicMIG below Kubernetes 1.36
+  (its partitionable devices need the ``DRAPartitionableDevices`` gate, on by default from 1.36).
 
 Sources (driver v0.4.1 unless said otherwise):
 - Chart location and install: ``docs/install.md``,
@@ -42,6 +43,7 @@ from typing import Any
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import facts_for
 from gpu_components.dra import RESOURCE_API_VERSION
+from gpu_components.enums import DraFeatureGate
 from gpu_components.errors import Combined, Problem
 from gpu_components.nvidia.device_plugin import daemonset_tolerations, deep_merge
 from gpu_components.nvidia.gpu_operator import node_installs_driver
@@ -75,6 +77,24 @@ SOURCE_DRA_INSTALL = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/b
 SOURCE_DRA_FEATURE_GATES = (
     "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/pkg/featuregates/featuregates.go"
 )
+PARTITIONABLE_DEVICES_GATE = "DRAPartitionableDevices"
+"""Kubernetes' feature gate of partitionable DRA devices (KEP-4815), which DynamicMIG's devices need."""
+PARTITIONABLE_DEVICES_DEFAULT_ON = (1, 36)
+"""The first Kubernetes minor release with :data:`PARTITIONABLE_DEVICES_GATE` beta and on by default (alpha and
+off from 1.33 to 1.35: :data:`SOURCE_PARTITIONABLE_DEVICES_GATE`)."""
+SOURCE_PARTITIONABLE_DEVICES = (
+    "https://kubernetes.io/docs/concepts/resource-management/dynamic-resource-allocation/dra-features/"
+)
+"""Kubernetes' DRA features: "Partitionable devices", beta since v1.36, enabled by default."""
+SOURCE_PARTITIONABLE_DEVICES_GATE = "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/"
+"""Kubernetes' feature gates: ``DRAPartitionableDevices`` alpha (default false) 1.33-1.35, beta (default true) from
+1.36."""
+SOURCE_DYNAMIC_MIG_SLICES = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/cmd/gpu-kubelet-plugin/driver.go"
+)
+"""With DynamicMIG the kubelet plugin publishes ResourceSlices "according to KEP 4815 (partitionable devices)": each
+GPU's counter set, the whole GPU and every MIG device it could make (``publishResources``,
+``generateSplitResourceSlices``)."""
 SOURCE_DRA_SHARING = (
     "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
 )
@@ -427,11 +447,45 @@ def dra_helm_values_problems(helm_values: object, chart_version: object, prefix:
     return problems
 
 
-def feature_gate_problems(gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str) -> list[Problem]:
+def partitionable_devices_problems(gates: Sequence[str], kubernetes_version: object, path: str) -> list[Problem]:
+    """DynamicMIG among ``gates`` (at ``path``) on a cluster of Kubernetes ``kubernetes_version`` (``MAJOR.MINOR``)
+    below :data:`PARTITIONABLE_DEVICES_DEFAULT_ON`: with DynamicMIG the driver publishes each GPU's possible MIG
+    devices as partitionable devices (shared counters of the parent GPU, KEP-4815;
+    :data:`SOURCE_DYNAMIC_MIG_SLICES`), which Kubernetes serves and schedules only with its
+    :data:`PARTITIONABLE_DEVICES_GATE` feature gate: alpha, off by default, in 1.33 to 1.35; beta, on by default,
+    from 1.36 (:data:`SOURCE_PARTITIONABLE_DEVICES_GATE`). Managed control planes (EKS, AKS, GKE) give users no
+    way to turn an alpha gate of kube-apiserver and kube-scheduler on (GKE only on short-lived alpha clusters).
+
+    A version that is not ``MAJOR.MINOR`` is :func:`kubernetes_version_problems`' to report, not this one's; the
+    version is required under ``gpu_stack: dra``, so an unknown version does not reach here."""
+    match = _VERSION.fullmatch(kubernetes_version) if isinstance(kubernetes_version, str) else None
+    if DraFeatureGate.DYNAMIC_MIG.value not in gates or match is None:
+        return []
+    if (int(match["major"]), int(match["minor"])) >= PARTITIONABLE_DEVICES_DEFAULT_ON:
+        return []
+    on = ".".join(str(part) for part in PARTITIONABLE_DEVICES_DEFAULT_ON)
+    return [
+        Problem(
+            f"{path}[{list(gates).index(DraFeatureGate.DYNAMIC_MIG.value)}]",
+            DraFeatureGate.DYNAMIC_MIG.value,
+            f"with DynamicMIG the DRA driver publishes MIG devices as partitionable devices, which need Kubernetes' "
+            f"{PARTITIONABLE_DEVICES_GATE} feature gate in kube-apiserver, kube-scheduler and kubelet; in Kubernetes "
+            f"{kubernetes_version} that gate is alpha and off by default (alpha 1.33 to 1.35, beta and on by default "
+            f"from {on}), and managed control planes (EKS, AKS, GKE) do not let users turn alpha gates on",
+            f"kubernetes_version >= {on}, or no DynamicMIG",
+            f"{SOURCE_PARTITIONABLE_DEVICES_GATE}; {SOURCE_PARTITIONABLE_DEVICES}; {SOURCE_DYNAMIC_MIG_SLICES}",
+        )
+    ]
+
+
+def feature_gate_problems(
+    gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str, kubernetes_version: object
+) -> list[Problem]:
     """Problems of the DRA driver feature gates to turn on (``gates``, at ``path``): a gate given twice, pairs the
-    driver refuses at start (:data:`EXCLUSIVE_GATES`, :data:`REQUIRED_GATES`), and DynamicMIG on a cluster with
+    driver refuses at start (:data:`EXCLUSIVE_GATES`, :data:`REQUIRED_GATES`), DynamicMIG on a cluster with
     static MIG pools (``mig_pools``: each pool's path and name): the driver then creates and destroys MIG devices
-    itself, destroying the partitions the pools' MIG manager made."""
+    itself, destroying the partitions the pools' MIG manager made; and DynamicMIG on a cluster of
+    ``kubernetes_version`` without partitionable devices (:func:`partitionable_devices_problems`)."""
     problems: list[Problem] = []
     seen: set[str] = set()
     for index, gate in enumerate(gates):
@@ -472,7 +526,7 @@ def feature_gate_problems(gates: Sequence[str], mig_pools: Sequence[tuple[str, s
                 SOURCE_DRA_FEATURE_GATES,
             )
         )
-    return problems
+    return problems + partitionable_devices_problems(gates, kubernetes_version, path)
 
 
 def dra_sharing_problems(spec: GpuNodePoolSpec, given: object, where: str) -> list[Problem]:

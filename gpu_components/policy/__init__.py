@@ -254,7 +254,8 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
         (
             DRA_UNSATISFIABLE_CLAIM,
             "Resource claims for NVIDIA's DRA driver give each request at most one sharing strategy, time-slicing "
-            "without replicas, and MIG profile selectors only in DeviceClass mig.nvidia.com.",
+            "without replicas, MIG profile selectors only in DeviceClass mig.nvidia.com, and CEL selectors that "
+            "parse, name only attributes and capacities the driver publishes and evaluate to a bool.",
             lambda resources, _config: rules.dra_unsatisfiable_claim_violations(resources),
             None,
         ),

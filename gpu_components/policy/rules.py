@@ -850,8 +850,10 @@ def dra_alpha_claim_config_violations(resources: Iterable[StackResource]) -> lis
 def dra_unsatisfiable_claim_violations(resources: Iterable[StackResource]) -> list[StackViolation]:
     """A resource claim (``ResourceClaim``, ``ResourceClaimTemplate`` of ``resource.k8s.io/v1``) that no pool could
     satisfy (:func:`gpu_components.dra.unsatisfiable_claim_problems`: two sharing strategies for one request,
-    ``sharing.timeSlicingConfig.replicas``, a MIG ``profile`` selector on a ``gpu.nvidia.com`` request), one
-    violation per problem, its path from the claim's props; the claim helpers refuse the same claims."""
+    ``sharing.timeSlicingConfig.replicas``, a MIG ``profile`` selector on a ``gpu.nvidia.com`` request, a CEL
+    selector of a ``gpu.nvidia.com`` / ``mig.nvidia.com`` request with a problem of
+    :func:`gpu_components.dra.selector_problems`), one violation per problem (per selector), its path from the
+    claim's props; the claim helpers refuse the same claims."""
     messages: list[StackViolation] = []
     for urn, resource_type, props in resources:
         keys = RESOURCE_CLAIM_DEVICES.get(resource_type)

@@ -217,7 +217,7 @@ def test_dynamic_mig_beside_a_mig_pool_and_gates_the_driver_refuses_together() -
     problems = refused(
         {
             "cloud": "aws",
-            "kubernetes_version": "1.35",
+            "kubernetes_version": "1.36",
             "pools": [H100],
             "feature_gates": ["DynamicMIG", "MPSSupport", "DeviceMetadata"],
         }
@@ -233,6 +233,20 @@ def test_dynamic_mig_beside_a_mig_pool_and_gates_the_driver_refuses_together() -
             "DynamicMIG lets the DRA driver create and destroy MIG devices on demand, destroying the static MIG "
             "partitions it did not create, and pools[0] (h100) has static MIG partitions (mig)",
         ),
+    ]
+
+
+def test_dynamic_mig_below_kubernetes_1_36_is_refused_naming_the_partitionable_devices_gate() -> None:
+    assert refused(
+        {"cloud": "aws", "kubernetes_version": "1.34", "pools": [L40S], "feature_gates": ["DynamicMIG"]}
+    ) == [
+        (
+            "feature_gates[0]",
+            "with DynamicMIG the DRA driver publishes MIG devices as partitionable devices, which need Kubernetes' "
+            "DRAPartitionableDevices feature gate in kube-apiserver, kube-scheduler and kubelet; in Kubernetes 1.34 "
+            "that gate is alpha and off by default (alpha 1.33 to 1.35, beta and on by default from 1.36), and "
+            "managed control planes (EKS, AKS, GKE) do not let users turn alpha gates on",
+        )
     ]
 
 

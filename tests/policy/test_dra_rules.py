@@ -265,6 +265,53 @@ def test_claims_no_pool_could_satisfy_are_flagged_by_the_pack() -> None:
     assert dra_unsatisfiable_claim_violations([template(sharing_config(TIME_SLICING))]) == []
 
 
+def test_a_mig_profile_claim_passes_beside_a_dynamic_mig_driver_and_a_whole_gpu_profile_selector_does_not() -> None:
+    """The claim helpers' rule with DynamicMIG: a mig.nvidia.com request for a profile is claimable on a pool of whole
+    GPUs (the driver makes the MIG device); a gpu.nvidia.com request never sees a profile attribute."""
+    selector = [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"}}]
+    mig = {"name": "mig", "exactly": {"deviceClassName": "mig.nvidia.com", "selectors": selector}}
+    whole = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": selector}}
+    dynamic = driver({"DynamicMIG": True})
+    assert (
+        dra_unsatisfiable_claim_violations([dynamic, ("urn:m", CLAIM, {"spec": {"devices": {"requests": [mig]}}})])
+        == []
+    )
+    whole_claim: StackResource = ("urn:w", CLAIM, {"spec": {"devices": {"requests": [whole]}}})
+    assert [urn for urn, _ in dra_unsatisfiable_claim_violations([dynamic, whole_claim])] == ["urn:w"]
+
+
+def test_hand_written_selectors_are_checked_one_violation_per_bad_selector() -> None:
+    selectors = [
+        {"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"}},
+        {"cel": {"expression": "device.attributes['gpu.nvidia.com'].parentUuid == 'GPU-1' &&"}},
+        {"cel": {"expression": "device.capacity['gpu.nvidia.com'].multiprocesors > 10"}},
+    ]
+    request = {"name": "mig", "exactly": {"deviceClassName": "mig.nvidia.com", "selectors": selectors}}
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    at = "spec.devices.requests[0].exactly.selectors"
+    source = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1"
+    assert dra_unsatisfiable_claim_violations([claim]) == [
+        (
+            "urn:rc",
+            f"{at}[1].cel.expression: not valid CEL: Unexpected token Token('$END', '') at line 1, column 59. (got "
+            "\"device.attributes['gpu.nvidia.com'].parentUuid == 'GPU-1' &&\"); valid: a CEL expression over "
+            "device.driver, device.attributes and device.capacity [source: "
+            "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-v1/; "
+            "https://pypi.org/project/cel-python/]",
+        ),
+        (
+            "urn:rc",
+            f"{at}[2].cel.expression: device.capacity['gpu.nvidia.com'].multiprocesors: NVIDIA's DRA driver publishes "
+            "no capacity 'multiprocesors' for DeviceClass mig.nvidia.com (did you mean 'multiprocessors'?), so the "
+            "selector never matches (got \"device.capacity['gpu.nvidia.com'].multiprocesors > 10\"); valid: "
+            "copyEngines, decoders, encoders, jpegEngines, memory, memorySlice<N>, multiprocessors, ofaEngines "
+            f"[source: {source}/cmd/gpu-kubelet-plugin/deviceinfo.go; {source}/cmd/gpu-kubelet-plugin/mig.go; "
+            f"{source}/cmd/gpu-kubelet-plugin/partitions.go; "
+            f"{source}/vendor/k8s.io/dynamic-resource-allocation/deviceattribute/attribute.go]",
+        ),
+    ]
+
+
 def test_the_gpu_operators_gpu_cluster_gates_count() -> None:
     values = {"gpuCluster": {"deployCR": True}, "draDriver": {"featureGates": {"TimeSlicingSettings": True}}}
     operator: StackResource = ("urn:op", RELEASE, {"chart": "gpu-operator", "version": "v26.7.0", "values": values})
