@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
+from gpu_components.claims import gpu_claim_template, mig_claim_template, shared_gpu_claim
 from tests.oracles.conftest import Report
 from tests.oracles.kube import ApiError, PlanObjects, control_plane, describe, kube_binaries, plan_objects
 from tests.oracles.kube_placement import example_runs
 from tests.oracles.plans import example_plans, variant_of, variant_plans
+from tests.test_claims import HOPPER, h100_mig, l40s
 
 ORACLE = "kube-apiserver"
 
@@ -111,3 +113,30 @@ def test_refuses_what_the_real_api_refuses(kube_bins: dict[str, Path], oracle_re
     assert 'label domain "karpenter.sh" is restricted' in cel.value.message
     assert "must be equal to nvidia.com/gpu limit" in gpu.value.message
     oracle_report(ORACLE, 4, 0)
+
+
+def test_custom_claim_selectors_compile_in_the_real_api(kube_bins: dict[str, Path], oracle_report: Report) -> None:
+    """The claim helpers' custom CEL selectors (checked by ``gpu_components.cel``) compile in kube-apiserver's own CEL
+    environment for DRA selectors; the same claim with an expression that does not parse is refused (the oracle can
+    fail)."""
+    parent = "device.attributes['gpu.nvidia.com'].parentUUID != ''"
+    memory = "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"
+    claims = [
+        gpu_claim_template(l40s(), "custom-gpu", min_gpu_memory_gb=40, selectors=[HOPPER, memory]),
+        mig_claim_template(h100_mig(), "custom-mig", "1g.10gb", selectors=[parent]),
+        shared_gpu_claim(l40s(), "custom-shared", selectors=["device.driver == 'gpu.nvidia.com'"]),
+    ]
+    broken = copy.deepcopy(claims[0])
+    broken["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"].append(
+        {"cel": {"expression": "device.attributes['gpu.nvidia.com'].productName =="}}
+    )
+    with control_plane(kube_bins) as plane:
+        namespaces = {claim["metadata"].get("namespace", "default") for claim in claims}
+        for namespace in sorted(namespaces - {"default"}):
+            plane.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+        for claim in claims:
+            plane.apply(claim, dry_run=True)
+        with pytest.raises(ApiError) as refused:
+            plane.apply(broken, dry_run=True)
+    assert "compilation failed" in refused.value.message
+    oracle_report(ORACLE, len(claims) + 1, 0)
