@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Literal, Protocol
 
 from typing_extensions import NotRequired, TypedDict
@@ -822,7 +823,42 @@ def _pod_total_problems(
                     dra.SOURCE_KUBERNETES_DRA,
                 )
             )
+    if dynamic_mig and spec.mig is None:
+        problems += _shared_counter_problems(spec, fits)
     return problems
+
+
+def _shared_counter_problems(spec: GpuNodePoolSpec, fits: Sequence[tuple[str, str, int]]) -> list[Problem]:
+    """Under DynamicMIG, a node's whole GPUs and the MIG devices made from them share the GPUs
+    (:data:`~gpu_components.dra.SOURCE_DYNAMIC_MIG`): a whole GPU takes one GPU, a MIG device at least
+    ``1 / max_instances`` of one (its profile's most instances per GPU). A pod whose claims need more GPUs than a
+    node has in all can never be scheduled; less is necessary, not sufficient (a layout must also fit each GPU)."""
+    profiles = spec.gpu.mig_profiles
+    need = Fraction(0)
+    claims: dict[str, int] = {}
+    for name, key, count in fits:
+        profile = key.removeprefix(f"{dra.MIG_DEVICE_CLASS}/")
+        if key == dra.GPU_DEVICE_CLASS:
+            need += count
+        elif profile in profiles:
+            need += Fraction(count, profiles[profile].max_instances)
+        else:
+            continue
+        claims[name] = claims.get(name, 0) + count
+    if need <= spec.gpu_count:
+        return []
+    node = "the largest node" if spec.provisioning is not None else "each node"
+    return [
+        Problem(
+            "claims",
+            claims,
+            f"the pod's claims need whole GPUs and MIG devices worth at least {float(need):.2f} GPUs together, but "
+            f"{node} of pool {spec.name} has {spec.gpu_count}; under DynamicMIG they are made from the same GPUs "
+            f"(each {spec.gpu.name} MIG device takes at least 1/<its profile's most instances per GPU> of one)",
+            f"claims needing at most {spec.gpu_count} GPUs together",
+            dra.SOURCE_DYNAMIC_MIG,
+        )
+    ]
 
 
 def claim_pod_settings(

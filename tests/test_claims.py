@@ -941,3 +941,26 @@ def test_one_problem_per_selector_with_several_findings() -> None:
 )
 def test_valid_gpu_selectors_pass(expression: str) -> None:
     assert dra.selector_problems(expression, "gpu.nvidia.com", "selectors[0]") == []
+
+
+def test_dynamic_mig_claims_of_one_pod_share_the_nodes_gpus() -> None:
+    """Under DynamicMIG a node's whole GPUs and its MIG devices come from the same 8 H100s: 7 whole GPUs and two
+    3g.40gb devices (half a GPU each at least) fit; 8 whole GPUs and one 1g.10gb device (a seventh) cannot."""
+    gates = [DraFeatureGate.DYNAMIC_MIG]
+    seven = gpu_claim_template(whole_h100(), "whole", gpus=7)
+    halves = mig_claim_template(whole_h100(), "halves", "3g.40gb", devices=2, feature_gates=gates)
+    assert len(claim_pod_settings(whole_h100(), [seven, halves], feature_gates=gates)["resourceClaims"]) == 2
+    eight = gpu_claim_template(whole_h100(), "whole", gpus=8)
+    slice_ = mig_claim_template(whole_h100(), "slice", "1g.10gb", feature_gates=gates)
+    with pytest.raises(GpuSpecError) as error:
+        claim_pod_settings(whole_h100(), [eight, slice_], feature_gates=gates)
+    assert problems_of(error) == [
+        (
+            "claims",
+            {"whole": 8, "slice": 1},
+            "the pod's claims need whole GPUs and MIG devices worth at least 8.14 GPUs together, but each node of "
+            "pool whole has 8; under DynamicMIG they are made from the same GPUs (each H100-80GB MIG device takes at "
+            "least 1/<its profile's most instances per GPU> of one)",
+            "claims needing at most 8 GPUs together",
+        )
+    ]
