@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOUDS",
+    "CloudDriverInstaller",
     "CloudFacts",
     "ComponentOptions",
     "DriverOwnership",
@@ -104,6 +105,25 @@ class DriverOwnership:
 
 
 @dataclass(frozen=True, slots=True)
+class CloudDriverInstaller:
+    """The cloud's own NVIDIA driver installer, which the GPU Operator can use instead of its driver (GKE: Google's
+    driver installer DaemonSet on Container-Optimized OS nodes, NVIDIA's "Using the Google Driver Installer").
+
+    Attributes:
+        manifest: URL of the installer's manifest, pinned to a commit, applied as is.
+        driver_root: the host directory the installer puts the driver in, where the operator looks for it
+            (``hostPaths.driverInstallDir``) and installs its container toolkit (``toolkit.installDir``).
+        node_os: the OS of the nodes the installer serves (:attr:`~gpu_components.adapter.PoolView.node_os`).
+        source: the guide that installs the operator on this installer's driver.
+    """
+
+    manifest: str
+    driver_root: str
+    node_os: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class GpuOperatorFacts:
     """What the NVIDIA GPU Operator needs on the cloud beyond its chart defaults (NVIDIA's guide for the cloud).
 
@@ -118,6 +138,11 @@ class GpuOperatorFacts:
             ``system-node-critical`` pods outside ``kube-system`` only under one), or ``None``.
         one_node_os_source: where the cloud says one GPU Operator should serve nodes of one OS family (AKS), or
             ``None``; the operator warns when it spans several (:attr:`~gpu_components.adapter.PoolView.node_os`).
+        driver_installer: the cloud's own driver installer that installs the driver when the operator does not
+            (``operator_driver`` false) on pools whose cloud installation must be off under the operator
+            (:attr:`DriverOwnership.operator_exclusive`), or ``None``.
+        operator_driver_node_os: the OS of the nodes the operator's own driver serves where the cloud also offers
+            the installer's (GKE: ``Ubuntu``), or ``None``.
     """
 
     source: str
@@ -127,6 +152,8 @@ class GpuOperatorFacts:
     node_toolkit_runtime_class: str | None = None
     resource_quota: Callable[[], dict[str, Any]] | None = None
     one_node_os_source: str | None = None
+    driver_installer: CloudDriverInstaller | None = None
+    operator_driver_node_os: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

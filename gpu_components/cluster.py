@@ -738,6 +738,18 @@ def validate_cluster(
     return specs
 
 
+def _builds_for_driver_owner(
+    adapter: CloudAdapter, spec: GpuNodePoolSpec, options: Mapping[str, Any], gpu_stack: GpuStackName
+) -> bool:
+    """Whether the pool's node-pool component is told who installs the driver (its ``operator_driver``): a pool the GPU
+    Operator serves on a cloud whose own driver installer may install it instead
+    (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.driver_installer`: GKE, whose node image follows)."""
+    return (
+        adapter.facts.gpu_operator.driver_installer is not None
+        and adapter.device_plugin_host(spec, options, gpu_stack) == "gpu-operator"
+    )
+
+
 _BESIDE_CLOUD_PLUGIN_VALID = "auto, or gpu-operator"
 """The valid values of ``gpu_stack: device-plugin`` on a pool the cloud's own device plugin serves, when the GPU
 Operator would serve some pool (else ``auto`` alone)."""
@@ -893,11 +905,17 @@ class GpuCluster(pulumi.ComponentResource):
             value_of(gate) for gate in args.get("dra", {}).get("feature_gates", [])
         )
         self.pools: dict[str, GpuNodePool] = {}
-        for pool in args["pools"]:
+        operator_settings: Mapping[str, Any] = args.get("gpu_operator", {})
+        for spec, pool in zip(specs, args["pools"], strict=True):
+            options: Mapping[str, Any] = cast(Mapping[str, Any], pool).get(cloud, {})
+            if _builds_for_driver_owner(adapter, spec, options, gpu_stack):
+                # The node image follows who installs the driver (GKE: Ubuntu for the operator's, COS for Google's).
+                given = operator_settings.get("operator_driver")
+                options = {**options, "operator_driver": default_operator_driver(cloud) if given is None else given}
             self.pools[pool["name"]] = adapter.create_pool(
                 f"{name}-{pool['name']}",
                 _neutral(pool),
-                cast(Mapping[str, Any], pool).get(cloud, {}),
+                options,
                 wiring,
                 gpu_stack,
                 pulumi.ResourceOptions(parent=self),
@@ -911,7 +929,6 @@ class GpuCluster(pulumi.ComponentResource):
             return [component for component in self.pools.values() if component.device_plugin_host == host]
 
         daemonset, operator, dra_pools = served("daemonset"), served("gpu-operator"), served("dra-driver")
-        operator_settings: Mapping[str, Any] = args.get("gpu_operator", {})
         if daemonset:
             plugin_args: NvidiaDevicePluginArgs = {**args.get("device_plugin", {}), "cloud": cloud, "pools": daemonset}
             self.device_plugin = NvidiaDevicePlugin(f"{name}-device-plugin", plugin_args, child)

@@ -91,12 +91,13 @@ def test_gke_driver_installed_by_gke_or_by_nobody_names_both_settings() -> None:
     gke = only(problems("gcp", [{**PLAIN["gcp"], "gcp": {"driver_version": "DEFAULT"}}], operator_driver=True))
     assert (gke.path, gke.value) == ("pools[0].gcp.driver_version", "DEFAULT")
     assert "driver_version DEFAULT and gpu_operator.operator_driver true" in gke.message
-    assert (
-        gke.valid == "driver_version INSTALLATION_DISABLED with gpu_operator.operator_driver true (Ubuntu node image)"
+    assert gke.valid == (
+        "driver_version INSTALLATION_DISABLED with gpu_operator.operator_driver true (Ubuntu node image; false: "
+        "Google's driver installer on Container-Optimized OS)"
     )
-    nobody = only(problems("gcp", [{**PLAIN["gcp"], "gcp": GKE_DRIVER_OFF}], operator_driver=False))
-    assert (nobody.path, nobody.value) == ("pools[0].gcp.driver_version", "INSTALLATION_DISABLED")
-    assert "driver_version INSTALLATION_DISABLED and gpu_operator.operator_driver false" in nobody.message
+    both = only(problems("gcp", [{**PLAIN["gcp"], "gcp": {"driver_version": "LATEST"}}], operator_driver=False))
+    assert (both.path, both.value) == ("pools[0].gcp.driver_version", "LATEST")
+    assert "GKE would install it (driver_version LATEST and gpu_operator.operator_driver false)" in both.message
 
 
 def test_one_driver_owner_passes_on_every_cloud() -> None:
@@ -111,6 +112,8 @@ def test_one_driver_owner_passes_on_every_cloud() -> None:
     validate_cluster(
         "gcp", [{**PLAIN["gcp"], "gcp": GKE_DRIVER_OFF}], "gpu-operator", gpu_operator={"operator_driver": True}
     )
+    # GKE's driver installer DaemonSet installs it when the operator does not (NVIDIA's GKE guide, COS).
+    validate_cluster("gcp", [PLAIN["gcp"]], "gpu-operator", gpu_operator={"operator_driver": False})
 
 
 def test_aks_gpu_driver_none_stays_rejected_with_the_device_plugin() -> None:
@@ -330,6 +333,40 @@ def test_gke_operator_pool_turns_gke_driver_plugin_and_sharing_off() -> None:
     }
     assert values(plan)["driver"] == OPERATOR_DRIVER
     assert names(plan, "kubernetes:core/v1:ResourceQuota") == ["gpus-gpu-operator-resource-quota"]
+
+
+def test_gke_operator_on_googles_driver_runs_cos_nodes_and_the_installer() -> None:
+    """NVIDIA's GKE guide, "Using the Google Driver Installer": GKE's installation disabled, Google's COS installer
+    DaemonSet applied, the operator's driver off and its toolkit and driver root at /home/kubernetes/bin/nvidia."""
+    plan = planned("gcp", [PLAIN["gcp"]], gpu_operator={"operator_driver": False})
+    config = resource(plan, "gcp:container/nodePool:NodePool", "gpus-plain-node-pool").inputs["nodeConfig"]
+    assert config["imageType"] == "COS_CONTAINERD"
+    assert config["guestAccelerators"][0]["gpuDriverInstallationConfig"] == {
+        "gpuDriverVersion": "INSTALLATION_DISABLED"
+    }
+    assert config["labels"]["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+    rendered = values(plan)
+    assert rendered["driver"] == {"enabled": False}
+    assert rendered["toolkit"] == {
+        "enabled": True,
+        "installDir": "/home/kubernetes/bin/nvidia",
+        "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}],
+    }
+    assert rendered["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
+    assert rendered["cdi"] == {"enabled": True}
+    installer = resource(plan, "kubernetes:yaml/v2:ConfigFile", "gpus-gpu-operator-driver-installer")
+    assert installer.inputs["file"] == (
+        "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+        "992db81257553607f1477945f1b3219632991829/nvidia-driver-installer/cos/daemonset-preloaded.yaml"
+    )
+
+
+def test_gke_operator_driver_keeps_ubuntu_nodes_and_applies_no_installer() -> None:
+    plan = planned("gcp", [PLAIN["gcp"]])
+    config = resource(plan, "gcp:container/nodePool:NodePool", "gpus-plain-node-pool").inputs["nodeConfig"]
+    assert config["imageType"] == "UBUNTU_CONTAINERD"
+    assert "hostPaths" not in values(plan)
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == []
 
 
 def test_gke_operator_pool_advertises_with_nvidia_device_plugin_names() -> None:

@@ -237,3 +237,43 @@ def test_kubernetes_version_must_be_the_clouds_form_whole(cloud: str, version: s
     assert found == [
         f"cluster.kubernetes_version: not a Kubernetes version the cloud accepts ({got}" for got in expected
     ]
+
+
+GKE_OPERATOR_STACK = (
+    "config:\n"
+    "  gcp:project: proj\n"
+    "  gpu-components:cloud: gcp\n"
+    "  gpu-components:gpu_stack: gpu-operator\n"
+    "  gpu-components:gpu_operator: {operator_driver: false}\n"
+    "  gpu-components:cluster:\n    name: demo\n    location: us-central1-a\n"
+    "  gpu-components:pools:\n"
+    "    - name: l4\n      instance_type: g2-standard-8\n      max_size: 2\n"
+)
+
+
+def test_stack_config_runs_the_gpu_operator_on_googles_cos_driver(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(GKE_OPERATOR_STACK)
+    result = CliRunner().invoke(main, ["plan", "t", "--format", "json", "--cwd", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    resources = json.loads(result.output)["resources"]
+    [pool] = [
+        r for r in resources if r["type"] == "gcp:container/nodePool:NodePool" and r["name"].endswith("l4-node-pool")
+    ]
+    assert pool["inputs"]["nodeConfig"]["imageType"] == "COS_CONTAINERD"
+    [release] = [r for r in resources if r["type"] == "kubernetes:helm.sh/v3:Release"]
+    assert release["inputs"]["values"]["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
+    assert [r["type"] for r in resources if r["name"].endswith("gpu-operator-driver-installer")] == [
+        "kubernetes:yaml/v2:ConfigFile"
+    ]
+
+
+def test_stack_config_refuses_gkes_own_driver_beside_googles_installer(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    stack = GKE_OPERATOR_STACK + "      gcp: {driver_version: LATEST}\n"
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(stack)
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "pools[0].gcp.driver_version: GKE would install it (driver_version LATEST and " in result.output
+    assert "gpu_operator.operator_driver false)" in result.output
+    assert "Traceback" not in result.output

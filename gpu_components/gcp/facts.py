@@ -12,10 +12,13 @@ The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts a
   (:data:`SOURCE_GKE_TIME_SHARING`), ``hostIPC: true`` on MPS nodes (:data:`SOURCE_GKE_MPS`).
 - The GPU Operator on GKE (NVIDIA's GKE guide,
   https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html): GKE's driver installation
-  off (``gpu-driver-version=disabled``) and the operator's driver on, which needs Ubuntu node images; GKE's device
-  plugin off by the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; a ResourceQuota admitting
-  ``system-node-critical`` pods in the operator's namespace; on GKE 1.33+ the toolkit needs
-  ``RUNTIME_CONFIG_SOURCE=file``; ``cdi.enabled=true``.
+  off (``gpu-driver-version=disabled``), and either the operator's driver on, which needs Ubuntu node images ("NVIDIA
+  Driver Manager"), or the operator's driver off with Google's driver installer DaemonSet installing it on
+  Container-Optimized OS nodes and the operator told where it is (``hostPaths.driverInstallDir`` and
+  ``toolkit.installDir`` ``/home/kubernetes/bin/nvidia``, ``cdi.enabled`` and ``cdi.default`` true: "Using the Google
+  Driver Installer", :data:`GKE_COS_OPERATOR`); GKE's device plugin off by the node label
+  ``gke-no-default-nvidia-gpu-device-plugin=true``; a ResourceQuota admitting ``system-node-critical`` pods in the
+  operator's namespace; on GKE 1.33+ the toolkit needs ``RUNTIME_CONFIG_SOURCE=file``; ``cdi.enabled=true``.
 - Which node pool inputs force a replacement: the attributes marked ``ForceNew`` in the upstream Terraform provider
   schema that pulumi-gcp bridges (:data:`SOURCE_FORCE_NEW`): the accelerators with their sharing, partition and
   driver settings, spot and preemptible, the service account and OAuth scopes, the initial node count. Not among
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_components import catalog
 from gpu_components.cloud_facts import (
+    CloudDriverInstaller,
     CloudFacts,
     ComponentOptions,
     DraFacts,
@@ -60,6 +64,8 @@ if TYPE_CHECKING:
     from gpu_components.spec import TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
+"""NVIDIA's guide to the GPU Operator on GKE."""
 MAX_NODES_PER_ZONE = 1000
 """GKE limit: nodes per node pool zone (Standard clusters; :data:`SOURCE_GKE_QUOTAS`)."""
 SOURCE_GKE_QUOTAS = "https://cloud.google.com/kubernetes-engine/quotas"
@@ -111,13 +117,27 @@ pinned to container-engine-accelerators commit ``992db812`` (2026-06-11): it run
 ``cloud.google.com/gke-accelerator`` and without ``cloud.google.com/gke-gpu-driver-version`` (the label GKE sets where
 it installs the driver itself), so it serves exactly the pools whose driver installation is disabled, and installs the
 driver under :data:`GKE_DRA_DRIVER_ROOT` (:data:`SOURCE_GKE_MANUAL_DRIVERS`)."""
+COS_NODE_OS = "Container-Optimized OS"
+"""The OS of GKE's default node image (``COS_CONTAINERD``), the one :data:`GKE_COS_DRIVER_INSTALLER` serves."""
+UBUNTU_NODE_OS = "Ubuntu"
+"""The OS of GKE's ``UBUNTU_CONTAINERD`` node image, the one the GPU Operator's own driver supports on GKE."""
+GKE_COS_OPERATOR = CloudDriverInstaller(
+    manifest=GKE_COS_DRIVER_INSTALLER,
+    driver_root=GKE_DRA_DRIVER_ROOT,
+    node_os=COS_NODE_OS,
+    source=f"{SOURCE_GPU_OPERATOR} (Using the Google Driver Installer)",
+)
+"""The GPU Operator on Google's driver (NVIDIA's GKE guide, "Using the Google Driver Installer"): GKE's automatic
+installation disabled, Google's installer DaemonSet for Container-Optimized OS applied, and the operator installed with
+``driver.enabled=false``, ``hostPaths.driverInstallDir`` and ``toolkit.installDir`` ``/home/kubernetes/bin/nvidia``
+("On GKE node images, the /home directory is writable and is a stateful location for storing the NVIDIA runtime
+binaries"), ``cdi.enabled=true`` and ``cdi.default=true``."""
 SOURCE_GPUS = "https://cloud.google.com/compute/docs/gpus"
 """Compute Engine's GPU page: the accelerator type of each GPU model, and the machine types GPUs attach to."""
 SOURCE_GKE_TIME_SHARING = "https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus"
 """GKE: "at most 1 nvidia.com/gpu can be requested" per container on time-shared GPU nodes."""
 SOURCE_GKE_MPS = "https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus"
 """GKE: pods on MPS nodes need ``hostIPC: true``."""
-SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
 SOURCE_FORCE_NEW = (
     "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/container/"
     "resource_container_node_pool.go, .../node_config.go"
@@ -334,8 +354,8 @@ FACTS = CloudFacts(
         owner="GKE driver installation",
         source=SOURCE_GPU_OPERATOR,
         operator_exclusive="NVIDIA's GKE guide requires GKE's driver installation to be disabled under the GPU "
-        "Operator",
-        operator_driver_needs="Ubuntu node image",
+        "Operator (the operator's driver, or Google's driver installer DaemonSet, installs it)",
+        operator_driver_needs="Ubuntu node image; false: Google's driver installer on Container-Optimized OS",
     ),
     gpu_operator=GpuOperatorFacts(
         source=SOURCE_GPU_OPERATOR,
@@ -343,6 +363,8 @@ FACTS = CloudFacts(
         toolkit_env=GKE_TOOLKIT_ENV,
         cdi=True,
         resource_quota=gke_resource_quota_spec,
+        driver_installer=GKE_COS_OPERATOR,
+        operator_driver_node_os=UBUNTU_NODE_OS,
     ),
     node_pools=(
         NodePoolResource(

@@ -106,6 +106,7 @@ from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
     COMPUTE_CLASS_LABEL,
+    COS_NODE_OS,
     GKE_DRA_NODE_LABELS,
     GKE_DRIVER_INSTALLATION_DISABLED,
     MAX_NODES_PER_ZONE,
@@ -116,6 +117,7 @@ from gpu_components.gcp.facts import (
     SOURCE_GKE_GPUS,
     SOURCE_GKE_QUOTAS,
     TAINT_EFFECTS,
+    UBUNTU_NODE_OS,
 )
 from gpu_components.mig import parse_mig_profile_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
@@ -214,8 +216,24 @@ def default_driver_version(gpu_stack: GpuStack, spec: GpuNodePoolSpec | None = N
 
 
 OPERATOR_IMAGE_TYPE = "UBUNTU_CONTAINERD"
-"""Node image of GKE pools served by the GPU Operator: its driver containers support Ubuntu, not Container-Optimized
-OS (NVIDIA's GKE guide)."""
+"""Node image of GKE pools whose driver the GPU Operator installs (``operator_driver`` true): its driver containers
+support Ubuntu, not Container-Optimized OS (NVIDIA's GKE guide, "Using NVIDIA Driver Manager")."""
+COS_IMAGE_TYPE = "COS_CONTAINERD"
+"""Node image of GKE pools served by the GPU Operator on Google's driver (``operator_driver`` false): the one Google's
+driver installer DaemonSet the library applies serves (:data:`~gpu_components.gcp.facts.GKE_COS_OPERATOR`)."""
+IMAGE_TYPES: Mapping[str, str] = MappingProxyType({UBUNTU_NODE_OS: OPERATOR_IMAGE_TYPE, COS_NODE_OS: COS_IMAGE_TYPE})
+"""Node OS -> GKE ``image_type`` of a pool under the GPU Operator."""
+
+
+def operator_node_os(gpu_stack: GpuStack, operator_driver: bool | None) -> str | None:
+    """The OS of a pool's nodes under the GPU Operator (``None`` under any other GPU stack, where GKE's default image
+    serves): Ubuntu when the operator installs the driver (``operator_driver`` true, its default on GKE),
+    Container-Optimized OS when Google's driver installer does."""
+    if gpu_stack != "gpu-operator":
+        return None
+    return COS_NODE_OS if operator_driver is False else UBUNTU_NODE_OS
+
+
 GKE_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
 """Kubernetes minor versions GKE's release channels offer in late 2026, for schema checks of what the library
 renders. Source: https://cloud.google.com/kubernetes-engine/docs/release-schedule"""
@@ -263,6 +281,11 @@ class GkeGpuNodePoolArgs(TypedDict):
     """GKE's driver installation mode, ``DEFAULT`` or ``LATEST``. Defaults to ``DEFAULT`` (``DEFAULT_DRIVER_VERSION``:
     GKE's default driver for the node's GKE version, stated so the provider plans no replacement). Under the GPU
     Operator and on a DRA pool (``gpu_access: dra``) it must be ``INSTALLATION_DISABLED``, its default there."""
+    operator_driver: NotRequired[bool]
+    """Under gpu_stack ``gpu-operator`` only: who installs the NVIDIA driver, as the ``NvidiaGpuOperator`` serving the
+    pool is told (its ``operator_driver``; the two must agree). True: the operator's driver, on Ubuntu nodes
+    (``UBUNTU_CONTAINERD``); false: Google's driver installer DaemonSet (which ``NvidiaGpuOperator`` applies), on
+    Container-Optimized OS nodes (``COS_CONTAINERD``), NVIDIA's GKE guide's two ways. Defaults to true."""
     gpu_stack: NotRequired[GpuStackArg]
     """The cluster's GPU stack. Defaults to ``auto`` (GKE's driver and device plugin). With ``gpu-operator`` GKE's
     device plugin is kept off the nodes and the operator (``NvidiaGpuOperator``, ``operator_driver`` true) installs the
@@ -762,12 +785,14 @@ def node_pool_inputs(
     driver_version: str | None = None,
     gpu_stack: GpuStack = "auto",
     compute_class: str | None = None,
+    operator_driver: bool | None = None,
 ) -> dict[str, Any]:
     """The plain ``gcp.container.NodePool`` inputs derived from the spec (cluster wiring and service account
     excluded). ``autoscaling`` uses the pool-wide ``total_*`` limits (GKE's per-zone limits would multiply by
     the zones); ``initial_node_count`` is per zone, as GKE defines it. Under the GPU Operator the nodes run
-    :data:`OPERATOR_IMAGE_TYPE`. A pool tied to a ComputeClass (``compute_class``) has GKE's label and taint of the
-    class last among its labels and taints."""
+    :data:`OPERATOR_IMAGE_TYPE`, or :data:`COS_IMAGE_TYPE` on Google's driver (``operator_driver`` false). A pool
+    tied to a ComputeClass (``compute_class``) has GKE's label and taint of the class last among its labels and
+    taints."""
     taints = spec.taints if compute_class is None else (*spec.taints, compute_class_taint(compute_class))
     inputs: dict[str, Any] = {
         "name": spec.name,
@@ -783,8 +808,9 @@ def node_pool_inputs(
             "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
         },
     }
-    if gpu_stack == "gpu-operator":
-        inputs["node_config"]["image_type"] = OPERATOR_IMAGE_TYPE
+    node_os = operator_node_os(gpu_stack, operator_driver)
+    if node_os is not None:
+        inputs["node_config"]["image_type"] = IMAGE_TYPES[node_os]
     return inputs
 
 
@@ -811,6 +837,7 @@ def gke_pool_view(
     driver_version: str | None = None,
     gpu_stack: GpuStack = "auto",
     compute_class: str | None = None,
+    operator_driver: bool | None = None,
 ) -> PoolView:
     """What a :class:`GkeGpuNodePool` of the pool exposes, without creating it: who advertises its GPUs under the
     GPU stack (:func:`device_plugin_host`), the labels the pool sets (:func:`node_labels`), the taints its nodes
@@ -819,7 +846,9 @@ def gke_pool_view(
     (:func:`gke_autoscaler_note`) and ``driver_setting``: ``driver_version`` (``None``: the GPU stack's default,
     :func:`default_driver_version`). A pool tied to a ComputeClass (``compute_class``) has the class's label and
     taint; its node selector stays the pool's own (a pod that selects the class may select little else, so the
-    class's pods reach the pool through the ComputeClass's own pool or selector)."""
+    class's pods reach the pool through the ComputeClass's own pool or selector). Under the GPU Operator its
+    ``node_os`` is that of its image (:func:`operator_node_os`), which the operator checks against its own
+    ``operator_driver``."""
     taints = gke_effective_taints(spec, compute_class)
     return PoolView(
         spec=spec,
@@ -832,6 +861,7 @@ def gke_pool_view(
         tolerations=tolerations(taints),
         driver_setting=default_driver_version(gpu_stack, spec) if driver_version is None else driver_version,
         driver_setting_set=driver_version is not None,
+        node_os=operator_node_os(gpu_stack, operator_driver),
     )
 
 
@@ -922,8 +952,20 @@ def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> 
                 "auto, or gpu-operator (which turns GKE's plugin off)",
             )
         )
+    operator_driver = args.get("operator_driver")
     if gpu_stack == "gpu-operator":
-        problems += driver_owner_problems("gcp", driver_version, True, "pool", "driver_version", "operator_driver")
+        problems += driver_owner_problems(
+            "gcp", driver_version, operator_driver is not False, "pool", "driver_version", "operator_driver"
+        )
+    elif "operator_driver" in args:
+        problems.append(
+            Problem(
+                "operator_driver",
+                operator_driver,
+                f"who installs the driver under the GPU Operator, but gpu_stack is {gpu_stack}: it would be ignored",
+                "gpu_stack gpu-operator, or no operator_driver",
+            )
+        )
     return problems
 
 
@@ -994,7 +1036,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__(TOKEN, name, None, opts)
         compute_class = args.get("compute_class")
-        view = gke_pool_view(spec, driver_version, gpu_stack, compute_class)
+        operator_driver = args.get("operator_driver")
+        view = gke_pool_view(spec, driver_version, gpu_stack, compute_class, operator_driver)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
         self.pool_name = spec.name
@@ -1002,7 +1045,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.gpu_stack: GpuStack = gpu_stack
         self.accelerator_type: str = accelerator_type_for(spec)
         self.driver_version: str = view.driver_setting
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack, compute_class)
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack, compute_class, operator_driver)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

@@ -35,6 +35,7 @@ from gpu_components.nvidia.gpu_operator import (
     GPU_OPERATOR_REPOSITORY,
     chart_version_problems,
     default_operator_driver,
+    driver_node_os_problems,
     driver_owner_problems,
     gpu_cluster_problems,
     gpu_cluster_values,
@@ -124,7 +125,9 @@ class NvidiaGpuOperatorArgs(TypedDict):
     """The operator installs the NVIDIA driver and container toolkit. Defaults to false on EKS and AKS (the EKS
     NVIDIA AMIs and AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off).
     Must agree with each pool's own driver setting (EKS ``ami_type``, AKS ``gpu_driver``, GKE ``driver_version``):
-    exactly one driver owner per pool."""
+    exactly one driver owner per pool. False on GKE: Google's driver installer DaemonSet installs the driver on
+    Container-Optimized OS nodes (the component applies it; ``GkeGpuNodePool`` pools built with ``operator_driver``
+    false), and the operator keeps its container toolkit."""
     dcgm_exporter: NotRequired[bool]
     """Run NVIDIA's DCGM exporter (GPU metrics for Prometheus). Defaults to true."""
     service_monitor: NotRequired[bool]
@@ -164,18 +167,27 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     pools staying the DRA driver's (not marked served); ``gpu-operator``, a GPUCluster that deploys the DRA driver
     (:func:`~gpu_components.nvidia.gpu_operator.gpu_cluster_values`). The ConfigMaps are created in every mode.
 
+    On GKE with ``operator_driver`` false (NVIDIA's GKE guide, "Using the Google Driver Installer") it applies
+    Google's driver installer DaemonSet for Container-Optimized OS from its pinned URL
+    (:data:`~gpu_components.gcp.facts.GKE_COS_OPERATOR`), and points the operator's driver root and toolkit at
+    the installer's directory (:func:`~gpu_components.nvidia.gpu_operator.gpu_operator_values`).
+
     Children: ``<name>-namespace``, ``<name>-device-plugin-config``, ``<name>-mig-config``,
-    ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-release``. Providers: ``kubernetes``.
+    ``<name>-resource-quota`` (where the cloud needs one: GKE), ``<name>-driver-installer`` (a
+    ``kubernetes.yaml.v2.ConfigFile``, on the cloud's own driver installer: GKE with ``operator_driver`` false),
+    ``<name>-release``. Providers: ``kubernetes``.
 
     Outputs (known after deployment): ``namespace``, ``device_plugin_config_map_name``, ``mig_config_map_name``,
     ``release_name``. Other attributes (plain values, known at preview, but ``release``): ``specs``,
     ``device_plugin_configs`` and ``mig_configs`` (the ConfigMaps' data), ``values`` (the chart values), ``release``
-    (the Helm release).
+    (the Helm release), ``driver_installer`` (the ConfigFile, or ``None``).
 
     Raises:
         GpuSpecError: invalid pools, MIG pools with different strategies, MIG config names with two layouts, a
             ServiceMonitor without the exporter, driver upgrade settings that would break an upgrade or be ignored
-            (:func:`~gpu_components.nvidia.driver_upgrade.driver_upgrade_problems`), before anything is registered.
+            (:func:`~gpu_components.nvidia.driver_upgrade.driver_upgrade_problems`), a node-pool component built
+            for the other driver owner (:func:`~gpu_components.nvidia.gpu_operator.driver_node_os_problems`), before
+            anything is registered.
     """
 
     namespace: pulumi.Output[str]
@@ -234,6 +246,9 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         ]
         if mode == "gpu-cluster":
             problems += gpu_cluster_problems(specs, operator_driver)
+        problems += driver_node_os_problems(
+            cloud, operator_driver, [(spec.name, node_os(pool)) for spec, pool in zip(specs, served.pools, strict=True)]
+        )
         problems += gpu_operator_problems(specs, dcgm_exporter, service_monitor)
         problems += driver_upgrade_problems(
             settings.get("driver_upgrade"), settings.get("helm_values"), operator_driver
@@ -309,6 +324,13 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
                     opts=child,
                 )
             )
+        installer = facts_for(cloud).gpu_operator.driver_installer
+        # The cloud's installer and the operator need no ordering: the operator's validator waits for the driver.
+        self.driver_installer: k8s.yaml.v2.ConfigFile | None = (
+            k8s.yaml.v2.ConfigFile(f"{name}-driver-installer", file=installer.manifest, opts=child)
+            if installer is not None and mode == "device-plugin" and not operator_driver
+            else None
+        )
         self.release: k8s.helm.v3.Release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,

@@ -170,8 +170,11 @@ def driver_owner_problems(
     Returns one problem (at ``node_driver_path``, naming both settings; an unset ``node_driver`` shown as its default,
     ``(default: AL2023_x86_64_NVIDIA)``) when both or neither install the driver,
     and, where the cloud's installation must be off under the operator, when it is on: NVIDIA's GKE guide requires
-    ``gpu-driver-version=disabled`` with the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED`` with
-    ``operator_driver: true`` passes (the operator's driver manager; NVIDIA supports it on Ubuntu node images).
+    ``gpu-driver-version=disabled`` with the operator, so on GKE only ``driver_version: INSTALLATION_DISABLED``
+    passes: with ``operator_driver: true`` the operator's driver manager installs the driver (NVIDIA supports it on
+    Ubuntu node images), with ``false`` the cloud's own installer does
+    (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.driver_installer`: Google's driver installer DaemonSet on
+    Container-Optimized OS, which the operator component applies).
     """
     facts = facts_for(cloud)
     rule = facts.driver
@@ -206,7 +209,7 @@ def driver_owner_problems(
                 rule.source,
             )
         ]
-    if not node and not operator_driver:
+    if not node and not operator_driver and facts.gpu_operator.driver_installer is None:
         return [
             Problem(
                 where,
@@ -219,6 +222,38 @@ def driver_owner_problems(
             )
         ]
     return []
+
+
+def driver_node_os_problems(
+    cloud: Cloud, operator_driver: bool, pools: Sequence[tuple[str, str | None]], path: str = ""
+) -> list[Problem]:
+    """Pools whose nodes run the OS of the other driver owner, on a cloud where the operator's driver and the cloud's
+    own installer (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.driver_installer`) each serve one node OS
+    (GKE: Ubuntu for the operator's driver, Container-Optimized OS for Google's installer). ``pools``: each pool's name
+    and node OS (:attr:`~gpu_components.adapter.PoolView.node_os`, ``None`` where unknown: not checked). One problem
+    per such pool, at ``<path>.pools[<i>]``: the operator's driver containers do not run on the installer's OS, and
+    the installer the library applies serves only its own."""
+    needs = facts_for(cloud).gpu_operator
+    installer = needs.driver_installer
+    if installer is None or needs.operator_driver_node_os is None:
+        return []
+    wanted = needs.operator_driver_node_os if operator_driver else installer.node_os
+    other = installer.node_os if operator_driver else needs.operator_driver_node_os
+    who = "the GPU Operator's driver" if operator_driver else f"{facts_for(cloud).service}'s driver installer"
+    prefix = f"{path}." if path else ""
+    return [
+        Problem(
+            f"{prefix}pools[{index}]",
+            name,
+            f"its nodes run {node_os}, but with operator_driver {str(operator_driver).lower()} {who} installs the "
+            f"NVIDIA driver, which serves {wanted} nodes only",
+            f"the pool built with operator_driver {str(operator_driver).lower()} ({wanted} nodes), or "
+            f"operator_driver {str(not operator_driver).lower()} ({other} nodes)",
+            installer.source,
+        )
+        for index, (name, node_os) in enumerate(pools)
+        if node_os is not None and node_os != wanted
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -525,7 +560,12 @@ def gpu_operator_values(
             guides give for them).
         operator_driver: the operator installs driver and container toolkit (``driver.enabled``,
             ``toolkit.enabled``); False where the node image ships both (EKS NVIDIA AMIs, AKS's default images).
-            Checked per pool by :func:`driver_owner_problems`, not here.
+            Checked per pool by :func:`driver_owner_problems`, not here. False on a cloud whose own driver installer
+            then installs the driver (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.driver_installer`, GKE's
+            on Container-Optimized OS) keeps the toolkit on and points the operator at the installer's driver root:
+            ``hostPaths.driverInstallDir`` and ``toolkit.installDir`` (NVIDIA's GKE guide, "Using the Google Driver
+            Installer"; its ``cdi.default=true`` is left out: the chart's CRD at v26.7.0 marks ``cdi.default``
+            "Deprecated: This field is no longer used", ``cdi.enabled=true`` making CDI the default).
         device_plugin_config_map_name: the existing ConfigMap of device plugin configs (``devicePlugin.config``).
         mig_config_map_name: the existing ConfigMap with the mig-parted config under ``config.yaml``.
         dcgm_exporter: run the DCGM exporter. Defaults to True.
@@ -579,6 +619,10 @@ def gpu_operator_values(
     needs = facts_for(cloud).gpu_operator
     if needs.node_toolkit_runtime_class is not None and not operator_driver:
         values["operator"] = {"runtimeClass": needs.node_toolkit_runtime_class}
+    if needs.driver_installer is not None and not operator_driver:
+        # The cloud's installer puts the driver in its own root, and the node image has no container toolkit.
+        toolkit.update(enabled=True, installDir=needs.driver_installer.driver_root)
+        values["hostPaths"] = {"driverInstallDir": needs.driver_installer.driver_root}
     if needs.cdi:
         values["cdi"] = {"enabled": True}
     if needs.toolkit_env:

@@ -511,6 +511,27 @@ def test_gpu_stack_device_plugin_is_refused_on_a_pool_gke_serves() -> None:
     assert "GKE's own device plugin" in error.problems[0].message
 
 
+def test_operator_driver_outside_the_gpu_operator_is_refused() -> None:
+    error = rejected(pool_args(), operator_driver=False)
+    assert [(p.path, p.value, p.valid) for p in error.problems] == [
+        ("operator_driver", False, "gpu_stack gpu-operator, or no operator_driver")
+    ]
+    assert "but gpu_stack is auto: it would be ignored" in error.problems[0].message
+
+
+@pytest.mark.parametrize(("operator_driver", "image"), [(True, "UBUNTU_CONTAINERD"), (False, "COS_CONTAINERD")])
+def test_the_node_image_follows_who_installs_the_driver_under_the_operator(operator_driver: bool, image: str) -> None:
+    plan, pool = plan_pool(True, pool_args(), gpu_stack="gpu-operator", operator_driver=operator_driver)
+    assert node_pool(plan)["nodeConfig"]["imageType"] == image
+    assert pool.driver_version == "INSTALLATION_DISABLED"
+
+
+def test_gke_installing_the_driver_under_the_operator_is_refused_either_way() -> None:
+    error = rejected(pool_args(), gpu_stack="gpu-operator", operator_driver=False, driver_version="DEFAULT")
+    assert [(p.path, p.value) for p in error.problems] == [("driver_version", "DEFAULT")]
+    assert "GKE would install it (driver_version DEFAULT and operator_driver false)" in error.problems[0].message
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # A node pool created by hand, tied to a ComputeClass (issue 29)
 # ---------------------------------------------------------------------------------------------------------------

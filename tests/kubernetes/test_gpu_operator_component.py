@@ -144,6 +144,60 @@ def test_gke_gets_the_resource_quota_nvidia_requires_before_the_release() -> Non
     assert values["toolkit"]["env"] == [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
 
 
+def test_gke_on_googles_driver_applies_its_installer_to_cos_pools() -> None:
+    plan = plan_of(
+        lambda: NvidiaGpuOperator(
+            "op",
+            {
+                "pools": pool_components("gcp", GKE_POOLS, "gpu-operator", operator_driver=False),
+                "operator_driver": False,
+            },
+        )
+    )
+    node_config = resource(plan, "gcp:container/nodePool:NodePool", "np-l4-node-pool").inputs["nodeConfig"]
+    assert node_config["imageType"] == "COS_CONTAINERD"
+    values = resource(plan, RELEASE, "op-release").inputs["values"]
+    assert (values["driver"], values["hostPaths"]) == (
+        {"enabled": False},
+        {"driverInstallDir": "/home/kubernetes/bin/nvidia"},
+    )
+    assert (values["toolkit"]["enabled"], values["toolkit"]["installDir"]) == (True, "/home/kubernetes/bin/nvidia")
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == ["op-driver-installer"]
+
+
+@pytest.mark.parametrize(
+    ("pool_driver", "operator_driver", "runs", "serves"),
+    [
+        (False, True, "Container-Optimized OS", "Ubuntu"),
+        (True, False, "Ubuntu", "Container-Optimized OS"),
+    ],
+)
+def test_gke_pool_built_for_the_other_driver_owner_is_refused(
+    pool_driver: bool, operator_driver: bool, runs: str, serves: str
+) -> None:
+    registered: list[GpuSpecError] = []
+
+    def program() -> None:
+        pools = pool_components("gcp", GKE_POOLS, "gpu-operator", operator_driver=pool_driver)
+        try:
+            NvidiaGpuOperator("op", {"pools": pools, "operator_driver": operator_driver})
+        except GpuSpecError as error:
+            registered.append(error)
+            raise
+
+    with pytest.raises(Exception, match="serves"):
+        plan_of(program)
+    problem = registered[0].problems[0]
+    assert (len(registered[0].problems), problem.path, problem.value) == (1, "pools[0]", "l4")
+    assert f"its nodes run {runs}, but with operator_driver {str(operator_driver).lower()}" in problem.message
+    assert f"which serves {serves} nodes only" in problem.message
+    assert problem.valid == (
+        f"the pool built with operator_driver {str(operator_driver).lower()} ({serves} nodes), or "
+        f"operator_driver {str(pool_driver).lower()} ({runs} nodes)"
+    )
+    assert problem.source is not None and "google-gke.html (Using the Google Driver Installer)" in problem.source
+
+
 def test_invalid_operator_settings_raise_every_problem_at_once() -> None:
     mixed: list[Any] = [
         *POOLS,

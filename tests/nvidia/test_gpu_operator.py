@@ -62,6 +62,7 @@ def test_pinned_chart_version_and_repository() -> None:
         ("azure", "aks", False),
         ("azure", "none", True),
         ("gcp", "INSTALLATION_DISABLED", True),
+        ("gcp", "INSTALLATION_DISABLED", False),  # Google's driver installer DaemonSet installs it (COS)
     ],
 )
 def test_one_driver_owner_passes(cloud: Cloud, node_driver: str | None, operator_driver: bool) -> None:
@@ -113,13 +114,6 @@ def test_one_driver_owner_passes(cloud: Cloud, node_driver: str | None, operator
             "pools[0].gcp.driver_version",
             ["GKE would install it", "driver_version LATEST", "to be disabled"],
         ),
-        (
-            "gcp",
-            "INSTALLATION_DISABLED",
-            False,
-            "pools[0].gcp.driver_version",
-            ["nobody", "driver_version INSTALLATION_DISABLED", "operator_driver false"],
-        ),
     ],
 )
 def test_two_owners_or_none_is_rejected_naming_both_settings(
@@ -150,11 +144,13 @@ def test_an_unset_driver_option_is_shown_as_its_default_and_a_written_one_as_wri
     assert written.reason == unset.reason.replace("(default: aks)", "(got 'aks')")
 
 
-def test_on_gke_only_the_operators_driver_with_gkes_installation_off_is_offered() -> None:
-    for node_driver, operator_driver in [("INSTALLATION_DISABLED", False), ("DEFAULT", False), ("DEFAULT", True)]:
-        problems = driver_owner_problems("gcp", node_driver, operator_driver)
-        assert problems[0].valid is not None and "DEFAULT" not in problems[0].valid
-        assert "operator_driver true" in problems[0].valid
+def test_on_gke_only_gkes_installation_off_is_offered_with_either_driver_owner() -> None:
+    for node_driver, operator_driver in [("LATEST", False), ("DEFAULT", False), ("DEFAULT", True)]:
+        (problem,) = driver_owner_problems("gcp", node_driver, operator_driver)
+        assert problem.valid == (
+            "driver_version INSTALLATION_DISABLED with gpu_operator.operator_driver true (Ubuntu node image; false: "
+            "Google's driver installer on Container-Optimized OS)"
+        )
 
 
 def test_driver_owner_paths_can_be_given() -> None:
@@ -385,6 +381,23 @@ def test_gke_values_with_the_operators_driver_follow_nvidias_gke_guide() -> None
         {"enabled": True},
     )
     assert "operator" not in result and "hostPaths" not in result
+
+
+def test_gke_values_on_googles_driver_follow_nvidias_google_driver_installer_steps() -> None:
+    """NVIDIA's GKE guide: hostPaths.driverInstallDir and toolkit.installDir /home/kubernetes/bin/nvidia,
+    cdi.enabled true, driver.enabled false; cdi.default is deprecated and unused in the chart's v26.7.0 CRD."""
+    result = values("gcp", False)
+    assert (result["driver"], result["toolkit"], result["hostPaths"], result["cdi"]) == (
+        {"enabled": False},
+        {
+            "enabled": True,
+            "installDir": "/home/kubernetes/bin/nvidia",
+            "env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}],
+        },
+        {"driverInstallDir": "/home/kubernetes/bin/nvidia"},
+        {"enabled": True},
+    )
+    assert "operator" not in result
 
 
 def test_eks_values_are_the_same_keys_as_gke_minus_gke_extras() -> None:

@@ -124,17 +124,20 @@ def _sharings(model: catalog.GpuModel) -> Iterator[tuple[str, dict[str, Any]]]:
         )
 
 
-def _stacks(cloud: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Each GPU stack of a cloud: (variant label, ``gpu_stack``, extra pool fields). Besides the NVIDIA device
-    plugin, the GPU Operator and the DRA driver: Bottlerocket's host device plugin on EKS, GKE's own on GKE."""
+def _stacks(cloud: str) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    """Each GPU stack of a cloud: (variant label, ``gpu_stack``, extra pool fields, extra stack config). Besides the
+    NVIDIA device plugin, the GPU Operator and the DRA driver: Bottlerocket's host device plugin on EKS, GKE's own on
+    GKE, and on GKE the GPU Operator on Google's COS driver installer (``operator_driver: false``)."""
     if cloud == "gcp":
-        yield "gke-plugin", "auto", {}
+        yield "gke-plugin", "auto", {}, {}
     else:
-        yield "device-plugin", "device-plugin", {}
+        yield "device-plugin", "device-plugin", {}, {}
     if cloud == "aws":
-        yield "bottlerocket", "device-plugin", {"aws": {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}}
-    yield "gpu-operator", "gpu-operator", {}
-    yield "dra", "dra", {}
+        yield "bottlerocket", "device-plugin", {"aws": {"ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}}, {}
+    yield "gpu-operator", "gpu-operator", {}, {}
+    if cloud == "gcp":
+        yield "gpu-operator-cos", "gpu-operator", {}, {"gpu-components:gpu_operator": {"operator_driver": False}}
+    yield "dra", "dra", {}, {}
 
 
 def _models() -> list[catalog.GpuModel]:
@@ -239,7 +242,7 @@ def variants() -> list[Variant]:
             instance_type = _instance_type(cloud, model.name)
             if instance_type is None:
                 continue
-            for label, gpu_stack, extra in _stacks(cloud):
+            for label, gpu_stack, extra, stack_extra in _stacks(cloud):
                 for sharing, fields in _sharings(model):
                     pool = {"name": "gpu", "instance_type": instance_type, "min_size": 0, "max_size": 2}
                     pool.update(copy.deepcopy(extra))
@@ -248,6 +251,7 @@ def variants() -> list[Variant]:
                     config["gpu-components:cloud"] = cloud
                     config["gpu-components:gpu_stack"] = gpu_stack
                     config["gpu-components:pools"] = [pool]
+                    config.update(copy.deepcopy(stack_extra))
                     name = f"{cloud}-{label}-{model.name.lower()}-{sharing}"
                     out.append(Variant(name, cloud, label, model.name, sharing, config))
     return out
