@@ -36,7 +36,7 @@ feature gate is needed for that (:data:`SOURCE_SHARED_CLAIM`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from gpu_components import cel
@@ -278,6 +278,12 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _sequence(value: object) -> Sequence[Any]:
+    """``value`` as a list's items: any Sequence but a string (the policy engine's read-only proxies of resource
+    properties are Sequences and Mappings, not lists and dicts), else none."""
+    return value if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else ()
+
+
 def _sharing_strategies(sharing: Mapping[str, Any]) -> set[str]:
     """The strategies a config's ``sharing`` asks for: its ``strategy`` and the strategy of each setting it holds."""
     strategy = sharing.get("strategy")
@@ -306,13 +312,13 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
     problems: list[Problem] = []
     requests = devices.get("requests")
     names: list[str] = []
-    for index, request in enumerate(requests if isinstance(requests, list) else []):
+    for index, request in enumerate(_sequence(requests)):
         names += [request["name"]] if isinstance(_mapping(request).get("name"), str) else []
         exactly = _mapping(_mapping(request).get("exactly"))
         device_class = exactly.get("deviceClassName")
         if device_class not in PUBLISHED_NAMES:
             continue
-        for number, selector in enumerate(exactly.get("selectors") or []):
+        for number, selector in enumerate(_sequence(exactly.get("selectors"))):
             expression = _mapping(_mapping(selector).get("cel")).get("expression")
             at = f"{where}.requests[{index}].exactly.selectors[{number}].cel.expression"
             if device_class != GPU_DEVICE_CLASS or not (
@@ -332,7 +338,7 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
                 )
     strategies: dict[str, dict[str, int]] = {}
     configs = devices.get("config")
-    for index, config in enumerate(configs if isinstance(configs, list) else []):
+    for index, config in enumerate(_sequence(configs)):
         opaque = _mapping(_mapping(config).get("opaque"))
         parameters = _mapping(opaque.get("parameters"))
         if opaque.get("driver") != DRIVER_NAME or parameters.get("kind") not in (
@@ -353,8 +359,8 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
                     SOURCE_SHARING,
                 )
             )
-        applies = _mapping(config).get("requests")
-        for name in applies if isinstance(applies, list) and applies else names or ["*"]:
+        applies = _sequence(_mapping(config).get("requests"))
+        for name in applies or names or ["*"]:
             for strategy in _sharing_strategies(sharing):
                 strategies.setdefault(str(name), {}).setdefault(strategy, index)
     for name, found in strategies.items():
