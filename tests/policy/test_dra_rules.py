@@ -432,3 +432,42 @@ def test_the_pack_reports_unsatisfiable_claims_through_the_engines_proxies() -> 
     assert isinstance(proxied[0][2], Mapping) and not isinstance(proxied[0][2], dict)
     assert dra_unsatisfiable_claim_violations(proxied) == dra_unsatisfiable_claim_violations([claim])
     assert len(dra_unsatisfiable_claim_violations(proxied)) == 1
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'",
+        "device.attributes['gpu.nvidia.com']['profile'] == '3g.40gb'",
+        'device.attributes["gpu.nvidia.com"].profile == "3g.40gb"',
+        "device.attributes['gpu.nvidia.com'][\"profile\"].startsWith('3g')",
+    ],
+)
+def test_a_mig_profile_selector_on_a_whole_gpu_request_is_flagged_in_any_spelling(expression: str) -> None:
+    selectors = [{"cel": {"expression": expression}}]
+    request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": selectors}}
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    [(_, message)] = dra_unsatisfiable_claim_violations([claim])
+    assert message.startswith(
+        "spec.devices.requests[0].exactly.selectors[0].cel.expression: selects on the MIG attribute profile, which no "
+        "device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the request could never be allocated (got "
+    )
+
+
+def test_a_mig_profile_selector_in_a_first_available_subrequest_is_flagged() -> None:
+    selector = "device.attributes['gpu.nvidia.com']['profile'] == '3g.40gb'"
+    subrequests = [
+        {"name": "mig", "deviceClassName": "mig.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+        {"name": "whole", "deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+        {"name": "typo", "deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": "device.x"}}]},
+    ]
+    request = {"name": "gpu", "firstAvailable": subrequests}
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    messages = [message.split(" (got ")[0] for _, message in dra_unsatisfiable_claim_violations([claim])]
+    assert messages == [
+        "spec.devices.requests[0].firstAvailable[1].selectors[0].cel.expression: selects on the MIG attribute "
+        "profile, which no device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the subrequest could "
+        "never be allocated",
+        "spec.devices.requests[0].firstAvailable[2].selectors[0].cel.expression: device.x: a selector's device has "
+        "no field 'x'",
+    ]
