@@ -295,12 +295,12 @@ def validated_pool(
     problems = args_problems(shape, args, validated_elsewhere=("pool",), spellings=spellings)
     spec: GpuNodePoolSpec | None = None
     pool = args.get("pool") if isinstance(args, Mapping) else None
+    sound = not problems
     if pool is not None:
-        try:
-            spec = GpuNodePoolSpec.from_args(pool, cloud, "pool")
-        except GpuSpecError as error:
-            problems += error.problems
-    if spec is not None and not problems:
+        # A pool out of only its cloud's bounds (``checked``) is sound: its rules are checked too, all at once.
+        spec, found = GpuNodePoolSpec.checked(pool, cloud, "pool")
+        problems += found
+    if spec is not None and sound:
         gpu_stack = value_of(args.get("gpu_stack", "auto")) if isinstance(args, Mapping) else "auto"
         problems += pool_access_problems(spec, pool if isinstance(pool, Mapping) else {}, gpu_stack, "pool")
         problems += rules(spec)

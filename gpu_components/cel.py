@@ -108,6 +108,20 @@ def _references(tree: Tree[Token]) -> list[tuple[str, str | None, str | None]]:
     return found
 
 
+def references(expression: object) -> list[tuple[str, str | None, str | None]]:
+    """Each ``device.<field>`` an expression reads, in order, without repeats: ``(field, domain, name)``, with the
+    domain and name of ``device.attributes['<domain>'].<name>`` (or ``['<name>']``, in either quote) and of
+    ``device.capacity[...]`` (``None`` where not a literal or not given), ``(field, None, None)`` for another field.
+    ``[]`` for a value that is not a string or not valid CEL (:func:`selector_problems` reports those)."""
+    if not isinstance(expression, str):
+        return []
+    try:
+        tree = celpy.celparser.CELParser().parse(expression)
+    except celpy.celparser.CELParseError:
+        return []
+    return list(dict.fromkeys(_references(tree)))
+
+
 def _not_boolean(tree: Tree[Token]) -> str | None:
     """What the expression's value plainly is when it is not a bool (``a string``, ``arithmetic``...), else
     ``None`` (a bool, or a value known only when evaluated)."""
@@ -238,4 +252,11 @@ def selector_problems(
     ]
 
 
-__all__ = ["DEVICE_FIELDS", "SOURCE_CEL_DEVICE_SELECTOR", "SOURCE_CEL_PARSER", "Published", "selector_problems"]
+__all__ = [
+    "DEVICE_FIELDS",
+    "SOURCE_CEL_DEVICE_SELECTOR",
+    "SOURCE_CEL_PARSER",
+    "Published",
+    "references",
+    "selector_problems",
+]

@@ -774,7 +774,7 @@ def _claim_fit_problems(
     requests = devices.get("requests") if isinstance(devices, Mapping) else None
     at = f"{where}.spec.spec.devices" if template else f"{where}.spec.devices"
     base = f"{at}.requests"
-    if not isinstance(requests, list) or not requests:
+    if not isinstance(requests, Sequence) or isinstance(requests, str) or not requests:
         return [], [Problem(base, requests, "a claim needs at least one device request", "requests of exactly")]
     fits: list[tuple[str, int]] = []
     problems = dra.unsatisfiable_claim_problems(devices, at) if isinstance(devices, Mapping) else []

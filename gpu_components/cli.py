@@ -405,10 +405,10 @@ def _plan(root: Path, stack: str, preview: bool) -> Plan:
 
 
 def _warn_autoscaled_pools(result: Plan) -> None:
-    """Print on stderr, as ``Warning: <stack>: pool <name>: <note>``, each fixed pool the Cluster Autoscaler scales
-    whose nodes advertise no ``nvidia.com/gpu`` (:func:`~gpu_components.autoscaler.autoscaled_pool_warning`); the
-    pools are the plan's capacity records (the node-pool components, else the ``gpuPools`` stack output). The exit
-    code is unchanged."""
+    """Print on stderr, as ``warning: <stack>: pool <name>: <note>`` (the prefix of the plan's other warnings), each
+    fixed pool the Cluster Autoscaler scales whose nodes advertise no ``nvidia.com/gpu``
+    (:func:`~gpu_components.autoscaler.autoscaled_pool_warning`); the pools are the plan's capacity records (the
+    node-pool components, else the ``gpuPools`` stack output). The exit code is unchanged."""
     records = pool_records(result) or result.outputs.get("gpuPools")
     if not isinstance(records, Mapping):
         return
@@ -422,7 +422,7 @@ def _warn_autoscaled_pools(result: Plan) -> None:
         }
         note = autoscaled_pool_warning(advertised, int(record.get("minNodes", 0)), int(record.get("maxNodes", 0)))
         if note is not None:
-            click.echo(f"Warning: {result.stack}: pool {name}: {note}", err=True)
+            click.echo(f"warning: {result.stack}: pool {name}: {note}", err=True)
 
 
 def _policy_setup(

@@ -552,6 +552,11 @@ class InputBound:
         low: the smallest number accepted, or ``None``.
         high: the largest number accepted, or ``None``.
         pattern: the whole-string form a text value must have, or ``None``.
+        per: for a bound per unit of something the pool's inputs name (GKE's nodes per node pool zone, for a total
+            over the pool's zones), how many units the pool has and which, in words, read from the pool's inputs:
+            ``(2, "the 2 zones of nodeLocations")``; ``None`` (the function's answer) where the inputs do not say,
+            and then the value is not judged. ``low`` and ``high`` are per unit. ``None`` (the field) for a plain
+            bound.
     """
 
     path: str
@@ -560,15 +565,37 @@ class InputBound:
     low: int | None = None
     high: int | None = None
     pattern: re.Pattern[str] | None = None
+    per: Callable[[Mapping[str, Any]], tuple[int, str] | None] | None = None
 
-    def breaks(self, value: object) -> bool:
-        """Whether ``value`` is outside the bound. A value of another kind than the bound reads (a number for
-        ``low``/``high``, a string for ``pattern``: an unknown output, say) is not judged."""
+    def breaks(self, value: object, pool: Mapping[str, Any] | None = None) -> bool:
+        """Whether ``value`` is outside the bound, for a bound :attr:`per` unit the units of ``pool`` (the pool's
+        inputs). A value of another kind than the bound reads (a number for ``low``/``high``, a string for
+        ``pattern``: an unknown output, say), or a pool whose units are not known, is not judged."""
+        units = 1
+        if self.per is not None:
+            found = self.per(pool or {})
+            if found is None:
+                return False
+            units = found[0]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
+            low = self.low * units if self.low is not None else None
+            high = self.high * units if self.high is not None else None
+            return (low is not None and value < low) or (high is not None and value > high)
         if isinstance(value, str) and self.pattern is not None:
             return self.pattern.fullmatch(value) is None
         return False
+
+    def accepted_for(self, pool: Mapping[str, Any] | None = None) -> str:
+        """What the cloud accepts, in words, for ``pool``: :attr:`accepted`, and for a bound :attr:`per` unit the
+        bound over the pool's units (``at most 1000 nodes per node pool zone: at most 2000 over the 2 zones of
+        nodeLocations``)."""
+        found = self.per(pool or {}) if self.per is not None else None
+        if found is None:
+            return self.accepted
+        units, what = found
+        over = [f"at least {self.low * units}"] if self.low is not None else []
+        over += [f"at most {self.high * units}"] if self.high is not None else []
+        return f"{self.accepted}: {' and '.join(over)} over {what}"
 
 
 @dataclass(frozen=True, slots=True)

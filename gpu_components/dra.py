@@ -35,8 +35,7 @@ feature gate is needed for that (:data:`SOURCE_SHARED_CLAIM`).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from gpu_components import cel
@@ -269,13 +268,16 @@ def selector_problems(expression: object, device_class: object, path: str) -> li
 SHARING_SETTINGS: dict[str, SharingStrategy] = {"timeSlicingConfig": "TimeSlicing", "mpsConfig": "MPS"}
 """A claim config's sharing settings -> the strategy they belong to (:data:`SOURCE_SHARING`: a time-slicing config
 only with ``TimeSlicing``, an MPS config only with ``MPS``)."""
-_PROFILE_SELECTOR = re.compile(
-    rf"""attributes\[\s*['"]{re.escape(DRIVER_NAME)}['"]\s*\]\s*\.\s*{MIG_PROFILE_ATTRIBUTE}\b"""
-)
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _sequence(value: object) -> Sequence[Any]:
+    """``value`` as a list's items: any Sequence but a string (the policy engine's read-only proxies of resource
+    properties are Sequences and Mappings, not lists and dicts), else none."""
+    return value if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else ()
 
 
 def _sharing_strategies(sharing: Mapping[str, Any]) -> set[str]:
@@ -283,6 +285,39 @@ def _sharing_strategies(sharing: Mapping[str, Any]) -> set[str]:
     strategy = sharing.get("strategy")
     named = {strategy} if isinstance(strategy, str) else set()
     return named | {SHARING_SETTINGS[field] for field in SHARING_SETTINGS if field in sharing}
+
+
+def _selects_profile(expression: object) -> bool:
+    """Whether a CEL selector reads the driver's MIG ``profile`` attribute, in any spelling
+    (``device.attributes['gpu.nvidia.com'].profile``, ``...['profile']``, either quote: :func:`cel.references`)."""
+    return ("attributes", DRIVER_NAME, MIG_PROFILE_ATTRIBUTE) in cel.references(expression)
+
+
+def _request_selector_problems(request: Mapping[str, Any], at: str, kind: str) -> list[Problem]:
+    """Problems of the selectors of one request of a claim (an ``exactly`` request, or a ``firstAvailable``
+    subrequest, ``kind`` in words), at ``at``: a MIG ``profile`` selector of a ``gpu.nvidia.com`` request, or any
+    other problem of :func:`selector_problems` for the driver's classes; another class is not judged."""
+    device_class = request.get("deviceClassName")
+    if device_class not in PUBLISHED_NAMES:
+        return []
+    problems: list[Problem] = []
+    for number, selector in enumerate(_sequence(request.get("selectors"))):
+        expression = _mapping(_mapping(selector).get("cel")).get("expression")
+        path = f"{at}.selectors[{number}].cel.expression"
+        if device_class != GPU_DEVICE_CLASS or not _selects_profile(expression):
+            problems += selector_problems(expression, device_class, path)
+            continue
+        problems.append(
+            Problem(
+                path,
+                expression,
+                f"selects on the MIG attribute {MIG_PROFILE_ATTRIBUTE}, which no device of DeviceClass "
+                f"{GPU_DEVICE_CLASS} (a whole GPU) publishes, so the {kind} could never be allocated",
+                f"DeviceClass {MIG_DEVICE_CLASS} for a MIG profile, or a whole-GPU attribute",
+                f"{SOURCE_GPU_ATTRIBUTES}; {SOURCE_MIG_ATTRIBUTES}",
+            )
+        )
+    return problems
 
 
 def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list[Problem]:
@@ -294,11 +329,12 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
       (:data:`SOURCE_SHARING`), and its strict decoder refuses unknown fields;
     - two sharing strategies for one request (``TimeSlicing`` and ``MPS``, in one config or in two configs that
       apply to the request; a config with no ``requests`` applies to all): a device has one ``sharing``;
-    - a ``gpu.nvidia.com`` request with a selector on the MIG ``profile`` attribute: only MIG devices (DeviceClass
+    - a ``gpu.nvidia.com`` request (``exactly``, or a ``firstAvailable`` subrequest) with a selector on the MIG
+      ``profile`` attribute, in any spelling (``.profile``, ``['profile']``): only MIG devices (DeviceClass
       ``mig.nvidia.com``) publish it (:data:`SOURCE_GPU_ATTRIBUTES`, :data:`SOURCE_MIG_ATTRIBUTES`), so the
       selector matches no device; with the DynamicMIG gate too, whose MIG devices are of ``mig.nvidia.com``
       (:data:`SOURCE_DYNAMIC_MIG`), where a profile request on a pool of whole GPUs is satisfiable;
-    - any other selector of a ``gpu.nvidia.com`` or ``mig.nvidia.com`` request with a problem of
+    - any other selector of a ``gpu.nvidia.com`` or ``mig.nvidia.com`` request or subrequest with a problem of
       :func:`selector_problems` (a CEL syntax error, an attribute or capacity the driver does not publish for the
       class, a value that is not a bool): one problem per selector.
 
@@ -306,33 +342,16 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
     problems: list[Problem] = []
     requests = devices.get("requests")
     names: list[str] = []
-    for index, request in enumerate(requests if isinstance(requests, list) else []):
+    for index, request in enumerate(_sequence(requests)):
         names += [request["name"]] if isinstance(_mapping(request).get("name"), str) else []
+        at = f"{where}.requests[{index}]"
         exactly = _mapping(_mapping(request).get("exactly"))
-        device_class = exactly.get("deviceClassName")
-        if device_class not in PUBLISHED_NAMES:
-            continue
-        for number, selector in enumerate(exactly.get("selectors") or []):
-            expression = _mapping(_mapping(selector).get("cel")).get("expression")
-            at = f"{where}.requests[{index}].exactly.selectors[{number}].cel.expression"
-            if device_class != GPU_DEVICE_CLASS or not (
-                isinstance(expression, str) and _PROFILE_SELECTOR.search(expression)
-            ):
-                problems += selector_problems(expression, device_class, at)
-            else:
-                problems.append(
-                    Problem(
-                        at,
-                        expression,
-                        f"selects on the MIG attribute {MIG_PROFILE_ATTRIBUTE}, which no device of DeviceClass "
-                        f"{GPU_DEVICE_CLASS} (a whole GPU) publishes, so the request could never be allocated",
-                        f"DeviceClass {MIG_DEVICE_CLASS} for a MIG profile, or a whole-GPU attribute",
-                        f"{SOURCE_GPU_ATTRIBUTES}; {SOURCE_MIG_ATTRIBUTES}",
-                    )
-                )
+        problems += _request_selector_problems(exactly, f"{at}.exactly", "request")
+        for number, subrequest in enumerate(_sequence(_mapping(request).get("firstAvailable"))):
+            problems += _request_selector_problems(_mapping(subrequest), f"{at}.firstAvailable[{number}]", "subrequest")
     strategies: dict[str, dict[str, int]] = {}
     configs = devices.get("config")
-    for index, config in enumerate(configs if isinstance(configs, list) else []):
+    for index, config in enumerate(_sequence(configs)):
         opaque = _mapping(_mapping(config).get("opaque"))
         parameters = _mapping(opaque.get("parameters"))
         if opaque.get("driver") != DRIVER_NAME or parameters.get("kind") not in (
@@ -353,8 +372,8 @@ def unsatisfiable_claim_problems(devices: Mapping[str, Any], where: str) -> list
                     SOURCE_SHARING,
                 )
             )
-        applies = _mapping(config).get("requests")
-        for name in applies if isinstance(applies, list) and applies else names or ["*"]:
+        applies = _sequence(_mapping(config).get("requests"))
+        for name in applies or names or ["*"]:
             for strategy in _sharing_strategies(sharing):
                 strategies.setdefault(str(name), {}).setdefault(strategy, index)
     for name, found in strategies.items():

@@ -44,7 +44,7 @@ from gpu_components.cluster import (
 )
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
-from gpu_components.shape import shape_problems
+from gpu_components.shape import shape_problems, valid_mapping
 from gpu_components.workloads import sample_jobs
 
 CONFIG_NAMESPACE = "gpu-components"
@@ -78,11 +78,30 @@ def _namespace_keys() -> list[str]:
     return sorted(key.removeprefix(prefix) for key in keys if key.startswith(prefix))
 
 
+def _pools_valid() -> str:
+    return f"a list of pools, each {valid_mapping(GpuClusterArgs, ('pools', 0))}"
+
+
+def _expected(key: str, cloud: object) -> tuple[str, str]:
+    """What config ``key`` must be, in words, and what is valid there, as a type error states it (the keys of its
+    mapping; a cluster's are its cloud's, ``cloud`` or the cloud it most likely means)."""
+    if key == "pools":
+        return "a YAML list of pools", _pools_valid()
+    if key != "cluster":
+        return "a YAML mapping", valid_mapping(GpuClusterArgs, (key,))
+    named = cloud if isinstance(cloud, str) and cloud in ADAPTERS else None
+    named = named or (_closest(cloud, ADAPTERS) if isinstance(cloud, str) else None)
+    if named is None:
+        return "a YAML mapping", f"a mapping of the cloud's cluster settings (cloud: {', '.join(ADAPTERS)})"
+    return "a YAML mapping", valid_mapping(adapter_for(named).cluster_config)
+
+
 def _object(config: pulumi.Config, key: str, problems: list[Problem]) -> Any:
     try:
         return config.get_object(key)
     except pulumi.ConfigTypeError:
-        problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), "must be a YAML mapping or list"))
+        expected, valid = _expected(key, config.get("cloud"))
+        problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), f"must be {expected}", valid))
         return None
 
 
@@ -140,7 +159,7 @@ def read_config(config: pulumi.Config) -> StackConfig:
             problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", None, "required config key is missing"))
     pool_list = pools if isinstance(pools, list) else []
     if pools is not None and not isinstance(pools, list):
-        problems.append(Problem("pools", pools, "must be a list of pools"))
+        problems.append(Problem("pools", pools, "must be a list of pools", _pools_valid()))
     checked_cloud = None
     if cloud is not None:
         checked_cloud = _known(

@@ -119,6 +119,13 @@ def _valid_of_type(shape: type, loc: tuple[int | str, ...], error_type: str) -> 
     return None
 
 
+def valid_mapping(shape: type, loc: tuple[int | str, ...] = ()) -> str:
+    """What is valid where ``shape`` (at ``loc`` inside it) expects a mapping, as a type error there states it
+    (``a mapping with keys chart_version, namespace``): for a value that is no mapping at all, such as a stack config
+    scalar."""
+    return _valid_of_type(shape, loc, "dict_type") or "a mapping of key: value pairs"
+
+
 def _allowed_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
     """The values a ``Literal`` or enum field at ``loc`` inside ``shape`` allows, as strings (empty elsewhere)."""
     current: Any = shape

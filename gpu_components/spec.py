@@ -773,12 +773,29 @@ class GpuNodePoolSpec:
                 ``gpu_model`` naming several models, ``provisioning.gpu_requirements`` that are not the provisioner's
                 GPU labels or values, or that exclude a named instance type.
         """
+        spec, problems = cls.checked(args, cloud, path)
+        if problems or spec is None:
+            raise GpuSpecError(problems)
+        return spec
+
+    @classmethod
+    def checked(
+        cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = ""
+    ) -> "tuple[GpuNodePoolSpec | None, list[Problem]]":
+        """:meth:`from_args` without raising: ``(spec, problems)``. The spec is given also when its only problems
+        are bounds of the cloud that leave it sound (``max_size`` over the cloud's nodes per node pool,
+        :attr:`~gpu_components.cloud_facts.CloudFacts.max_pool_nodes`), so a validator can check the cloud's rules
+        on it too and report every problem at once; ``None`` for any other problem.
+
+        Raises:
+            GpuSpecError: only for an unknown ``cloud``.
+        """
         args, cloud = plain(args), value_of(cloud)
         if cloud not in CLOUDS:
             raise GpuSpecError([Problem("cloud", cloud, "unknown cloud", ", ".join(CLOUDS))])
         problems = pool_shape_problems(GpuNodePoolArgs, args, cloud, path)
         if problems:
-            raise GpuSpecError(problems)
+            return None, problems
         return _build(cast(GpuNodePoolArgs, args), cloud, path)  # shape_problems proved the shape
 
     @property
@@ -2223,7 +2240,10 @@ def _provisioned_max_nodes(provisioning: Provisioning, gpu_count: int) -> int:
     return (provisioning.max_gpus or 0) // max(gpu_count, 1)
 
 
-def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
+def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[GpuNodePoolSpec | None, list[Problem]]:
+    """The spec of a well-shaped pool and its problems (:meth:`GpuNodePoolSpec.checked`): the spec is ``None`` unless
+    the only problems are the cloud's bounds (``bounds``), which leave it sound."""
+    bounds: list[Problem] = []
     problems = name_problems(args["name"], cloud, _join(path, "name"))
     hardware, found = _hardware(args, cloud, path)
     problems += found
@@ -2239,7 +2259,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         max_size = args.get("max_size", 0)
         if "max_size" in args:
             problems += _size_problems(min_size, args.get("desired_size"), max_size, path)
-            problems += _node_limit_problems(max_size, cloud, path)
+            bounds += _node_limit_problems(max_size, cloud, path)
         else:
             problems.append(
                 Problem(
@@ -2259,8 +2279,8 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
     mig, found = _mig(args, hardware.gpu, path)
     problems += found
     if problems or hardware.gpu is None:
-        raise GpuSpecError(problems)
-    return GpuNodePoolSpec(
+        return None, problems + bounds
+    spec = GpuNodePoolSpec(
         name=args["name"],
         cloud=cloud,
         instance_type=args["instance_type"],
@@ -2281,6 +2301,7 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> GpuNodePoolSpec:
         gpu_access=cast(GpuAccessName, value_of(args["gpu_access"])) if "gpu_access" in args else None,
         disk_size_set="disk_size_gb" in args,
     )
+    return spec, bounds
 
 
 def parse_pools(
@@ -2303,11 +2324,10 @@ def parse_pools(
     seen: dict[str, int] = {}
     for index, pool in enumerate(pools):
         where = f"{path}[{index}]"
-        try:
-            spec = GpuNodePoolSpec.from_args(pool, cloud, where)
-        except GpuSpecError as error:
-            problems += error.problems
-        else:
+        spec, found = GpuNodePoolSpec.checked(pool, cloud, where)
+        problems += found
+        if spec is not None:
+            # A pool out of only its cloud's bounds is sound: its rules are checked too, so all come at once.
             specs.append(spec)
             problems += rules(spec, index, where) if rules is not None else []
         name = pool.get("name") if isinstance(pool, Mapping) else None

@@ -74,6 +74,14 @@ VECTOR_ADD_NAMESPACE = "default"
 """Namespace of the sample Jobs unless another is given."""
 VECTOR_ADD_BACKOFF_LIMIT = 2
 """Retries of a sample Job's pod before the Job fails."""
+SOURCE_DRA_CLAIMS = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
+"""Kubernetes DRA: a pod asks for DRA devices with resource claims (``resourceClaims``, ``resources.claims``), not
+with extended-resource limits."""
+CLAIM_HELPERS = (
+    "gpu_components.claims: gpu_claim_template, mig_claim_template, shared_gpu_claim or mps_claim_template for the "
+    "claim, then claim_pod_settings for the pod"
+)
+"""How a pod asks for a DRA pool's GPUs with the library: the claim helpers."""
 SOURCE_SAFE_TO_EVICT = "https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md"
 """Cluster Autoscaler FAQ: a pod annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`` keeps the
 autoscaler from removing its node when it scales down."""
@@ -675,6 +683,19 @@ def exclusive_selector_problems(
     return problems
 
 
+def _dra_pool_problem(spec: GpuNodePoolSpec, path: str, value: object) -> Problem:
+    """The one problem of asking for a DRA pool's GPUs with an extended-resource limit (the pool advertises none):
+    its pods claim them through :mod:`gpu_components.claims` (:data:`CLAIM_HELPERS`)."""
+    return Problem(
+        path,
+        value,
+        f"pool {spec.name} is a DRA pool (gpu_access: dra): NVIDIA's DRA driver publishes its GPUs as DRA devices, "
+        "not as an extended resource a container limit could ask for, so a pod claims them with a resource claim",
+        CLAIM_HELPERS,
+        SOURCE_DRA_CLAIMS,
+    )
+
+
 def pod_settings(
     spec: GpuNodePoolSpec,
     advertised_resources: Mapping[str, int],
@@ -723,13 +744,17 @@ def pod_settings(
             (:func:`do_not_disrupt_problems`).
 
     Raises:
-        GpuSpecError: every problem at once: an invalid count, a resource the pool does not advertise or a missing
-            choice among several, more GPUs than a node has, more than one shared GPU where sharing forbids it, more
-            shared GPUs than a whole-GPU provisioner's largest allowed type has GPUs, a GPU selection the pool
-            cannot satisfy (see :func:`gpu_node_requirements`), a node label or GPU selection the cloud rejects beside
-            another selected label (:func:`exclusive_selector_problems`), ``do_not_disrupt`` on a pool whose nodes
-            expire without a termination grace period (:func:`do_not_disrupt_problems`).
+        GpuSpecError: on a DRA pool (``device_plugin_host`` ``dra-driver``) one problem naming the claim helpers
+            (:mod:`gpu_components.claims`); otherwise every problem at once: an invalid count, a resource the pool
+            does not advertise or a missing choice among several, more GPUs than a node has, more than one shared
+            GPU where sharing forbids it, more shared GPUs than a whole-GPU provisioner's largest allowed type has
+            GPUs, a GPU selection the pool cannot satisfy (see :func:`gpu_node_requirements`), a node label or GPU
+            selection the cloud rejects beside another selected label (:func:`exclusive_selector_problems`),
+            ``do_not_disrupt`` on a pool whose nodes expire without a termination grace period
+            (:func:`do_not_disrupt_problems`).
     """
+    if device_plugin_host == "dra-driver":
+        raise GpuSpecError([_dra_pool_problem(spec, "device_plugin_host", device_plugin_host)])
     problems = [
         Problem(field, value, f"must be {expected}")
         for field, value, kind, expected in (
@@ -834,11 +859,15 @@ def gpu_pod_settings(
     Uses the pool's advertised resources, every taint of its nodes, its node selector and device plugin host.
 
     Raises:
-        GpuSpecError: ``pool`` is not a node-pool component (a pool's dict included), or see :func:`pod_settings`.
+        GpuSpecError: ``pool`` is not a node-pool component (a pool's dict included); ``pool`` is a DRA pool
+            (``gpu_access: dra``), whose GPUs a pod claims with :mod:`gpu_components.claims` (one problem naming the
+            helpers); or see :func:`pod_settings`.
     """
     if not is_pool_component(pool):
         hint = " (a pool's dict; pass the node-pool component built from it)" if isinstance(pool, Mapping) else ""
         raise GpuSpecError([Problem("pool", pool, f"not a node-pool component{hint}", POOL_COMPONENTS)])
+    if pool.device_plugin_host == "dra-driver":
+        raise GpuSpecError([_dra_pool_problem(pool.spec, "pool", pool.spec.name)])
     return pod_settings(
         pool.spec,
         pool.advertised_resources,

@@ -702,6 +702,6 @@ def test_the_offline_run_judges_workloads_against_the_pools_they_select(tmp_path
     result = run("plan", "dev", "-C", str(tmp_path), "--format", "capacity")
     assert result.exit_code == 0, result.output
     assert result.stderr == (
-        "Warning: dev: pool mig: nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu, the only GPU resource "
+        "warning: dev: pool mig: nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu, the only GPU resource "
         "the Cluster Autoscaler waits for on a new node: it may add nodes for pods a starting node will hold\n"
     )

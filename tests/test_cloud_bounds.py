@@ -46,3 +46,11 @@ def test_stack_config_refuses_a_gke_pool_larger_than_its_zones_allow(tmp_path: P
         "pools[0].max_size: more nodes than GKE allows in one node pool over the 2 zone(s) of cluster.node_locations "
         "(1000 per node pool zone) (got 2001); valid: <= 2000, or more zones"
     ]
+
+
+def test_stack_config_reports_every_bound_an_aks_pool_breaks_at_once(tmp_path: Path) -> None:
+    stack = AKS_STACK.replace("max_size: 2", "max_size: 1001").replace("disk_size_gb: 20", "disk_size_gb: 25")
+    assert problems(plan(tmp_path, stack, "aks-bounds")) == [
+        "pools[0].max_size: more nodes than one AKS node pool may have; split the pool (got 1001); valid: <= 1000",
+        "pools[0].disk_size_gb: an AKS agent pool's osDiskSizeGB is at least 30 GB (got 25); valid: 30..2048",
+    ]

@@ -56,7 +56,25 @@ def test_non_mapping_cluster_is_a_problem_not_a_traceback(tmp_path: Path) -> Non
     result = plan_stack(tmp_path, "aws-eks", {"gpu-components:cluster": "c"})
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert "gpu-components:cluster: must be a YAML mapping or list (got 'c')" in result.output
+    assert (
+        "gpu-components:cluster: must be a YAML mapping (got 'c'); valid: a mapping with keys auto_mode, existing, "
+        "karpenter, kubernetes_version, name, node_role_arn, subnet_ids, system_node_group, vpc_id"
+    ) in result.output
+
+
+def test_a_scalar_for_pools_or_settings_lists_what_is_valid(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:pools": "l4", "gpu-components:dra": "on"})
+    assert result.exit_code == 1
+    assert (
+        "gpu-components:pools: must be a YAML list of pools (got 'l4'); valid: a list of pools, each a mapping with "
+        "keys aws, azure, cpu_architecture, desired_size, disk_size_gb, gcp, gpu_access, gpu_count, gpu_model, "
+        "gpu_taint, instance_type, labels, max_size, mig, min_size, mps, name, provisioning, spot, taints, "
+        "time_slicing"
+    ) in result.output
+    assert (
+        "gpu-components:dra: must be a YAML mapping (got 'on'); valid: a mapping with keys chart_version, "
+        "feature_gates, helm_values, installer, kubernetes_version, namespace"
+    ) in result.output
 
 
 def test_invalid_device_plugin_settings_are_reported(tmp_path: Path) -> None:

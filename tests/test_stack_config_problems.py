@@ -147,7 +147,11 @@ def test_missing_pools_and_an_unknown_key_are_both_reported_once(tmp_path: Path)
 
 def test_pools_that_are_not_a_list_are_reported_once(tmp_path: Path) -> None:
     reported = problems(plan(tmp_path, f"  gpu-components:cloud: aws\n{CLUSTER}  gpu-components:pools:\n    a: 1\n"))
-    assert reported == ["pools: must be a list of pools (got {'a': 1})"]
+    assert reported == [
+        "pools: must be a list of pools (got {'a': 1}); valid: a list of pools, each a mapping with keys aws, azure, "
+        "cpu_architecture, desired_size, disk_size_gb, gcp, gpu_access, gpu_count, gpu_model, gpu_taint, "
+        "instance_type, labels, max_size, mig, min_size, mps, name, provisioning, spot, taints, time_slicing"
+    ]
 
 
 def test_an_unknown_key_hides_no_cluster_rule(tmp_path: Path) -> None:

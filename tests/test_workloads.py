@@ -530,3 +530,19 @@ def test_sample_jobs_registers_one_job_per_pool_with_stable_names(preview: bool)
     inputs = resource(plan, "kubernetes:batch/v1:Job", "shared-vectoradd").inputs
     expected = vector_add_job(shared, name="shared-vectoradd")
     assert {key: inputs[key] for key in ("apiVersion", "kind", "metadata", "spec")} == expected
+
+
+def test_gpu_pod_settings_on_a_dra_pool_is_one_error_naming_the_claim_helpers() -> None:
+    pool = fake(spec(instance_type="g6e.12xlarge"), device_plugin_host="dra-driver", advertised_resources={})
+    with pytest.raises(GpuSpecError) as error:
+        gpu_pod_settings(pool, 1)
+    [(path, value, message)] = problems_of(error)
+    assert (path, value) == ("pool", "p")
+    assert message == (
+        "pool p is a DRA pool (gpu_access: dra): NVIDIA's DRA driver publishes its GPUs as DRA devices, not as an "
+        "extended resource a container limit could ask for, so a pod claims them with a resource claim"
+    )
+    assert error.value.problems[0].valid == (
+        "gpu_components.claims: gpu_claim_template, mig_claim_template, shared_gpu_claim or mps_claim_template for "
+        "the claim, then claim_pod_settings for the pod"
+    )

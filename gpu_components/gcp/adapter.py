@@ -128,12 +128,19 @@ def _options_problems(
 
 def _wiring_problems(specs: Sequence[GpuNodePoolSpec], wiring: Mapping[str, Any]) -> list[Problem]:
     """Each fixed pool's ``max_size`` within GKE's nodes per node pool zone over the wiring's ``node_locations``
-    (:func:`~gpu_components.gcp.gke.zone_size_problems`)."""
+    (or the one zone of a zonal ``location``; :func:`~gpu_components.gcp.gke.zone_size_problems`)."""
     return [
         problem
         for index, spec in enumerate(specs)
         if spec.provisioning is None
-        for problem in zone_size_problems(spec, wiring.get("node_locations"), f"pools[{index}]", "gcp.node_locations")
+        for problem in zone_size_problems(
+            spec,
+            wiring.get("node_locations"),
+            f"pools[{index}]",
+            "gcp.node_locations",
+            wiring.get("location"),
+            "gcp.location",
+        )
     ]
 
 

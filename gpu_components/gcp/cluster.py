@@ -398,8 +398,9 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
       rules carry ``gpu.gpuSharing``, which ComputeClasses have only from that version on. A prefix that also names
       later versions, ``latest`` and ``-`` are left to GKE.
 
-    - A fixed pool's ``max_size`` fits GKE's nodes per node pool zone over ``cluster.node_locations``, new or
-      existing cluster (:func:`~gpu_components.gcp.gke.zone_size_problems`).
+    - A fixed pool's ``max_size`` fits GKE's nodes per node pool zone over ``cluster.node_locations`` (or the one
+      zone of a zonal ``cluster.location``), new or existing cluster
+      (:func:`~gpu_components.gcp.gke.zone_size_problems`).
 
     An existing cluster keeps its own settings: nothing else to check. A pool with problems of its own is left to
     its own rules."""
@@ -409,7 +410,12 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
         for index, spec in specs
         if spec.provisioning is None
         for problem in zone_size_problems(
-            spec, cluster.get("node_locations"), f"pools[{index}]", "cluster.node_locations"
+            spec,
+            cluster.get("node_locations"),
+            f"pools[{index}]",
+            "cluster.node_locations",
+            cluster.get("location"),
+            "cluster.location",
         )
     ]
     if cluster.get("existing", False):

@@ -36,7 +36,7 @@ The node pool component (:mod:`gpu_components.gcp.gke`) reads these too. Facts a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -71,13 +71,50 @@ MAX_NODES_PER_ZONE = 1000
 SOURCE_GKE_QUOTAS = "https://cloud.google.com/kubernetes-engine/quotas"
 """GKE quotas and limits: "Nodes per node pool zone: 1,000"."""
 ZONE_NODES_ACCEPTED = f"at most {MAX_NODES_PER_ZONE} nodes per node pool zone"
+SOURCE_GCP_ZONES = "https://cloud.google.com/compute/docs/regions-zones"
+"""Compute Engine's regions and zones: a zone is named ``<region>-<letter>`` (``us-central1-a``), a region
+``<geography>-<area><number>`` (``us-central1``)."""
+ZONE_NAME = re.compile(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
+"""A zone's name, as opposed to a region's (:data:`SOURCE_GCP_ZONES`): a GKE ``location`` matching it is a zonal
+cluster's."""
+
+
+def is_zone(location: object) -> bool:
+    """Whether ``location`` (a cluster's or node pool's ``location``) names a zone, not a region
+    (:data:`ZONE_NAME`); ``False`` for anything but a plain string (an output, say)."""
+    return isinstance(location, str) and ZONE_NAME.fullmatch(location) is not None
+
+
+def node_pool_zones(inputs: Mapping[str, Any]) -> tuple[int, str] | None:
+    """How many zones a node pool's provider inputs (camelCase) put it in, and which, in words: its
+    ``nodeLocations`` (a plain list of names), or else the one zone of a zonal ``location``; ``None`` where the
+    inputs do not say (a regional pool takes the cluster's zones, which its inputs do not hold). A zonal cluster
+    with further zones (multi-zonal) gives its pools those zones too: such a pool must name them in
+    ``nodeLocations`` for the bound to count them."""
+    locations = inputs.get("nodeLocations")
+    if isinstance(locations, Sequence) and not isinstance(locations, str) and locations:
+        return len(locations), f"the {len(locations)} zone{'s' if len(locations) != 1 else ''} of nodeLocations"
+    location = inputs.get("location")
+    if is_zone(location):
+        return 1, f"the zone of location {location}"
+    return None
+
+
 NODE_POOL_BOUNDS = (
     InputBound("nodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
     InputBound("autoscaling.minNodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
     InputBound("autoscaling.maxNodeCount", ZONE_NODES_ACCEPTED, SOURCE_GKE_QUOTAS, high=MAX_NODES_PER_ZONE),
+    InputBound(
+        "autoscaling.totalMaxNodeCount",
+        ZONE_NODES_ACCEPTED,
+        SOURCE_GKE_QUOTAS,
+        high=MAX_NODES_PER_ZONE,
+        per=node_pool_zones,
+    ),
 )
-"""A node pool's per-zone node counts (``nodeCount``, ``autoscaling.min/maxNodeCount``), as the policy pack checks
-them on any program's node pools."""
+"""A node pool's per-zone node counts (``nodeCount``, ``autoscaling.min/maxNodeCount``), and its total
+``autoscaling.totalMaxNodeCount`` over the zones its inputs name (:func:`node_pool_zones`: ``nodeLocations`` or a
+zonal ``location``; not judged otherwise), as the policy pack checks them on any program's node pools."""
 SOURCE_GKE_DRA = "https://cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra"
 """GKE's DRA setup: a GPU node pool for DRA has automatic driver installation disabled (``gpu-driver-version=disabled``)
 and the node label ``gke-no-default-nvidia-gpu-device-plugin=true``; limitations: no node auto-provisioning, no

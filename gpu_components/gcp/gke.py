@@ -118,6 +118,7 @@ from gpu_components.gcp.facts import (
     SOURCE_GKE_QUOTAS,
     TAINT_EFFECTS,
     UBUNTU_NODE_OS,
+    is_zone,
 )
 from gpu_components.mig import parse_mig_profile_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
@@ -910,25 +911,41 @@ def create_node_service_account(
     return account, members
 
 
-def zone_size_problems(spec: GpuNodePoolSpec, node_locations: object, path: str, zones_path: str) -> list[Problem]:
+def zone_size_problems(
+    spec: GpuNodePoolSpec,
+    node_locations: object,
+    path: str,
+    zones_path: str,
+    location: object = None,
+    location_path: str = "location",
+) -> list[Problem]:
     """A fixed pool's ``max_size`` (GKE's ``total_max_node_count``, across its zones) against GKE's limit of
-    :data:`~gpu_components.gcp.facts.MAX_NODES_PER_ZONE` nodes per node pool zone, when the pool's zones are a plain
-    list (``node_locations`` at ``zones_path``): at most 1000 x their number. Without them (the cluster's zones, which
-    the library does not know) or as an output, nothing is checked.
+    :data:`~gpu_components.gcp.facts.MAX_NODES_PER_ZONE` nodes per node pool zone, over the zones the pool is known
+    to have: ``node_locations`` (at ``zones_path``) when a plain list, or else the one zone of a zonal cluster's
+    ``location`` (at ``location_path``, :func:`~gpu_components.gcp.facts.is_zone`): at most 1000 x their number.
+    Without either (a regional cluster's zones, which the library does not know) or as outputs, nothing is checked.
+    A multi-zonal cluster (a zonal location with more zones) names its zones in ``node_locations``.
 
     Source: :data:`~gpu_components.gcp.facts.SOURCE_GKE_QUOTAS`."""
-    if not isinstance(node_locations, list) or not node_locations:
+    if isinstance(node_locations, Sequence) and not isinstance(node_locations, str) and node_locations:
+        zones = len(node_locations)
+        where = f"over the {zones} zone(s) of {zones_path}"
+        valid = "or more zones"
+    elif is_zone(location):
+        zones = 1
+        where = f"in the zone of {location_path} {location}"
+        valid = f"or {zones_path} naming more zones"
+    else:
         return []
-    most = MAX_NODES_PER_ZONE * len(node_locations)
+    most = MAX_NODES_PER_ZONE * zones
     if spec.max_size <= most:
         return []
     return [
         Problem(
             f"{path}.max_size" if path else "max_size",
             spec.max_size,
-            f"more nodes than GKE allows in one node pool over the {len(node_locations)} zone(s) of {zones_path} "
-            f"({MAX_NODES_PER_ZONE} per node pool zone)",
-            f"<= {most}, or more zones",
+            f"more nodes than GKE allows in one node pool {where} ({MAX_NODES_PER_ZONE} per node pool zone)",
+            f"<= {most}, {valid}",
             SOURCE_GKE_QUOTAS,
         )
     ]
@@ -941,7 +958,7 @@ def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> 
     driver_version = args.get("driver_version")
     gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
     problems = gke_problems(spec, driver_version, "pool", options_path="", gpu_stack=gpu_stack)
-    problems += zone_size_problems(spec, args.get("node_locations"), "pool", "node_locations")
+    problems += zone_size_problems(spec, args.get("node_locations"), "pool", "node_locations", args.get("location"))
     problems += compute_class_tie_problems(spec, args.get("compute_class"), "pool", "compute_class")
     if gpu_stack == "device-plugin":
         problems.append(

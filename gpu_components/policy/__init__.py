@@ -24,7 +24,7 @@ The others validate one resource at a time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -106,7 +106,7 @@ Validator = Callable[[str, Mapping[str, Any], Mapping[str, Any]], list[str]]
 
 def _strings(config: Mapping[str, Any], key: str, default: Collection[str]) -> tuple[str, ...]:
     value = config.get(key)
-    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+    if isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(item, str) for item in value):
         return tuple(value)
     return tuple(default)
 

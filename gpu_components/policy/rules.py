@@ -311,11 +311,12 @@ def pool_bound_violations(resource_type: str, props: Mapping[str, Any]) -> list[
             continue
         for bound in resource.bounds:
             value = _path(pool, bound.path)
-            if bound.breaks(value):
+            if bound.breaks(value, pool):
                 # Numbers reach a pack as the engine's floats (``20.0``); shown as the user wrote them.
                 shown = f"{value:g}" if isinstance(value, (int, float)) else repr(value)
+                accepted = bound.accepted_for(pool)
                 messages.append(
-                    f"{prefix}{bound.path}: {shown} is not what {facts.service} accepts ({bound.accepted}), so "
+                    f"{prefix}{bound.path}: {shown} is not what {facts.service} accepts ({accepted}), so "
                     f"{facts.service} refuses this GPU pool ({gpu}) when it is deployed [source: {bound.source}]"
                 )
     return messages

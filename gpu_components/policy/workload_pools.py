@@ -39,7 +39,7 @@ from gpu_components.cloud_facts import all_cloud_facts
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
 from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, StackViolation, _at, _list, _map
 from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, SOURCE_SHARING
-from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, is_gpu_resource
+from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, is_gpu_resource, parse_gpu_quantity
 
 SOURCE_STACK_POLICIES = "https://www.pulumi.com/docs/iac/using-pulumi/crossguard/core-concepts/"
 """Pulumi's policy concepts: stack policies get resource outputs (inputs propagated to outputs during preview)."""
@@ -205,13 +205,19 @@ def _tolerates(tolerations: Sequence[Mapping[str, Any]], taint: tuple[str, str, 
 
 
 def _gpu_limits(path: str, pod: Mapping[str, Any]) -> list[tuple[str, str, float]]:
-    """``(where, resource, count)`` of each NVIDIA resource limit of the pod's containers."""
+    """``(where, resource, count)`` of each NVIDIA resource limit of the pod's containers, the count read as the
+    ``gpu-workload-quantities`` rule reads it (:func:`~gpu_components.workloads.parse_gpu_quantity`: a whole number,
+    or a string of one such as ``"3"``; numbers arrive from the engine as doubles). A limit that is no valid quantity
+    is that rule's to report, and is not judged here."""
     found: list[tuple[str, str, float]] = []
     for field in ("initContainers", "containers"):
         for index, container in enumerate(map(_map, _list(pod.get(field)))):
-            for name, count in _map(_at(container, "resources", "limits")).items():
-                if isinstance(name, str) and is_gpu_resource(name) and isinstance(count, (int, float)):
-                    where = f"{path}.{field}[{index}].resources.limits[{name!r}]"
+            for name, given in _map(_at(container, "resources", "limits")).items():
+                if not isinstance(name, str) or not is_gpu_resource(name):
+                    continue
+                where = f"{path}.{field}[{index}].resources.limits[{name!r}]"
+                count, _ = parse_gpu_quantity(given, where, integral_floats=True)
+                if count is not None:
                     found.append((where, name, float(count)))
     return found
 

@@ -491,3 +491,12 @@ def test_gpu_cluster_checks_the_escape_hatch_at_its_pool_path() -> None:
     with pytest.raises(GpuSpecError) as error:
         GpuCluster("gpu", cluster_args([pool]))
     assert [p.path for p in error.value.problems] == ["pools[0].azure.agent_pool_args.node_labels"]
+
+
+def test_a_pool_over_the_nodes_per_pool_limit_with_a_small_os_disk_reports_both() -> None:
+    """The cloud's per-pool node limit leaves the pool sound: its AKS rules are checked too, all at once."""
+    _, error = registers_nothing(True, pool_args(max_size=1001, disk_size_gb=25))
+    assert [(p.path, p.value, p.message) for p in error.problems] == [
+        ("pool.max_size", 1001, "more nodes than one AKS node pool may have; split the pool"),
+        ("pool.disk_size_gb", 25, AKS_OS_DISK[0]),
+    ]

@@ -728,3 +728,53 @@ def test_gpu_cluster_refuses_a_fixed_pool_larger_than_its_zones_allow() -> None:
     [problem] = error.value.problems
     assert (problem.path, problem.value) == ("pools[0].max_size", 1001)
     assert "zone(s) of gcp.node_locations" in problem.message
+
+
+def test_a_pool_in_a_zonal_location_has_one_zone() -> None:
+    """Without node_locations a zonal cluster's pool is in its one zone (us-central1-a): at most 1000 nodes."""
+    with pytest.raises(GpuSpecError) as error:
+        create(pool_args(max_size=1001))
+    [problem] = error.value.problems
+    assert (problem.path, problem.value, problem.valid, problem.source) == (
+        "pool.max_size",
+        1001,
+        "<= 1000, or node_locations naming more zones",
+        ZONE_LIMIT,
+    )
+    assert problem.message == (
+        "more nodes than GKE allows in one node pool in the zone of location us-central1-a (1000 per node pool zone)"
+    )
+    plan = plan_of(lambda: create(pool_args(max_size=1001), location="us-central1"), False, CONFIG)
+    assert node_pool(plan)["autoscaling"]["totalMaxNodeCount"] == 1001
+
+
+def test_stack_config_refuses_a_fixed_pool_larger_than_a_zonal_clusters_zone() -> None:
+    cluster = {"name": "demo", "location": "us-central1-a"}
+    [problem] = gke_cluster.stack_problems(cluster, [pool_args(max_size=1001)])  # type: ignore[arg-type]
+    assert (problem.path, problem.value, problem.valid) == (
+        "pools[0].max_size",
+        1001,
+        "<= 1000, or cluster.node_locations naming more zones",
+    )
+    assert problem.message == (
+        "more nodes than GKE allows in one node pool in the zone of cluster.location us-central1-a (1000 per node "
+        "pool zone)"
+    )
+    assert gke_cluster.stack_problems({**cluster, "location": "us-central1"}, [pool_args(max_size=1001)]) == []  # type: ignore[arg-type]
+
+
+def test_gpu_cluster_refuses_a_fixed_pool_larger_than_its_zonal_locations_zone() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        GpuCluster(
+            "demo",
+            {"cloud": "gcp", "pools": [pool_args(max_size=1001)], "gcp": {"cluster": "demo", "location": "us-west1-b"}},
+        )
+    [problem] = error.value.problems
+    assert (problem.path, problem.value, problem.valid) == (
+        "pools[0].max_size",
+        1001,
+        "<= 1000, or gcp.node_locations naming more zones",
+    )
+    assert problem.message == (
+        "more nodes than GKE allows in one node pool in the zone of gcp.location us-west1-b (1000 per node pool zone)"
+    )

@@ -3,6 +3,7 @@ an alpha feature gate of NVIDIA's DRA driver that the stack's driver release doe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -10,6 +11,8 @@ from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
+from pulumi_policy.proxy import unknown_checking_proxy
+from pulumi_policy.secret import secrets_preserving_proxy
 
 from gpu_components.policy import policies
 from gpu_components.policy.rules import (
@@ -395,3 +398,76 @@ def test_the_dra_driver_chart_must_pin_its_version() -> None:
     (message,) = chart_version_violations(RELEASE, props)
     assert message.startswith("version: chart dra-driver-nvidia-gpu has no version; ")
     assert chart_version_violations(RELEASE, {**props, "version": "0.4.1"}) == []
+
+
+def test_the_pack_reports_unsatisfiable_claims_through_the_engines_proxies() -> None:
+    """pulumi-policy hands a stack policy each resource's props as read-only proxies (Sequences and Mappings, not
+    lists and dicts): the claim rule reads them as it reads plain values."""
+    selector = "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"
+    request = {
+        "name": "gpu",
+        "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+    }
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    both = template(sharing_config({"strategy": "TimeSlicing"}), sharing_config({"strategy": "MPS"}))
+    reported = [
+        (urn, message.split("\n")[-1].split(" (got ")[0])
+        for name, urn, message in analyze_stack([claim, both])
+        if name == "gpu-dra-unsatisfiable-claim"
+    ]
+    assert reported == [
+        (
+            "urn:rc",
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression: selects on the MIG attribute profile, "
+            "which no device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the request could never be "
+            "allocated",
+        ),
+        (
+            "urn:rct",
+            "spec.spec.devices.config: request gpu is given two sharing strategies; a device of NVIDIA's DRA driver "
+            "has one sharing with one strategy",
+        ),
+    ]
+    proxied = [(urn, kind, unknown_checking_proxy(secrets_preserving_proxy(props))) for urn, kind, props in [claim]]
+    assert isinstance(proxied[0][2], Mapping) and not isinstance(proxied[0][2], dict)
+    assert dra_unsatisfiable_claim_violations(proxied) == dra_unsatisfiable_claim_violations([claim])
+    assert len(dra_unsatisfiable_claim_violations(proxied)) == 1
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'",
+        "device.attributes['gpu.nvidia.com']['profile'] == '3g.40gb'",
+        'device.attributes["gpu.nvidia.com"].profile == "3g.40gb"',
+        "device.attributes['gpu.nvidia.com'][\"profile\"].startsWith('3g')",
+    ],
+)
+def test_a_mig_profile_selector_on_a_whole_gpu_request_is_flagged_in_any_spelling(expression: str) -> None:
+    selectors = [{"cel": {"expression": expression}}]
+    request = {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": selectors}}
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    [(_, message)] = dra_unsatisfiable_claim_violations([claim])
+    assert message.startswith(
+        "spec.devices.requests[0].exactly.selectors[0].cel.expression: selects on the MIG attribute profile, which no "
+        "device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the request could never be allocated (got "
+    )
+
+
+def test_a_mig_profile_selector_in_a_first_available_subrequest_is_flagged() -> None:
+    selector = "device.attributes['gpu.nvidia.com']['profile'] == '3g.40gb'"
+    subrequests = [
+        {"name": "mig", "deviceClassName": "mig.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+        {"name": "whole", "deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": selector}}]},
+        {"name": "typo", "deviceClassName": "gpu.nvidia.com", "selectors": [{"cel": {"expression": "device.x"}}]},
+    ]
+    request = {"name": "gpu", "firstAvailable": subrequests}
+    claim: StackResource = ("urn:rc", CLAIM, {"spec": {"devices": {"requests": [request]}}})
+    messages = [message.split(" (got ")[0] for _, message in dra_unsatisfiable_claim_violations([claim])]
+    assert messages == [
+        "spec.devices.requests[0].firstAvailable[1].selectors[0].cel.expression: selects on the MIG attribute "
+        "profile, which no device of DeviceClass gpu.nvidia.com (a whole GPU) publishes, so the subrequest could "
+        "never be allocated",
+        "spec.devices.requests[0].firstAvailable[2].selectors[0].cel.expression: device.x: a selector's device has "
+        "no field 'x'",
+    ]

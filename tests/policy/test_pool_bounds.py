@@ -90,3 +90,35 @@ def test_pools_without_gpus_and_unknown_values_are_not_judged() -> None:
     assert pool_bound_violations(EKS, _eks(clusterName=None, scalingConfig={"maxSize": None})) == []
     assert pool_bound_violations(AGENT_POOL, {"vmSize": "Standard_NC4as_T4_v3", "osDiskSizeGB": True}) == []
     assert pool_bound_violations("kubernetes:core/v1:ConfigMap", {"data": {}}) == []
+
+
+GKE_L4 = {"nodeConfig": {"machineType": "g2-standard-4", "guestAccelerators": [{"type": "nvidia-l4", "count": 1}]}}
+
+
+@pytest.mark.parametrize(
+    ("zones", "total", "over"),
+    [
+        (
+            {"nodeLocations": ["us-central1-a", "us-central1-b"], "location": "us-central1"},
+            2001,
+            "the 2 zones of nodeLocations",
+        ),
+        ({"location": "us-central1-a"}, 1001, "the zone of location us-central1-a"),
+    ],
+)
+def test_a_gke_gpu_node_pools_total_max_node_count_over_its_known_zones(
+    zones: dict[str, Any], total: int, over: str
+) -> None:
+    props = {**GKE_L4, **zones, "autoscaling": {"totalMaxNodeCount": total}}
+    assert pool_bound_violations(GKE, props) == [
+        f"autoscaling.totalMaxNodeCount: {total} is not what GKE accepts (at most 1000 nodes per node pool zone: at "
+        f"most {total - 1} over {over}), so GKE refuses this GPU pool (1 x nvidia-l4) when it is deployed [source: "
+        f"{GKE_QUOTAS}]"
+    ]
+    assert pool_bound_violations(GKE, {**props, "autoscaling": {"totalMaxNodeCount": total - 1}}) == []
+
+
+def test_a_gke_total_max_node_count_of_a_regional_pool_without_node_locations_is_not_judged() -> None:
+    """A regional pool's zones default to the cluster's, which the pool's inputs do not hold."""
+    props = {**GKE_L4, "location": "us-central1", "autoscaling": {"totalMaxNodeCount": 5000}}
+    assert pool_bound_violations(GKE, props) == []

@@ -44,7 +44,7 @@ def config_map(**entries: str) -> tuple[str, str, Any]:
     return ("urn:cm", "kubernetes:core/v1:ConfigMap", {"data": entries})
 
 
-def job(gpus: float = 1, resource: str = "nvidia.com/gpu", **pod: Any) -> tuple[str, str, Any]:
+def job(gpus: float | str = 1, resource: str = "nvidia.com/gpu", **pod: Any) -> tuple[str, str, Any]:
     spec = {
         "containers": [{"name": "c", "resources": {"limits": {resource: gpus}}}],
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
@@ -198,3 +198,19 @@ def test_dra_pools_are_left_to_the_dra_rules() -> None:
     dra = pool("dra", {}, host="dra-driver")
     assert autoscaler_resource_violations([dra]) == []
     assert workload_pool_selection_violations([dra, job(1)]) == []
+
+
+def test_gpu_limits_written_as_quantity_strings_are_judged_as_numbers() -> None:
+    """Kubernetes quantities are often strings ("3"): read as the gpu-workload-quantities rule reads them."""
+    [(_, fit)] = workload_pool_fit_violations([L4, job("3", **on("l4"))])
+    assert fit.startswith(
+        "spec.template.spec.containers[0].resources.limits['nvidia.com/gpu']: 3 nvidia.com/gpu per container fits no "
+        "GPU pool the pods select: pool l4's nodes each have 1 nvidia.com/gpu"
+    )
+    [(_, selection)] = workload_pool_selection_violations([L4, job("1")])
+    assert selection.startswith(
+        "spec.template.spec: the pods ask for nvidia.com/gpu but their nodeSelector and required node affinity select "
+        "none of the stack's GPU pools (l4)"
+    )
+    assert workload_pool_fit_violations([L4, job("1", **on("l4"))]) == []
+    assert workload_pool_fit_violations([L4, job(1.0, **on("l4"))]) == []
