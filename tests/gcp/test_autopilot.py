@@ -1,0 +1,217 @@
+"""GKE Autopilot GPU workloads (gpu_components.gcp.autopilot): the version rule of the Accelerator compute class
+selector, the node selector, the refusals, and GkeAutopilotGpuPool under the plan's mocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpu_components.errors import GpuSpecError
+from gpu_components.gcp.autopilot import (
+    ACCELERATOR_CLASS_MIN_VERSION,
+    ACCELERATOR_SELECTOR_UNTIL,
+    GkeAutopilotGpuPool,
+    accelerator_class_needed,
+    autopilot_node_selector,
+    autopilot_problems,
+    autopilot_spec,
+)
+from gpu_components.workloads import gpu_pod_settings
+from tests.helpers import BOTH_MODES, plan_and
+
+L4 = {"name": "l4", "instance_type": "g2-standard-8"}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+
+
+def messages(error: pytest.ExceptionInfo[GpuSpecError]) -> list[tuple[str, str]]:
+    return [(problem.path, problem.message) for problem in error.value.problems]
+
+
+@pytest.mark.parametrize(
+    ("version", "needed"),
+    [
+        ("1.28.9-gke.1069000", True),
+        ("1.29.2", True),
+        ("1.29.3-gke.1093000", True),
+        ("1.29.4-gke.1426999", True),
+        ("1.29.4-gke.1427000", False),
+        ("1.29.5", False),
+        ("1.30", False),
+        ("1.33.3-gke.1136000", False),
+    ],
+)
+def test_accelerator_class_selector_only_on_the_versions_that_need_it(version: str, needed: bool) -> None:
+    assert accelerator_class_needed(version) is needed
+
+
+@pytest.mark.parametrize("version", ["1.29", "1.28", "1.28.9", "1.29.4"])
+def test_a_version_prefix_on_both_sides_of_a_boundary_is_refused_not_guessed(version: str) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        accelerator_class_needed(version)
+    [(path, message)] = messages(error)
+    assert path == "kubernetes_version"
+    assert "names GKE versions on both sides" in message and "give the full version" in message
+
+
+@pytest.mark.parametrize("version", [None, "latest", "-", "one"])
+def test_an_unknown_version_is_refused(version: object) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        accelerator_class_needed(version)
+    [problem] = error.value.problems
+    assert problem.value == version
+    assert "the library does not guess the release channel's" in problem.message
+    assert problem.source == "https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus"
+
+
+def test_a_version_before_the_accelerator_class_is_refused() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        accelerator_class_needed("1.28.8")
+    [problem] = error.value.problems
+    assert problem.message.startswith(
+        "the Accelerator compute class for Autopilot GPU pods isn't supported before 1.28.9-gke.1069000"
+    )
+
+
+def test_the_boundaries_are_googles() -> None:
+    assert ACCELERATOR_CLASS_MIN_VERSION == "1.28.9-gke.1069000"
+    assert ACCELERATOR_SELECTOR_UNTIL == "1.29.4-gke.1427000"
+
+
+def test_node_selector_on_a_current_version_is_accelerator_and_count_only() -> None:
+    spec = autopilot_spec({"name": "h100", "instance_type": "a3-highgpu-8g"})
+    assert autopilot_node_selector(spec, "1.33") == {
+        "cloud.google.com/gke-accelerator": "nvidia-h100-80gb",
+        "cloud.google.com/gke-accelerator-count": "8",
+    }
+
+
+def test_node_selector_on_an_older_version_adds_the_accelerator_class() -> None:
+    spec = autopilot_spec({**L4, "spot": True})
+    assert autopilot_node_selector(spec, "1.29.3-gke.1093000") == {
+        "cloud.google.com/compute-class": "Accelerator",
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/gke-accelerator-count": "1",
+        "cloud.google.com/gke-spot": "true",
+    }
+
+
+def test_time_sharing_and_mig_select_gkes_labels() -> None:
+    shared = autopilot_spec({**L4, "time_slicing": {"replicas": 4}})
+    assert autopilot_node_selector(shared, "1.30") == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/gke-accelerator-count": "1",
+        "cloud.google.com/gke-gpu-sharing-strategy": "time-sharing",
+        "cloud.google.com/gke-max-shared-clients-per-gpu": "4",
+    }
+    mig = autopilot_spec({"name": "a100", "instance_type": "a2-highgpu-1g", "mig": {"profile": "1g.5gb"}})
+    assert autopilot_node_selector(mig, "1.30")["cloud.google.com/gke-gpu-partition-size"] == "1g.5gb"
+
+
+def test_node_pool_fields_are_refused_each_with_the_reason() -> None:
+    pool = {
+        **L4,
+        "min_size": 0,
+        "max_size": 3,
+        "desired_size": 1,
+        "disk_size_gb": 200,
+        "labels": {"team": "ml"},
+        "taints": [{"key": "a", "value": "b", "effect": "NoSchedule"}],
+        "provisioning": {"provisioner": "compute-class"},
+        "gcp": {"driver_version": "LATEST"},
+    }
+    with pytest.raises(GpuSpecError) as error:
+        autopilot_spec(pool, "pools[0]")
+    paths = [path for path, _ in messages(error)]
+    assert paths == [
+        "pools[0].max_size",
+        "pools[0].min_size",
+        "pools[0].desired_size",
+        "pools[0].disk_size_gb",
+        "pools[0].labels",
+        "pools[0].taints",
+        "pools[0].provisioning",
+        "pools[0].gcp",
+    ]
+    assert all("Autopilot has no node pools" in message for _, message in messages(error))
+
+
+@pytest.mark.parametrize(
+    ("gpu_stack", "reason", "source"),
+    [
+        ("gpu-operator", "using the GPU Operator is not supported", "gpu-operator/latest/google-gke.html"),
+        ("dra", "DRA setup does not support Autopilot", "how-to/set-up-dra"),
+        ("device-plugin", "GKE runs its own device plugin", "how-to/autopilot-gpus"),
+    ],
+)
+def test_other_gpu_stacks_are_refused_with_reason_and_source(gpu_stack: str, reason: str, source: str) -> None:
+    [problem] = autopilot_problems(autopilot_spec(L4), "1.30", gpu_stack)
+    assert (problem.path, problem.value, problem.valid) == ("gpu_stack", gpu_stack, "auto")
+    assert reason in problem.message
+    assert problem.source is not None and problem.source.endswith(source)
+
+
+def test_mps_is_refused() -> None:
+    [problem] = autopilot_problems(autopilot_spec({**L4, "mps": {"replicas": 2}}), "1.30")
+    assert problem.path == "pool.mps"
+    assert "MPS is not offered on GKE Autopilot" in problem.message
+
+
+def test_sharing_before_autopilot_time_sharing_is_refused() -> None:
+    spec = autopilot_spec({**L4, "time_slicing": {"replicas": 4}})
+    [problem] = autopilot_problems(spec, "1.29.2-gke.1")
+    assert problem.path == "kubernetes_version"
+    assert "offers from 1.29.3-gke.1093000 on" in problem.message
+    assert autopilot_problems(spec, "1.29.3-gke.1093000") == []
+
+
+def test_gkes_sharing_limits_still_apply() -> None:
+    spec = autopilot_spec({**L4, "time_slicing": {"replicas": 64}})
+    [problem] = autopilot_problems(spec, "1.30")
+    assert problem.path == "pool.time_slicing.replicas"
+
+
+@BOTH_MODES
+def test_component_registers_nothing_and_gives_pod_settings(preview: bool) -> None:
+    plan, pool = plan_and(
+        lambda: GkeAutopilotGpuPool(
+            "l4", {"pool": {**L4, "time_slicing": {"replicas": 2}}, "kubernetes_version": "1.30"}
+        ),
+        preview,
+    )
+    assert [r.type for r in plan.resources] == ["gpu-components:index:GkeAutopilotGpuPool"]
+    assert pool.device_plugin_host == "cloud"
+    assert pool.advertised_resources == {"nvidia.com/gpu": 2}
+    assert pool.accelerator_class is False
+    settings = gpu_pod_settings(pool, 1)
+    assert settings == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": [GPU_TOLERATION],
+        "nodeSelector": {
+            "cloud.google.com/gke-accelerator": "nvidia-l4",
+            "cloud.google.com/gke-accelerator-count": "1",
+            "cloud.google.com/gke-gpu-sharing-strategy": "time-sharing",
+            "cloud.google.com/gke-max-shared-clients-per-gpu": "2",
+        },
+    }
+
+
+def test_pod_settings_keep_the_accelerator_class_beside_the_gpu_selectors() -> None:
+    _, pool = plan_and(lambda: GkeAutopilotGpuPool("l4", {"pool": L4, "kubernetes_version": "1.29.3-gke.1093000"}))
+    assert gpu_pod_settings(pool, 1)["nodeSelector"]["cloud.google.com/compute-class"] == "Accelerator"
+
+
+def test_component_refuses_before_registering_anything() -> None:
+    errors: list[GpuSpecError] = []
+
+    def build() -> None:
+        try:
+            args: Any = {"pool": {**L4, "max_size": 2}, "gpu_stack": "gpu-operator"}
+            GkeAutopilotGpuPool("l4", args)
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan, _ = plan_and(build)
+    assert plan.resources == ()
+    [error] = errors
+    assert [p.path for p in error.problems] == ["kubernetes_version", "pool.max_size"]
