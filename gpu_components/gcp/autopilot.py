@@ -36,8 +36,10 @@ Facts, each with its source:
   :data:`SOURCE_AUTOPILOT_SPOT`).
 """
 
+import dataclasses
 import re
 from collections.abc import Mapping
+from enum import Enum
 from typing import Any, cast
 
 import pulumi
@@ -45,11 +47,11 @@ from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import (
     DevicePluginHost,
-    GpuStack,
     PoolDevicePluginHost,
     PoolTaints,
     PoolTolerations,
     PoolView,
+    WorkloadOnlyMode,
     adopt_view,
     pool_outputs,
 )
@@ -225,10 +227,20 @@ def autopilot_pool_problems(pool: Mapping[str, Any], path: str = "pool") -> list
     return problems
 
 
+NODES_BY = "GKE Autopilot"
+"""Who creates and sizes an Autopilot pool's nodes (its component's ``nodes_by``, the capacity record's ``nodesBy``)."""
+
+
+def _no_nodes(spec: GpuNodePoolSpec) -> GpuNodePoolSpec:
+    """``spec`` with no node count of its own (0, 0, 0): Autopilot creates the nodes."""
+    return dataclasses.replace(spec, min_size=0, desired_size=0, max_size=0)
+
+
 def autopilot_spec(pool: Mapping[str, Any], path: str = "pool") -> GpuNodePoolSpec:
     """The validated spec of an Autopilot pool: the pool's own fields (:meth:`GpuNodePoolSpec.from_args` for
     ``gcp``), after :func:`autopilot_pool_problems`. The spec's node counts are placeholders (``max_size`` 1), as the
-    cloud-neutral model requires them of a pool without ``provisioning``; nothing reads them for an Autopilot pool.
+    cloud-neutral model requires them of a pool without ``provisioning`` to validate it; the returned spec's node
+    counts are then 0: the library creates no node (:data:`NODES_BY` creates them).
 
     Raises:
         GpuSpecError: every problem of the pool at once.
@@ -236,7 +248,7 @@ def autopilot_spec(pool: Mapping[str, Any], path: str = "pool") -> GpuNodePoolSp
     problems = autopilot_pool_problems(pool, path)
     try:
         given: dict[str, Any] = {k: v for k, v in pool.items() if k not in ("max_size", *AUTOPILOT_POOL_FIELDS)}
-        spec = GpuNodePoolSpec.from_args(cast(GpuNodePoolArgs, {**given, "max_size": 1}), "gcp", path)
+        spec = _no_nodes(GpuNodePoolSpec.from_args(cast(GpuNodePoolArgs, {**given, "max_size": 1}), "gcp", path))
     except GpuSpecError as error:
         raise GpuSpecError([*problems, *error.problems]) from None
     if problems:
@@ -251,16 +263,17 @@ def autopilot_problems(
     path: str = "pool",
     version_path: str = "kubernetes_version",
     stack_path: str = "gpu_stack",
+    cluster_checks: bool = True,
 ) -> list[Problem]:
     """The Autopilot rules of a valid pool, every problem at once: the GPU stack is ``auto`` (the others are refused,
     each with its reason: :data:`_REFUSED_STACKS`); the version decides the selectors (:func:`version_problems`); no
     MPS; time-sharing and MIG from :data:`AUTOPILOT_SHARING_MIN_VERSION`; and GKE's own sharing and partition rules
-    (:func:`~gpu_components.gcp.gke.gke_problems`)."""
+    (:func:`~gpu_components.gcp.gke.gke_problems`). Without ``cluster_checks`` the GPU stack and the version are
+    left to the caller, which checks them once for all pools (:func:`autopilot_cluster_problems`)."""
     problems: list[Problem] = []
-    refused = _REFUSED_STACKS.get(gpu_stack)
-    if refused is not None:
-        problems.append(Problem(stack_path, gpu_stack, f"not on GKE Autopilot: {refused[0]}", "auto", refused[1]))
-    problems += version_problems(kubernetes_version, version_path)
+    if cluster_checks:
+        problems += stack_problems(gpu_stack, stack_path)
+        problems += version_problems(kubernetes_version, version_path)
     if isinstance(spec.sharing, Mps):
         problems.append(
             Problem(
@@ -292,6 +305,104 @@ def autopilot_problems(
         if not problem.path.startswith(_join(path, "mps"))
     ]
     return problems
+
+
+def stack_problems(gpu_stack: object, path: str = "gpu_stack") -> list[Problem]:
+    """A GPU stack other than ``auto`` on Autopilot, refused with its reason (:data:`_REFUSED_STACKS`)."""
+    stack: object = gpu_stack.value if isinstance(gpu_stack, Enum) else gpu_stack
+    if stack == "auto":
+        return []
+    why, source = _REFUSED_STACKS.get(str(stack), ("not a GPU stack", None))
+    return [Problem(path, stack, f"not on GKE Autopilot: {why}", "auto", source)]
+
+
+AUTOPILOT_WIRING_REFUSED = ("node_locations", "service_account")
+"""``GpuCluster`` GKE wiring keys refused with ``autopilot``: they place and run nodes of node pools, and Autopilot
+has none."""
+_ADD_ON_SETTINGS = ("gpu_operator", "device_plugin", "dra")
+
+
+def autopilot_cluster_problems(
+    pools: object,
+    wiring: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    prefix: str = "",
+    wiring_path: str = "gcp",
+    refused_wiring: tuple[str, ...] = AUTOPILOT_WIRING_REFUSED,
+) -> tuple[tuple[GpuNodePoolSpec, ...], list[Problem]]:
+    """Validate the pools of an Autopilot cluster (every entry point: ``GpuCluster`` with ``gcp.autopilot``, the
+    stack config with ``cluster.autopilot``) and return their specs with every problem: the GPU stack is ``auto``
+    (:func:`stack_problems`); no add-on settings (``gpu_operator``, ``device_plugin``, ``dra``: Autopilot deploys
+    none); no wiring that places nodes (``refused_wiring``); the cluster's ``kubernetes_version``
+    (:func:`version_problems`, at ``<wiring_path>.kubernetes_version``); each pool's fields
+    (:func:`autopilot_pool_problems`, no other cloud's block), its own rules and :func:`autopilot_problems`; unique
+    names.
+
+    Args:
+        pools: the pools as given (:class:`~gpu_components.cluster.ClusterPoolArgs`).
+        wiring: the GKE wiring, or the stack's ``cluster`` config (both spell ``autopilot`` and
+            ``kubernetes_version`` alike).
+        settings: ``gpu_stack`` and any add-on settings given.
+        prefix: prefix of the settings' and pools' paths (``""`` for component args).
+        wiring_path: where ``wiring`` is (``gcp`` for ``GpuCluster``, ``cluster`` for the stack config).
+        refused_wiring: the keys of ``wiring`` refused on Autopilot.
+    """
+    from gpu_components.spec import parse_pools  # the pools' own rules and unique names
+
+    problems = stack_problems(settings.get("gpu_stack", "auto"), f"{prefix}gpu_stack")
+    problems += [
+        Problem(
+            f"{prefix}{key}",
+            settings[key],
+            "settings of a GPU add-on, but on GKE Autopilot the cluster deploys none: GKE installs the driver and "
+            "runs its device plugin",
+            f"no {key} settings",
+            SOURCE_AUTOPILOT_GPUS,
+        )
+        for key in _ADD_ON_SETTINGS
+        if settings.get(key) is not None
+    ]
+    problems += [
+        Problem(
+            f"{wiring_path}.{key}",
+            wiring[key],
+            f"{_NO_NODE_POOL}, so {key} has nothing to set",
+            f"no {key} with autopilot",
+            SOURCE_AUTOPILOT_GPUS,
+        )
+        for key in refused_wiring
+        if key in wiring
+    ]
+    version = wiring.get("kubernetes_version")
+    version_path = f"{wiring_path}.kubernetes_version"
+    problems += version_problems(version, version_path)
+    if not isinstance(pools, list | tuple) or not pools:
+        return (), [*problems, Problem(f"{prefix}pools", pools, "at least one pool", "[{name, instance_type}, ...]")]
+    given: list[Mapping[str, Any]] = []
+    for index, pool in enumerate(pools):
+        where = f"{prefix}pools[{index}]"
+        if not isinstance(pool, Mapping):
+            problems.append(Problem(where, pool, "must be a pool (a mapping)"))
+            given.append({})
+            continue
+        problems += autopilot_pool_problems(pool, where)
+        problems += [
+            Problem(f"{where}.{key}", pool[key], f"settings for {key}, but the cluster is on gcp")
+            for key in ("aws", "azure")
+            if key in pool
+        ]
+        kept = {k: v for k, v in pool.items() if k not in ("max_size", *AUTOPILOT_POOL_FIELDS, "aws", "azure")}
+        given.append({**kept, "max_size": 1})
+
+    def rules(spec: GpuNodePoolSpec, index: int, where: str) -> list[Problem]:
+        return autopilot_problems(spec, version, path=where, version_path=version_path, cluster_checks=False)
+
+    specs: tuple[GpuNodePoolSpec, ...] = ()
+    try:
+        specs = tuple(_no_nodes(spec) for spec in parse_pools(given, "gcp", f"{prefix}pools", rules))
+    except GpuSpecError as error:
+        problems += error.problems
+    return specs, problems
 
 
 def autopilot_node_selector(spec: GpuNodePoolSpec, kubernetes_version: str) -> dict[str, str]:
@@ -357,9 +468,9 @@ class GkeAutopilotGpuPool(pulumi.ComponentResource):
     Children: none (Autopilot creates the nodes). Providers: none.
 
     Outputs: ``pool_name``, ``labels``, ``taints``, ``tolerations``, ``node_selector``, ``advertised_resources``,
-    ``dra_devices``, ``device_plugin_host``, ``autoscaler_note`` (plain values, known at preview). Other attributes:
-    ``spec``, ``kubernetes_version``, ``accelerator_class`` (whether pods select the Accelerator compute class),
-    ``served_by``.
+    ``dra_devices``, ``device_plugin_host``, ``autoscaler_note``, ``nodes_by`` (plain values, known at preview).
+    Other attributes: ``spec``, ``kubernetes_version``, ``accelerator_class`` (whether pods select the Accelerator
+    compute class), ``served_by``.
 
     Raises:
         GpuSpecError: every problem at once (:func:`autopilot_pool_problems`, the pool's own rules,
@@ -384,6 +495,8 @@ class GkeAutopilotGpuPool(pulumi.ComponentResource):
     """Who advertises the pool's GPUs: ``cloud`` (GKE's own device plugin)."""
     autoscaler_note: str | None
     """None."""
+    nodes_by: str
+    """Who creates and sizes the pool's nodes: ``GKE Autopilot`` (the spec's node counts are 0)."""
 
     def __init__(self, name: str, args: GkeAutopilotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -396,8 +509,9 @@ class GkeAutopilotGpuPool(pulumi.ComponentResource):
         self.pool_name = spec.name
         self.kubernetes_version = version
         self.accelerator_class = accelerator_class_needed(version)
+        self.nodes_by = NODES_BY
         adopt_view(self, view)
-        self.register_outputs(pool_outputs(self))
+        self.register_outputs({**pool_outputs(self), "nodesBy": self.nodes_by})
 
 
 def autopilot_component_spec(args: object) -> GpuNodePoolSpec:
@@ -425,11 +539,21 @@ def autopilot_component_spec(args: object) -> GpuNodePoolSpec:
     return spec
 
 
-def describe(spec: GpuNodePoolSpec, kubernetes_version: str, gpu_stack: GpuStack = "auto") -> PoolView:
-    """:func:`autopilot_pool_view` under the adapter's signature (the GPU stack is ``auto`` on Autopilot, checked
-    before)."""
-    del gpu_stack
-    return autopilot_pool_view(spec, kubernetes_version)
+def _create_pool(
+    name: str, pool: Mapping[str, Any], wiring: Mapping[str, Any], opts: pulumi.ResourceOptions
+) -> GkeAutopilotGpuPool:
+    return GkeAutopilotGpuPool(
+        name, {"pool": cast(GpuNodePoolArgs, pool), "kubernetes_version": wiring["kubernetes_version"]}, opts
+    )
+
+
+AUTOPILOT = WorkloadOnlyMode("GKE Autopilot", autopilot_cluster_problems, _create_pool)
+"""GKE Autopilot as a cluster mode of the GCP adapter (``gcp.autopilot`` / ``cluster.autopilot``)."""
+
+
+def autopilot_mode(wiring: Mapping[str, Any]) -> WorkloadOnlyMode | None:
+    """:data:`AUTOPILOT` when the wiring (or stack ``cluster`` config) says ``autopilot: true``, else ``None``."""
+    return AUTOPILOT if wiring.get("autopilot") is True else None
 
 
 __all__ = [
