@@ -3,11 +3,17 @@ selector, the node selector, the refusals, and GkeAutopilotGpuPool under the pla
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
+from gpu_components.cli import main
+from gpu_components.cluster import GpuCluster, validate_cluster
 from gpu_components.errors import GpuSpecError
+from gpu_components.gcp import cluster as gcp_cluster
 from gpu_components.gcp.autopilot import (
     ACCELERATOR_CLASS_MIN_VERSION,
     ACCELERATOR_SELECTOR_UNTIL,
@@ -18,7 +24,7 @@ from gpu_components.gcp.autopilot import (
     autopilot_spec,
 )
 from gpu_components.workloads import gpu_pod_settings
-from tests.helpers import BOTH_MODES, plan_and
+from tests.helpers import BOTH_MODES, ROOT, copy_example_project, example_plan, plan_and
 
 L4 = {"name": "l4", "instance_type": "g2-standard-8"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
@@ -215,3 +221,141 @@ def test_component_refuses_before_registering_anything() -> None:
     assert plan.resources == ()
     [error] = errors
     assert [p.path for p in error.problems] == ["kubernetes_version", "pool.max_size"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Every entry point: GpuCluster, the stack config (offline plan, CLI), validate_cluster
+# ---------------------------------------------------------------------------------------------------------------
+
+AUTOPILOT_WIRING = {"cluster": "c", "location": "us-central1", "autopilot": True, "kubernetes_version": "1.33"}
+
+
+@BOTH_MODES
+def test_gpu_cluster_on_autopilot_registers_only_the_workload_targets(preview: bool) -> None:
+    args: Any = {
+        "cloud": "gcp",
+        "gcp": AUTOPILOT_WIRING,
+        "pools": [L4, {"name": "h100", "instance_type": "a3-highgpu-8g"}],
+    }
+    plan, cluster = plan_and(lambda: GpuCluster("gpus", args), preview)
+    assert sorted((r.type, r.name) for r in plan.resources) == [
+        ("gpu-components:index:GkeAutopilotGpuPool", "gpus-h100"),
+        ("gpu-components:index:GkeAutopilotGpuPool", "gpus-l4"),
+        ("gpu-components:index:GpuCluster", "gpus"),
+    ]
+    assert (cluster.device_plugin, cluster.gpu_operator, cluster.dra_driver) == (None, None, None)
+    assert cluster.pool_scheduling["h100"] == {
+        "nodeSelector": {
+            "cloud.google.com/gke-accelerator": "nvidia-h100-80gb",
+            "cloud.google.com/gke-accelerator-count": "8",
+        },
+        "tolerations": [GPU_TOLERATION],
+        "advertisedResources": {"nvidia.com/gpu": 8},
+        "draDevices": {},
+        "devicePluginHost": "cloud",
+    }
+
+
+def test_gpu_cluster_on_autopilot_refuses_everything_else_before_registering() -> None:
+    errors: list[GpuSpecError] = []
+    args: Any = {
+        "cloud": "gcp",
+        "gpu_stack": "dra",
+        "dra": {"kubernetes_version": "1.34"},
+        "gcp": {**AUTOPILOT_WIRING, "kubernetes_version": "latest", "service_account": "sa@p.iam"},
+        "pools": [{**L4, "max_size": 4, "gcp": {"driver_version": "LATEST"}}],
+    }
+
+    def build() -> None:
+        try:
+            GpuCluster("gpus", args)
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan, _ = plan_and(build)
+    assert plan.resources == ()
+    [error] = errors
+    assert [(p.path, p.value) for p in error.problems] == [
+        ("gpu_stack", "dra"),
+        ("dra", {"kubernetes_version": "1.34"}),
+        ("gcp.service_account", "sa@p.iam"),
+        ("gcp.kubernetes_version", "latest"),
+        ("pools[0].max_size", 4),
+        ("pools[0].gcp", {"driver_version": "LATEST"}),
+    ]
+    assert "GKE's DRA setup does not support Autopilot" in error.problems[0].message
+
+
+def test_kubernetes_version_in_standard_wiring_is_refused() -> None:
+    args: Any = {
+        "cloud": "gcp",
+        "gcp": {"cluster": "c", "location": "us-central1-a", "kubernetes_version": "1.33"},
+        "pools": [{**L4, "max_size": 2}],
+    }
+    with pytest.raises(GpuSpecError) as error:
+        plan_and(lambda: GpuCluster("gpus", args))
+    [problem] = error.value.problems
+    assert problem.path == "gcp.kubernetes_version"
+    assert "only read on an Autopilot cluster" in problem.message
+
+
+def test_validate_cluster_takes_the_stack_cluster_config() -> None:
+    cluster = {"name": "c", "location": "us-central1", "autopilot": True, "kubernetes_version": "1.29.3-gke.1093000"}
+    [spec] = validate_cluster("gcp", [L4], cluster=cluster)
+    assert (spec.min_size, spec.max_size, spec.gpu_count) == (0, 0, 1)
+    with pytest.raises(GpuSpecError) as error:
+        validate_cluster("gcp", [L4], "gpu-operator", cluster={**cluster, "kubernetes_version": "1.29"})
+    assert [(p.path, p.value) for p in error.value.problems] == [
+        ("gpu_stack", "gpu-operator"),
+        ("cluster.kubernetes_version", "1.29"),
+    ]
+
+
+def test_stack_cluster_config_refuses_node_pool_keys_with_autopilot() -> None:
+    cluster = {
+        "name": "c",
+        "location": "us-central1",
+        "project": "p",
+        "autopilot": True,
+        "kubernetes_version": "1.33",
+        "system_node_pool": {"machine_type": "e2-standard-4"},
+        "node_locations": ["us-central1-a"],
+    }
+    problems = gcp_cluster.config_problems(cluster)
+    assert [(p.path, p.valid) for p in problems] == [
+        ("cluster.system_node_pool", "no system_node_pool with autopilot"),
+        ("cluster.node_locations", "no node_locations with autopilot"),
+    ]
+    existing = {"name": "c", "location": "us-central1", "project": "p", "existing": True, "autopilot": True}
+    assert gcp_cluster.config_problems({**existing, "kubernetes_version": "1.33"}) == []
+
+
+def test_example_stack_plans_an_autopilot_cluster_and_no_node_pool() -> None:
+    plan = example_plan("gcp-gke-autopilot")
+    types = sorted({r.type for r in plan.resources})
+    assert "gcp:container/nodePool:NodePool" not in types
+    assert "kubernetes:helm.sh/v3:Release" not in types
+    [cluster] = [r for r in plan.resources if r.type == "gcp:container/cluster:Cluster"]
+    assert cluster.inputs["enableAutopilot"] is True
+    assert cluster.inputs["minMasterVersion"] == "1.33"
+    assert "nodeConfig" not in cluster.inputs and "removeDefaultNodePool" not in cluster.inputs
+    jobs = {r.name: r.inputs["spec"]["template"]["spec"] for r in plan.resources if r.type == "kubernetes:batch/v1:Job"}
+    assert jobs["l4-vectoradd"]["nodeSelector"] == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/gke-accelerator-count": "1",
+        "cloud.google.com/gke-spot": "true",
+    }
+
+
+def test_cli_reports_autopilot_refusals_from_the_stack_config(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.gcp-gke-autopilot.yaml").read_text())
+    stack["config"]["gpu-components:gpu_stack"] = "gpu-operator"
+    del stack["config"]["gpu-components:cluster"]["kubernetes_version"]
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "gpu_stack: not on GKE Autopilot: NVIDIA: 'For Autopilot Pods, using the GPU Operator is not supported'" in (
+        result.output
+    )
+    assert "cluster.kubernetes_version: required on Autopilot" in result.output
