@@ -23,6 +23,7 @@ from gpu_components.gcp.autopilot import (
     autopilot_problems,
     autopilot_spec,
 )
+from gpu_components.kubernetes import NvidiaDevicePlugin, NvidiaGpuOperator
 from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import BOTH_MODES, ROOT, copy_example_project, example_plan, plan_and
 
@@ -359,3 +360,22 @@ def test_cli_reports_autopilot_refusals_from_the_stack_config(tmp_path: Path) ->
         result.output
     )
     assert "cluster.kubernetes_version: required on Autopilot" in result.output
+
+
+@pytest.mark.parametrize("add_on", [NvidiaDevicePlugin, NvidiaGpuOperator])
+def test_standalone_add_ons_refuse_an_autopilot_pool(add_on: Any) -> None:
+    errors: list[GpuSpecError] = []
+
+    def build() -> None:
+        pool = GkeAutopilotGpuPool("l4", {"pool": L4, "kubernetes_version": "1.33"})  # type: ignore[typeddict-item]
+        try:
+            add_on("addon", {"pools": [pool]})
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan, _ = plan_and(build)
+    assert [r.type for r in plan.resources] == ["gpu-components:index:GkeAutopilotGpuPool"]
+    [error] = errors
+    [problem] = error.problems
+    assert problem.path == "pools[0]"
+    assert "advertised by the cloud's managed device plugin" in problem.message
