@@ -210,6 +210,28 @@ class ProvisionedCluster:
 
 
 @dataclass(frozen=True)
+class WorkloadOnlyMode:
+    """A cluster mode in which the cloud runs the GPU nodes and their whole GPU stack, with no node pool for the
+    library to create and no add-on it may deploy (GKE Autopilot): each pool is a workload target only.
+
+    Attributes:
+        name: the mode as users know it, e.g. ``GKE Autopilot``.
+        problems: (pools, wiring, settings, prefix, wiring_path) -> (the pools' specs, every problem): the mode's
+            rules for the pools, the wiring and the GPU stack settings (``settings``: ``gpu_stack`` and the add-ons'
+            settings as given); ``wiring`` is the component's cluster wiring or the stack's ``cluster`` config, found
+            at ``wiring_path``.
+        create_pool: (name, pool, wiring, opts) -> the pool's component (it registers no cloud resource).
+    """
+
+    name: str
+    problems: Callable[
+        [object, Mapping[str, Any], Mapping[str, Any], str, str],
+        tuple[tuple[GpuNodePoolSpec, ...], list[Problem]],
+    ]
+    create_pool: Callable[[str, Mapping[str, Any], Mapping[str, Any], pulumi.ResourceOptions], GpuNodePool]
+
+
+@dataclass(frozen=True)
 class CloudAdapter:
     """One cloud's part of the composition.
 
@@ -271,6 +293,9 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster and their cloud blocks (``options[i]`` is
     ``specs[i]``'s, ``{}`` when not given; every entry point: ``GpuCluster`` and the stack config), e.g. GKE: a fixed
     pool's ``gcp.compute_class`` names a ComputeClass pool of the cluster. Defaults to none."""
+    workload_only: Callable[[Mapping[str, Any]], WorkloadOnlyMode | None] = lambda wiring: None
+    """The cluster mode of a wiring (or stack ``cluster`` config) whose pools are workload targets only
+    (:class:`WorkloadOnlyMode`: GKE Autopilot), or ``None`` for the cloud's node pools. Defaults to none."""
 
 
 def validated_pool(

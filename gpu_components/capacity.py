@@ -130,7 +130,9 @@ class PoolCapacity(TypedDict):
     ``node-image``, ``cloud`` or ``dra-driver``); ``sharing`` (``none``, ``time-slicing`` or ``mps``); ``mig`` (MIG
     profile -> devices per GPU, empty without MIG); ``isolation`` (``exclusive``, ``mig`` or ``shared``);
     ``advertises``; ``draDevices`` (DRA DeviceClass or ``mig.nvidia.com/<profile>`` -> devices per node, sorted;
-    only for a pool whose GPUs the DRA driver publishes: left out otherwise, and in records written before DRA).
+    only for a pool whose GPUs the DRA driver publishes: left out otherwise, and in records written before DRA);
+    ``nodesBy`` (who creates and sizes the nodes of a pool with no node pool of the library's, e.g. ``GKE
+    Autopilot``, whose ``minNodes`` and ``maxNodes`` are then 0; left out otherwise).
     """
 
     cloud: str
@@ -148,6 +150,7 @@ class PoolCapacity(TypedDict):
     advertises: list[AdvertisedUnit]
     provisioning: NotRequired[ProvisioningRecord]
     draDevices: NotRequired[dict[str, int]]
+    nodesBy: NotRequired[str]
 
 
 def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
@@ -181,6 +184,9 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
         record["provisioning"] = provisioning_record(spec, pool.autoscaler_note)
     if pool.dra_devices:
         record["draDevices"] = dict(sorted(pool.dra_devices.items()))
+    nodes_by = getattr(pool, "nodes_by", None)
+    if isinstance(nodes_by, str):
+        record["nodesBy"] = nodes_by
     return record
 
 

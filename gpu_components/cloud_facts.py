@@ -188,11 +188,14 @@ class ExclusiveSelector:
         key: the node label.
         allowed: the other node label keys a pod may select beside it.
         source: the page (or the cloud's own rejection message) that says so.
+        exempt: values of the label that limit nothing (GKE Autopilot's built-in ``Accelerator`` class, which pods
+            select beside the GPU selectors). Defaults to none.
     """
 
     key: str
     allowed: tuple[str, ...]
     source: str
+    exempt: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

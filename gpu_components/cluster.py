@@ -27,7 +27,14 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import GPU_STACKS, CloudAdapter, DevicePluginHost, GpuNodePool, PoolTolerations
+from gpu_components.adapter import (
+    GPU_STACKS,
+    CloudAdapter,
+    DevicePluginHost,
+    GpuNodePool,
+    PoolTolerations,
+    WorkloadOnlyMode,
+)
 from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
 from gpu_components.azure.options import AksWiringArgs
@@ -540,6 +547,8 @@ def validate_cluster(
     gpu_operator: Mapping[str, Any] | None = None,
     device_plugin: Mapping[str, Any] | None = None,
     dra: Mapping[str, Any] | None = None,
+    cluster: Mapping[str, Any] | None = None,
+    cluster_path: str = "cluster",
 ) -> tuple[GpuNodePoolSpec, ...]:
     """Validate a cluster's pools for ``cloud`` and ``gpu_stack``: every problem of every pool, the cloud's rules
     and, under the GPU Operator, the driver-ownership and operator-wide rules included, at once.
@@ -554,6 +563,10 @@ def validate_cluster(
         device_plugin: the device plugin settings, which ``gpu-operator`` has no use for.
         dra: the DRA settings (:class:`DraSettingsArgs`), only with ``dra``, where its ``kubernetes_version`` is
             required.
+        cluster: the cluster's wiring or stack ``cluster`` config, at ``cluster_path``, when it may name a cluster
+            mode whose pools are workload targets only (the adapter's
+            :attr:`~gpu_components.adapter.CloudAdapter.workload_only`: GKE Autopilot); that mode's rules then
+            replace the node-pool ones.
 
     Raises:
         GpuSpecError: unsupported cloud or GPU stack, invalid pools or settings, violations of the cloud adapter's
@@ -566,6 +579,13 @@ def validate_cluster(
     gpu_operator, device_plugin, dra = plain(gpu_operator), plain(device_plugin), plain(dra)
     prefix = f"{path}." if path else ""
     adapter = adapter_for(cloud, f"{prefix}cloud")
+    mode = adapter.workload_only(cluster) if isinstance(cluster, Mapping) else None
+    if mode is not None and cluster is not None:
+        settings_given = {"gpu_stack": gpu_stack, "gpu_operator": gpu_operator, "device_plugin": device_plugin}
+        mode_specs, found = mode.problems(pools, cluster, {**settings_given, "dra": dra}, prefix, cluster_path)
+        if found:
+            raise GpuSpecError(found)
+        return mode_specs
     problems: list[Problem] = []
     if gpu_stack not in GPU_STACKS:
         problems.append(Problem(f"{prefix}gpu_stack", gpu_stack, "unknown GPU stack", ", ".join(GPU_STACKS)))
@@ -877,8 +897,14 @@ class GpuCluster(pulumi.ComponentResource):
         args = plain(args)
         problems = args_problems(GpuClusterArgs, args, validated_elsewhere=_VALIDATED_BY_THE_CLUSTER_RULES)
         specs: tuple[GpuNodePoolSpec, ...] = ()
+        mode: WorkloadOnlyMode | None = None
         if isinstance(args, Mapping) and "cloud" in args and "pools" in args:
             problems += cluster_args_problems(args)
+            wired = ADAPTERS.get(value_of(args["cloud"]))
+            given_wiring = args.get(wired.cloud) if wired is not None else None
+            mode = (
+                wired.workload_only(given_wiring) if wired is not None and isinstance(given_wiring, Mapping) else None
+            )
             try:
                 specs = validate_cluster(
                     args["cloud"],
@@ -887,12 +913,13 @@ class GpuCluster(pulumi.ComponentResource):
                     gpu_operator=args.get("gpu_operator"),
                     device_plugin=args.get("device_plugin"),
                     dra=args.get("dra"),
+                    cluster=given_wiring if isinstance(given_wiring, Mapping) else None,
+                    cluster_path=wired.cloud if wired is not None else "cluster",
                 )
             except GpuSpecError as error:
                 problems += error.problems
-            wired = ADAPTERS.get(value_of(args["cloud"]))
-            if wired is not None and isinstance(args.get(wired.cloud), Mapping):
-                problems += wired.wiring_pool_problems(specs, args[wired.cloud])
+            if wired is not None and isinstance(given_wiring, Mapping) and mode is None:
+                problems += wired.wiring_pool_problems(specs, given_wiring)
         if problems:
             raise GpuSpecError(problems)
         cloud: CloudName = value_of(args["cloud"])
@@ -907,6 +934,11 @@ class GpuCluster(pulumi.ComponentResource):
         self.pools: dict[str, GpuNodePool] = {}
         operator_settings: Mapping[str, Any] = args.get("gpu_operator", {})
         for spec, pool in zip(specs, args["pools"], strict=True):
+            if mode is not None:  # the cloud runs the nodes and their GPU stack: a workload target, no add-on
+                self.pools[pool["name"]] = mode.create_pool(
+                    f"{name}-{pool['name']}", _neutral(pool), wiring, pulumi.ResourceOptions(parent=self)
+                )
+                continue
             options: Mapping[str, Any] = cast(Mapping[str, Any], pool).get(cloud, {})
             if _builds_for_driver_owner(adapter, spec, options, gpu_stack):
                 # The node image follows who installs the driver (GKE: Ubuntu for the operator's, COS for Google's).

@@ -51,6 +51,7 @@ from gpu_components.azure.aks import AksGpuNodePool
 from gpu_components.azure.nap import AksNapGpuNodePool
 from gpu_components.cluster import GpuCluster
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gcp.autopilot import GkeAutopilotGpuPool
 from gpu_components.gcp.compute_class import GkeComputeClassGpuPool
 from gpu_components.gcp.gke import GkeGpuNodePool
 from gpu_components.kubernetes.device_plugin import NvidiaDevicePlugin
@@ -72,6 +73,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     AksNapGpuNodePool,
     GkeGpuNodePool,
     GkeComputeClassGpuPool,
+    GkeAutopilotGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
     NvidiaDraDriver,

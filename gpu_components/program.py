@@ -192,6 +192,7 @@ def read_config(config: pulumi.Config) -> StackConfig:
                 gpu_operator=gpu_operator,
                 device_plugin=device_plugin,
                 dra=dra,
+                cluster=cluster if isinstance(cluster, dict) else None,
             )
         except GpuSpecError as error:
             # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
@@ -296,7 +297,7 @@ def main() -> None:
             spec.name: {
                 "instanceType": spec.instance_type,
                 "gpus": f"{spec.gpu_count} x {spec.gpu.name}",
-                "nodes": f"{spec.min_size}..{spec.max_size}",
+                "nodes": getattr(gpus.pools[spec.name], "nodes_by", f"{spec.min_size}..{spec.max_size}"),
                 "advertises": gpus.pools[spec.name].advertised_resources,
                 "devicePlugin": gpus.pools[spec.name].device_plugin_host,
                 CAPACITY_KEY: pool_capacity(gpus.pools[spec.name]),

@@ -653,7 +653,7 @@ def exclusive_selector_problems(
     problems: list[Problem] = []
     facts = facts_for(spec.cloud)
     for exclusive in facts.exclusive_selectors:
-        if exclusive.key not in node_selector:
+        if exclusive.key not in node_selector or node_selector[exclusive.key] in exclusive.exempt:
             continue
         selected = f"{exclusive.key}: {node_selector[exclusive.key]}"
         valid = ", ".join(exclusive.allowed)

@@ -39,9 +39,11 @@ from tests.policy.test_rules import EXAMPLE_VIOLATIONS, RULES, STACK_RULES, STAR
 
 pytestmark = pytest.mark.stack
 README = ROOT / "README.md"
-NO_SHARED_POOL = {"aws-eks-auto", "aws-eks-dra", "gcp-gke-dra"}
-"""Example stacks without a shared pool: aws-eks-auto's one pool is EKS Auto Mode's, which takes no GPU sharing; the
-DRA stacks share GPUs in claims, not pools (pool-level time-slicing and MPS are refused under DRA)."""
+NO_SHARED_POOL = {"aws-eks-auto", "aws-eks-dra", "gcp-gke-dra", "gcp-gke-autopilot"}
+"""Example stacks without a shared pool the pack can see: aws-eks-auto's one pool is EKS Auto Mode's, which takes no
+GPU sharing; the DRA stacks share GPUs in claims, not pools (pool-level time-slicing and MPS are refused under DRA);
+gcp-gke-autopilot's time-shared pool is GKE Autopilot's, with no node pool resource (and so no trust label) for the
+pack's rules to read."""
 
 PROGRAM = """\
 import pulumi

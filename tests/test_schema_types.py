@@ -39,7 +39,7 @@ from gpu_components.enums import (
     Provisioner,
     TaintEffect,
 )
-from gpu_components.gcp import GkeComputeClassGpuPool, GkeGpuNodePool
+from gpu_components.gcp import GkeAutopilotGpuPool, GkeComputeClassGpuPool, GkeGpuNodePool
 from gpu_components.kubernetes import (
     NvidiaDevicePlugin,
     NvidiaDevicePluginArgs,
@@ -60,6 +60,7 @@ COMPONENTS = [
     AksGpuNodePool,
     GkeGpuNodePool,
     GkeComputeClassGpuPool,
+    GkeAutopilotGpuPool,
     NvidiaDevicePlugin,
     NvidiaGpuOperator,
     NvidiaDraDriver,
@@ -82,6 +83,7 @@ OUTPUTS = {
     "AksGpuNodePool": {"agentPoolId", "agentPoolName", *POOL_OUTPUTS},
     "GkeGpuNodePool": {"nodePoolName", "nodePoolId", "serviceAccountEmail", *POOL_OUTPUTS},
     "GkeComputeClassGpuPool": {"computeClassName", *POOL_OUTPUTS},
+    "GkeAutopilotGpuPool": {"nodesBy", *POOL_OUTPUTS},
     "NvidiaDevicePlugin": {"namespace", "configMapName", "releaseName"},
     "NvidiaGpuOperator": {"namespace", "devicePluginConfigMapName", "migConfigMapName", "releaseName"},
     "NvidiaDraDriver": {"namespace", "releaseName"},
@@ -316,6 +318,9 @@ def _builders() -> dict[str, Any]:
         "AksGpuNodePool": aks,
         "GkeGpuNodePool": gke,
         "GkeComputeClassGpuPool": lambda: GkeComputeClassGpuPool("cc", {"pool": GKE_PROVISIONED}),  # type: ignore[typeddict-item]
+        "GkeAutopilotGpuPool": lambda: GkeAutopilotGpuPool(
+            "ap", {"pool": {"name": "l4", "instance_type": "g2-standard-8"}, "kubernetes_version": "1.33"}
+        ),
         "NvidiaDevicePlugin": lambda: NvidiaDevicePlugin("dp", {"pools": [eks()]}),
         "NvidiaGpuOperator": lambda: NvidiaGpuOperator(
             "op",

@@ -11,6 +11,7 @@ import pulumi
 from gpu_components.adapter import CloudAdapter, DevicePluginHost, GpuStack, PoolView, pool_component_args
 from gpu_components.errors import Problem
 from gpu_components.gcp import cluster
+from gpu_components.gcp.autopilot import autopilot_mode
 from gpu_components.gcp.compute_class import (
     DEVICE_PLUGIN_HOST,
     GkeComputeClassGpuPool,
@@ -128,8 +129,19 @@ def _options_problems(
 
 def _wiring_problems(specs: Sequence[GpuNodePoolSpec], wiring: Mapping[str, Any]) -> list[Problem]:
     """Each fixed pool's ``max_size`` within GKE's nodes per node pool zone over the wiring's ``node_locations``
-    (or the one zone of a zonal ``location``; :func:`~gpu_components.gcp.gke.zone_size_problems`)."""
-    return [
+    (or the one zone of a zonal ``location``; :func:`~gpu_components.gcp.gke.zone_size_problems`);
+    ``kubernetes_version`` only with ``autopilot`` (a Standard cluster's pools do not read it)."""
+    refused: list[Problem] = []
+    if "kubernetes_version" in wiring and wiring.get("autopilot") is not True:
+        refused.append(
+            Problem(
+                "gcp.kubernetes_version",
+                wiring["kubernetes_version"],
+                "only read on an Autopilot cluster (gcp.autopilot: true); a Standard cluster's pools would ignore it",
+                "no kubernetes_version, or autopilot: true",
+            )
+        )
+    return refused + [
         problem
         for index, spec in enumerate(specs)
         if spec.provisioning is None
@@ -159,6 +171,7 @@ ADAPTER = CloudAdapter(
     wiring=GkeWiringArgs,
     facts=FACTS,
     options_problems=_options_problems,
+    workload_only=autopilot_mode,
 )
 """GKE: Standard node pools whose driver and device plugin GKE manages and sharing is a node-pool setting, or, under
 the GPU Operator, whose driver, device plugin, sharing and MIG the operator manages; and ComputeClasses whose node

@@ -21,6 +21,11 @@ those GPUs and the most GPUs of that type of the fixed pools (the limits count e
 (:func:`stack_problems`). With
 ``existing: true`` the key is refused like the other settings of a new cluster: an existing cluster keeps the limits
 it has.
+
+``autopilot: true`` makes the cluster a GKE Autopilot cluster (``enable_autopilot``; no default node pool to remove,
+no system pool, no node service account: GKE creates and runs every node). Its pools are workload targets only
+(:mod:`gpu_components.gcp.autopilot`), and ``kubernetes_version`` is required, new cluster or existing: it decides the
+GPU pods' node selector. The keys that shape nodes (:data:`AUTOPILOT_REFUSED`) are refused with it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionF
 from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
+from gpu_components.gcp.autopilot import SOURCE_AUTOPILOT_GPUS
 from gpu_components.gcp.compute_class import (
     AUTO_CREATION_WITHOUT_NAP_VERSION,
     SHARING_MIN_GKE_VERSION,
@@ -71,7 +77,11 @@ NEW_CLUSTER_ONLY = (
     "system_node_pool",
     "node_auto_provisioning",
 )
-"""``cluster`` keys that shape a cluster this program creates, refused with ``existing: true``."""
+"""``cluster`` keys that shape a cluster this program creates, refused with ``existing: true`` (but
+``kubernetes_version`` with ``autopilot``, where it says which version the existing cluster runs)."""
+AUTOPILOT_REFUSED = ("system_node_pool", "node_auto_provisioning", "node_service_account", "node_locations")
+"""``cluster`` keys refused with ``autopilot``: each places, sizes or runs nodes of node pools, and an Autopilot
+cluster has none of the program's (:data:`~gpu_components.gcp.autopilot.SOURCE_AUTOPILOT_GPUS`)."""
 
 
 @STRICT
@@ -129,6 +139,10 @@ class GkeClusterConfig(TypedDict):
             default); set False before ``pulumi destroy``.
         system_node_pool: see :class:`SystemNodePoolConfig` (new clusters only).
         node_auto_provisioning: see :class:`NodeAutoProvisioningConfig` (new clusters only). Defaults to off.
+        autopilot: a GKE Autopilot cluster (created with Autopilot, or an existing one): GKE creates the GPU nodes
+            for the pods and runs their driver and device plugin; the pools are workload targets only, and
+            ``kubernetes_version`` is required (it decides whether GPU pods select
+            ``cloud.google.com/compute-class: Accelerator``). Defaults to false (GKE Standard).
     """
 
     name: str
@@ -143,6 +157,7 @@ class GkeClusterConfig(TypedDict):
     deletion_protection: NotRequired[bool]
     system_node_pool: NotRequired[SystemNodePoolConfig]
     node_auto_provisioning: NotRequired[NodeAutoProvisioningConfig]
+    autopilot: NotRequired[bool]
 
 
 def cluster_autoscaling(config: NodeAutoProvisioningConfig) -> dict[str, Any]:
@@ -232,7 +247,32 @@ def _wiring(cluster: GkeClusterConfig, cluster_name: pulumi.Input[str], project:
         wiring["node_locations"] = cluster["node_locations"]
     if "node_service_account" in cluster:
         wiring["service_account"] = cluster["node_service_account"]
+    if cluster.get("autopilot", False):
+        wiring["autopilot"] = True
+        wiring["kubernetes_version"] = cluster["kubernetes_version"]
     return wiring
+
+
+def _create_autopilot(cluster: GkeClusterConfig, project: str) -> ProvisionedCluster:
+    """A new GKE Autopilot cluster: ``enable_autopilot``, GKE's release channel and ``min_master_version`` the
+    config's ``kubernetes_version``; no node pool of the program's."""
+    name = cluster["name"]
+    gke = gcp.container.Cluster(
+        name,
+        name=name,
+        location=cluster["location"],
+        project=project,
+        enable_autopilot=True,
+        release_channel={"channel": RELEASE_CHANNEL},
+        min_master_version=cluster["kubernetes_version"],
+        network=cluster.get("network"),
+        subnetwork=cluster.get("subnetwork"),
+        deletion_protection=cluster.get("deletion_protection", True),
+    )
+    kubeconfig = pulumi.Output.all(gke.endpoint, gke.master_auth).apply(
+        lambda parts: gke_kubeconfig(name, parts[0], _ca_certificate(parts[1]))
+    )
+    return ProvisionedCluster(kubeconfig=kubeconfig, wiring=_wiring(cluster, gke.name, project), depends_on=[gke])
 
 
 def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
@@ -240,6 +280,8 @@ def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
     project = _project(cluster)
     if project is None:
         raise GpuSpecError(config_problems(cluster))
+    if cluster.get("autopilot", False):
+        return _create_autopilot(cluster, project)
     gke = gcp.container.Cluster(
         name,
         name=name,
@@ -315,8 +357,22 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``node_auto_provisioning`` limits of at least 1 and GPU accelerator types of the catalog;
     the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`)."""
-    problems = example_cluster_problems(cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM)
-    if not cluster.get("existing", False) and "node_auto_provisioning" in cluster:
+    autopilot = cluster.get("autopilot") is True
+    new_only = tuple(key for key in NEW_CLUSTER_ONLY if not (autopilot and key == "kubernetes_version"))
+    problems = example_cluster_problems(cluster, new_only, SYSTEM_SIZES, VERSION_FORM)
+    if autopilot:
+        problems += [
+            Problem(
+                f"cluster.{key}",
+                cluster[key],
+                "an Autopilot cluster has no node pools of the program's: GKE creates, sizes and runs every node",
+                f"no {key} with autopilot",
+                SOURCE_AUTOPILOT_GPUS,
+            )
+            for key in AUTOPILOT_REFUSED
+            if key in cluster and not (cluster.get("existing", False) and key in new_only)
+        ]
+    elif not cluster.get("existing", False) and "node_auto_provisioning" in cluster:
         problems += _auto_provisioning_problems(cluster["node_auto_provisioning"])
     if _project(cast(GkeClusterConfig, cluster)) is None:
         problems.append(
@@ -404,6 +460,8 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
 
     An existing cluster keeps its own settings: nothing else to check. A pool with problems of its own is left to
     its own rules."""
+    if cluster.get("autopilot") is True:  # no node pool: the Autopilot rules are the pools' (gcp.autopilot)
+        return []
     specs = _gpu_pool_specs(pools)
     zones = [
         problem

@@ -452,7 +452,13 @@ FACTS = CloudFacts(
         sharing_label=SHARING_STRATEGY_LABEL,
     ),
     exclusive_selectors=(
-        ExclusiveSelector(COMPUTE_CLASS_LABEL, COMPUTE_CLASS_SELECTOR_KEYS, SOURCE_COMPUTE_CLASS_SELECTORS),
+        ExclusiveSelector(
+            COMPUTE_CLASS_LABEL,
+            COMPUTE_CLASS_SELECTOR_KEYS,
+            SOURCE_COMPUTE_CLASS_SELECTORS,
+            # Autopilot's built-in GPU class, which pods select beside the GPU selectors (gcp.autopilot).
+            exempt=("Accelerator",),
+        ),
     ),
 )
 """GKE: Standard node pools whose driver and device plugin GKE runs, or, under the GPU Operator, the operator."""

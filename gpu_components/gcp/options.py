@@ -40,7 +40,7 @@ class GkeWiringArgs(TypedDict):
     """How GKE pools attach to their cluster."""
 
     cluster: pulumi.Input[str]
-    """Name of the GKE Standard cluster."""
+    """Name of the GKE cluster."""
     location: pulumi.Input[str]
     """The cluster's location (region or zone)."""
     project: NotRequired[pulumi.Input[str]]
@@ -50,3 +50,12 @@ class GkeWiringArgs(TypedDict):
     service_account: NotRequired[pulumi.Input[str]]
     """Email of the nodes' service account. Defaults to a new one per pool with the roles
     ``roles/container.defaultNodeServiceAccount`` and ``roles/artifactregistry.reader`` on the project."""
+    autopilot: NotRequired[bool]
+    """The cluster is a GKE Autopilot cluster: GKE creates the GPU nodes for the pods and runs their driver and device
+    plugin, so each pool is a workload target only (``GkeAutopilotGpuPool``: no node pool, no add-on) and needs
+    ``kubernetes_version``; ``gpu_stack`` other than ``auto``, add-on settings, ``node_locations``,
+    ``service_account`` and node-pool fields of the pools are refused. Defaults to false (GKE Standard)."""
+    kubernetes_version: NotRequired[str]
+    """The Autopilot cluster's GKE version, which decides whether GPU pods select
+    ``cloud.google.com/compute-class: Accelerator`` (GKE 1.28.9-gke.1069000 up to 1.29.4-gke.1427000): ``1.30`` or
+    later, or a full version such as ``1.29.3-gke.1093000``. Required with ``autopilot``, refused without it."""

@@ -159,7 +159,7 @@ def capacity_report(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, record in records.items():
-        nodes = f"{record['minNodes']}..{record['maxNodes']}"
+        nodes = record.get("nodesBy") or f"{record['minNodes']}..{record['maxNodes']}"
         if "provisioning" in record:
             nodes += " " + ", ".join(record["provisioning"]["capacityTypes"])
         elif record["spot"]:
@@ -430,13 +430,21 @@ def _memory_text(record: PoolCapacity, unit: AdvertisedUnit) -> str:
 def _totals(records: Iterable[PoolCapacity]) -> str:
     nodes = 0
     gpus: dict[str, int] = {}
+    unbounded: list[str] = []
     for record in records:
+        if "nodesBy" in record:  # no node pool of the program's: the cloud sizes it, with no limit here
+            unbounded.append(record["nodesBy"])
+            continue
         nodes += record["maxNodes"]
         model, count = record["gpuModel"], record["maxNodes"] * record["gpusPerNode"]
         if "provisioning" in record:
             model, count = "/".join(record["provisioning"]["gpuModels"]), record["provisioning"]["maxGpus"]
         gpus[model] = gpus.get(model, 0) + count
+    if unbounded and not gpus:
+        return f"No maximum size: {', '.join(sorted(set(unbounded)))} creates and sizes the GPU nodes for the pods."
     models = ", ".join(f"{count} x {model}" for model, count in sorted(gpus.items()))
+    if unbounded:
+        models += f"; not counting the pools {', '.join(sorted(set(unbounded)))} sizes"
     return f"At maximum size: {nodes} GPU nodes, {sum(gpus.values())} GPUs ({models})."
 
 

@@ -50,6 +50,7 @@ def test_the_example_project_is_one_such_project() -> None:
         "azure-aks",
         "azure-aks-nap",
         "gcp-gke",
+        "gcp-gke-autopilot",
         "gcp-gke-dra",
     ]
 

@@ -396,7 +396,8 @@ TOKENS = (
     "gpu-components:index:EksGpuNodeGroup, gpu-components:index:EksKarpenterGpuNodePool, "
     "gpu-components:index:EksAutoModeGpuNodePool, gpu-components:index:AksGpuNodePool, "
     "gpu-components:index:AksNapGpuNodePool, gpu-components:index:GkeGpuNodePool, "
-    "gpu-components:index:GkeComputeClassGpuPool, gpu-components:index:NvidiaDevicePlugin, "
+    "gpu-components:index:GkeComputeClassGpuPool, gpu-components:index:GkeAutopilotGpuPool, "
+    "gpu-components:index:NvidiaDevicePlugin, "
     "gpu-components:index:NvidiaGpuOperator, gpu-components:index:NvidiaDraDriver"
 )
 

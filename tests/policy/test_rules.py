@@ -633,6 +633,7 @@ EXAMPLE_VIOLATIONS: dict[str, list[tuple[str, str]]] = {
     "azure-aks": [],
     "azure-aks-nap": [],
     "gcp-gke": [],
+    "gcp-gke-autopilot": [],
     "gcp-gke-dra": [],
 }
 """Example stack -> (policy name, resource URN) of every violation the rules find in its golden plan: none, now that

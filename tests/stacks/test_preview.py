@@ -77,6 +77,7 @@ def test_preview_and_up_plans_have_the_same_resources_and_differ_only_by_unknown
         "azure-aks-nap": "gpunap-k8s",
         "aws-eks-karpenter": "gpu-karpenter-k8s",
         "aws-eks-auto": "gpu-auto-k8s",
+        "gcp-gke-autopilot": "gpu-autopilot-k8s",
     }.get(stack, "gpu-demo-k8s")
     assert (found[f"{provider}.kubeconfig"], found["outputs.kubeconfig"]) == ("[secret]", "[secret]")
 
