@@ -253,22 +253,27 @@ def _wiring(cluster: GkeClusterConfig, cluster_name: pulumi.Input[str], project:
     return wiring
 
 
+def _cluster_args(cluster: GkeClusterConfig, project: str) -> dict[str, Any]:
+    """The ``gcp.container.Cluster`` arguments an Autopilot and a Standard cluster share: name, location, project,
+    GKE's release channel with ``min_master_version`` the config's ``kubernetes_version``, network and deletion
+    protection (on unless the config turns it off)."""
+    return {
+        "name": cluster["name"],
+        "location": cluster["location"],
+        "project": project,
+        "release_channel": {"channel": RELEASE_CHANNEL},
+        "min_master_version": cluster.get("kubernetes_version"),
+        "network": cluster.get("network"),
+        "subnetwork": cluster.get("subnetwork"),
+        "deletion_protection": cluster.get("deletion_protection", True),
+    }
+
+
 def _create_autopilot(cluster: GkeClusterConfig, project: str) -> ProvisionedCluster:
     """A new GKE Autopilot cluster: ``enable_autopilot``, GKE's release channel and ``min_master_version`` the
     config's ``kubernetes_version``; no node pool of the program's."""
     name = cluster["name"]
-    gke = gcp.container.Cluster(
-        name,
-        name=name,
-        location=cluster["location"],
-        project=project,
-        enable_autopilot=True,
-        release_channel={"channel": RELEASE_CHANNEL},
-        min_master_version=cluster["kubernetes_version"],
-        network=cluster.get("network"),
-        subnetwork=cluster.get("subnetwork"),
-        deletion_protection=cluster.get("deletion_protection", True),
-    )
+    gke = gcp.container.Cluster(name, enable_autopilot=True, **_cluster_args(cluster, project))
     kubeconfig = pulumi.Output.all(gke.endpoint, gke.master_auth).apply(
         lambda parts: gke_kubeconfig(name, parts[0], _ca_certificate(parts[1]))
     )
@@ -284,17 +289,10 @@ def _create(cluster: GkeClusterConfig) -> ProvisionedCluster:
         return _create_autopilot(cluster, project)
     gke = gcp.container.Cluster(
         name,
-        name=name,
-        location=cluster["location"],
-        project=project,
         remove_default_node_pool=True,
         initial_node_count=1,
         workload_identity_config={"workload_pool": f"{project}.svc.id.goog"},
-        release_channel={"channel": RELEASE_CHANNEL},
-        min_master_version=cluster.get("kubernetes_version"),
-        network=cluster.get("network"),
-        subnetwork=cluster.get("subnetwork"),
-        deletion_protection=cluster.get("deletion_protection", True),
+        **_cluster_args(cluster, project),
         cluster_autoscaling=(
             cluster_autoscaling(cluster["node_auto_provisioning"]) if "node_auto_provisioning" in cluster else None
         ),
