@@ -59,7 +59,12 @@ from gpu_components.kubernetes.device_plugin import (
     NvidiaDevicePluginArgs,
 )
 from gpu_components.kubernetes.dra_driver import DRA_DRIVER_OWNED_VALUES, NvidiaDraDriver, NvidiaDraDriverArgs
-from gpu_components.kubernetes.gpu_operator import OPERATOR_OWNED_VALUES, NvidiaGpuOperator, NvidiaGpuOperatorArgs
+from gpu_components.kubernetes.gpu_operator import (
+    OPERATOR_OWNED_VALUES,
+    NvidiaGpuOperator,
+    NvidiaGpuOperatorArgs,
+    driver_owned_values,
+)
 from gpu_components.nvidia.device_plugin import device_plugin_chart_version_problems
 from gpu_components.nvidia.dra_driver import (
     dra_chart_version_problems,
@@ -730,6 +735,11 @@ def validate_cluster(
             if not any(problem.path == root or problem.path.startswith((f"{root}.", f"{root}[")) for root in roots)
         ]
     if operator and isinstance(gpu_operator, Mapping):
+        pool_problems += owned_value_problems(
+            driver_owned_values(adapter.cloud, operator_driver),
+            gpu_operator.get("helm_values"),
+            f"{prefix}gpu_operator.",
+        )
         pool_problems += driver_upgrade_problems(
             gpu_operator.get("driver_upgrade"),
             gpu_operator.get("helm_values"),

@@ -295,3 +295,18 @@ def test_stack_config_refuses_gkes_own_driver_beside_googles_installer(tmp_path:
     assert "pools[0].gcp.driver_version: GKE would install it (driver_version LATEST and " in result.output
     assert "gpu_operator.operator_driver false)" in result.output
     assert "Traceback" not in result.output
+
+
+def test_stack_config_refuses_helm_values_that_move_googles_driver(tmp_path: Path) -> None:
+    copy_example_project(tmp_path)
+    stack = GKE_OPERATOR_STACK.replace(
+        "{operator_driver: false}", "{operator_driver: false, helm_values: {hostPaths: {driverInstallDir: /run/x}}}"
+    )
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(stack)
+    result = CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert (
+        "gpu_operator.helm_values.hostPaths.driverInstallDir: decided by the library: the operator finds the driver in "
+        "/home/kubernetes/bin/nvidia, where GKE's driver installer puts the driver (got '/run/x'); valid: leave it to "
+        "the library" in result.output
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpu_components.adapter import PoolView, driver_setting_set
+from gpu_components.adapter import PoolView, driver_setting_set, node_os
 from gpu_components.aws.eks import eks_taints
 from gpu_components.azure.aks import aks_taints
 from gpu_components.cluster import ADAPTERS
@@ -71,9 +71,15 @@ def test_the_component_exposes_its_clouds_pool_view(
     plan, [component] = plan_and(lambda: pool_components(cloud, [pool], gpu_stack, **options))
     view = ADAPTERS[cloud].describe_pool(GpuNodePoolSpec.from_args(pool, cloud), options, gpu_stack)  # type: ignore[arg-type]
     attributes = [
-        field.name for field in fields(PoolView) if field.name not in ("driver_setting", "driver_setting_set")
+        field.name
+        for field in fields(PoolView)
+        if field.name not in ("driver_setting", "driver_setting_set", "node_os")
     ]
     assert {name: getattr(component, name) for name in attributes} == {name: getattr(view, name) for name in attributes}
+    # A GKE pool under the GPU Operator knows its image (the operator's driver by default: Ubuntu); given as plain
+    # values it follows the operator's own operator_driver, so its view leaves the OS unknown.
+    gke_operator = cloud == "gcp" and gpu_stack == "gpu-operator"
+    assert (node_os(component), view.node_os) == (("Ubuntu", None) if gke_operator else (view.node_os,) * 2)
     assert getattr(component, DRIVER_ATTRIBUTE[cloud]) == view.driver_setting
     assert driver_setting_set(component) == view.driver_setting_set == (DRIVER_ATTRIBUTE[cloud] in options)
     node_pool = {"aws": "node-group", "azure": "agent-pool", "gcp": "node-pool"}[cloud]

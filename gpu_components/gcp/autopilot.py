@@ -57,7 +57,7 @@ from gpu_components.adapter import (
 )
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.gcp.facts import COMPUTE_CLASS_LABEL, SOURCE_GKE_DRA, SOURCE_GPU_OPERATOR
+from gpu_components.gcp.facts import COMPUTE_CLASS_LABEL, SOURCE_GKE_DRA, SOURCE_GKE_GPUS, SOURCE_GPU_OPERATOR
 from gpu_components.gcp.gke import (
     DEFAULT_DRIVER_VERSION,
     SOURCE_MPS,
@@ -67,7 +67,7 @@ from gpu_components.gcp.gke import (
     gke_problems,
 )
 from gpu_components.shape import args_problems, plain
-from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Mps
+from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolArgs, GpuNodePoolSpec, Mps
 from gpu_components.workloads import tolerations
 
 TOKEN = "gpu-components:index:GkeAutopilotGpuPool"
@@ -103,7 +103,8 @@ DEVICE_PLUGIN_HOST: DevicePluginHost = "cloud"
 
 AUTOPILOT_POOL_FIELDS = ("min_size", "desired_size", "disk_size_gb", "labels", "taints", "provisioning", "gcp")
 """Pool fields refused on Autopilot: each shapes a node pool or its nodes, and Autopilot has none to shape
-(``max_size`` too, see :func:`autopilot_spec`; ``gpu_taint`` stays: GKE taints GPU nodes itself)."""
+(``max_size`` too, see :func:`autopilot_spec`; ``gpu_taint`` stays, true only: GKE taints GPU nodes itself;
+``gpu_access`` stays, not ``dra``)."""
 _NO_NODE_POOL = "Autopilot has no node pools: GKE creates, sizes and removes the nodes for the pods"
 
 _REFUSED_STACKS: Mapping[str, tuple[str, str]] = {
@@ -167,16 +168,22 @@ def version_problems(kubernetes_version: object, path: str = "kubernetes_version
     )
     given = _version(kubernetes_version) if isinstance(kubernetes_version, str) else None
     if given is None:
-        return [
-            Problem(
-                path,
-                kubernetes_version,
-                "required on Autopilot: whether GPU pods must select cloud.google.com/compute-class: Accelerator "
-                "depends on the GKE version, and the library does not guess the release channel's",
-                valid,
-                SOURCE_AUTOPILOT_GPUS,
+        if isinstance(kubernetes_version, str) and kubernetes_version.strip() not in ("", "latest", "-"):
+            why = (
+                "not a GKE version (MAJOR.MINOR, MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-gke.N, no 'v' and no spaces): "
+                "whether GPU pods must select cloud.google.com/compute-class: Accelerator depends on it"
             )
-        ]
+        elif isinstance(kubernetes_version, int | float) and not isinstance(kubernetes_version, bool):
+            why = (
+                'a number, not a version string: YAML reads 1.30 as 1.3; quote it ("1.30"), as whether GPU pods '
+                "must select cloud.google.com/compute-class: Accelerator depends on it"
+            )
+        else:
+            why = (
+                "required on Autopilot: whether GPU pods must select cloud.google.com/compute-class: Accelerator "
+                "depends on the GKE version, and the library does not guess the release channel's"
+            )
+        return [Problem(path, kubernetes_version, why, valid, SOURCE_AUTOPILOT_GPUS)]
     minimum = _version(ACCELERATOR_CLASS_MIN_VERSION) or ()
     if _all_below(given, minimum):
         return [
@@ -224,6 +231,28 @@ def autopilot_pool_problems(pool: Mapping[str, Any], path: str = "pool") -> list
         for key in ("max_size", *AUTOPILOT_POOL_FIELDS)
         if key in pool
     ]
+    if value_of(pool.get("gpu_access")) == "dra":
+        problems.append(
+            Problem(
+                _join(path, "gpu_access"),
+                "dra",
+                "GKE's DRA setup does not support Autopilot clusters (its limitations): GKE's device plugin "
+                "advertises the GPUs as nvidia.com/gpu",
+                "auto or device-plugin (GKE's own device plugin), or no gpu_access",
+                SOURCE_GKE_DRA,
+            )
+        )
+    if pool.get("gpu_taint") is False:
+        problems.append(
+            Problem(
+                _join(path, "gpu_taint"),
+                False,
+                f"GKE taints Autopilot GPU nodes {DEFAULT_GPU_TAINT.text} itself, so the pool's pods tolerate it "
+                "whatever gpu_taint says",
+                "true, or no gpu_taint",
+                SOURCE_GKE_GPUS,
+            )
+        )
     return problems
 
 

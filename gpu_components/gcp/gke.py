@@ -227,12 +227,13 @@ IMAGE_TYPES: Mapping[str, str] = MappingProxyType({UBUNTU_NODE_OS: OPERATOR_IMAG
 
 
 def operator_node_os(gpu_stack: GpuStack, operator_driver: bool | None) -> str | None:
-    """The OS of a pool's nodes under the GPU Operator (``None`` under any other GPU stack, where GKE's default image
-    serves): Ubuntu when the operator installs the driver (``operator_driver`` true, its default on GKE),
-    Container-Optimized OS when Google's driver installer does."""
-    if gpu_stack != "gpu-operator":
+    """The OS of a pool's nodes under the GPU Operator: Ubuntu when the operator installs the driver
+    (``operator_driver`` true), Container-Optimized OS when Google's driver installer does; ``None`` under any other
+    GPU stack (GKE's default image serves) and when ``operator_driver`` is not known (a pool given to the operator as
+    plain values follows the operator's own)."""
+    if gpu_stack != "gpu-operator" or operator_driver is None:
         return None
-    return COS_NODE_OS if operator_driver is False else UBUNTU_NODE_OS
+    return UBUNTU_NODE_OS if operator_driver else COS_NODE_OS
 
 
 GKE_KUBERNETES_VERSIONS = ("1.33", "1.34", "1.35", "1.36")
@@ -786,7 +787,7 @@ def node_pool_inputs(
     driver_version: str | None = None,
     gpu_stack: GpuStack = "auto",
     compute_class: str | None = None,
-    operator_driver: bool | None = None,
+    operator_driver: bool = True,
 ) -> dict[str, Any]:
     """The plain ``gcp.container.NodePool`` inputs derived from the spec (cluster wiring and service account
     excluded). ``autoscaling`` uses the pool-wide ``total_*`` limits (GKE's per-zone limits would multiply by
@@ -1053,7 +1054,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
         super().__init__(TOKEN, name, None, opts)
         compute_class = args.get("compute_class")
-        operator_driver = args.get("operator_driver")
+        operator_driver: bool | None = args.get("operator_driver", True) if gpu_stack == "gpu-operator" else None
         view = gke_pool_view(spec, driver_version, gpu_stack, compute_class, operator_driver)
         self.spec: GpuNodePoolSpec = spec
         self.served_by: str | None = None
@@ -1062,7 +1063,7 @@ class GkeGpuNodePool(pulumi.ComponentResource):
         self.gpu_stack: GpuStack = gpu_stack
         self.accelerator_type: str = accelerator_type_for(spec)
         self.driver_version: str = view.driver_setting
-        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack, compute_class, operator_driver)
+        inputs = node_pool_inputs(spec, self.driver_version, gpu_stack, compute_class, operator_driver is not False)
         child = pulumi.ResourceOptions(parent=self)
 
         service_account = args.get("service_account")

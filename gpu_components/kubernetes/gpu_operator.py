@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import node_os
+from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import facts_for
 from gpu_components.enums import CloudArg, DraFeatureGateArg, DraInstallerArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
@@ -92,6 +93,30 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
     OwnedValue(("draDriver", "featureGates"), "the DRA driver's feature gates, which the claim rules read", None),
 )
 """GPU Operator chart values the library decides, which ``helm_values`` may not set (nor replace their section)."""
+
+
+def driver_owned_values(cloud: Cloud, operator_driver: bool) -> tuple[OwnedValue, ...]:
+    """Chart values the driver owner decides, beyond :data:`OPERATOR_OWNED_VALUES`: where the operator installs no
+    driver (``operator_driver`` false) its ``driver.version`` and ``driver.upgradePolicy`` would be ignored; on the
+    cloud's own driver installer (:attr:`~gpu_components.cloud_facts.GpuOperatorFacts.driver_installer`, GKE's COS
+    installer) the operator finds that driver and keeps its toolkit by ``hostPaths.driverInstallDir``,
+    ``toolkit.installDir`` and ``cdi.enabled``, which the library sets to the installer's (NVIDIA's GKE guide)."""
+    if operator_driver:
+        return ()
+    ignored = "the operator installs no driver here (operator_driver false), so it would be ignored"
+    owned = [
+        OwnedValue(("driver", "version"), ignored, "operator_driver"),
+        OwnedValue(("driver", "upgradePolicy"), ignored, "operator_driver"),
+    ]
+    installer = facts_for(cloud).gpu_operator.driver_installer
+    if installer is not None:
+        where = f"{installer.driver_root}, where {facts_for(cloud).service}'s driver installer puts the driver"
+        owned += [
+            OwnedValue(("hostPaths", "driverInstallDir"), f"the operator finds the driver in {where}", None),
+            OwnedValue(("toolkit", "installDir"), f"the toolkit goes beside the driver in {where}", None),
+            OwnedValue(("cdi", "enabled"), "NVIDIA's guide for the cloud's driver installer turns CDI on", None),
+        ]
+    return tuple(owned)
 
 
 class NvidiaGpuOperatorArgs(TypedDict):
@@ -246,6 +271,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         ]
         if mode == "gpu-cluster":
             problems += gpu_cluster_problems(specs, operator_driver)
+        problems += owned_value_problems(driver_owned_values(cloud, operator_driver), settings.get("helm_values"))
         problems += driver_node_os_problems(
             cloud, operator_driver, [(spec.name, node_os(pool)) for spec, pool in zip(specs, served.pools, strict=True)]
         )

@@ -188,15 +188,14 @@ def driver_owner_problems(
     needs = f" ({rule.operator_driver_needs})" if rule.operator_driver_needs else ""
     if rule.operator_exclusive and node:
         reason = f"{facts.service} would install it" + (" and so would the GPU Operator" if operator_driver else "")
-        return [
-            Problem(
-                where,
-                shown,
-                f"{reason} ({both}); {rule.operator_exclusive}",
-                f"{rule.setting} {rule.off} with {operator_driver_path} true{needs}",
-                rule.source,
+        installer = facts.gpu_operator.driver_installer
+        valid = f"{rule.setting} {rule.off} with {operator_driver_path} true{needs}"
+        if installer is not None and not operator_driver:
+            valid = (
+                f"{rule.setting} {rule.off} (with {operator_driver_path} false, {facts.service}'s driver installer "
+                f"installs it on {installer.node_os} nodes)"
             )
-        ]
+        return [Problem(where, shown, f"{reason} ({both}); {rule.operator_exclusive}", valid, rule.source)]
     if node and operator_driver:
         return [
             Problem(

@@ -66,6 +66,7 @@ class PoolFacts:
         advertised: resource name -> count each node advertises.
         host: who advertises its GPUs (``devicePluginHost``).
         max_shared: resource name -> the most a container may ask for (shared pools that admit one), with the source.
+        node_selector: the labels the component says a pod selects it by (its ``nodeSelector`` output).
     """
 
     urn: str
@@ -75,6 +76,7 @@ class PoolFacts:
     advertised: Mapping[str, int]
     host: str
     max_shared: Mapping[str, tuple[int, str]]
+    node_selector: Mapping[str, str]
 
 
 def _config_entries(resources: Sequence[StackResource]) -> dict[str, Mapping[str, Any]]:
@@ -141,7 +143,8 @@ def stack_pools(resources: Iterable[StackResource]) -> list[PoolFacts]:
             (str(t.get("key", "")), str(t.get("value") or ""), str(t.get("effect", "")))
             for t in map(_map, _list(props.get("taints")))
         )
-        pools.append(PoolFacts(urn, name, labels, taints, counts, host, max_shared))
+        selector = {str(k): str(v) for k, v in _map(props.get("nodeSelector")).items()}
+        pools.append(PoolFacts(urn, name, labels, taints, counts, host, max_shared, selector))
     return pools
 
 
@@ -252,6 +255,12 @@ def _names(pools: Iterable[PoolFacts]) -> str:
     return ", ".join(sorted(pool.name for pool in pools))
 
 
+def _selector_text(pool: PoolFacts) -> str:
+    """The node selector a pod gives to land on ``pool``: its component's ``nodeSelector``, else the pool label."""
+    selector = pool.node_selector or {POOL_LABEL: pool.name}
+    return "{" + ", ".join(f"{key}: {value}" for key, value in selector.items()) + "}"
+
+
 def workload_pool_selection_violations(resources: Iterable[StackResource]) -> list[StackViolation]:
     """A GPU workload must select a GPU pool of the stack: a ``nodeSelector`` entry or a required node affinity
     ``In``/``Exists`` on a label the pool has (the pool label :data:`~gpu_components.spec.POOL_LABEL`, or a label
@@ -264,7 +273,7 @@ def workload_pool_selection_violations(resources: Iterable[StackResource]) -> li
             workload.urn,
             f"{workload.path}: the pods ask for {', '.join(sorted({name for _, name, _ in workload.limits}))} but "
             f"their nodeSelector and required node affinity select none of the stack's GPU pools "
-            f"({_names(pools)}); select one, e.g. nodeSelector {{{POOL_LABEL}: {pools[0].name}}} "
+            f"({_names(pools)}); select one, e.g. nodeSelector {_selector_text(pools[0])} "
             f"(gpu_components.workloads.gpu_pod_settings) [source: {SOURCE_NODE_SELECTION}]",
         )
         for workload in _workloads(resources, pools)

@@ -61,7 +61,23 @@ def test_a_version_prefix_on_both_sides_of_a_boundary_is_refused_not_guessed(ver
     assert "names GKE versions on both sides" in message and "give the full version" in message
 
 
-@pytest.mark.parametrize("version", [None, "latest", "-", "one"])
+@pytest.mark.parametrize("version", ["one", "v1.30", "1.33 ", "1.30-gke", "1.30.1-gke.x"])
+def test_a_malformed_version_is_refused_as_no_gke_version(version: str) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        accelerator_class_needed(version)
+    [problem] = error.value.problems
+    assert (problem.value, problem.path) == (version, "kubernetes_version")
+    assert problem.message.startswith("not a GKE version (MAJOR.MINOR, MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-gke.N")
+
+
+def test_an_unquoted_yaml_version_is_told_to_quote_it() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        accelerator_class_needed(1.3)
+    [problem] = error.value.problems
+    assert "a number, not a version string: YAML reads 1.30 as 1.3; quote it" in problem.message
+
+
+@pytest.mark.parametrize("version", [None, "latest", "-"])
 def test_an_unknown_version_is_refused(version: object) -> None:
     with pytest.raises(GpuSpecError) as error:
         accelerator_class_needed(version)
@@ -206,6 +222,24 @@ def test_component_registers_nothing_and_gives_pod_settings(preview: bool) -> No
 def test_pod_settings_keep_the_accelerator_class_beside_the_gpu_selectors() -> None:
     _, pool = plan_and(lambda: GkeAutopilotGpuPool("l4", {"pool": L4, "kubernetes_version": "1.29.3-gke.1093000"}))
     assert gpu_pod_settings(pool, 1)["nodeSelector"]["cloud.google.com/compute-class"] == "Accelerator"
+
+
+def test_dra_access_and_no_gpu_taint_are_refused_on_autopilot() -> None:
+    errors: list[GpuSpecError] = []
+
+    def build() -> None:
+        try:
+            args: Any = {"pool": {**L4, "gpu_access": "dra", "gpu_taint": False}, "kubernetes_version": "1.34"}
+            GkeAutopilotGpuPool("l4", args)
+        except GpuSpecError as error:
+            errors.append(error)
+
+    plan, _ = plan_and(build)
+    assert plan.resources == ()
+    [error] = errors
+    assert [(p.path, p.value) for p in error.problems] == [("pool.gpu_access", "dra"), ("pool.gpu_taint", False)]
+    assert "GKE's DRA setup does not support Autopilot clusters" in error.problems[0].message
+    assert "GKE taints Autopilot GPU nodes nvidia.com/gpu=present:NoSchedule itself" in error.problems[1].message
 
 
 def test_component_refuses_before_registering_anything() -> None:

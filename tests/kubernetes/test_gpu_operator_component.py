@@ -320,3 +320,64 @@ def test_chart_version_must_be_the_charts_form_whole(version: str) -> None:
 
 def test_a_chart_version_of_the_charts_form_reaches_the_release() -> None:
     assert resource(operator_plan(chart_version="v25.10.1"), RELEASE, "op-release").inputs["version"] == "v25.10.1"
+
+
+def _refused(args: dict[str, Any]) -> GpuSpecError:
+    errors: list[GpuSpecError] = []
+
+    def program() -> None:
+        try:
+            NvidiaGpuOperator("op", args)  # type: ignore[arg-type]
+        except GpuSpecError as error:
+            errors.append(error)
+            raise
+
+    with pytest.raises(Exception):  # noqa: B017 (the mocks re-raise the program's error as their own)
+        plan_of(program)
+    return errors[0]
+
+
+def test_plain_gke_pools_follow_the_operators_driver_owner() -> None:
+    """A plain pool takes the operator's own operator_driver: Google's driver needs no node-pool component."""
+    plan = plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": False}))
+    values = resource(plan, RELEASE, "op-release").inputs["values"]
+    assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
+    assert names(plan, "kubernetes:yaml/v2:ConfigFile") == ["op-driver-installer"]
+
+
+def test_helm_values_may_not_move_googles_driver_or_set_an_ignored_driver() -> None:
+    helm_values = {
+        "hostPaths": "/x",
+        "toolkit": {"installDir": 5},
+        "cdi": {"enabled": False},
+        "driver": {"version": "550.1.2", "upgradePolicy": {"autoUpgrade": True}},
+    }
+    error = _refused({"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": False, "helm_values": helm_values})
+    found = {(p.path, p.valid) for p in error.problems}
+    assert {
+        ("helm_values.hostPaths", "leave it to the library"),
+        ("helm_values.toolkit.installDir", "leave it to the library"),
+        ("helm_values.cdi.enabled", "leave it to the library"),
+        ("helm_values.driver.version", "operator_driver"),
+        ("helm_values.driver.upgradePolicy", "operator_driver"),
+    } <= found
+    messages = {p.path: p.message for p in error.problems}
+    assert (
+        "/home/kubernetes/bin/nvidia, where GKE's driver installer puts the driver" in messages["helm_values.hostPaths"]
+    )
+    assert "operator_driver false), so it would be ignored" in messages["helm_values.driver.version"]
+
+
+def test_helm_values_keep_the_driver_root_where_the_operator_or_the_image_owns_the_driver() -> None:
+    """Only Google's installer fixes the driver root; elsewhere hostPaths is the user's, driver.version too where the
+    operator installs the driver."""
+    helm_values = {"hostPaths": {"driverInstallDir": "/opt/nvidia"}, "driver": {"version": "580.95.05"}}
+    plan = plan_of(
+        lambda: NvidiaGpuOperator(
+            "op", {"cloud": "gcp", "pools": GKE_POOLS, "operator_driver": True, "helm_values": helm_values}
+        )
+    )
+    values = resource(plan, RELEASE, "op-release").inputs["values"]
+    assert (values["hostPaths"], values["driver"]["version"]) == ({"driverInstallDir": "/opt/nvidia"}, "580.95.05")
+    error = _refused({"cloud": "aws", "pools": POOLS[:1], "helm_values": {"driver": {"version": "580.95.05"}}})
+    assert [p.path for p in error.problems] == ["helm_values.driver.version"]

@@ -1,7 +1,8 @@
 """The nodes a plan's pools would bring up, as the clouds, NVIDIA's agents and the DRA driver would register them.
 
 For each pool of a plan (fixed pools: EKS node groups, AKS agent pools, GKE node pools; provisioned pools: Karpenter /
-EKS Auto Mode / AKS NAP ``NodePool``s, GKE ``ComputeClass``es) one ``Node`` is made with:
+EKS Auto Mode / AKS NAP ``NodePool``s, GKE ``ComputeClass``es; GKE Autopilot pools, whose node GKE makes for the
+pods) one ``Node`` is made with:
 
 - the labels and taints the plan puts on the pool's nodes (effects in Kubernetes spelling);
 - what each cloud adds itself (each with its source):
@@ -182,6 +183,8 @@ def pools(plan: Mapping[str, Any]) -> list[Pool]:
             pool = _karpenter(plan, resource)
         elif token == "kubernetes:cloud.google.com/v1:ComputeClass":
             pool = _compute_class(resource)
+        elif token == "gpu-components:index:GkeAutopilotGpuPool":
+            pool = _autopilot(resource, gpu_pools)
         if pool is None:
             continue
         if pool.name in gpu_pools:
@@ -251,6 +254,36 @@ def _compute_class(resource: Mapping[str, Any]) -> Pool:
     gpu = first.get("gpu")
     accelerator = {"type": gpu["type"]} if gpu else None
     _gke_gpu(pool, accelerator, bool(first.get("spot")))
+    return pool
+
+
+def _autopilot(resource: Mapping[str, Any], gpu_pools: Mapping[str, Mapping[str, Any]]) -> Pool | None:
+    """The GPU node GKE Autopilot creates for a pool's pods (it has no node pool in the plan): the machine type's
+    accelerator and its count per node, Spot, time-sharing and partition labels, and GKE's GPU taint (GKE "Deploy
+    GPU workloads in Autopilot": ``cloud.google.com/gke-accelerator``, ``cloud.google.com/gke-accelerator-count``;
+    "About GPUs": the taint). It carries no label of the library's: pods reach it by GKE's labels alone."""
+    name = next(
+        (
+            pool
+            for pool, entry in gpu_pools.items()
+            if entry.get("nodes") == "GKE Autopilot" and str(resource["name"]).endswith(f"-{pool}")
+        ),
+        None,
+    )
+    if name is None:
+        return None
+    capacity = gpu_pools[name]["capacity"]
+    instance_type = str(capacity["instanceType"])
+    found = catalog.find_instance_type("gcp", instance_type)
+    pool = Pool(name, "gcp", resource["type"], instance_type)  # no label of the library's: Autopilot sets the labels
+    pool.labels["cloud.google.com/gke-accelerator-count"] = str(capacity["gpusPerNode"])
+    accelerator: dict[str, Any] = {"type": found.accelerator_type if found is not None else None}
+    shared = [entry["sharedBy"] for entry in capacity["advertises"] if entry.get("sharedBy", 1) > 1]
+    if shared:
+        accelerator["gpuSharingConfig"] = {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": shared[0]}
+    if capacity.get("mig"):
+        accelerator["gpuPartitionSize"] = next(iter(capacity["mig"]))
+    _gke_gpu(pool, accelerator, bool(capacity.get("spot")))
     return pool
 
 

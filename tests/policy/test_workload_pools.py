@@ -87,6 +87,19 @@ def test_a_gpu_workload_that_selects_no_pool_is_a_violation() -> None:
     )
 
 
+def test_the_suggested_selector_is_the_pools_own_node_selector() -> None:
+    """An Autopilot pool has no pool label: the advice is its nodeSelector output, which selects it."""
+    selector = {"cloud.google.com/gke-accelerator": "nvidia-l4", "cloud.google.com/gke-accelerator-count": "1"}
+    urn, token, outputs = pool("al4", {"nvidia.com/gpu": 1}, "cloud")
+    autopilot = (urn, token, {**outputs, "labels": selector, "nodeSelector": selector})
+    [(_, message)] = workload_pool_selection_violations([autopilot, job(1)])
+    assert (
+        "select one, e.g. nodeSelector {cloud.google.com/gke-accelerator: nvidia-l4, "
+        "cloud.google.com/gke-accelerator-count: 1}" in message
+    )
+    assert workload_pool_selection_violations([autopilot, job(1, nodeSelector=selector)]) == []
+
+
 def test_a_selector_of_a_misspelt_pool_selects_nothing() -> None:
     assert len(workload_pool_selection_violations([L4, job(1, **on("l4x"))])) == 1
 
