@@ -9,9 +9,9 @@ UV_VERSION ?= 0.13.9
 STACK ?= aws-eks
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 FORMAT ?= tree
-SOURCES := gpu_components tests stacks policy benchmarks __main__.py
+SOURCES := gpu_components tests stacks policy benchmarks tools __main__.py
 
-.PHONY: install plan check test oracles clean-oracles languages check-fast lint golden golden-diff schema bench bench-install clean
+.PHONY: install plan check test oracles clean-oracles languages check-fast lint golden golden-diff schema readme-reference bench bench-install clean
 
 .tools/bin/uv:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target .tools uv==$(UV_VERSION)
@@ -73,6 +73,10 @@ golden-diff: install
 # reads); tests/test_package_schema.py fails when the committed file drifts from it.
 schema: install
 	$(BIN)/python -m gpu_components.package > schema.json
+
+# The README's generated reference (components, pool fields, cluster wiring) from the input classes and schema.json.
+readme-reference: install
+	$(BIN)/python tools/readme_reference.py
 
 # Offline-plan timing and scaling (see README, Performance). BENCH_ARGS=--quick for a short run.
 bench: install

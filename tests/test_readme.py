@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,11 @@ import pytest
 import yaml
 
 from gpu_components.cli import main
+from gpu_components.cluster_pool import ClusterPoolArgs
+from gpu_components.package import COMPONENTS
 from gpu_components.plan import Plan
 from tests.helpers import ROOT, names, plan_of, resource
+from tools import readme_reference
 
 SECTION = re.search(r"^## Use it in your own program\n(.*?)^## ", (ROOT / "README.md").read_text(), re.M | re.S)
 assert SECTION is not None, "README has no 'Use it in your own program' section"
@@ -146,3 +151,60 @@ def test_every_readme_command_names_a_command_and_options_it_has() -> None:
         for word in words[1:]:
             if word.startswith("-"):
                 assert word.split("=")[0] in options, f"README.md:{number}: {words[0]} has no option {word}"
+
+
+def test_the_generated_reference_is_current() -> None:
+    readme = (ROOT / "README.md").read_text()
+    schema = json.loads((ROOT / "schema.json").read_text())
+    assert readme_reference.with_reference(readme, schema) == readme, "README is stale: run make readme-reference"
+
+
+def test_the_reference_lists_every_component_and_nested_pool_field() -> None:
+    schema = json.loads((ROOT / "schema.json").read_text())
+    text = readme_reference.reference(schema)
+    assert f"#### Components ({len(COMPONENTS)})" in text
+    assert all(f"| `{component.__name__}` |" in text for component in COMPONENTS)
+    pool_rows = readme_reference.rows(ClusterPoolArgs, "", schema)
+    fields = [row.split("`")[1] for row in pool_rows]
+    assert len(fields) == len(set(fields))
+    assert {
+        "name",
+        "provisioning.disruption.budgets[].nodes",
+        "provisioning.startup_taints[].effect",
+        "taints[].value",
+        "gcp.compute_class",
+        "aws.node_group_args",
+    } <= set(fields)
+    assert (
+        "| `provisioning.capacity_types` | `capacityTypes` | list of `on-demand` \\| `spot` \\| `reserved` |  |" in text
+    )
+    assert (
+        "| `resource_group_name` | `resourceGroupName` | string | required | Resource group of the AKS cluster. |"
+        in text
+    )
+
+
+def test_a_schema_change_changes_the_reference() -> None:
+    readme = (ROOT / "README.md").read_text()
+    schema = json.loads((ROOT / "schema.json").read_text())
+    schema["types"]["gpu-components:index:AksWiringArgs"]["properties"]["clusterName"]["description"] = "Renamed."
+    stale = readme_reference.with_reference(readme, schema)
+    assert "| `cluster_name` | `clusterName` | string | required | Renamed. |" in stale
+    assert readme_reference.with_reference(stale, json.loads((ROOT / "schema.json").read_text())) == readme
+
+
+def test_the_invalid_config_echo_is_what_the_plan_prints(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(
+        r"`stacks/Pulumi\.bad\.yaml`:\n\n```yaml\n(.*?)```.*?```\n\$ gpu-components plan bad\n(.*?)```", readme, re.S
+    )
+    assert shown is not None, "README lost its invalid-config example"
+    config, echo = shown.groups()
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks", ignore=shutil.ignore_patterns("Pulumi.*.yaml", "__pycache__"))
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path)
+    (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(config)
+    script = Path(sys.executable).parent / "gpu-components"
+    done = subprocess.run(
+        [str(script), "plan", "bad", "-C", str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", echo)
