@@ -142,6 +142,7 @@ def test_the_typescript_sdk_has_one_module_per_component_and_no_diagnostics(
             "eksAutoModeGpuNodePool.ts",
             "eksGpuNodeGroup.ts",
             "eksKarpenterGpuNodePool.ts",
+            "gkeAutopilotGpuPool.ts",
             "gkeComputeClassGpuPool.ts",
             "gkeGpuNodePool.ts",
             "gpuCluster.ts",
