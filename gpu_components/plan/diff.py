@@ -58,13 +58,16 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.ignore_changes import ignore_changes_warnings
+from gpu_components.plan.karpenter_drift import deleted as karpenter_deleted
+from gpu_components.plan.karpenter_drift import drift as karpenter_drift
+from gpu_components.plan.karpenter_drift import provisioned_types
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
 from gpu_components.plan.mocks import planned_id
@@ -259,13 +262,16 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     matches = _match(old_resources, new_resources)
     claimed = set(matches.values())
     pools = node_pool_types()
+    drainable = pools | provisioned_types()
     added = tuple(
         ResourceChange(urn, r["type"], r["name"], "create")
         for urn, r in sorted(new_resources.items())
         if urn not in matches
     )
     removed = tuple(
-        _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
+        _removed(urn, resource, pools, old_resources.values())
+        for urn, resource in sorted(old_resources.items())
+        if urn not in claimed
     )
     compared = {
         urn: _compare(old_resources[matches[urn]], new_resources[urn], new_resources) for urn in sorted(matches)
@@ -289,9 +295,9 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         changes = (*moved, *changes)
         replace = any(c.replaces for c in changes)
         drains: str | None = None
-        if replace and now["type"] in pools:
+        if replace and now["type"] in drainable:
             drains = DRAINS_REPLACED
-        elif any(c.path.startswith(PROVIDER_SETTINGS) for c in changes) and now["type"] in pools:
+        elif any(c.path.startswith(PROVIDER_SETTINGS) for c in changes) and now["type"] in drainable:
             drains = DRAINS_PROVIDER_SETTINGS
         elif not replace:
             drains = next((rolls_nodes(now["type"], parse(c.path)) for c in changes if c.rolls), None)
@@ -303,6 +309,13 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
                     changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now))
                     or repartitions_gpus(now["type"], _inputs(was), _inputs(now))
                     or upgrades_gpu_driver(now["type"], _inputs(was), _inputs(now), _operator_pools(now, new_resources))
+                    or karpenter_drift(
+                        now["type"],
+                        _inputs(was),
+                        _inputs(now),
+                        [parse(c.path) for c in changes if not c.path.startswith("(")],
+                        new_resources.values(),
+                    )
                 )
         old_urn = matches[urn] if matches[urn] != urn else None
         if drains is None and all(c.path == PROVIDER for c in changes) and (kept or not changes):
@@ -360,10 +373,21 @@ def _inputs(resource: Mapping[str, Any]) -> Mapping[str, Any]:
     return inputs if isinstance(inputs, Mapping) else {}
 
 
-def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> ResourceChange:
+def _removed(
+    urn: str, resource: Mapping[str, Any], pools: frozenset[str], resources: Iterable[Mapping[str, Any]]
+) -> ResourceChange:
+    """A deleted resource: a node pool's deletion drains it (:data:`DRAINS_DELETED`), a Karpenter NodePool's or
+    NodeClass's its nodes (:func:`~gpu_components.plan.karpenter_drift.deleted`; ``resources``: the old plan's
+    records), unless ``retainOnDelete`` leaves it in the cloud."""
     options = _options(resource) or {}
     retained = options.get("retainOnDelete") is True
-    drains = DRAINS_DELETED if resource["type"] in pools and not retained else None
+    drains = None
+    if not retained:
+        drains = (
+            DRAINS_DELETED
+            if resource["type"] in pools
+            else karpenter_deleted(resource["type"], _inputs(resource), resources)
+        )
     return ResourceChange(
         urn,
         resource["type"],
