@@ -168,7 +168,7 @@ def drift(
         return None
     spec = sorted({str(path[1]) for path in changed if len(path) > 1 and path[0] == "spec"})
     static = [field for field in spec if field not in NODE_CLASS_RESOLVED]
-    launched = f"{kind} {_name(new_inputs)} launched ({_serving(new_inputs, resources)})"
+    launched = f"launched from {kind} {_name(new_inputs)} ({_serving(new_inputs, resources)})"
     if static:
         fields = ", ".join(f"spec.{field}" for field in static)
         return f"Karpenter drift: {fields} changed, so Karpenter replaces every node {launched}"
