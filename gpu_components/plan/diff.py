@@ -1,7 +1,9 @@
 """Compare two JSON plans as the Pulumi engine would: what a change to a program or its config creates, deletes,
 updates and replaces, and which node pools it drains.
 
-``diff(old, new)`` takes two documents written by :func:`gpu_components.plan.to_json` (text or parsed) and returns
+``diff(old, new)`` takes two documents written by :func:`gpu_components.plan.to_json` or
+:func:`gpu_components.plan.state.to_state` (``--format state``, a deployment as ``pulumi stack export`` writes it; told
+apart by their content and read back by :func:`~gpu_components.plan.state.from_state`), as text or parsed, and returns
 a :class:`PlanDiff`. It follows the engine's rules (``pkg/resource/deploy/step_generator.go`` in pulumi/pulumi),
 with each resource's options as the plan records them (:mod:`gpu_components.plan.options`):
 
@@ -84,6 +86,7 @@ from gpu_components.plan.replacements import (
     under_any,
     upgrades_gpu_driver,
 )
+from gpu_components.plan.state import from_state, is_state
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
@@ -652,6 +655,11 @@ def _document(value: str | Mapping[str, Any], side: str) -> Mapping[str, Any]:
             value = json.loads(value)
         except ValueError as error:
             raise PlanFormatError(f"the {side} plan is not JSON: {error}") from None
+    if is_state(value):
+        try:
+            return from_state(value)
+        except ValueError as error:
+            raise PlanFormatError(f"the {side} state cannot be read: {error}") from None
     if not isinstance(value, Mapping) or not isinstance(value.get("resources"), list):
         raise PlanFormatError(f"the {side} plan is not a JSON plan: it needs a 'resources' list")
     return value
