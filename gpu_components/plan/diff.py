@@ -50,6 +50,9 @@ the engine records them without an update, and so does the diff. A plan written 
 no ``options`` key: its resources' ``provider`` is unknown and not compared, and with no ``ignoreChanges`` or
 ``replaceOnChanges`` on the new side only the providers' own rules apply.
 
+A value that bears a secret (Pulumi marked it secret on one side, or it holds a kubeconfig) is never printed: the
+change reads ``path: [secret] (changed)`` (:func:`_masked`).
+
 Limits, because a plan is offline: a secret or preview-time unknown reads the same (``"[secret]"``,
 ``"[unknown]"``) on both sides, so a change hidden behind one is not seen; replacements are known only for the
 node-pool types that have a force-new table and for ``replaceOnChanges``.
@@ -58,12 +61,15 @@ node-pool types that have a force-new table and for ``replaceOnChanges``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
+
+import yaml
 
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.ignore_changes import ignore_changes_warnings
@@ -72,7 +78,7 @@ from gpu_components.plan.karpenter_drift import drift as karpenter_drift
 from gpu_components.plan.karpenter_drift import provisioned_types
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
-from gpu_components.plan.mocks import planned_id
+from gpu_components.plan.mocks import SECRET, planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
 from gpu_components.plan.replacements import (
@@ -165,7 +171,8 @@ class InputChange:
     and ``within`` is the path inside the decoded document (``""`` for the whole of it). ``refused`` says why the
     cloud refuses the change in place (``pulumi up`` fails on it:
     :attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`), and ``note`` what the verdict cannot know
-    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`).
+    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`). ``secret``: the value bears a secret
+    (:func:`_masked`), so ``old`` and ``new`` are both ``"[secret]"`` and only the fact that it changed is shown.
     """
 
     path: str
@@ -177,6 +184,7 @@ class InputChange:
     within: str = ""
     refused: str | None = None
     note: str | None = None
+    secret: bool = False
 
 
 @dataclass(frozen=True)
@@ -321,6 +329,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
                     )
                 )
         old_urn = matches[urn] if matches[urn] != urn else None
+        changes = tuple(_masked(change) for change in changes)
         if drains is None and all(c.path == PROVIDER for c in changes) and (kept or not changes):
             if old_urn is not None or kept:
                 renamed.append(
@@ -345,7 +354,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             )
         )
     outputs = tuple(
-        InputChange(render(path), a, b)
+        _masked(InputChange(render(path), a, b))
         for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), ())
     )
     return PlanDiff(
@@ -363,6 +372,31 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             )
         ),
     )
+
+
+def _masked(change: InputChange) -> InputChange:
+    """``change`` with both values masked (``"[secret]"``, :attr:`InputChange.secret`) when either bears a secret:
+    Pulumi marked it secret (the plan's ``"[secret]"``, so its other side, plain, is a secret too), or it holds a
+    kubeconfig (:func:`_holds_kubeconfig`), whose users' tokens, client keys and exec credentials grant access to
+    the cluster although pulumi-kubernetes's schema does not mark its provider's ``kubeconfig`` secret."""
+    if not any(value == SECRET or _holds_kubeconfig(value) for value in (change.old, change.new)):
+        return change
+    old = ABSENT if change.old is ABSENT else SECRET
+    new = ABSENT if change.new is ABSENT else SECRET
+    return dataclasses.replace(change, old=old, new=new, secret=True)
+
+
+def _holds_kubeconfig(value: object) -> bool:
+    """Whether ``value`` is a kubeconfig document (YAML or JSON text of a ``kind: Config`` object with ``clusters``
+    or ``users``: client-go's ``clientcmd/api/v1.Config``, https://kubernetes.io/docs/concepts/configuration/organize-
+    cluster-access-kubeconfig/)."""
+    if not isinstance(value, str) or "Config" not in value or ("users" not in value and "clusters" not in value):
+        return False
+    try:
+        document = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return False
+    return isinstance(document, Mapping) and document.get("kind") == "Config"
 
 
 def _options(resource: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -778,6 +812,9 @@ def _change_lines(item: InputChange, indent: str) -> list[str]:
     path = item.path
     if item.decoded is not None:
         path = f"{path} ({item.decoded}) {item.within}" if item.within else f"{path} ({item.decoded})"
+    if item.secret:
+        verb = "added" if item.old is ABSENT else "removed" if item.new is ABSENT else "changed"
+        return [f"{indent}{path}: {SECRET} ({verb}){mark}"]
     if isinstance(item.old, str) and isinstance(item.new, str) and ("\n" in item.old or "\n" in item.new):
         body = difflib.unified_diff(item.old.splitlines(), item.new.splitlines(), "old", "new", lineterm="", n=1)
         return [f"{indent}{path}:{mark}", *(f"{indent}  {line}" for line in list(body)[2:])]
@@ -792,10 +829,11 @@ def _value(value: Any, path: str = "") -> str:
 
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
-    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note"}],
+    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note",
+    "secret"}],
     "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}], "outputs":
-    [...]}``; ``old`` / ``new`` are left out where the path does not exist, ``rolls``, ``decoded``, ``within``,
-    ``refused`` and ``note`` where not set, and ``drains``, ``oldUrn``, ``refused`` and the flags where the change
+    [...]}``; ``old`` / ``new`` are left out where the path does not exist (both ``"[secret]"`` where ``secret``),
+    ``rolls``, ``decoded``, ``within``, ``refused``, ``note`` and ``secret`` where not set, and ``drains``, ``oldUrn``, ``refused`` and the flags where the change
     has none. Renames by alias and moves to a provider of the same settings that change nothing else have the action
     ``same``."""
     return {
@@ -827,6 +865,8 @@ def _change_document(item: InputChange) -> dict[str, Any]:
     document: dict[str, Any] = {"path": item.path, "replaces": item.replaces}
     if item.rolls:
         document["rolls"] = True
+    if item.secret:
+        document["secret"] = True
     if item.refused:
         document["refused"] = item.refused
     if item.note:
