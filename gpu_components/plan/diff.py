@@ -830,12 +830,11 @@ def _value(value: Any, path: str = "") -> str:
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
     "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note",
-    "secret"}],
-    "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}], "outputs":
-    [...]}``; ``old`` / ``new`` are left out where the path does not exist (both ``"[secret]"`` where ``secret``),
-    ``rolls``, ``decoded``, ``within``, ``refused``, ``note`` and ``secret`` where not set, and ``drains``, ``oldUrn``, ``refused`` and the flags where the change
-    has none. Renames by alias and moves to a provider of the same settings that change nothing else have the action
-    ``same``."""
+    "secret"}], "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}],
+    "outputs": [...]}``; ``old`` / ``new`` are left out where the path does not exist (both ``"[secret]"`` where
+    ``secret``), ``rolls``, ``decoded``, ``within``, ``refused``, ``note`` and ``secret`` where not set, and
+    ``drains``, ``oldUrn``, ``refused`` and the flags where the change has none. Renames by alias and moves to a
+    provider of the same settings that change nothing else have the action ``same``."""
     return {
         "oldStack": result.old_stack,
         "newStack": result.new_stack,
