@@ -5,7 +5,8 @@ credentials, and prints every resource it would register. The project is the one
 flag; ``--root`` is its deprecated name), the current directory by default: its ``Pulumi.yaml`` names the program
 (``main:``) and the stack config directory (:func:`~gpu_components.plan.project.run_project`); this repository's
 root is the example project. ``gpu-components diff OLD NEW`` compares two JSON plans (or ``--format state``
-documents, on either side) and flags node-pool replacements; a missing side or an empty directory exits 1. Invalid config exits with status 1 and the validation message, without a traceback; so do a directory
+documents, on either side) and flags node-pool replacements; a missing side or an empty directory exits 1. Invalid
+config exits with status 1 and the validation message, without a traceback; so do a directory
 without ``Pulumi.yaml``, a project that is neither Python nor YAML or whose ``main:`` does not exist, a YAML program
 the offline reader cannot run (:mod:`~gpu_components.plan.yaml_program`), and a program that raises
 (its exception's type and message, and the program's file and line).
