@@ -4,8 +4,9 @@
 credentials, and prints every resource it would register. The project is the one in ``--cwd`` (``-C``, Pulumi's own
 flag; ``--root`` is its deprecated name), the current directory by default: its ``Pulumi.yaml`` names the program
 (``main:``) and the stack config directory (:func:`~gpu_components.plan.project.run_project`); this repository's
-root is the example project. ``gpu-components diff OLD NEW`` compares two JSON plans and flags node-pool
-replacements. Invalid config exits with status 1 and the validation message, without a traceback; so do a directory
+root is the example project. ``gpu-components diff OLD NEW`` compares two JSON plans (or ``--format state``
+documents, on either side) and flags node-pool replacements; a missing side or an empty directory exits 1. Invalid
+config exits with status 1 and the validation message, without a traceback; so do a directory
 without ``Pulumi.yaml``, a project that is neither Python nor YAML or whose ``main:`` does not exist, a YAML program
 the offline reader cannot run (:mod:`~gpu_components.plan.yaml_program`), and a program that raises
 (its exception's type and message, and the program's file and line).
@@ -56,7 +57,7 @@ from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.project import ProgramError, load_project, pool_records, run_project
 from gpu_components.plan.render import to_json, to_tree
 from gpu_components.plan.runner import Plan, StackFileError
-from gpu_components.plan.state import to_state_json
+from gpu_components.plan.state import is_state, to_state_json
 
 if TYPE_CHECKING:
     from gpu_components.plan.policy import PolicyConfig, PolicyPack, PolicyReport
@@ -272,8 +273,8 @@ def plan(
 
 
 @main.command(name="diff")
-@click.argument("old", type=click.Path(exists=True, path_type=Path))
-@click.argument("new", type=click.Path(exists=True, path_type=Path))
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
     "--exit-code",
@@ -285,10 +286,14 @@ def plan(
     ),
 )
 def diff_command(old: Path, new: Path, output_format: str, exit_code: bool) -> None:
-    """Compare two JSON plans (files, or directories of <stack>.json paired by name).
+    """Compare two plans (files, or directories of <stack>.json paired by name): JSON plans or --format state
+    documents, either on either side (told apart by their content).
 
-    A stack only in NEW shows every resource as created; only in OLD, as deleted.
+    A stack only in NEW shows every resource as created; only in OLD, as deleted. A side that does not exist, or a
+    directory with no <stack>.json, is an error (exit 1): an empty side is no verdict.
     """
+    for label, path in (("OLD", old), ("NEW", new)):
+        _require_plans(label, path)
     pairs = _pairs(old, new)
     diffs = [_diff(_read_plan(a, stack), _read_plan(b, stack)) for stack, a, b in pairs]
     if output_format == "json":
@@ -535,8 +540,13 @@ def _read_plan(path: Path | None, stack: str) -> dict[str, Any]:
         raise click.ClickException(f"cannot read the plan {path}: {error.strerror or error}") from None
     except ValueError as error:
         raise click.ClickException(f"{path} is not a JSON plan: {error}") from None
+    if is_state(document):
+        return dict(document)
     if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
-        raise click.ClickException(f"{path} is not a JSON plan: it needs a 'resources' list")
+        raise click.ClickException(
+            f"{path} is not a JSON plan: it needs a 'resources' list (or, as --format state writes it,"
+            " 'deployment.resources')"
+        )
     return document
 
 
@@ -546,6 +556,18 @@ def _diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDif
         return diff(old, new)
     except PlanFormatError as error:
         raise click.ClickException(str(error)) from None
+
+
+def _require_plans(label: str, path: Path) -> None:
+    """A ``diff`` side must exist and, as a directory, hold at least one ``<stack>.json``: diffing nothing would
+    read as "no changes"."""
+    if not path.exists():
+        raise click.ClickException(f"{label} {path} does not exist: give a plan file or a directory of <stack>.json")
+    if path.is_dir() and not any(path.glob("*.json")):
+        raise click.ClickException(
+            f"{label} {path} is a directory with no <stack>.json plan: nothing to compare (write plans with"
+            " gpu-components plan --all --format json --out-dir DIR)"
+        )
 
 
 def _pairs(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:

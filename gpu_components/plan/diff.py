@@ -1,7 +1,9 @@
 """Compare two JSON plans as the Pulumi engine would: what a change to a program or its config creates, deletes,
 updates and replaces, and which node pools it drains.
 
-``diff(old, new)`` takes two documents written by :func:`gpu_components.plan.to_json` (text or parsed) and returns
+``diff(old, new)`` takes two documents written by :func:`gpu_components.plan.to_json` or
+:func:`gpu_components.plan.state.to_state` (``--format state``, a deployment as ``pulumi stack export`` writes it; told
+apart by their content and read back by :func:`~gpu_components.plan.state.from_state`), as text or parsed, and returns
 a :class:`PlanDiff`. It follows the engine's rules (``pkg/resource/deploy/step_generator.go`` in pulumi/pulumi),
 with each resource's options as the plan records them (:mod:`gpu_components.plan.options`):
 
@@ -48,6 +50,9 @@ the engine records them without an update, and so does the diff. A plan written 
 no ``options`` key: its resources' ``provider`` is unknown and not compared, and with no ``ignoreChanges`` or
 ``replaceOnChanges`` on the new side only the providers' own rules apply.
 
+A value that bears a secret (Pulumi marked it secret on one side, or it holds a kubeconfig) is never printed: the
+change reads ``path: [secret] (changed)`` (:func:`_masked`).
+
 Limits, because a plan is offline: a secret or preview-time unknown reads the same (``"[secret]"``,
 ``"[unknown]"``) on both sides, so a change hidden behind one is not seen; replacements are known only for the
 node-pool types that have a force-new table and for ``replaceOnChanges``.
@@ -56,18 +61,24 @@ node-pool types that have a force-new table and for ``replaceOnChanges``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
+import yaml
+
 from gpu_components.cloud_facts import EncodedInput, NodeTemplate, all_cloud_facts
 from gpu_components.plan.ignore_changes import ignore_changes_warnings
+from gpu_components.plan.karpenter_drift import deleted as karpenter_deleted
+from gpu_components.plan.karpenter_drift import drift as karpenter_drift
+from gpu_components.plan.karpenter_drift import provisioned_types
 from gpu_components.plan.kubernetes_replacements import deletes_first, force_new_paths
 from gpu_components.plan.mock_kit import PROVIDER_TYPE_PREFIX
-from gpu_components.plan.mocks import planned_id
+from gpu_components.plan.mocks import SECRET, planned_id
 from gpu_components.plan.options import identity_of, inherited_child_alias
 from gpu_components.plan.property_path import Path, parse, render, reset
 from gpu_components.plan.replacements import (
@@ -81,6 +92,7 @@ from gpu_components.plan.replacements import (
     under_any,
     upgrades_gpu_driver,
 )
+from gpu_components.plan.state import from_state, is_state
 
 __all__ = ["ABSENT", "InputChange", "PlanDiff", "PlanFormatError", "ResourceChange", "diff", "to_document", "to_text"]
 
@@ -159,7 +171,8 @@ class InputChange:
     and ``within`` is the path inside the decoded document (``""`` for the whole of it). ``refused`` says why the
     cloud refuses the change in place (``pulumi up`` fails on it:
     :attr:`~gpu_components.cloud_facts.CloudFacts.refused_in_place`), and ``note`` what the verdict cannot know
-    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`).
+    offline (:data:`PROVIDER_ASKS`, :data:`PROVIDER_UNKNOWN`). ``secret``: the value bears a secret
+    (:func:`_masked`), so ``old`` and ``new`` are both ``"[secret]"`` and only the fact that it changed is shown.
     """
 
     path: str
@@ -171,6 +184,7 @@ class InputChange:
     within: str = ""
     refused: str | None = None
     note: str | None = None
+    secret: bool = False
 
 
 @dataclass(frozen=True)
@@ -259,13 +273,16 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     matches = _match(old_resources, new_resources)
     claimed = set(matches.values())
     pools = node_pool_types()
+    drainable = pools | provisioned_types()
     added = tuple(
         ResourceChange(urn, r["type"], r["name"], "create")
         for urn, r in sorted(new_resources.items())
         if urn not in matches
     )
     removed = tuple(
-        _removed(urn, resource, pools) for urn, resource in sorted(old_resources.items()) if urn not in claimed
+        _removed(urn, resource, pools, old_resources.values())
+        for urn, resource in sorted(old_resources.items())
+        if urn not in claimed
     )
     compared = {
         urn: _compare(old_resources[matches[urn]], new_resources[urn], new_resources) for urn in sorted(matches)
@@ -289,9 +306,9 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         changes = (*moved, *changes)
         replace = any(c.replaces for c in changes)
         drains: str | None = None
-        if replace and now["type"] in pools:
+        if replace and now["type"] in drainable:
             drains = DRAINS_REPLACED
-        elif any(c.path.startswith(PROVIDER_SETTINGS) for c in changes) and now["type"] in pools:
+        elif any(c.path.startswith(PROVIDER_SETTINGS) for c in changes) and now["type"] in drainable:
             drains = DRAINS_PROVIDER_SETTINGS
         elif not replace:
             drains = next((rolls_nodes(now["type"], parse(c.path)) for c in changes if c.rolls), None)
@@ -303,8 +320,16 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
                     changes_gpu_advertiser(now["type"], _inputs(was), _inputs(now))
                     or repartitions_gpus(now["type"], _inputs(was), _inputs(now))
                     or upgrades_gpu_driver(now["type"], _inputs(was), _inputs(now), _operator_pools(now, new_resources))
+                    or karpenter_drift(
+                        now["type"],
+                        _inputs(was),
+                        _inputs(now),
+                        [parse(c.path) for c in changes if not c.path.startswith("(")],
+                        new_resources.values(),
+                    )
                 )
         old_urn = matches[urn] if matches[urn] != urn else None
+        changes = tuple(_masked(change) for change in changes)
         if drains is None and all(c.path == PROVIDER for c in changes) and (kept or not changes):
             if old_urn is not None or kept:
                 renamed.append(
@@ -329,7 +354,7 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
             )
         )
     outputs = tuple(
-        InputChange(render(path), a, b)
+        _masked(InputChange(render(path), a, b))
         for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), ())
     )
     return PlanDiff(
@@ -349,6 +374,31 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
     )
 
 
+def _masked(change: InputChange) -> InputChange:
+    """``change`` with both values masked (``"[secret]"``, :attr:`InputChange.secret`) when either bears a secret:
+    Pulumi marked it secret (the plan's ``"[secret]"``, so its other side, plain, is a secret too), or it holds a
+    kubeconfig (:func:`_holds_kubeconfig`), whose users' tokens, client keys and exec credentials grant access to
+    the cluster although pulumi-kubernetes's schema does not mark its provider's ``kubeconfig`` secret."""
+    if not any(value == SECRET or _holds_kubeconfig(value) for value in (change.old, change.new)):
+        return change
+    old = ABSENT if change.old is ABSENT else SECRET
+    new = ABSENT if change.new is ABSENT else SECRET
+    return dataclasses.replace(change, old=old, new=new, secret=True)
+
+
+def _holds_kubeconfig(value: object) -> bool:
+    """Whether ``value`` is a kubeconfig document (YAML or JSON text of a ``kind: Config`` object with ``clusters``
+    or ``users``: client-go's ``clientcmd/api/v1.Config``, https://kubernetes.io/docs/concepts/configuration/organize-
+    cluster-access-kubeconfig/)."""
+    if not isinstance(value, str) or "Config" not in value or ("users" not in value and "clusters" not in value):
+        return False
+    try:
+        document = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return False
+    return isinstance(document, Mapping) and document.get("kind") == "Config"
+
+
 def _options(resource: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """A resource's recorded options, or None for a plan written before options were recorded."""
     options = resource.get("options")
@@ -360,10 +410,21 @@ def _inputs(resource: Mapping[str, Any]) -> Mapping[str, Any]:
     return inputs if isinstance(inputs, Mapping) else {}
 
 
-def _removed(urn: str, resource: Mapping[str, Any], pools: frozenset[str]) -> ResourceChange:
+def _removed(
+    urn: str, resource: Mapping[str, Any], pools: frozenset[str], resources: Iterable[Mapping[str, Any]]
+) -> ResourceChange:
+    """A deleted resource: a node pool's deletion drains it (:data:`DRAINS_DELETED`), a Karpenter NodePool's or
+    NodeClass's its nodes (:func:`~gpu_components.plan.karpenter_drift.deleted`; ``resources``: the old plan's
+    records), unless ``retainOnDelete`` leaves it in the cloud."""
     options = _options(resource) or {}
     retained = options.get("retainOnDelete") is True
-    drains = DRAINS_DELETED if resource["type"] in pools and not retained else None
+    drains = None
+    if not retained:
+        drains = (
+            DRAINS_DELETED
+            if resource["type"] in pools
+            else karpenter_deleted(resource["type"], _inputs(resource), resources)
+        )
     return ResourceChange(
         urn,
         resource["type"],
@@ -628,6 +689,11 @@ def _document(value: str | Mapping[str, Any], side: str) -> Mapping[str, Any]:
             value = json.loads(value)
         except ValueError as error:
             raise PlanFormatError(f"the {side} plan is not JSON: {error}") from None
+    if is_state(value):
+        try:
+            return from_state(value)
+        except ValueError as error:
+            raise PlanFormatError(f"the {side} state cannot be read: {error}") from None
     if not isinstance(value, Mapping) or not isinstance(value.get("resources"), list):
         raise PlanFormatError(f"the {side} plan is not a JSON plan: it needs a 'resources' list")
     return value
@@ -746,6 +812,9 @@ def _change_lines(item: InputChange, indent: str) -> list[str]:
     path = item.path
     if item.decoded is not None:
         path = f"{path} ({item.decoded}) {item.within}" if item.within else f"{path} ({item.decoded})"
+    if item.secret:
+        verb = "added" if item.old is ABSENT else "removed" if item.new is ABSENT else "changed"
+        return [f"{indent}{path}: {SECRET} ({verb}){mark}"]
     if isinstance(item.old, str) and isinstance(item.new, str) and ("\n" in item.old or "\n" in item.new):
         body = difflib.unified_diff(item.old.splitlines(), item.new.splitlines(), "old", "new", lineterm="", n=1)
         return [f"{indent}{path}:{mark}", *(f"{indent}  {line}" for line in list(body)[2:])]
@@ -760,12 +829,12 @@ def _value(value: Any, path: str = "") -> str:
 
 def to_document(result: PlanDiff) -> dict[str, Any]:
     """The diff as a JSON-ready document: ``{"oldStack", "newStack", "resources": [{"urn", "type", "name",
-    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note"}],
-    "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}], "outputs":
-    [...]}``; ``old`` / ``new`` are left out where the path does not exist, ``rolls``, ``decoded``, ``within``,
-    ``refused`` and ``note`` where not set, and ``drains``, ``oldUrn``, ``refused`` and the flags where the change
-    has none. Renames by alias and moves to a provider of the same settings that change nothing else have the action
-    ``same``."""
+    "action", "changes": [{"path", "old", "new", "replaces", "rolls", "decoded", "within", "refused", "note",
+    "secret"}], "drains", "oldUrn", "deleteBeforeReplace", "retained", "protected", "refused", "providerKept"}],
+    "outputs": [...]}``; ``old`` / ``new`` are left out where the path does not exist (both ``"[secret]"`` where
+    ``secret``), ``rolls``, ``decoded``, ``within``, ``refused``, ``note`` and ``secret`` where not set, and
+    ``drains``, ``oldUrn``, ``refused`` and the flags where the change has none. Renames by alias and moves to a
+    provider of the same settings that change nothing else have the action ``same``."""
     return {
         "oldStack": result.old_stack,
         "newStack": result.new_stack,
@@ -795,6 +864,8 @@ def _change_document(item: InputChange) -> dict[str, Any]:
     document: dict[str, Any] = {"path": item.path, "replaces": item.replaces}
     if item.rolls:
         document["rolls"] = True
+    if item.secret:
+        document["secret"] = True
     if item.refused:
         document["refused"] = item.refused
     if item.note:

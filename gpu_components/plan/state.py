@@ -62,7 +62,7 @@ import math
 import re
 import struct
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from gpu_components.plan.mock_kit import PLAN_TIMESTAMP, PROVIDER_TYPE_PREFIX, STACK_TYPE, UNKNOWN
 from gpu_components.plan.mocks import SECRET, planned_id
@@ -76,6 +76,9 @@ __all__ = [
     "SIG_KEY",
     "UNKNOWN_VALUE",
     "default_provider_name",
+    "from_state",
+    "is_state",
+    "plan_value",
     "state_value",
     "timeout_seconds",
     "to_state",
@@ -333,4 +336,100 @@ def state_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         # JSON has no NaN or infinity: Pulumi writes the IEEE 754 bits in hex under its float signature.
         return {SIG_KEY: FLOAT_SIG, "value": struct.pack(">d", value).hex()}
+    return value
+
+
+def is_state(document: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether a parsed document is a deployment (``{"version", "deployment": {"resources": [...]}}``, what
+    :func:`to_state` and ``pulumi stack export`` write) rather than a JSON plan."""
+    deployment = document.get("deployment") if isinstance(document, Mapping) else None
+    return isinstance(deployment, Mapping) and isinstance(deployment.get("resources"), list)
+
+
+def from_state(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A deployment (:func:`is_state`) read back as the JSON plan document the diff compares
+    (:func:`~gpu_components.plan.render.to_json`'s shape), so that a plan can be diffed against a stack's state.
+
+    The stack resource gives ``project``, ``stack`` and ``outputs``; each default provider (``pulumi:providers:<pkg>``
+    named ``default...``) gives the stack config of its package (``<pkg>:<key>``, its inputs but ``version`` and
+    ``__internal``), as the plan's ``config`` holds it; every other resource keeps ``urn``, ``type``, its name (the
+    URN's last part), ``parent`` (None for a top-level one), ``custom``, ``inputs`` (an explicit provider's without
+    the ``version`` and ``__internal`` the engine adds) and the options state keeps: ``provider`` (an explicit one's
+    URN), ``protect``, ``aliases``, ``additionalSecretOutputs``. Values are read back as the plan writes them
+    (:func:`plan_value`). What state does not keep (``ignoreChanges``, ``replaceOnChanges``, ``retainOnDelete``,
+    ``deleteBeforeReplace``, config that no provider reads) is absent.
+
+    Raises:
+        ValueError: a resource lacks ``urn`` or ``type``.
+    """
+    deployment = document["deployment"]
+    stack_urn, project, stack = "", "", ""
+    outputs: Mapping[str, Any] = {}
+    config: dict[str, Any] = {}
+    defaults: set[str] = set()
+    records: list[Mapping[str, Any]] = []
+    for index, resource in enumerate(deployment["resources"]):
+        if not isinstance(resource, Mapping) or not isinstance(resource.get("urn"), str) or "type" not in resource:
+            raise ValueError(f"the deployment's resources[{index}] needs 'urn' and 'type'")
+        urn, type_ = resource["urn"], str(resource["type"])
+        name = urn.rsplit("::", 1)[-1]
+        if type_ == STACK_TYPE:
+            stack_urn, outputs = urn, resource.get("outputs") or {}
+            stack, project = urn.split("::")[0].removeprefix("urn:pulumi:"), urn.split("::")[1]
+        elif type_.startswith(PROVIDER_TYPE_PREFIX) and name.startswith("default"):
+            defaults.add(urn)
+            package = type_.removeprefix(PROVIDER_TYPE_PREFIX)
+            for key, value in (resource.get("inputs") or {}).items():
+                if key not in (_INTERNAL, "version"):
+                    config[f"{package}:{key}"] = plan_value(value)
+        else:
+            records.append(resource)
+    resources = [_plan_record(resource, stack_urn, defaults) for resource in records]
+    return {
+        "project": project,
+        "stack": stack,
+        "config": config,
+        "resources": sorted(resources, key=lambda r: str(r["urn"])),
+        "outputs": plan_value(outputs),
+    }
+
+
+def _plan_record(resource: Mapping[str, Any], stack_urn: str, defaults: set[str]) -> dict[str, Any]:
+    urn, type_ = str(resource["urn"]), str(resource["type"])
+    inputs = plan_value(resource.get("inputs") or {})
+    if type_.startswith(PROVIDER_TYPE_PREFIX):
+        inputs = {key: value for key, value in inputs.items() if key not in (_INTERNAL, "version")}
+    options: dict[str, Any] = {}
+    provider = str(resource.get("provider") or "").rpartition("::")[0]
+    if provider and provider not in defaults:
+        options["provider"] = provider
+    for key in ("protect", "aliases", "additionalSecretOutputs"):
+        if resource.get(key):
+            options[key] = resource[key]
+    parent = resource.get("parent")
+    return {
+        "urn": urn,
+        "type": type_,
+        "name": urn.rsplit("::", 1)[-1],
+        "parent": None if parent in (None, stack_urn) else parent,
+        "custom": resource.get("custom") is True,
+        "inputs": inputs,
+        "options": options,
+    }
+
+
+def plan_value(value: Any) -> Any:
+    """A property value of Pulumi's state as the plan writes it, :func:`state_value` undone: a secret is
+    ``"[secret]"`` (its plaintext or ciphertext never read), the unknown value ``"[unknown]"``, Pulumi's float form
+    the number; maps and lists item by item."""
+    if isinstance(value, Mapping):
+        if value.get(SIG_KEY) == SECRET_SIG:
+            return SECRET
+        if value.get(SIG_KEY) == FLOAT_SIG and isinstance(value.get("value"), str):
+            return struct.unpack(">d", bytes.fromhex(value["value"]))[0]
+        return {key: plan_value(item) for key, item in value.items()}
+    if value == UNKNOWN_VALUE:
+        return UNKNOWN
+    if isinstance(value, list):
+        return [plan_value(item) for item in value]
     return value
