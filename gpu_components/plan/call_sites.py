@@ -9,8 +9,8 @@ functions (``pulumi.runtime.invoke``, ``invoke_output``, ``invoke_async``, ``inv
 the context the SDK's tasks copy (:data:`CALL_SITE`); an ``apply`` callback that raises, and a missing mock, leave
 that record on the exception (:func:`mark`, read by :func:`call_site_of`).
 
-Outside a plan the wrappers only call through. Only frames outside installed packages and the standard library are
-kept (the program's own; this package's when run from a checkout), outermost first.
+Outside a plan the wrappers only call through. Only frames outside installed packages, the standard library and this
+package are kept (the program's own), outermost first.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ _STDLIB = tuple(
     str(Path(path).resolve()) for path in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
 )
 _INSTALLED = ("site-packages", "dist-packages")
+_PACKAGE = str(Path(__file__).resolve().parent.parent) + "/"
+"""This package's directory: its frames are never the program's."""
 _LOCK = threading.Lock()
 _installed = False
 
@@ -52,10 +54,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _kept(filename: str) -> bool:
-    """Whether a frame may be the program's: an absolute file outside installed packages and the standard library."""
+    """Whether a frame may be the program's: an absolute file outside installed packages, the standard library and
+    this package."""
     if not filename.startswith("/") or any(part in filename for part in _INSTALLED):
         return False
-    return not filename.startswith(_STDLIB)
+    return not filename.startswith((*_STDLIB, _PACKAGE))
 
 
 def _here() -> Frames:
@@ -66,7 +69,7 @@ def _here() -> Frames:
         if _kept(frame.f_code.co_filename):
             frames.append((frame.f_code.co_filename, frame.f_lineno))
         frame = frame.f_back
-    return CALL_SITE.get() + tuple(reversed(frames))
+    return CALL_SITE.get() + tuple(reversed(frames)) if frames else CALL_SITE.get()
 
 
 def mark(error: BaseException, frames: Frames | None = None) -> None:

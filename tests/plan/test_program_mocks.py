@@ -13,9 +13,12 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pulumi
+import pulumi.runtime
 import pytest
 
 from gpu_components.plan import MissingMockError, ProgramError, StackFileError, run_project
+from gpu_components.plan.call_sites import CALL_SITE
 
 STACK = """\
 config:
@@ -377,3 +380,13 @@ def test_the_programs_mock_answers_an_invoke_the_plan_has_none_for(tmp_path: Pat
         mocks="invokes:\n  aws:ec2/getInstance:getInstance:\n    privateIp: 10.0.0.7\n",
     )
     assert outputs == {"ip": "10.0.0.7"}
+
+
+def test_the_sdk_functions_are_wrapped_once_and_call_through_outside_a_plan(tmp_path: Path) -> None:
+    plan(tmp_path, "import pulumi\npulumi.export('x', pulumi.Output.from_input(1).apply(lambda v: v + 1))\n")
+    outputs = plan(tmp_path, "import pulumi\npulumi.export('x', pulumi.Output.from_input(1).apply(lambda v: v + 1))\n")
+    assert outputs == {"x": 2}
+    for wrapped in (pulumi.runtime.invoke, pulumi.runtime.invoke_output, pulumi.runtime.call, pulumi.Output.apply):
+        original = getattr(wrapped, "__wrapped__", None)
+        assert original is not None and not hasattr(original, "__wrapped__"), wrapped
+    assert CALL_SITE.get() == ()
