@@ -312,6 +312,31 @@ def test_a_program_that_raises(tmp_path: Path) -> None:
     assert failed(tmp_path) == "Error: dev: the program raised RuntimeError: no GPU quota for dev (at app/pools.py:2)"
 
 
+def test_an_invoke_without_a_mock_names_the_token_the_line_and_the_mocks_file(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "Pulumi.yaml": "name: p\nruntime: python\n",
+            "Pulumi.dev.yaml": "config: {}\n",
+            "__main__.py": "import pulumi_aws as aws\n\nhost = aws.ec2.get_instance(instance_id='i-0a1b')\n",
+        },
+    )
+    assert failed(tmp_path) == (
+        "Error: dev: the program raised MissingMockError: no plan mock for invoke 'aws:ec2/getInstance:getInstance': "
+        'give what it returns under invokes: in gpu-components-mocks.yaml beside Pulumi.yaml (README, "Plan your own '
+        'program") (at __main__.py:3)'
+    )
+    write(tmp_path, {"gpu-components-mocks.yaml": "invoke:\n  aws:ec2/getInstance:getInstance: {}\n"})
+    assert failed(tmp_path) == (
+        f"Error: dev: {tmp_path / 'gpu-components-mocks.yaml'}: unknown key(s) invoke: the valid keys are invokes and "
+        "resources"
+    )
+    write(
+        tmp_path, {"gpu-components-mocks.yaml": "invokes:\n  aws:ec2/getInstance:getInstance: {privateIp: 10.0.0.7}\n"}
+    )
+    assert run("plan", "dev", "-C", str(tmp_path)).exit_code == 0
+
+
 def test_invalid_gpu_input_keeps_todays_message(tmp_path: Path) -> None:
     write(tmp_path, {"Pulumi.yaml": PULUMI_YAML, "Pulumi.dev.yaml": DEV, "app/__main__.py": MAIN})
     write(tmp_path, {"app/kubeconfig.yaml": "", "app/pools.py": POOLS.replace('"l4-shared"', '"L4"')})

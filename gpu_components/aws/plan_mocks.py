@@ -18,12 +18,15 @@ and pulumi-eks's kubeconfig (``aws eks get-token``).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from gpu_components.plan.mock_kit import (
+    PLAN_TIMESTAMP,
     MissingMockError,
     MockInvoke,
     MockResource,
@@ -164,28 +167,106 @@ def _eks_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, *, role_arn:
     }
 
 
+def _fixed(outputs: Outputs, _: MockResource) -> Outputs:
+    """A mock that gives every resource ``outputs``."""
+    return outputs
+
+
+def _eks_network(r: MockResource) -> dict[str, Any]:
+    """The network of a pulumi-eks ``Cluster``: the VPC and subnets it names, else (as pulumi-eks does without
+    ``vpcId``) the default VPC and its subnets, ids derived from the component's URN."""
+    private, public = list(r.get("privateSubnetIds", [])), list(r.get("publicSubnetIds", []))
+    subnets = list(r.get("subnetIds", [])) or private + public
+    if not subnets:
+        subnets = [f"subnet-{hex_of(r.urn + 'subnet' + str(n), 17)}" for n in range(3)]
+    network: dict[str, Any] = {"vpcId": str(r.get("vpcId", f"vpc-{hex_of(r.urn + 'vpc', 17)}")), "subnetIds": subnets}
+    if private:
+        network["privateSubnetIds"] = private
+    if public:
+        network["publicSubnetIds"] = public
+    return network
+
+
 def _eks_component_cluster(r: MockResource) -> Outputs:
-    """``eks:index:Cluster``: its EKS cluster (a resource the plugin creates, so references to it resolve), the
-    kubeconfig made from that cluster's endpoint and CA, and the OIDC provider when it is asked for."""
+    """``eks:index:Cluster``: the outputs pulumi-eks 4's ``Cluster`` and ``CoreData`` declare that programs read.
+
+    Its EKS cluster (a resource the plugin creates, put in the monitor so references resolve) with its ``vpcConfig``
+    (the VPC and subnets, :func:`_eks_network`; ``clusterSecurityGroupId`` the group EKS itself creates) and service
+    role; the security groups pulumi-eks creates for the control plane and the nodes, whose ids are
+    ``clusterSecurityGroupId`` and ``nodeSecurityGroupId`` (with ``skipDefaultSecurityGroups``: none, and both ids
+    are EKS's group, as pulumi-eks documents); the kubeconfig made from the cluster's endpoint and CA; ``core`` (VPC,
+    subnets, endpoint, cluster role, kubeconfig, the cluster security group, tags); the OIDC provider when it is asked
+    for (https://www.pulumi.com/registry/packages/eks/api-docs/cluster/#outputs)."""
+    network = _eks_network(r)
+    role = r.child("aws:iam/role:Role", f"{r.name}-eksRole")
+    role_name = role.autoname("name")
+    role_arn = _arn(r.config, "iam", f"role/{role_name}")
+    role_ref = reference(*synthetic(role, lambda c: (role_name, {"name": role_name, "arn": role_arn}))[:2])
+    security_groups: dict[str, tuple[dict[str, Any], str]] = {}
+    if not r.get("skipDefaultSecurityGroups", False):
+        for key, suffix in (
+            ("clusterSecurityGroup", "eksClusterSecurityGroup"),
+            ("nodeSecurityGroup", "nodeSecurityGroup"),
+        ):
+            group = r.child("aws:ec2/securityGroup:SecurityGroup", f"{r.name}-{suffix}", {"vpcId": network["vpcId"]})
+            group_id = f"sg-{hex_of(group.urn, 17)}"
+            group_state = {"vpcId": network["vpcId"], "arn": _arn(r.config, "ec2", f"security-group/{group_id}")}
+            urn, _, _ = synthetic(group, functools.partial(_fixed, (group_id, group_state)))
+            security_groups[key] = (reference(urn, group_id), group_id)
     cluster = r.child(
         "aws:eks/cluster:Cluster", f"{r.name}-eksCluster", {"name": r.get("name")} if r.get("name") else {}
     )
     state = _eks_cluster_state(cluster.autoname("name"), cluster.urn, r.config)
+    eks_security_group = f"sg-{hex_of(cluster.urn + 'cluster-security-group', 17)}"  # the one EKS itself creates
+    state.update(
+        roleArn=role_arn,
+        version=str(r.get("version", "")),
+        status="ACTIVE",
+        tags=dict(r.get("clusterTags", {})),
+        vpcConfig={
+            "clusterSecurityGroupId": eks_security_group,
+            "endpointPrivateAccess": bool(r.get("endpointPrivateAccess", False)),
+            "endpointPublicAccess": bool(r.get("endpointPublicAccess", True)),
+            "publicAccessCidrs": list(r.get("publicAccessCidrs", ["0.0.0.0/0"])),
+            "securityGroupIds": [group_id for _, group_id in security_groups.values()][:1],
+            "subnetIds": network["subnetIds"],
+            "vpcId": network["vpcId"],
+        },
+    )
     cluster_urn, cluster_id, _ = synthetic(cluster, lambda c: (state["name"], state))
     kubeconfig = _eks_kubeconfig(state["name"], state["endpoint"], state["certificateAuthority"]["data"])
     issuer = state["identities"][0]["oidcs"][0]["issuer"]
-    core: dict[str, Any] = {"cluster": reference(cluster_urn, cluster_id), "endpoint": state["endpoint"]}
-    if r.get("createOidcProvider", False):
-        oidc = r.child("aws:iam/openIdConnectProvider:OpenIdConnectProvider", f"{r.name}-oidcProvider")
-        arn = _arn(r.config, "iam", f"oidc-provider/{issuer.removeprefix('https://')}")
-        core["oidcProvider"] = reference(*synthetic(oidc, lambda c: (arn, {"arn": arn, "url": issuer}))[:2])
-    return "", {
+    core: dict[str, Any] = {
+        **network,
+        "cluster": reference(cluster_urn, cluster_id),
+        "clusterIamRole": role_ref,
+        "endpoint": state["endpoint"],
+        "instanceRoles": [],
+        "kubeconfig": kubeconfig,
+        "nodeGroupOptions": {},
+        "tags": dict(r.get("tags", {})),
+    }
+    outputs: dict[str, Any] = {
+        "clusterSecurityGroupId": eks_security_group,
         "core": core,
         "eksCluster": reference(cluster_urn, cluster_id),
+        "instanceRoles": [],
         "kubeconfig": kubeconfig,
         "kubeconfigJson": json.dumps(kubeconfig),
         "oidcIssuer": issuer.removeprefix("https://"),
     }
+    for key, (ref, group_id) in security_groups.items():
+        outputs[key], outputs[f"{key}Id"] = ref, group_id
+    if "clusterSecurityGroup" in security_groups:
+        core["clusterSecurityGroup"] = outputs["clusterSecurityGroup"]
+    if "nodeSecurityGroup" not in security_groups:
+        outputs["nodeSecurityGroupId"] = eks_security_group  # pulumi-eks: without its own, the nodes use EKS's
+    if r.get("createOidcProvider", False):
+        oidc = r.child("aws:iam/openIdConnectProvider:OpenIdConnectProvider", f"{r.name}-oidcProvider")
+        arn = _arn(r.config, "iam", f"oidc-provider/{issuer.removeprefix('https://')}")
+        core["oidcProvider"] = reference(*synthetic(oidc, lambda c: (arn, {"arn": arn, "url": issuer}))[:2])
+        outputs.update(oidcProviderArn=arn, oidcProviderUrl=issuer)
+    return "", outputs
 
 
 def _eks_get_kubeconfig(i: MockInvoke) -> dict[str, Any]:
@@ -244,6 +325,230 @@ def _get_eks_cluster(i: MockInvoke) -> dict[str, Any]:
     }
 
 
+_DIRECTIONS = {"gov": "g", "north": "n", "south": "s", "east": "e", "west": "w", "central": "c"}
+
+
+def _zone_id_prefix(region: str) -> str:
+    """The prefix of a region's Availability Zone ids, ``use1`` for ``us-east-1``, ``apse2`` for ``ap-southeast-2``,
+    ``usgw1`` for ``us-gov-west-1``
+    (https://docs.aws.amazon.com/ram/latest/userguide/working-with-az-ids.html)."""
+    area, *middle, number = region.split("-")
+    directions = "".join("".join(short for word, short in _DIRECTIONS.items() if word in part)[:2] for part in middle)
+    return f"{area}{directions}{number}"
+
+
+def _get_availability_zones(i: MockInvoke) -> dict[str, Any]:
+    """``aws.get_availability_zones``: zones ``a``, ``b`` and ``c`` of the stack's region (or the ``region``
+    argument), ids ``<prefix>-az1`` to ``-az3``, less those ``excludeNames``/``excludeZoneIds`` name."""
+    region = str(i.args.get("region") or _region(i.config))
+    zones = [(f"{region}{letter}", f"{_zone_id_prefix(region)}-az{n}") for n, letter in enumerate("abc", 1)]
+    excluded = {*i.args.get("excludeNames", []), *i.args.get("excludeZoneIds", [])}
+    zones = [(name, zone_id) for name, zone_id in zones if name not in excluded and zone_id not in excluded]
+    return {
+        "id": region,
+        "region": region,
+        "names": [name for name, _ in zones],
+        "zoneIds": [zone_id for _, zone_id in zones],
+        "groupNames": [region] * len(zones),
+        "state": str(i.args.get("state", "")),
+    }
+
+
+def _partition(region: str) -> tuple[str, str]:
+    """(partition, DNS suffix) of a region (https://docs.aws.amazon.com/whitepapers/latest/aws-fault-isolation-
+    boundaries/partitions.html)."""
+    if region.startswith("cn-"):
+        return "aws-cn", "amazonaws.com.cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov", "amazonaws.com"
+    return "aws", "amazonaws.com"
+
+
+def _get_partition(i: MockInvoke) -> dict[str, Any]:
+    """``aws.get_partition``: the partition of the stack's region."""
+    partition, suffix = _partition(_region(i.config))
+    return {
+        "id": partition,
+        "partition": partition,
+        "dnsSuffix": suffix,
+        "reverseDnsPrefix": ".".join(reversed(suffix.split("."))),
+    }
+
+
+def _policy_strings(values: Any) -> Any:
+    """A list of strings as the provider writes it in a policy: one value alone, else sorted in reverse
+    (``policyDecodeConfigStrings`` in terraform-provider-aws ``internal/service/iam/policy_model.go``)."""
+    items = [str(v) for v in values]
+    return items[0] if len(items) == 1 else sorted(items, reverse=True)
+
+
+def _policy_principals(principals: list[Mapping[str, Any]]) -> Any:
+    """``principals``/``notPrincipals`` as the provider writes them: ``"*"`` for one ``*`` of type ``*``, else type ->
+    identifiers (map keys sorted, as Go writes a map)."""
+    if (
+        len(principals) == 1
+        and principals[0].get("type") == "*"
+        and list(principals[0].get("identifiers", [])) == ["*"]
+    ):
+        return "*"
+    written: dict[str, Any] = {}
+    for principal in principals:
+        kind, identifiers = str(principal.get("type", "")), _policy_strings(principal.get("identifiers", []))
+        if kind in written:
+            before = written[kind] if isinstance(written[kind], list) else [written[kind]]
+            identifiers = before + (identifiers if isinstance(identifiers, list) else [identifiers])
+        written[kind] = identifiers
+    return dict(sorted(written.items()))
+
+
+def _policy_conditions(conditions: list[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``conditions`` as the provider writes them: test -> variable -> values (in order; one value alone)."""
+    written: dict[str, dict[str, list[str]]] = {}
+    for condition in conditions:
+        values = written.setdefault(str(condition.get("test", "")), {}).setdefault(
+            str(condition.get("variable", "")), []
+        )
+        values.extend(str(v) for v in condition.get("values", []))
+    return {
+        test: {variable: values[0] if len(values) == 1 else values for variable, values in sorted(variables.items())}
+        for test, variables in sorted(written.items())
+    }
+
+
+def _policy_statement(statement: Mapping[str, Any]) -> dict[str, Any]:
+    """One statement of ``aws.iam.get_policy_document`` as the provider renders it: ``Sid``, ``Effect`` (default
+    ``Allow``), ``Action``, ``NotAction``, ``Resource``, ``NotResource``, ``Principal``, ``NotPrincipal``,
+    ``Condition``, each left out when empty."""
+    rendered: dict[str, Any] = {"Sid": statement.get("sid"), "Effect": statement.get("effect") or "Allow"}
+    for key, name in (
+        ("actions", "Action"),
+        ("notActions", "NotAction"),
+        ("resources", "Resource"),
+        ("notResources", "NotResource"),
+    ):
+        if statement.get(key):
+            rendered[name] = _policy_strings(statement[key])
+    for key, name in (("principals", "Principal"), ("notPrincipals", "NotPrincipal")):
+        if statement.get(key):
+            rendered[name] = _policy_principals(statement[key])
+    if statement.get("conditions"):
+        rendered["Condition"] = _policy_conditions(statement["conditions"])
+    return {key: value for key, value in rendered.items() if value}
+
+
+def _merge_statements(statements: list[dict[str, Any]], more: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``more`` merged into ``statements`` as the provider merges documents: a statement replaces the one of its
+    ``Sid``, one without a ``Sid`` (or with a new one) is appended."""
+    merged = list(statements)
+    for statement in more:
+        sid = statement.get("Sid")
+        at = next((n for n, old in enumerate(merged) if sid and old.get("Sid") == sid), None)
+        if at is None:
+            merged.append(statement)
+        else:
+            merged[at] = statement
+    return merged
+
+
+def _go_json(document: Any, *, indent: int | None) -> str:
+    """JSON as Go's ``encoding/json`` writes it (``MarshalIndent`` with two spaces, or ``Marshal``): ``<``, ``>`` and
+    ``&`` escaped."""
+    separators = (",", ": ") if indent else (",", ":")
+    text = json.dumps(document, indent=indent, separators=separators, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _get_policy_document(i: MockInvoke) -> dict[str, Any]:
+    """``aws.iam.get_policy_document``: the JSON policy document rendered from its statements as the provider
+    renders it (terraform-provider-aws ``iam/policy_document_data_source.go`` and ``policy_model.go``): ``Version``
+    (default ``2012-10-17``), ``Id`` (``policyId``), ``Statement``: the ``sourcePolicyDocuments``' statements, then
+    the given ones, then the ``overridePolicyDocuments``', each replacing the statement of its ``Sid``; ``json``
+    indented by two spaces, ``minifiedJson`` compact, ``id`` the CRC-32 of ``json`` (the provider's
+    ``create.StringHashcode``)."""
+    statements: list[dict[str, Any]] = []
+    for source in i.args.get("sourcePolicyDocuments", []):
+        statements = _merge_statements(statements, list(json.loads(source).get("Statement", [])))
+    statements = _merge_statements(statements, [_policy_statement(s) for s in i.args.get("statements", [])])
+    for override in i.args.get("overridePolicyDocuments", []):
+        statements = _merge_statements(statements, list(json.loads(override).get("Statement", [])))
+    document: dict[str, Any] = {"Version": str(i.args.get("version") or "2012-10-17")}
+    if i.args.get("policyId"):
+        document["Id"] = str(i.args["policyId"])
+    if statements:
+        document["Statement"] = statements
+    text = _go_json(document, indent=2)
+    return {
+        **i.args,
+        "id": str(zlib.crc32(text.encode())),
+        "json": text,
+        "minifiedJson": _go_json(document, indent=None),
+    }
+
+
+def _ami_id(seed: str) -> str:
+    return f"ami-{hex_of(seed, 17)}"
+
+
+def _filter_value(args: Mapping[str, Any], name: str) -> str | None:
+    """The first value of the invoke's filter ``name``, if it has one."""
+    for given in args.get("filters", []):
+        if given.get("name") == name and given.get("values"):
+            return str(given["values"][0])
+    return None
+
+
+def _get_ami(i: MockInvoke) -> dict[str, Any]:
+    """``aws.ec2.get_ami``: an AMI id derived from the arguments (``ami-`` and 17 hex digits), in the stack's region,
+    named by the ``name`` filter (its ``*`` as a date), of the ``architecture`` filter's architecture (default
+    ``x86_64``), owned by the first numeric ``owners`` entry (else the mocked account), owner alias ``amazon`` when
+    ``owners`` names it (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_Image.html)."""
+    image_id = _ami_id(i.seed())
+    name = (_filter_value(i.args, "name") or f"image-{hex_of(i.seed(), 7)}").replace("*", "20250101")
+    owner = next((str(o) for o in i.args.get("owners", []) if str(o).isdigit()), AWS_ACCOUNT_ID)
+    return {
+        **i.args,
+        "id": image_id,
+        "imageId": image_id,
+        "arn": f"arn:aws:ec2:{_region(i.config)}::image/{image_id}",
+        "name": name,
+        "architecture": _filter_value(i.args, "architecture") or "x86_64",
+        "creationDate": PLAN_TIMESTAMP,
+        "ownerId": owner,
+        "imageOwnerAlias": "amazon" if "amazon" in i.args.get("owners", []) else "",
+        "rootDeviceName": "/dev/xvda",
+        "rootDeviceType": "ebs",
+        "virtualizationType": "hvm",
+        "state": "available",
+        "public": True,
+        "enaSupport": True,
+    }
+
+
+_PUBLIC_PARAMETER = re.compile(r"^/aws/service/.*/image_id$")
+"""AWS's public SSM parameters that hold an AMI id: the EKS-optimized, Bottlerocket and Amazon Linux AMIs
+(https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html)."""
+
+
+def _get_parameter(i: MockInvoke) -> dict[str, Any]:
+    """``aws.ssm.get_parameter`` of an AMI's public parameter (``/aws/service/.../image_id``, e.g. the EKS-optimized
+    AMIs'): an AMI id derived from the parameter's name. Any other parameter's value cannot be guessed:
+    `MissingMockError` (the program's own mocks file gives it)."""
+    name = str(i.args.get("name", ""))
+    if not _PUBLIC_PARAMETER.match(name):
+        raise MissingMockError("invoke", i.token, f"(parameter {name!r}, whose value only your account knows)")
+    value = _ami_id(name)
+    return {
+        "id": name,
+        "name": name,
+        "arn": f"arn:aws:ssm:{_region(i.config)}::parameter{name}",
+        "type": "String",
+        "value": value,
+        "insecureValue": value,
+        "version": 1,
+        "withDecryption": bool(i.args.get("withDecryption", True)),
+    }
+
+
 MOCKS = ProviderMocks(
     resources={
         "aws:ec2/launchTemplate:LaunchTemplate": _launch_template,
@@ -252,11 +557,16 @@ MOCKS = ProviderMocks(
     },
     components={"eks:index:Cluster": _eks_component_cluster},
     invokes={
+        "aws:ec2/getAmi:getAmi": _get_ami,
         "aws:ec2/getVpc:getVpc": _get_vpc,
         "aws:ec2/getSubnets:getSubnets": _get_subnets,
         "aws:eks/getCluster:getCluster": _get_eks_cluster,
+        "aws:iam/getPolicyDocument:getPolicyDocument": _get_policy_document,
+        "aws:index/getAvailabilityZones:getAvailabilityZones": _get_availability_zones,
         "aws:index/getCallerIdentity:getCallerIdentity": _get_caller_identity,
+        "aws:index/getPartition:getPartition": _get_partition,
         "aws:index/getRegion:getRegion": _get_region,
+        "aws:ssm/getParameter:getParameter": _get_parameter,
         "eks:index:Cluster/getKubeconfig": _eks_get_kubeconfig,
     },
     fallbacks={"aws": _aws_resource},

@@ -23,7 +23,14 @@ import yaml
 
 from gpu_components.plan.mock_kit import MockInvoke, MockResource, Outputs, ProviderMocks, certificate_b64, hex_of
 
-__all__ = ["AZURE_SUBSCRIPTION_ID", "DEFAULT_AZURE_LOCATION", "MOCKS"]
+__all__ = [
+    "AZURE_CLIENT_ID",
+    "AZURE_OBJECT_ID",
+    "AZURE_SUBSCRIPTION_ID",
+    "AZURE_TENANT_ID",
+    "DEFAULT_AZURE_LOCATION",
+    "MOCKS",
+]
 
 AZURE_SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000000"
 """The subscription of every mocked ARM id."""
@@ -122,10 +129,33 @@ def _user_credentials(i: MockInvoke) -> dict[str, Any]:
     return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(text.encode()).decode()}]}
 
 
+AZURE_TENANT_ID = "00000000-0000-0000-0000-000000000001"
+"""The Entra ID tenant of the mocked subscription."""
+AZURE_CLIENT_ID = "00000000-0000-0000-0000-000000000002"
+"""The application (client) id the mocked credentials sign in as."""
+AZURE_OBJECT_ID = "00000000-0000-0000-0000-000000000003"
+"""The Entra ID object id of the principal the mocked credentials sign in as."""
+
+
+def _client_config(i: MockInvoke) -> dict[str, Any]:
+    """``authorization.get_client_config``: who the provider signs in as (:data:`AZURE_CLIENT_ID`,
+    :data:`AZURE_OBJECT_ID`), in :data:`AZURE_TENANT_ID` and :data:`AZURE_SUBSCRIPTION_ID`, or the stack's
+    ``azure-native:subscriptionId`` and ``azure-native:tenantId`` when it sets them."""
+    return {
+        "clientId": i.config.get("azure-native:clientId") or AZURE_CLIENT_ID,
+        "objectId": AZURE_OBJECT_ID,
+        "subscriptionId": i.config.get("azure-native:subscriptionId") or AZURE_SUBSCRIPTION_ID,
+        "tenantId": i.config.get("azure-native:tenantId") or AZURE_TENANT_ID,
+    }
+
+
 MOCKS = ProviderMocks(
     resources={"azure-native:containerservice:ManagedCluster": _managed_cluster},
-    invokes={"azure-native:containerservice:listManagedClusterUserCredentials": _user_credentials},
+    invokes={
+        "azure-native:authorization:getClientConfig": _client_config,
+        "azure-native:containerservice:listManagedClusterUserCredentials": _user_credentials,
+    },
     fallbacks={"azure-native": _azure_resource},
 )
-"""pulumi-azure-native resources (every one: :func:`_azure_resource`; managed clusters with their FQDN) and the
-cluster user credentials."""
+"""pulumi-azure-native resources (every one: :func:`_azure_resource`; managed clusters with their FQDN), the
+cluster user credentials and the client config."""

@@ -98,10 +98,47 @@ def _get_cluster(i: MockInvoke) -> dict[str, Any]:
     }
 
 
+def _region(given: Any, config: Mapping[str, str]) -> str:
+    return str(given or config.get("gcp:region") or DEFAULT_GCP_REGION)
+
+
+def _client_config(i: MockInvoke) -> dict[str, Any]:
+    """``gcp.organizations.get_client_config``: the provider's project, region and zone (the stack's ``gcp:project``,
+    ``gcp:region``, ``gcp:zone``; zone default ``<region>-a``), id ``projects/<project>/regions/<region>/zones/<zone>``
+    as the provider's, and a placeholder access token (no credentials offline)."""
+    project, region = _project(None, i.config), _region(None, i.config)
+    zone = i.config.get("gcp:zone") or f"{region}-a"
+    return {
+        "id": f"projects/{project}/regions/{region}/zones/{zone}",
+        "project": project,
+        "region": region,
+        "zone": zone,
+        "accessToken": "plan-offline-access-token",
+        "defaultLabels": {},
+    }
+
+
+def _get_zones(i: MockInvoke) -> dict[str, Any]:
+    """``gcp.compute.get_zones``: zones ``a``, ``b`` and ``c`` of the region given (default the stack's), id
+    ``projects/<project>/regions/<region>``."""
+    project, region = _project(i.args.get("project"), i.config), _region(i.args.get("region"), i.config)
+    return {
+        "id": f"projects/{project}/regions/{region}",
+        "names": [f"{region}-{letter}" for letter in "abc"],
+        "project": project,
+        "region": region,
+        **({"status": i.args["status"]} if i.args.get("status") else {}),
+    }
+
+
 MOCKS = ProviderMocks(
     resources={"gcp:container/cluster:Cluster": _cluster, "gcp:serviceaccount/account:Account": _service_account},
-    invokes={"gcp:container/getCluster:getCluster": _get_cluster},
+    invokes={
+        "gcp:compute/getZones:getZones": _get_zones,
+        "gcp:container/getCluster:getCluster": _get_cluster,
+        "gcp:organizations/getClientConfig:getClientConfig": _client_config,
+    },
     fallbacks={"gcp": _gcp_resource},
 )
 """pulumi-gcp resources (every one: :func:`_gcp_resource`; clusters with their endpoint and CA, service accounts with
-their email) and the existing-cluster lookup."""
+their email), the existing-cluster lookup, the client config and the region's zones."""

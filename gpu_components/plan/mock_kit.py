@@ -18,12 +18,14 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
 from gpu_components.plan._pulumi_internals import RESOURCE_SIG, SIG_KEY, MockMonitor, settings
 
 __all__ = [
+    "MOCKS_FILE",
     "PLAN_TIMESTAMP",
     "PROVIDER_TYPE_PREFIX",
     "STACK_TYPE",
@@ -36,6 +38,7 @@ __all__ = [
     "Outputs",
     "ProviderMocks",
     "ResourceMock",
+    "UserMocks",
     "certificate_b64",
     "child_urn",
     "hex_of",
@@ -55,20 +58,30 @@ PROVIDER_TYPE_PREFIX = "pulumi:providers:"
 """How the type of a provider resource starts (``pulumi:providers:<package>``)."""
 
 
+MOCKS_FILE = "gpu-components-mocks.yaml"
+"""The file beside a project's ``Pulumi.yaml`` that gives the plan the program's own invoke results and resource
+outputs (:mod:`gpu_components.plan.user_mocks`)."""
+
+
 class MissingMockError(LookupError):
     """An invoke, call or remote component that the plan's mocks have no mock for.
 
-    The message names the token, so the fix (add a function to the provider's table: the cloud's
-    ``gpu_components/<cloud>/plan_mocks.py``, or ``gpu_components/plan/mocks.py`` for Kubernetes and Pulumi's own
-    resources) is obvious.
+    The message names the token (and ``detail``, what else about the call the mocks could not answer) and how to
+    give the plan a result without changing this package: under ``invokes:`` (an invoke or method call) or
+    ``resources:`` (a remote component) of :data:`MOCKS_FILE` beside the project's ``Pulumi.yaml``. The program's
+    line that made the call is found from the call site the plan records for each invoke
+    (:class:`~gpu_components.plan.project.ProgramError`).
     """
 
-    def __init__(self, kind: str, token: str) -> None:
+    def __init__(self, kind: str, token: str, detail: str = "") -> None:
         self.kind = kind
         self.token = token
+        self.detail = detail
+        section = "resources" if kind == "remote component" else "invokes"
+        about = f" {detail}" if detail else ""
         super().__init__(
-            f"no plan mock for {kind} {token!r}: add one to the provider's plan mocks (gpu_components/<cloud>/"
-            f"plan_mocks.py, or gpu_components/plan/mocks.py) so the offline plan knows what it returns"
+            f"no plan mock for {kind} {token!r}{about}: give what it returns under {section}: in {MOCKS_FILE} beside "
+            f'Pulumi.yaml (README, "Plan your own program")'
         )
 
 
@@ -237,3 +250,19 @@ class ProviderMocks:
     components: Mapping[str, ResourceMock] = field(default_factory=lambda: MappingProxyType({}))
     invokes: Mapping[str, InvokeMock] = field(default_factory=lambda: MappingProxyType({}))
     fallbacks: Mapping[str, ResourceMock] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class UserMocks:
+    """A program's own mocks, from :data:`MOCKS_FILE` beside its ``Pulumi.yaml``
+    (:func:`gpu_components.plan.user_mocks.load_user_mocks`, whose docstring shows the file).
+
+    Attributes:
+        invokes: invoke or method token -> the result every call of it returns (instead of the plan's own mock).
+        resources: resource type -> outputs laid over the mocked outputs of each resource of that type.
+        path: the file they came from (None when made in code).
+    """
+
+    invokes: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    resources: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    path: Path | None = None

@@ -58,6 +58,7 @@ from gpu_components.plan._pulumi_internals import (
     provider_pb2,
     resource_pb2,
 )
+from gpu_components.plan.call_sites import mark
 from gpu_components.plan.mock_kit import (
     PLAN_TIMESTAMP,
     PROVIDER_TYPE_PREFIX,
@@ -69,6 +70,7 @@ from gpu_components.plan.mock_kit import (
     Outputs,
     ProviderMocks,
     ResourceMock,
+    UserMocks,
     hex_of,
     uuid_of,
 )
@@ -310,6 +312,8 @@ class PlanMocks(Mocks):
             (:func:`computed_outputs`, of the class :meth:`learn_resource_class` saw) are the wire unknown, and a
             method called on a resource the run registered returns unknowns. Reads and local components are
             answered as in up mode.
+        user: the program's own mocks (:class:`~gpu_components.plan.mock_kit.UserMocks`): an invoke's result there
+            replaces the plan's mock of it, a resource type's outputs there are laid over the plan's (default none).
 
     `new_resource` returns `(id, state)` with state = the registered inputs overlaid with the computed
     outputs for the type (the providers' tables: resources, components and fallbacks by package); local
@@ -319,9 +323,12 @@ class PlanMocks(Mocks):
     Works with the stock `MockMonitor` (URNs then lack the parent chain) and best with `PlanMonitor`.
     """
 
-    def __init__(self, config: Mapping[str, str] | None = None, *, preview: bool = False) -> None:
+    def __init__(
+        self, config: Mapping[str, str] | None = None, *, preview: bool = False, user: UserMocks | None = None
+    ) -> None:
         self.config: Mapping[str, str] = dict(config or {})
         self.preview = preview
+        self.user = user or UserMocks()
         self.registrations: list[MockResourceArgs] = []
         self._classes: dict[str, type] = {}
         self.invokes: list[MockCallArgs] = []
@@ -356,10 +363,13 @@ class PlanMocks(Mocks):
         # Reads (`Resource.get`) arrive with an id and no `custom` flag; only custom resources are read.
         custom = bool(args.custom) or bool(args.resource_id)
         cls = self._classes.get(args.typ)
-        fn = self._resource_fn(args.typ, custom, remote, cls is not None)
+        given = self.user.resources.get(args.typ)
+        fn = self._resource_fn(args.typ, custom, remote, cls is not None or given is not None)
         if fn is None:
             return "", dict(args.inputs)
         resource_id, computed = fn(resource)
+        if given is not None:
+            computed = {**computed, **given}
         derived = derived_outputs(cls) if cls is not None else {}
         if args.resource_id:
             # A read: the resource exists, in preview too.
@@ -391,14 +401,25 @@ class PlanMocks(Mocks):
         return state
 
     def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        """Mock one invoke (or resource-method call); raise `MissingMockError` if it has no mock."""
+        """Mock one invoke (or resource-method call): the program's own result for its token (`user`), else the
+        plan's mock; raise `MissingMockError` if it has neither."""
+        given = self.user.invokes.get(args.token)
         fn = _tables().invokes.get(args.token)
-        if fn is None:
-            raise MissingMockError("invoke", args.token)
+        if given is None and fn is None:
+            missing = MissingMockError("invoke", args.token)
+            mark(missing)  # the program's call of the invoke, which this worker thread's stack lacks
+            raise missing
         with self._lock:
             self.invokes.append(args)
+        if given is not None:
+            return dict(given), []
+        assert fn is not None  # for the type checker: one of the two is given
         plain = to_plain(args.args, mask_secrets=False)
-        return fn(MockInvoke(args.token, plain if isinstance(plain, dict) else {}, self.config, self)), []
+        try:
+            return fn(MockInvoke(args.token, plain if isinstance(plain, dict) else {}, self.config, self)), []
+        except MissingMockError as missing:
+            mark(missing)
+            raise
 
     @staticmethod
     def _resource_fn(type_: str, custom: bool, remote: bool, known_class: bool) -> ResourceMock | None:

@@ -38,6 +38,7 @@ from gpu_components._extras import MissingExtraError
 from gpu_components.adapter import GpuNodePool, is_pool_component
 from gpu_components.capacity import PoolCapacity, pool_capacity
 from gpu_components.errors import GpuSpecError
+from gpu_components.plan.call_sites import call_site_of
 from gpu_components.plan.mocks import DuplicateResourceError
 from gpu_components.plan.runner import (
     Plan,
@@ -49,6 +50,7 @@ from gpu_components.plan.runner import (
     load_stack,
     run_program,
 )
+from gpu_components.plan.user_mocks import load_user_mocks
 from gpu_components.plan.yaml_program import YAML_RUNTIME, read_yaml_program, yaml_program_body
 
 __all__ = [
@@ -131,9 +133,11 @@ class ProgramError(Exception):
     Attributes:
         error: the exception the program raised (also this one's `__cause__`).
         file: the program's file that raised it, relative to the project directory when inside it: the innermost
-            frame of the traceback in the program's directory (not under `site-packages`). When no frame is in the
-            program (an error inside a library callback), the innermost frame of the traceback, and `in_program`
-            is False. None when the traceback has no frame.
+            frame of the traceback in the program's directory (not under `site-packages`); for an error raised in
+            an invoke (a missing mock) or an `apply` callback inside an SDK (`output.a.b` on a missing value), the
+            program's line that called the invoke or `apply` (`gpu_components.plan.call_sites`). When no frame is
+            in the program, the innermost frame of the traceback, and `in_program` is False. None when the
+            traceback has no frame.
         line: that frame's line number.
     """
 
@@ -240,13 +244,17 @@ def run_project(project: Project | str | os.PathLike[str], stack: str, *, previe
         preview: False (the default): the state after `pulumi up` of a new stack, every output known; True: the
             `pulumi preview` of a new stack, computed outputs unknown (`runner.run_program`).
 
+    The program's own mocks, `gpu-components-mocks.yaml` beside `Pulumi.yaml` (`user_mocks`), answer the invokes
+    and give the resource outputs the plan's mocks cannot know.
+
     Returns:
         The `ProjectPlan`: what `run_program` returns, with the capacity records of the program's node-pool
         components (`pools`).
 
     Raises:
         FileNotFoundError, StackFileError: no project there, a project file the plan cannot run (`load_project`),
-            a missing or malformed stack file (`runner.StackNotFoundError`, `StackFileError`).
+            a missing or malformed stack file (`runner.StackNotFoundError`, `StackFileError`), a malformed
+            `gpu-components-mocks.yaml` (`user_mocks.load_user_mocks`).
         GpuSpecError, MissingExtraError, DuplicateResourceError: raised by the program, unchanged (a component of a
             YAML program reports its input errors with camelCase property paths, as `pulumi up` shows them).
         YamlProgramError: a YAML program the offline plan cannot run, or a config value it lacks
@@ -258,6 +266,7 @@ def run_project(project: Project | str | os.PathLike[str], stack: str, *, previe
     if not isinstance(project, Project):
         project = load_project(project)
     name, config = load_stack(project.directory, stack)
+    user_mocks = load_user_mocks(project.directory)
     components: list[tuple[str, pulumi.Resource]] = []
 
     def collect(args: pulumi.ResourceTransformationArgs) -> None:
@@ -284,7 +293,7 @@ def run_project(project: Project | str | os.PathLike[str], stack: str, *, previe
 
     try:
         with _program_environment(project):
-            plan = run_program(body, project=name, stack=stack, config=config, preview=preview)
+            plan = run_program(body, project=name, stack=stack, config=config, preview=preview, user_mocks=user_mocks)
     except passed:
         raise
     except (Exception, SystemExit) as error:
@@ -356,12 +365,16 @@ def _in_program(path: Path, directory: Path) -> bool:
 
 def _raised_at(error: BaseException, directory: Path) -> tuple[Path, int, bool] | None:
     """(file, line, whether it is the program's) of where `error` was raised: the innermost traceback frame in the
-    program, else the innermost frame. A syntax error is raised where the bad line is, which no frame shows."""
+    program, else the innermost program frame of the calls that led to the invoke or `apply` callback it was raised
+    in (`gpu_components.plan.call_sites`), else the innermost frame. A syntax error is raised where the bad line is,
+    which no frame shows."""
     places = [(Path(frame.filename), frame.lineno or 0) for frame in traceback.extract_tb(error.__traceback__)]
     if isinstance(error, SyntaxError) and error.filename:
         places.append((Path(error.filename), error.lineno or 0))
     places = [(file, line) for file, line in places if file.is_absolute()]  # not `<frozen runpy>`
-    for file, line in reversed(places):
+    # Then the program's calls that led to an invoke or `apply` callback the error was raised in (`call_sites`).
+    called = [(Path(file), line) for file, line in call_site_of(error)]
+    for file, line in [*reversed(places), *reversed(called)]:
         if _in_program(file, directory):
             return file, line, True
     return (*places[-1], False) if places else None

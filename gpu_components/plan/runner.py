@@ -36,6 +36,8 @@ import yaml
 
 from gpu_components._yaml import load_pulumi
 from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
+from gpu_components.plan.call_sites import recording
+from gpu_components.plan.mock_kit import UserMocks
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
 from gpu_components.plan.options import drop_sdk_type_aliases
 
@@ -348,6 +350,7 @@ def run_program(
     stack: str,
     config: Mapping[str, Any],
     preview: bool = False,
+    user_mocks: UserMocks | None = None,
 ) -> Plan:
     """Run `program` under `PlanMocks` and return what it registered.
 
@@ -366,6 +369,8 @@ def run_program(
             not run; component resources and reads (`Resource.get`) are not affected. Both modes register the
             same resources with the same options (a program that creates resources inside an `apply` on a
             computed output would not: the example's components create none).
+        user_mocks: the program's own invoke results and resource outputs (`gpu_components.plan.mock_kit.UserMocks`,
+            read by `gpu_components.plan.user_mocks.load_user_mocks`), over the plan's own mocks; default none.
 
     Returns:
         The `Plan`: resources sorted by URN (the stack resource itself excluded), stack outputs as
@@ -383,7 +388,9 @@ def run_program(
 
     def target() -> None:
         try:
-            outcome.append(contextvars.Context().run(_run, program, project, stack, flat, secret_keys, preview))
+            outcome.append(
+                contextvars.Context().run(_run, program, project, stack, flat, secret_keys, preview, user_mocks)
+            )
         except BaseException as exc:  # handed to the calling thread below
             failure.append(exc)
 
@@ -402,11 +409,12 @@ def _run(
     config: dict[str, str],
     secret_keys: list[str],
     preview: bool,
+    user_mocks: UserMocks | None,
 ) -> Plan:
     """The body of one run, on a fresh thread and context: configure, run, collect, clean up."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    mocks = PlanMocks(config, preview=preview)
+    mocks = PlanMocks(config, preview=preview, user=user_mocks)
     monitor = PlanMonitor(mocks)
     try:
         settings.ROOT.set(None)
@@ -440,7 +448,8 @@ def _run(
             # What `pulumi up` registers as stack outputs: the exports made by the time the program returns.
             exports.update(root.outputs)
 
-        loop.run_until_complete(run_pulumi_func(body))
+        with recording():
+            loop.run_until_complete(run_pulumi_func(body))
         outputs = loop.run_until_complete(_plain_outputs(exports))
         registrations = monitor.registrations
         resources = tuple(
