@@ -334,6 +334,29 @@ def validated_pool(
     return spec
 
 
+def fixed_pool_problems(
+    spec: GpuNodePoolSpec, component: str, made: str, provisioned: Mapping[str, tuple[str, str]]
+) -> list[Problem]:
+    """A provisioned pool (a ``provisioning`` block) given to ``component``, a fixed node-pool component that makes
+    ``made`` and would otherwise make a pool of fixed bounds and drop the block: one problem at
+    ``pool.provisioning.provisioner`` naming the component for the pool's provisioner (``provisioned``: provisioner
+    -> (its name as users know it, its component)). ``[]`` for a fixed pool."""
+    if spec.provisioning is None:
+        return []
+    provisioner = spec.provisioning.provisioner
+    what, made_by = provisioned[provisioner]
+    components = " or ".join(component for _, component in provisioned.values())
+    article = "an" if made_by[:1] in "AEIOU" else "a"
+    return [
+        Problem(
+            "pool.provisioning.provisioner",
+            provisioner,
+            f"{component} makes {made}; a pool that {what} creates nodes for is {article} {made_by}",
+            f"no provisioning, or {components}",
+        )
+    ]
+
+
 def pool_component_args(
     pool: GpuNodePoolArgs, options: Mapping[str, Any], wiring: Mapping[str, Any], gpu_stack: GpuStack
 ) -> dict[str, Any]:

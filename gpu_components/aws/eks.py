@@ -51,6 +51,7 @@ from gpu_components.adapter import (
     PoolTolerations,
     PoolView,
     adopt_view,
+    fixed_pool_problems,
     pool_outputs,
     validated_pool,
 )
@@ -576,7 +577,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     ``spec``, ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
 
     Raises:
-        GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
+        GpuSpecError: invalid pool, a provisioned pool (a ``provisioning`` block: an
+            :class:`~gpu_components.aws.EksKarpenterGpuNodePool` or :class:`~gpu_components.aws.EksAutoModeGpuNodePool`
+            makes it), non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
             AL2023, the GPU stack) cannot do, labels or taints the autoscaler's tags cannot carry, autoscaler tags
             in ``tags``, ``node_group_args`` keys that ``NodeGroup`` does not take or the library owns.
     """
@@ -627,7 +630,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
                 EksGpuNodeGroupArgs,
                 args,
                 "aws",
-                lambda spec: eks_problems(
+                lambda spec: _provisioned_problems(spec)
+                or eks_problems(
                     spec, args.get("ami_type"), "pool", value_of(args.get("gpu_stack", "auto")), "ami_type"
                 ),
             ),
@@ -697,6 +701,21 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
                 **pool_outputs(self),
             }
         )
+
+
+def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """A provisioned pool given to :class:`EksGpuNodeGroup`, which makes managed node groups of fixed bounds only:
+    Karpenter pools are :class:`~gpu_components.aws.EksKarpenterGpuNodePool`, EKS Auto Mode pools
+    :class:`~gpu_components.aws.EksAutoModeGpuNodePool`."""
+    return fixed_pool_problems(
+        spec,
+        "EksGpuNodeGroup",
+        "a fixed EKS managed node group",
+        {
+            "karpenter": ("Karpenter", "EksKarpenterGpuNodePool"),
+            "eks-auto-mode": ("EKS Auto Mode", "EksAutoModeGpuNodePool"),
+        },
+    )
 
 
 def _own_args_problems(args: object) -> list[Problem]:

@@ -50,6 +50,7 @@ from gpu_components.adapter import (
     PoolTolerations,
     PoolView,
     adopt_view,
+    fixed_pool_problems,
     pool_outputs,
     validated_pool,
 )
@@ -732,14 +733,9 @@ def _own_args_problems(args: object) -> list[Problem]:
 
 def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
     """A provisioned pool given to :class:`AksGpuNodePool`, which makes fixed agent pools only."""
-    if spec.provisioning is None:
-        return []
-    return [
-        Problem(
-            "pool.provisioning.provisioner",
-            spec.provisioning.provisioner,
-            "AksGpuNodePool makes a fixed AKS agent pool; a pool that Node Auto Provisioning creates nodes for is an "
-            "AksNapGpuNodePool",
-            "no provisioning, or AksNapGpuNodePool",
-        )
-    ]
+    return fixed_pool_problems(
+        spec,
+        "AksGpuNodePool",
+        "a fixed AKS agent pool",
+        {"node-auto-provisioning": ("Node Auto Provisioning", "AksNapGpuNodePool")},
+    )
