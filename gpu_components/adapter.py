@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import pulumi
 
-from gpu_components.catalog import Cloud
+from gpu_components.catalog import Cloud, CpuArchitecture, find_instance_type
 from gpu_components.cloud_facts import CloudFacts
 from gpu_components.dra import dra_devices
 from gpu_components.enums import GpuStackName, value_of
 from gpu_components.errors import Default, GpuSpecError, Problem
+from gpu_components.name_forms import NameForm
 from gpu_components.nvidia.dra_driver import pool_access_problems
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -403,6 +404,47 @@ class VersionForm:
     pattern: re.Pattern[str]
     valid: str
     source: str
+
+
+@dataclass(frozen=True)
+class SystemImage:
+    """The one CPU architecture a cloud's system pool image runs on (EKS's ``AL2023_x86_64_STANDARD``).
+
+    Attributes:
+        name: the image as the cloud names it.
+        architecture: the CPU architecture of the instance types it runs on.
+        source: the page that says so.
+    """
+
+    name: str
+    architecture: CpuArchitecture
+    source: str
+
+
+def system_instance_type_problems(
+    cloud: Cloud, value: object, path: str, form: NameForm, image: SystemImage | None = None
+) -> list[Problem]:
+    """The system pool's instance type (``value``, at ``path``): one the catalog knows (a GPU type, or one of its
+    non-GPU families, :func:`~gpu_components.catalog.find_instance_type`) of ``image``'s CPU architecture when the
+    image runs on one only, else at least of the cloud's ``form``, which the cloud's API would otherwise refuse at
+    apply time. A value that is not a string is the shape check's."""
+    if not isinstance(value, str):
+        return []
+    known = find_instance_type(cloud, value)
+    if known is None:
+        return form.problems(value, path)
+    if image is None or known.cpu_architecture == image.architecture:
+        return []
+    return [
+        Problem(
+            path,
+            value,
+            f"an {known.cpu_architecture} instance type, but the system pool runs {image.name}, an "
+            f"{image.architecture} image",
+            f"an {image.architecture} instance type",
+            image.source,
+        )
+    ]
 
 
 def example_cluster_problems(

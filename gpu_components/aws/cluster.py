@@ -33,18 +33,27 @@ import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
+from gpu_components.adapter import (
+    ProvisionedCluster,
+    SystemImage,
+    SystemPoolSizes,
+    VersionForm,
+    example_cluster_problems,
+    system_instance_type_problems,
+)
 from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import cluster_name_problems, create_node_role
 from gpu_components.aws.facts import (
     FACTS,
+    INSTANCE_TYPE_FORM,
     KARPENTER_CHART,
     KARPENTER_NAMESPACE,
     KARPENTER_SERVICE_ACCOUNT,
     KARPENTER_VERSION,
     KARPENTER_WITH_AUTO_MODE,
     NODE_GROUP_OPTIONS,
+    REGION_FORM,
     SOURCE_ACCESS_ENTRIES,
     SOURCE_AUTO_MIGRATE_KARPENTER,
     SOURCE_KARPENTER_GETTING_STARTED,
@@ -60,6 +69,13 @@ DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new EKS cluster: in EKS standard support in late 2026 (EKS version calendar)."""
 SYSTEM_INSTANCE_TYPE = "m7i.large"
 """Instance type of the small system node group that runs add-ons (CoreDNS, the device plugin's controller)."""
+SYSTEM_IMAGE = SystemImage(
+    "AL2023_x86_64_STANDARD",
+    "x86_64",
+    "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html (amiType)",
+)
+"""The system node group's AMI type: Amazon Linux 2023 for x86_64 instances (an arm64 type needs
+``AL2023_ARM_64_STANDARD``)."""
 SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
 VERSION_FORM = VersionForm(
@@ -234,7 +250,7 @@ def _system_node_group(
         cluster_name=cluster["name"],
         node_role_arn=role_arn,
         subnet_ids=subnet_ids,
-        ami_type="AL2023_x86_64_STANDARD",
+        ami_type=SYSTEM_IMAGE.name,
         instance_types=[system.get("instance_type", SYSTEM_INSTANCE_TYPE)],
         scaling_config={
             "min_size": counts["min_size"],
@@ -647,15 +663,27 @@ def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: ``name`` is an EKS cluster name
-    (:func:`~gpu_components.aws.eks.cluster_name_problems`);
+    (:func:`~gpu_components.aws.eks.cluster_name_problems`); the ``aws:region`` config, when set, a Region code
+    (:data:`~gpu_components.aws.facts.REGION_FORM`); ``system_node_group.instance_type`` an x86_64 type of the
+    catalog, or at least an EC2 instance type's name (:func:`~gpu_components.adapter.system_instance_type_problems`,
+    :data:`SYSTEM_IMAGE`);
     those of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`), ``subnet_ids`` is required with ``existing``, and of ``karpenter`` and ``auto_mode``: not
     both; with ``existing``, each must say ``existing: true`` (the program sets neither up on a cluster it did not
     create), and a new cluster's must not; with ``existing: true`` no other key of theirs, and ``node_role_arn`` is
     required; no ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
     (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
+    system = cluster.get("system_node_group")
     return (
         cluster_name_problems(cluster.get("name"), "cluster.name")
+        + REGION_FORM.problems(pulumi.Config("aws").get("region"), "aws:region")
+        + system_instance_type_problems(
+            "aws",
+            system.get("instance_type") if isinstance(system, Mapping) else None,
+            "cluster.system_node_group.instance_type",
+            INSTANCE_TYPE_FORM,
+            SYSTEM_IMAGE,
+        )
         + example_cluster_problems(
             cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("subnet_ids",)
         )

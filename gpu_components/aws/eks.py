@@ -61,14 +61,13 @@ from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
     BOTTLEROCKET_AMI_TYPES,
     BOTTLEROCKET_ARM_NVIDIA_FAMILIES,
-    CLUSTER_NAME,
+    CLUSTER_NAME_FORM,
     DEFAULT_AMI_TYPES,
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
     SOURCE_AMI_TYPES,
     SOURCE_BOTTLEROCKET_DRA,
-    SOURCE_CLUSTER_NAME,
     TAINT_EFFECTS,
 )
 from gpu_components.enums import GpuStackArg, value_of
@@ -732,17 +731,7 @@ def _own_args_problems(args: object) -> list[Problem]:
 
 def cluster_name_problems(name: object, path: str) -> list[Problem]:
     """``name`` (at ``path``) as EKS's ``CreateCluster`` takes a cluster name
-    (:data:`~gpu_components.aws.facts.CLUSTER_NAME`: 1 to 100 characters); an existing cluster's name was made under
-    the same rule, so a name outside it names no cluster. A name that is not a plain string (an output) is not
+    (:data:`~gpu_components.aws.facts.CLUSTER_NAME_FORM`: 1 to 100 characters); an existing cluster's name was made
+    under the same rule, so a name outside it names no cluster. A name that is not a plain string (an output) is not
     checked."""
-    if not isinstance(name, str) or CLUSTER_NAME.fullmatch(name):
-        return []
-    return [
-        Problem(
-            path,
-            name,
-            "not an EKS cluster name",
-            "1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit",
-            SOURCE_CLUSTER_NAME,
-        )
-    ]
+    return CLUSTER_NAME_FORM.problems(name, path)

@@ -106,10 +106,12 @@ from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
+    CLUSTER_NAME_FORM,
     COMPUTE_CLASS_LABEL,
     COS_NODE_OS,
     GKE_DRA_NODE_LABELS,
     GKE_DRIVER_INSTALLATION_DISABLED,
+    LOCATION_FORM,
     MAX_NODES_PER_ZONE,
     NODE_POOL_OPTIONS,
     SHARING_STRATEGY_LABEL,
@@ -953,6 +955,17 @@ def zone_size_problems(
     ]
 
 
+def cluster_problems(given: Mapping[str, Any], prefix: str, name_key: str = "cluster") -> list[Problem]:
+    """The cluster's name (``given[name_key]``) as GKE names a cluster and its ``location`` as a region or zone
+    (:data:`~gpu_components.gcp.facts.CLUSTER_NAME_FORM`, :data:`~gpu_components.gcp.facts.LOCATION_FORM`), at
+    ``<prefix><key>``: the example cluster config (``cluster.``, ``name``), ``GpuCluster``'s ``gcp`` wiring
+    (``gcp.``) and :class:`GkeGpuNodePool` (no prefix). Values that are not plain strings (outputs) are not
+    judged."""
+    return CLUSTER_NAME_FORM.problems(given.get(name_key), f"{prefix}{name_key}") + LOCATION_FORM.problems(
+        given.get("location"), f"{prefix}location"
+    )
+
+
 def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
     """A provisioned pool given to :class:`GkeGpuNodePool`, which makes node pools of fixed bounds only: a pool whose
     nodes a ComputeClass's node-pool auto-creation makes is a
@@ -1067,7 +1080,9 @@ class GkeGpuNodePool(pulumi.ComponentResource):
                 "gcp",
                 lambda spec: _provisioned_problems(spec) or _gke_component_problems(spec, args),
             ),
-            NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args") if isinstance(args, Mapping) else [],
+            cluster_problems(args, "") + NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args")
+            if isinstance(args, Mapping)
+            else [],
         )
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))
