@@ -141,8 +141,10 @@ class DevicePluginSettingsArgs(TypedDict):
     """Version of NVIDIA's ``nvidia-device-plugin`` chart, exact (a range such as ``^0.20`` is refused). Defaults to
     the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
-    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations`` and
-    ``migStrategy`` (each pool's config entry has its own) are the library's and refused."""
+    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations``,
+    ``migStrategy`` (each pool's config entry has its own) and the ``podAnnotations`` entry
+    ``gpu-components/config-hash`` (which restarts the plugin when a pool's config changes) are the library's and
+    refused."""
 
 
 @STRICT

@@ -4,6 +4,7 @@ groups, regions and system pool instance types are judged before any resource is
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,26 @@ def test_names_at_the_limits_of_each_form_are_accepted() -> None:
     aks: Any = {"pool": T4, "cluster_name": "a" * 62 + "9", "resource_group_name": "(Team_A).gpu-" + "r" * 77}
     gke: Any = {"pool": L4, "cluster": "g" + "-" * 38 + "1", "location": "us-central1"}
     plan_of(lambda: (AksGpuNodePool("p", aks), GkeGpuNodePool("q", gke)), True, {"gcp:project": "proj"})
+
+
+# The device plugin's escape hatch, from the stack config (GpuCluster and the component: tests/test_bad_inputs.py).
+
+
+def test_stack_config_refuses_device_plugin_values_that_fix_the_config_hash(tmp_path: Path) -> None:
+    values = {"podAnnotations": {"gpu-components/config-hash": "0", "team": "ml"}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"helm_values": values}})
+    assert result.exit_code == 1
+    assert (
+        "device_plugin.helm_values.podAnnotations.gpu-components/config-hash: decided by the library: a digest of the "
+        "pools' configs: the DaemonSet's pods restart when a pool's config entry changes, which a fixed value would "
+        "stop (other podAnnotations are the user's) (got '0'); valid: leave it to the library"
+    ) in result.output
+
+
+def test_stack_config_passes_other_device_plugin_pod_annotations_on(tmp_path: Path) -> None:
+    values = {"podAnnotations": {"team": "ml"}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"helm_values": values}})
+    assert result.exit_code == 0, result.output
+    [release] = [r for r in json.loads(result.output)["resources"] if r["type"] == "kubernetes:helm.sh/v3:Release"]
+    assert release["inputs"]["values"]["podAnnotations"]["team"] == "ml"
+    assert sorted(release["inputs"]["values"]["podAnnotations"]) == ["gpu-components/config-hash", "team"]
