@@ -193,6 +193,19 @@ def is_pool_component(value: object) -> bool:
 
 
 @dataclass(frozen=True)
+class KubernetesInstall:
+    """What a cluster got through the Kubernetes provider before its GPU pools (:attr:`ProvisionedCluster.kubernetes`).
+
+    Attributes:
+        depends_on: the resources the pools must wait for.
+        wiring: what it adds to the cluster's wiring, e.g. EKS's Karpenter node role as ``node_role_arn``.
+    """
+
+    depends_on: list[pulumi.Resource]
+    wiring: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ProvisionedCluster:
     """A cluster the example program created or attached to.
 
@@ -200,14 +213,15 @@ class ProvisionedCluster:
         kubeconfig: kubeconfig text for the Kubernetes provider (the program marks it secret).
         wiring: the cloud's wiring args for :class:`~gpu_components.cluster.GpuCluster`.
         depends_on: resources the GPU pools must wait for (the cluster, its system pool).
-        kubernetes: what the cluster needs installed through the Kubernetes provider (given) before the GPU pools,
-            e.g. EKS's Karpenter chart; returns the resources the pools must wait for. None when nothing.
+        kubernetes: what the cluster needs set up through the Kubernetes provider (given) before the GPU pools,
+            e.g. EKS's Karpenter controller; returns what the pools wait for and the wiring it adds. None when
+            nothing.
     """
 
     kubeconfig: pulumi.Input[str]
     wiring: Mapping[str, Any]
     depends_on: list[pulumi.Resource] = field(default_factory=list)
-    kubernetes: Callable[[pulumi.ProviderResource], list[pulumi.Resource]] | None = None
+    kubernetes: Callable[[pulumi.ProviderResource], KubernetesInstall] | None = None
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,20 @@ def test_every_readme_command_names_a_command_and_options_it_has() -> None:
         for word in words[1:]:
             if word.startswith("-"):
                 assert word.split("=")[0] in options, f"README.md:{number}: {words[0]} has no option {word}"
+
+
+def test_the_karpenter_controller_snippet_gives_the_pools_its_node_role() -> None:
+    section = re.search(
+        r"^### Provisioned pools on EKS: Karpenter and EKS Auto Mode\n(.*?)^### ",
+        (ROOT / "README.md").read_text(),
+        re.M | re.S,
+    )
+    assert section is not None
+    [snippet] = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    plan = plan_of(lambda: exec(compile(snippet, "README.md", "exec"), {}), preview=False, config=CONFIG)
+    node_class = resource(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "gpus-l40s-node-class")
+    assert (
+        node_class.inputs["spec"]["role"] == resource(plan, "aws:iam/role:Role", "karpenter-node-role").outputs["name"]
+    )
+    release = resource(plan, "kubernetes:helm.sh/v3:Release", "karpenter-release").inputs
+    assert release["values"]["nodeSelector"] == {"node-role": "system"}

@@ -531,13 +531,14 @@ def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     )
 
 
-_ASSUME_ROLE_POLICY = json.dumps(
+EC2_ASSUME_ROLE_POLICY = json.dumps(
     {
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
     },
     sort_keys=True,
 )
+"""The trust policy of a role EC2 instances (nodes) assume."""
 
 
 def create_node_role(
@@ -549,7 +550,7 @@ def create_node_role(
     Returns the role (``<name>``) and its policy attachments (``<name>-<suffix>``, by default
     ``<name>-<worker|ecr|cni>``), which node groups should depend on.
     """
-    role = aws.iam.Role(name, assume_role_policy=_ASSUME_ROLE_POLICY, opts=opts)
+    role = aws.iam.Role(name, assume_role_policy=EC2_ASSUME_ROLE_POLICY, opts=opts)
     attachments: list[pulumi.Resource] = [
         aws.iam.RolePolicyAttachment(f"{name}-{suffix}", role=role.name, policy_arn=arn, opts=opts)
         for suffix, arn in (NODE_ROLE_POLICIES if policies is None else policies).items()

@@ -474,7 +474,7 @@ resources:
     type: gpu-components:index:GpuCluster
     properties:
       cloud: aws
-      aws: {{clusterName: demo, subnetIds: [subnet-a], nodeRoleArn: "{ROLE}"}}
+      aws: {{clusterName: demo, subnetIds: [subnet-a], nodeRoleArn: "{ROLE}", karpenterController: true}}
       pools:
         - {{name: p, instanceType: g6e.xlarge, provisioning: {{provisioner: Karpenter, maxGpus: 8}}}}
         - name: q
