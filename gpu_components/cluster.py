@@ -894,10 +894,9 @@ class GpuCluster(pulumi.ComponentResource):
     as under ``auto``. Providers (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and
     ``kubernetes``.
 
-    Outputs: ``pool_names``, ``pool_scheduling``, ``dra_feature_gates`` (the DRA driver feature gates the cluster
-    turns on, ``dra.feature_gates`` as names; empty unless ``gpu_stack: dra``), which the claim helpers of
-    :mod:`gpu_components.claims` take as ``feature_gates`` and a claim's sharing config needs (plain, known at
-    preview). Other attributes: ``specs`` (validated pools, in order), ``pools`` (pool name -> node-pool
+    Outputs: ``pool_names``, ``pool_scheduling``, ``dra_feature_gates`` (plain, known at preview; the DRA driver
+    feature gates the cluster turns on, which the claim helpers of :mod:`gpu_components.claims` take).
+    Other attributes: ``specs`` (validated pools, in order), ``pools`` (pool name -> node-pool
     component), ``device_plugin``, ``gpu_operator`` and ``dra_driver`` (each ``None`` when not created).
 
     Raises:

@@ -84,7 +84,7 @@ class KarpenterController(pulumi.ComponentResource):
     ``aws.node_role_arn``, with ``aws.karpenter_controller: true``).
 
     Outputs: ``node_role_arn``, ``node_role_name``, ``controller_role_arn``, ``interruption_queue_name``,
-    ``release_name`` (known after deployment), ``version`` (plain).
+    ``release_name`` (known after deployment), ``version`` (plain). Other attributes: none.
 
     Raises:
         GpuSpecError: every problem at once, before anything is registered: args of the wrong shape or unknown, a
