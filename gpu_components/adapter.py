@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import pulumi
 
-from gpu_components.catalog import Cloud
+from gpu_components.catalog import Cloud, CpuArchitecture, find_instance_type
 from gpu_components.cloud_facts import CloudFacts
 from gpu_components.dra import dra_devices
 from gpu_components.enums import GpuStackName, value_of
 from gpu_components.errors import Default, GpuSpecError, Problem
+from gpu_components.name_forms import NameForm
 from gpu_components.nvidia.dra_driver import pool_access_problems
 from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
@@ -192,6 +193,19 @@ def is_pool_component(value: object) -> bool:
 
 
 @dataclass(frozen=True)
+class KubernetesInstall:
+    """What a cluster got through the Kubernetes provider before its GPU pools (:attr:`ProvisionedCluster.kubernetes`).
+
+    Attributes:
+        depends_on: the resources the pools must wait for.
+        wiring: what it adds to the cluster's wiring, e.g. EKS's Karpenter node role as ``node_role_arn``.
+    """
+
+    depends_on: list[pulumi.Resource]
+    wiring: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ProvisionedCluster:
     """A cluster the example program created or attached to.
 
@@ -199,14 +213,15 @@ class ProvisionedCluster:
         kubeconfig: kubeconfig text for the Kubernetes provider (the program marks it secret).
         wiring: the cloud's wiring args for :class:`~gpu_components.cluster.GpuCluster`.
         depends_on: resources the GPU pools must wait for (the cluster, its system pool).
-        kubernetes: what the cluster needs installed through the Kubernetes provider (given) before the GPU pools,
-            e.g. EKS's Karpenter chart; returns the resources the pools must wait for. None when nothing.
+        kubernetes: what the cluster needs set up through the Kubernetes provider (given) before the GPU pools,
+            e.g. EKS's Karpenter controller; returns what the pools wait for and the wiring it adds. None when
+            nothing.
     """
 
     kubeconfig: pulumi.Input[str]
     wiring: Mapping[str, Any]
     depends_on: list[pulumi.Resource] = field(default_factory=list)
-    kubernetes: Callable[[pulumi.ProviderResource], list[pulumi.Resource]] | None = None
+    kubernetes: Callable[[pulumi.ProviderResource], KubernetesInstall] | None = None
 
 
 @dataclass(frozen=True)
@@ -334,6 +349,29 @@ def validated_pool(
     return spec
 
 
+def fixed_pool_problems(
+    spec: GpuNodePoolSpec, component: str, made: str, provisioned: Mapping[str, tuple[str, str]]
+) -> list[Problem]:
+    """A provisioned pool (a ``provisioning`` block) given to ``component``, a fixed node-pool component that makes
+    ``made`` and would otherwise make a pool of fixed bounds and drop the block: one problem at
+    ``pool.provisioning.provisioner`` naming the component for the pool's provisioner (``provisioned``: provisioner
+    -> (its name as users know it, its component)). ``[]`` for a fixed pool."""
+    if spec.provisioning is None:
+        return []
+    provisioner = spec.provisioning.provisioner
+    what, made_by = provisioned[provisioner]
+    components = " or ".join(component for _, component in provisioned.values())
+    article = "an" if made_by[:1] in "AEIOU" else "a"
+    return [
+        Problem(
+            "pool.provisioning.provisioner",
+            provisioner,
+            f"{component} makes {made}; a pool that {what} creates nodes for is {article} {made_by}",
+            f"no provisioning, or {components}",
+        )
+    ]
+
+
 def pool_component_args(
     pool: GpuNodePoolArgs, options: Mapping[str, Any], wiring: Mapping[str, Any], gpu_stack: GpuStack
 ) -> dict[str, Any]:
@@ -380,6 +418,47 @@ class VersionForm:
     pattern: re.Pattern[str]
     valid: str
     source: str
+
+
+@dataclass(frozen=True)
+class SystemImage:
+    """The one CPU architecture a cloud's system pool image runs on (EKS's ``AL2023_x86_64_STANDARD``).
+
+    Attributes:
+        name: the image as the cloud names it.
+        architecture: the CPU architecture of the instance types it runs on.
+        source: the page that says so.
+    """
+
+    name: str
+    architecture: CpuArchitecture
+    source: str
+
+
+def system_instance_type_problems(
+    cloud: Cloud, value: object, path: str, form: NameForm, image: SystemImage | None = None
+) -> list[Problem]:
+    """The system pool's instance type (``value``, at ``path``): one the catalog knows (a GPU type, or one of its
+    non-GPU families, :func:`~gpu_components.catalog.find_instance_type`) of ``image``'s CPU architecture when the
+    image runs on one only, else at least of the cloud's ``form``, which the cloud's API would otherwise refuse at
+    apply time. A value that is not a string is the shape check's."""
+    if not isinstance(value, str):
+        return []
+    known = find_instance_type(cloud, value)
+    if known is None:
+        return form.problems(value, path)
+    if image is None or known.cpu_architecture == image.architecture:
+        return []
+    return [
+        Problem(
+            path,
+            value,
+            f"an {known.cpu_architecture} instance type, but the system pool runs {image.name}, an "
+            f"{image.architecture} image",
+            f"an {image.architecture} instance type",
+            image.source,
+        )
+    ]
 
 
 def example_cluster_problems(

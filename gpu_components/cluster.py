@@ -22,7 +22,7 @@ import dataclasses
 import importlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
@@ -141,8 +141,10 @@ class DevicePluginSettingsArgs(TypedDict):
     """Version of NVIDIA's ``nvidia-device-plugin`` chart, exact (a range such as ``^0.20`` is refused). Defaults to
     the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
-    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations`` and
-    ``migStrategy`` (each pool's config entry has its own) are the library's and refused."""
+    """Raw chart values merged over the rendered ones. Defaults to none. ``config``, ``affinity``, ``tolerations``,
+    ``migStrategy`` (each pool's config entry has its own) and the ``podAnnotations`` entry
+    ``gpu-components/config-hash`` (which restarts the plugin when a pool's config changes) are the library's and
+    refused."""
 
 
 @STRICT
@@ -870,6 +872,14 @@ class PoolScheduling(TypedDict):
     ``node-image`` (Bottlerocket NVIDIA), ``cloud`` (GKE) or ``dra-driver`` (NVIDIA's DRA driver)."""
 
 
+# The type of GpuCluster.dra_feature_gates: for a type checker the gate names' Literal, for Pulumi's schema analyzer
+# (which takes no tuple or Literal) a list of strings, as the output is registered.
+if TYPE_CHECKING:
+    DraFeatureGates: TypeAlias = tuple[DraFeatureGateName, ...]
+else:
+    DraFeatureGates = list[str]
+
+
 class GpuCluster(pulumi.ComponentResource):
     """The GPU pools of one cluster and the add-ons they need.
 
@@ -884,11 +894,10 @@ class GpuCluster(pulumi.ComponentResource):
     as under ``auto``. Providers (``opts.providers``): the cloud's (``aws``, ``azure-native``, ``gcp``) and
     ``kubernetes``.
 
-    Outputs: ``pool_names``, ``pool_scheduling`` (plain, known at preview). Other attributes: ``specs`` (validated
-    pools, in order), ``pools`` (pool name -> node-pool component), ``device_plugin``, ``gpu_operator`` and
-    ``dra_driver`` (each ``None`` when not created), ``dra_feature_gates`` (the DRA driver feature gates the
-    cluster turns on, ``dra.feature_gates`` as names; empty unless ``gpu_stack: dra``), which the claim helpers of
-    :mod:`gpu_components.claims` take as ``feature_gates``.
+    Outputs: ``pool_names``, ``pool_scheduling``, ``dra_feature_gates`` (plain, known at preview; the DRA driver
+    feature gates the cluster turns on, which the claim helpers of :mod:`gpu_components.claims` take).
+    Other attributes: ``specs`` (validated pools, in order), ``pools`` (pool name -> node-pool
+    component), ``device_plugin``, ``gpu_operator`` and ``dra_driver`` (each ``None`` when not created).
 
     Raises:
         GpuSpecError: every problem of every pool, of the settings and of the wiring, before any resource is
@@ -902,6 +911,10 @@ class GpuCluster(pulumi.ComponentResource):
     """Pool name -> what a workload needs to land on that pool and use its GPUs (node selector, tolerations, the
     resources each node advertises, who advertises them): how a program in another language schedules work on the
     pools."""
+    dra_feature_gates: DraFeatureGates
+    """The DRA driver feature gates the cluster turns on (``dra.feature_gates``; empty unless ``gpu_stack: dra``):
+    what a resource claim's time-slicing (``TimeSlicingSettings``) or MPS (``MPSSupport``) config needs, and with
+    ``DynamicMIG`` whole-GPU pools claimable as MIG devices."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -938,9 +951,7 @@ class GpuCluster(pulumi.ComponentResource):
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
-        self.dra_feature_gates: tuple[DraFeatureGateName, ...] = tuple(
-            value_of(gate) for gate in args.get("dra", {}).get("feature_gates", [])
-        )
+        self.dra_feature_gates = tuple(value_of(gate) for gate in args.get("dra", {}).get("feature_gates", []))
         self.pools: dict[str, GpuNodePool] = {}
         operator_settings: Mapping[str, Any] = args.get("gpu_operator", {})
         for spec, pool in zip(specs, args["pools"], strict=True):
@@ -990,7 +1001,13 @@ class GpuCluster(pulumi.ComponentResource):
             }
             for pool_name, pool in sorted(self.pools.items())
         }
-        self.register_outputs({"poolNames": self.pool_names, "poolScheduling": self.pool_scheduling})
+        self.register_outputs(
+            {
+                "poolNames": self.pool_names,
+                "poolScheduling": self.pool_scheduling,
+                "draFeatureGates": list(self.dra_feature_gates),
+            }
+        )
 
     def _compose_dra(
         self,

@@ -46,6 +46,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
 from gpu_components.aws.eks import EksGpuNodeGroup
+from gpu_components.aws.karpenter import KarpenterController
 from gpu_components.aws.provisioned import EksAutoModeGpuNodePool, EksKarpenterGpuNodePool
 from gpu_components.azure.aks import AksGpuNodePool
 from gpu_components.azure.nap import AksNapGpuNodePool
@@ -69,6 +70,7 @@ COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     EksGpuNodeGroup,
     EksKarpenterGpuNodePool,
     EksAutoModeGpuNodePool,
+    KarpenterController,
     AksGpuNodePool,
     AksNapGpuNodePool,
     GkeGpuNodePool,

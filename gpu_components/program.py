@@ -32,7 +32,7 @@ from typing import Any, cast
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpu_components.adapter import GPU_STACKS
+from gpu_components.adapter import GPU_STACKS, KubernetesInstall
 from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, pool_capacity
 from gpu_components.cluster import (
     ADAPTERS,
@@ -271,11 +271,11 @@ def main() -> None:
     provisioned = adapter_for(stack.cloud).provision(stack.cluster)
     kubeconfig = pulumi.Output.secret(provisioned.kubeconfig)
     provider = k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig)
-    installed = provisioned.kubernetes(provider) if provisioned.kubernetes is not None else []
+    installed = provisioned.kubernetes(provider) if provisioned.kubernetes is not None else KubernetesInstall([])
     args: dict[str, Any] = {
         "cloud": stack.cloud,
         "pools": stack.pools,
-        stack.cloud: dict(provisioned.wiring),
+        stack.cloud: {**provisioned.wiring, **installed.wiring},
         "gpu_stack": stack.gpu_stack,
     }
     if stack.gpu_operator is not None:
@@ -287,7 +287,9 @@ def main() -> None:
     gpus = GpuCluster(
         f"{name}-gpu",
         cast(GpuClusterArgs, args),
-        pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=[*provisioned.depends_on, *installed]),
+        pulumi.ResourceOptions(
+            providers={"kubernetes": provider}, depends_on=[*provisioned.depends_on, *installed.depends_on]
+        ),
     )
     pulumi.export("clusterName", name)
     pulumi.export("kubeconfig", kubeconfig)

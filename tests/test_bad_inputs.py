@@ -306,6 +306,10 @@ CASES: dict[str, Case] = {
         plugin(nodes("aws", L4), helm_values={"migStrategy": "mixed"}),
         [("helm_values.migStrategy", "carries its pool's mig.strategy")],
     ),
+    "plugin: helm_values fix the config hash": Case(
+        plugin(nodes("aws", L4), helm_values={"podAnnotations": {"gpu-components/config-hash": "0", "team": "ml"}}),
+        [("helm_values.podAnnotations.gpu-components/config-hash", "restart when a pool's config entry changes")],
+    ),
     "plugin: chart_version a number": Case(
         plugin(nodes("aws", L4), chart_version=20), [("chart_version", "valid string")]
     ),
@@ -457,6 +461,10 @@ CASES: dict[str, Case] = {
     "cluster: device plugin helm_values tolerations": Case(
         cluster({**CLUSTER_ARGS, "device_plugin": {"helm_values": {"tolerations": []}}}),
         [("device_plugin.helm_values.tolerations", "tolerates every taint")],
+    ),
+    "cluster: device plugin helm_values fix the config hash": Case(
+        cluster({**CLUSTER_ARGS, "device_plugin": {"helm_values": {"podAnnotations": "none"}}}),
+        [("device_plugin.helm_values.podAnnotations", "restart when a pool's config entry changes")],
     ),
     "cluster: device plugin chart_version a range": Case(
         cluster({**CLUSTER_ARGS, "device_plugin": {"chart_version": "^0.20"}}),

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.test_stack_config_problems import plan, problems
 
 AKS_STACK = """\
+  azure-native:location: eastus
   gpu-components:cloud: azure
   gpu-components:cluster:
     name: gpudemo

@@ -176,6 +176,7 @@ def test_pool_scheduling_tells_what_each_node_publishes_to_dra() -> None:
     }
     outputs = resource(plan, "gpu-components:index:EksGpuNodeGroup", "gpus-h100").outputs
     assert outputs["draDevices"] == {"mig.nvidia.com/1g.10gb": 56}
+    assert resource(plan, "gpu-components:index:GpuCluster", "gpus").outputs["draFeatureGates"] == []
 
 
 def test_the_gpu_operator_installer_deploys_a_gpu_cluster_and_no_driver_chart() -> None:
@@ -184,6 +185,10 @@ def test_the_gpu_operator_installer_deploys_a_gpu_cluster_and_no_driver_chart() 
         lambda: GpuCluster("gpus", {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": dra})  # type: ignore[typeddict-item]
     )
     assert names(plan, "gpu-components:index:NvidiaDraDriver") == []
+    # Other languages read the gates a claim's sharing config needs from the cluster's output.
+    assert resource(plan, "gpu-components:index:GpuCluster", "gpus").outputs["draFeatureGates"] == [
+        "TimeSlicingSettings"
+    ]
     values = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release").inputs["values"]
     assert (values["clusterPolicy"], values["gpuCluster"], values["draDriver"]) == (
         {"deployCR": False},

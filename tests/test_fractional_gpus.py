@@ -133,7 +133,7 @@ def test_the_components_and_gpu_cluster_refuse_them_before_registering_anything(
     assert built_problems(lambda: EksGpuNodeGroup("gpu", node_group)) == (  # type: ignore[arg-type]
         g6f("pool.instance_type", "g6f.xlarge"),
     )
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [KARPENTER_G6F]}
+    cluster = {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [KARPENTER_G6F]}
     assert built_problems(lambda: GpuCluster("c", cluster)) == tuple(  # type: ignore[arg-type]
         problem.under("pools[0]") for problem in KARPENTER_G6F_PROBLEMS
     )

@@ -368,7 +368,7 @@ def test_the_components_and_gpu_cluster_refuse_what_the_spec_refuses() -> None:
     assert built_problems(lambda: EksKarpenterGpuNodePool("gpu", {"pool": bad, **WIRING})) == [  # type: ignore[typeddict-item]
         f"pool.{line}" for line in KEY_MESSAGES
     ]
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [bad]}
+    cluster = {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [bad]}
     assert built_problems(lambda: GpuCluster("c", cluster)) == [f"pools[0].{line}" for line in KEY_MESSAGES]  # type: ignore[arg-type]
     nap = nap_pool("Standard_NC24ads_A100_v4", [{"key": GPU_NAME, "operator": "In", "values": ["a100"]}])
     assert built_problems(lambda: AksNapGpuNodePool("gpu", {"pool": nap})) == [  # type: ignore[typeddict-item]

@@ -491,7 +491,10 @@ def test_a_value_of_the_wrong_shape_is_named_with_the_value_as_written() -> None
         ("pools[1].mig", "1g.5gb", "must be an object"),
         ("pools[2]", "a10g", "must be an object"),
     ]
-    assert next(p.valid for p in error.problems if p.path == "aws") == "{clusterName, nodeRoleArn, subnetIds}"
+    assert (
+        next(p.valid for p in error.problems if p.path == "aws")
+        == "{clusterName, karpenterController, nodeRoleArn, subnetIds}"
+    )
 
 
 def test_a_secret_or_unknown_value_in_a_plain_property_is_refused() -> None:

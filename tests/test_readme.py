@@ -208,3 +208,20 @@ def test_the_invalid_config_echo_is_what_the_plan_prints(tmp_path: Path) -> None
         [str(script), "plan", "bad", "-C", str(tmp_path)], capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stdout, done.stderr) == (1, "", echo)
+
+
+def test_the_karpenter_controller_snippet_gives_the_pools_its_node_role() -> None:
+    section = re.search(
+        r"^### Provisioned pools on EKS: Karpenter and EKS Auto Mode\n(.*?)^### ",
+        (ROOT / "README.md").read_text(),
+        re.M | re.S,
+    )
+    assert section is not None
+    [snippet] = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    plan = plan_of(lambda: exec(compile(snippet, "README.md", "exec"), {}), preview=False, config=CONFIG)
+    node_class = resource(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "gpus-l40s-node-class")
+    assert (
+        node_class.inputs["spec"]["role"] == resource(plan, "aws:iam/role:Role", "karpenter-node-role").outputs["name"]
+    )
+    release = resource(plan, "kubernetes:helm.sh/v3:Release", "karpenter-release").inputs
+    assert release["values"]["nodeSelector"] == {"node-role": "system"}

@@ -25,7 +25,7 @@ from typing_extensions import is_typeddict
 
 import gpu_components
 from gpu_components import enums
-from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.aws import EksGpuNodeGroup, KarpenterController
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.cluster import ClusterPoolArgs, GpuCluster
 from gpu_components.enums import (
@@ -57,6 +57,7 @@ from tests.helpers import WIRING, plan_and
 COMPONENTS = [
     GpuCluster,
     EksGpuNodeGroup,
+    KarpenterController,
     AksGpuNodePool,
     GkeGpuNodePool,
     GkeComputeClassGpuPool,
@@ -78,7 +79,15 @@ POOL_OUTPUTS = {
     "autoscalerNote",
 }
 OUTPUTS = {
-    "GpuCluster": {"poolNames", "poolScheduling"},
+    "GpuCluster": {"poolNames", "poolScheduling", "draFeatureGates"},
+    "KarpenterController": {
+        "nodeRoleArn",
+        "nodeRoleName",
+        "controllerRoleArn",
+        "interruptionQueueName",
+        "releaseName",
+        "version",
+    },
     "EksGpuNodeGroup": {"nodeGroupArn", "nodeRoleArn", "nodeGroupName", "autoscalingGroupName", *POOL_OUTPUTS},
     "AksGpuNodePool": {"agentPoolId", "agentPoolName", *POOL_OUTPUTS},
     "GkeGpuNodePool": {"nodePoolName", "nodePoolId", "serviceAccountEmail", *POOL_OUTPUTS},
@@ -314,6 +323,7 @@ def _builders() -> dict[str, Any]:
 
     return {
         "GpuCluster": lambda: GpuCluster("gc", {"cloud": "aws", "aws": WIRING["aws"], "pools": [POOL]}),  # type: ignore[typeddict-item]
+        "KarpenterController": lambda: KarpenterController("kc", {"cluster_name": "prod"}),
         "EksGpuNodeGroup": eks,
         "AksGpuNodePool": aks,
         "GkeGpuNodePool": gke,

@@ -52,11 +52,15 @@ def test_durations_and_labels_with_a_trailing_newline_are_refused_by_gpu_cluster
         "labels": {"team": "ml\n", "team\n": "x"},
         "provisioning": {**L40S_SHARED["provisioning"], "disruption": disruption},
     }
-    assert _problems(lambda: GpuCluster("c", {"cloud": "aws", "aws": WIRING, "pools": [pool]})) == _expected(  # type: ignore[arg-type]
+    assert _problems(
+        lambda: GpuCluster("c", {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [pool]})
+    ) == _expected(  # type: ignore[arg-type]
         "pools[0]"
     )
     reserved = {**RESERVED, "provisioning": {**RESERVED["provisioning"], "reservation": "cr-0123abcd\n"}}
-    assert _problems(lambda: GpuCluster("c", {"cloud": "aws", "aws": WIRING, "pools": [reserved]})) == [  # type: ignore[arg-type]
+    assert _problems(
+        lambda: GpuCluster("c", {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [reserved]})
+    ) == [  # type: ignore[arg-type]
         f"pools[0].provisioning.reservation: {RESERVATION}"
     ]
 

@@ -136,7 +136,9 @@ def _create_pool(
     gpu_stack: GpuStack,
     opts: pulumi.ResourceOptions,
 ) -> GpuNodePool:
-    args = pool_component_args(pool, options, wiring, gpu_stack)
+    # karpenter_controller says what the cluster runs (checked by wiring_problems); no pool component takes it.
+    pool_wiring = {key: value for key, value in wiring.items() if key != "karpenter_controller"}
+    args = pool_component_args(pool, options, pool_wiring, gpu_stack)
     provisioning = pool.get("provisioning")
     if provisioning is not None and value_of(provisioning["provisioner"]) == "karpenter":
         return EksKarpenterGpuNodePool(name, cast(EksKarpenterGpuNodePoolArgs, args), opts)

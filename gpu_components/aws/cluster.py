@@ -4,15 +4,16 @@ A new cluster is a pulumi-eks ``Cluster`` (API authentication mode, no default n
 ``AL2023_x86_64_STANDARD`` system node group for add-ons, in the given VPC or the account's default VPC. For
 provisioned GPU pools it can also get:
 
-- ``karpenter``: the Karpenter controller, as Karpenter v1.14's getting-started guide sets it up
-  (:data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`, the data in
-  :mod:`gpu_components.aws.karpenter_controller`): a role for the nodes it launches with an ``EC2_LINUX`` access
-  entry (a role of its own: a managed node group's role needs no access entry, EKS adds one, and a principal has one
-  access entry per cluster, :data:`~gpu_components.aws.facts.SOURCE_ACCESS_ENTRIES`), the controller's role and
-  policy through EKS Pod Identity (the ``eks-pod-identity-agent`` add-on and an association for service account
-  ``kube-system/karpenter``), the interruption queue with its policy and EventBridge rules, and the chart (pinned,
-  :data:`~gpu_components.aws.facts.KARPENTER_VERSION`) on the system node group, installed through the Kubernetes
-  provider before the GPU pools (:attr:`~gpu_components.adapter.ProvisionedCluster.kubernetes`).
+- ``karpenter``: the Karpenter controller, a :class:`~gpu_components.aws.karpenter.KarpenterController` named
+  ``<cluster>-karpenter`` (as Karpenter v1.14's getting-started guide sets it up,
+  :data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`): a role for the nodes it launches with an
+  ``EC2_LINUX`` access entry (a role of its own: a managed node group's role needs no access entry, EKS adds one, and a
+  principal has one access entry per cluster, :data:`~gpu_components.aws.facts.SOURCE_ACCESS_ENTRIES`), the
+  controller's role and policy through EKS Pod Identity, the interruption queue with its policy and EventBridge rules,
+  and the chart (pinned, :data:`~gpu_components.aws.facts.KARPENTER_VERSION`) on the system node group, set up through
+  the Kubernetes provider before the GPU pools (:attr:`~gpu_components.adapter.ProvisionedCluster.kubernetes`). The
+  pools' wiring then says ``karpenter_controller: true`` (as it does on an existing cluster with
+  ``karpenter.existing``).
 - ``auto_mode``: EKS Auto Mode (pulumi-eks ``autoMode``, which turns compute, block storage and load balancing on
   together as EKS requires, :data:`~gpu_components.aws.facts.SOURCE_PULUMI_EKS_AUTO_MODE`), with its built-in
   ``general-purpose`` and ``system`` node pools (which run the add-ons: no system node group) and a node role the
@@ -30,29 +31,35 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
-import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
+from gpu_components.adapter import (
+    KubernetesInstall,
+    ProvisionedCluster,
+    SystemImage,
+    SystemPoolSizes,
+    VersionForm,
+    example_cluster_problems,
+    system_instance_type_problems,
+)
 from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
 from gpu_components.aws.eks import cluster_name_problems, create_node_role
 from gpu_components.aws.facts import (
     FACTS,
-    KARPENTER_CHART,
-    KARPENTER_NAMESPACE,
-    KARPENTER_SERVICE_ACCOUNT,
+    INSTANCE_TYPE_FORM,
     KARPENTER_VERSION,
     KARPENTER_WITH_AUTO_MODE,
     NODE_GROUP_OPTIONS,
+    REGION_FORM,
     SOURCE_ACCESS_ENTRIES,
     SOURCE_AUTO_MIGRATE_KARPENTER,
     SOURCE_KARPENTER_GETTING_STARTED,
     SOURCE_PULUMI_EKS_AUTO_MODE,
 )
+from gpu_components.aws.karpenter import KarpenterController
 from gpu_components.enums import value_of
 from gpu_components.errors import Default, Problem
-from gpu_components.nvidia.device_plugin import deep_merge
 from gpu_components.shape import STRICT
 from gpu_components.spec import SYSTEM_ROLE_LABEL
 
@@ -60,6 +67,13 @@ DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new EKS cluster: in EKS standard support in late 2026 (EKS version calendar)."""
 SYSTEM_INSTANCE_TYPE = "m7i.large"
 """Instance type of the small system node group that runs add-ons (CoreDNS, the device plugin's controller)."""
+SYSTEM_IMAGE = SystemImage(
+    "AL2023_x86_64_STANDARD",
+    "x86_64",
+    "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html (amiType)",
+)
+"""The system node group's AMI type: Amazon Linux 2023 for x86_64 instances (an arm64 type needs
+``AL2023_ARM_64_STANDARD``)."""
 SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
 VERSION_FORM = VersionForm(
@@ -73,12 +87,6 @@ NEW_CLUSTER_ONLY = ("kubernetes_version", "vpc_id", "system_node_group")
 AUTO_MODE_NODE_POOLS = ("general-purpose", "system")
 """EKS Auto Mode's built-in node pools a new Auto Mode cluster gets (pulumi-eks's default): ``system`` runs the
 add-ons, ``general-purpose`` other workloads."""
-MIN_KARPENTER_VERSION = "1.0.0"
-"""The oldest Karpenter release the library's custom resources work with: ``karpenter.sh/v1`` NodePools and
-``karpenter.k8s.aws/v1`` EC2NodeClasses came with 1.0.0 (:data:`SOURCE_KARPENTER_V1`)."""
-SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
-"""Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
-_SEMVER = re.compile(r"^v?([0-9]+)\.([0-9]+)\.([0-9]+)$")
 RESERVED_CAPACITY_VERSION = "1.3.0"
 """The first Karpenter release with native capacity reservation support (capacity type ``reserved``,
 ``capacityReservationSelectorTerms``), behind its ``ReservedCapacity`` feature gate, alpha and off by default
@@ -234,7 +242,7 @@ def _system_node_group(
         cluster_name=cluster["name"],
         node_role_arn=role_arn,
         subnet_ids=subnet_ids,
-        ami_type="AL2023_x86_64_STANDARD",
+        ami_type=SYSTEM_IMAGE.name,
         instance_types=[system.get("instance_type", SYSTEM_INSTANCE_TYPE)],
         scaling_config={
             "min_size": counts["min_size"],
@@ -246,111 +254,23 @@ def _system_node_group(
     )
 
 
-def _interruption_queue(name: str) -> tuple[aws.sqs.Queue, list[pulumi.Resource]]:
-    """The queue (named after the cluster), its policy and one EventBridge rule and target per
-    :data:`~gpu_components.aws.karpenter_controller.INTERRUPTION_EVENTS`."""
-    queue = aws.sqs.Queue(
-        f"{name}-karpenter-queue",
-        name=name,
-        message_retention_seconds=karpenter.QUEUE_RETENTION_SECONDS,
-        sqs_managed_sse_enabled=True,
-    )
-    made: list[pulumi.Resource] = [
-        aws.sqs.QueuePolicy(
-            f"{name}-karpenter-queue-policy",
-            queue_url=queue.url,
-            policy=queue.arn.apply(lambda arn: json.dumps(karpenter.queue_policy(arn), sort_keys=True)),
-        )
-    ]
-    for suffix, (source, detail_type) in karpenter.INTERRUPTION_EVENTS.items():
-        rule = aws.cloudwatch.EventRule(
-            f"{name}-karpenter-{suffix}",
-            event_pattern=json.dumps(karpenter.event_pattern(source, detail_type), sort_keys=True),
-        )
-        made += [
-            rule,
-            aws.cloudwatch.EventTarget(
-                f"{name}-karpenter-{suffix}-target",
-                rule=rule.name,
-                arn=queue.arn,
-                target_id="KarpenterInterruptionQueueTarget",
-            ),
-        ]
-    return queue, made
-
-
 def _karpenter(
-    cluster: EksClusterConfig, system_group: aws.eks.NodeGroup, cluster_ready: list[pulumi.Resource]
-) -> tuple[pulumi.Output[str], list[pulumi.Resource], Callable[[pulumi.ProviderResource], list[pulumi.Resource]]]:
-    """Karpenter's AWS side on a new cluster; returns its node role's ARN, what its nodes and pools wait for, and the
-    step that installs its chart once the Kubernetes provider exists."""
-    name = cluster["name"]
-    settings = cluster.get("karpenter", {})
-    after_cluster = pulumi.ResourceOptions(depends_on=cluster_ready)
-    node_role, attachments = create_node_role(f"{name}-karpenter-node-role", policies=karpenter.NODE_ROLE_POLICIES)
-    access_entry = aws.eks.AccessEntry(
-        f"{name}-karpenter-node-access",
-        cluster_name=name,
-        principal_arn=node_role.arn,
-        type="EC2_LINUX",
-        opts=after_cluster,
-    )
-    queue, interruption = _interruption_queue(name)
-    region = aws.get_region_output().region
-    account = aws.get_caller_identity_output().account_id
-    controller_role = aws.iam.Role(
-        f"{name}-karpenter-controller", assume_role_policy=json.dumps(karpenter.POD_IDENTITY_TRUST, sort_keys=True)
-    )
-    policy = aws.iam.Policy(
-        f"{name}-karpenter-controller",
-        policy=pulumi.Output.all(region, account, node_role.arn, queue.arn).apply(
-            lambda parts: json.dumps(
-                karpenter.controller_policy(name, parts[0], parts[1], parts[2], parts[3]), sort_keys=True
-            )
-        ),
-    )
-    attachment = aws.iam.RolePolicyAttachment(
-        f"{name}-karpenter-controller", role=controller_role.name, policy_arn=policy.arn
-    )
-    agent = aws.eks.Addon(
-        f"{name}-pod-identity-agent",
-        cluster_name=name,
-        addon_name="eks-pod-identity-agent",
-        opts=pulumi.ResourceOptions(depends_on=[*cluster_ready, system_group]),
-    )
-    association = aws.eks.PodIdentityAssociation(
-        f"{name}-karpenter",
-        cluster_name=name,
-        namespace=KARPENTER_NAMESPACE,
-        service_account=KARPENTER_SERVICE_ACCOUNT,
-        role_arn=controller_role.arn,
-        opts=after_cluster,
-    )
-    values = deep_merge(karpenter.helm_values(name, queue.name), settings.get("helm_values", {}))
-    before_chart: list[pulumi.Resource] = [
-        system_group,
-        agent,
-        association,
-        attachment,
-        access_entry,
-        *attachments,
-        *interruption,
-    ]
+    cluster: EksClusterConfig, ready: list[pulumi.Resource]
+) -> Callable[[pulumi.ProviderResource], KubernetesInstall]:
+    """The step that sets the Karpenter controller up (:class:`~gpu_components.aws.karpenter.KarpenterController`,
+    ``<cluster>-karpenter``) once the Kubernetes provider exists, after ``ready`` (the cluster and its system node
+    group, where the controller runs); the pools wait for it and take its node role."""
+    settings = {key: value for key, value in cluster.get("karpenter", {}).items() if key != "existing"}
 
-    def install(provider: pulumi.ProviderResource) -> list[pulumi.Resource]:
-        return [
-            k8s.helm.v3.Release(
-                f"{name}-karpenter",
-                name="karpenter",
-                chart=KARPENTER_CHART,
-                version=settings.get("version", KARPENTER_VERSION),
-                namespace=KARPENTER_NAMESPACE,
-                values=values,
-                opts=pulumi.ResourceOptions(provider=provider, depends_on=before_chart),
-            )
-        ]
+    def install(provider: pulumi.ProviderResource) -> KubernetesInstall:
+        controller = KarpenterController(
+            f"{cluster['name']}-karpenter",
+            {"cluster_name": cluster["name"], **settings},  # type: ignore[typeddict-item]
+            pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=ready),
+        )
+        return KubernetesInstall([controller], {"node_role_arn": controller.node_role_arn})
 
-    return node_role.arn, [access_entry, *attachments], install
+    return install
 
 
 def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
@@ -393,12 +313,11 @@ def _create(cluster: EksClusterConfig) -> ProvisionedCluster:
     ready: list[pulumi.Resource] = [eks_cluster, system_group, *depends_on]
     if "karpenter" not in cluster:
         return ProvisionedCluster(kubeconfig=eks_cluster.kubeconfig_json, wiring=wiring, depends_on=ready)
-    wiring["node_role_arn"], karpenter_ready, install = _karpenter(cluster, system_group, [eks_cluster])
     return ProvisionedCluster(
         kubeconfig=eks_cluster.kubeconfig_json,
-        wiring=wiring,
-        depends_on=[*ready, *karpenter_ready],
-        kubernetes=install,
+        wiring={**wiring, "karpenter_controller": True},
+        depends_on=ready,
+        kubernetes=_karpenter(cluster, [eks_cluster, system_group]),
     )
 
 
@@ -410,6 +329,8 @@ def _attach(cluster: EksClusterConfig) -> ProvisionedCluster:
     wiring: dict[str, Any] = {"cluster_name": cluster["name"], "subnet_ids": cluster["subnet_ids"]}
     if "node_role_arn" in cluster:
         wiring["node_role_arn"] = cluster["node_role_arn"]
+    if "karpenter" in cluster:
+        wiring["karpenter_controller"] = True
     return ProvisionedCluster(kubeconfig=kubeconfig, wiring=wiring)
 
 
@@ -486,7 +407,7 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
         )
     karpenter_config: Mapping[str, Any] = cluster.get("karpenter", {})
     if not karpenter_config.get("existing", False):
-        problems += _karpenter_problems(karpenter_config)
+        problems += karpenter.settings_problems(karpenter_config, "cluster.karpenter.")
         if "karpenter" in cluster and not existing:
             problems += _karpenter_nodes_problems(cluster)
     return problems
@@ -507,7 +428,8 @@ def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``nodeSelector`` giving the library's key (``gpu-components/role``, not an owned value) a value other than
     ``system``, or ``null``, which moves the controller off the system node group. Other ``nodeSelector`` keys are
     ANDed with the library's, so the replicas stay on the system node group and the check holds; a ``nodeSelector``
-    that is not a mapping is refused by :func:`_not_mapping_sections` and not checked here."""
+    that is not a mapping is refused by :func:`~gpu_components.aws.karpenter_controller.settings_problems` and not
+    checked here."""
     overrides = cluster["karpenter"].get("helm_values", {})
     if not isinstance(overrides, Mapping):
         return []
@@ -561,101 +483,33 @@ def _karpenter_placement_kept(overrides: Mapping[str, Any]) -> bool:
     selector = overrides.get("nodeSelector", {})
     if not isinstance(selector, Mapping):
         return False
-    library = karpenter.helm_values("", "")["nodeSelector"]
+    library = karpenter.SYSTEM_NODE_SELECTOR
     return all(selector.get(key, value) == value for key, value in library.items())
-
-
-def _supported_karpenter(version: object) -> bool:
-    """Whether ``version`` is a Karpenter release (``1.2.3``, or ``v1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
-    found = _SEMVER.fullmatch(version) if isinstance(version, str) else None
-    minimum = tuple(int(part) for part in MIN_KARPENTER_VERSION.split("."))
-    return found is not None and tuple(int(part) for part in found.groups()) >= minimum
-
-
-def _library_helm_sections() -> dict[tuple[str, ...], list[str]]:
-    """Every mapping of the Karpenter chart's values the library sets, at any depth (those of
-    :func:`~gpu_components.aws.karpenter_controller.helm_values`: path, e.g. ``("controller", "resources")`` -> the
-    keys it sets inside), each of which a ``helm_values`` override must leave a mapping."""
-    sections: dict[tuple[str, ...], list[str]] = {}
-
-    def walk(values: Mapping[str, Any], path: tuple[str, ...]) -> None:
-        for key, value in values.items():
-            if isinstance(value, Mapping):
-                sections[(*path, key)] = list(value)
-                walk(value, (*path, key))
-
-    walk(karpenter.helm_values("", ""), ())
-    return sections
-
-
-def _not_mapping_sections(overrides: Mapping[str, Any]) -> list[Problem]:
-    """A ``helm_values`` value that is not a mapping where the library sets keys inside (the shallowest such path:
-    the override replaces everything below it)."""
-    problems: list[Problem] = []
-    for path, fields in _library_helm_sections().items():
-        parent: Any = overrides
-        for key in path[:-1]:
-            parent = parent.get(key) if isinstance(parent, Mapping) else None
-        if not isinstance(parent, Mapping) or path[-1] not in parent or isinstance(parent[path[-1]], Mapping):
-            continue
-        dotted = ".".join(path)
-        problems.append(
-            Problem(
-                f"cluster.karpenter.helm_values.{dotted}",
-                parent[path[-1]],
-                f"must be a mapping: the library sets {', '.join(f'{dotted}.{field}' for field in fields)} inside "
-                "it, which this value would replace",
-                "a mapping of chart values",
-                SOURCE_KARPENTER_GETTING_STARTED,
-            )
-        )
-    return problems
-
-
-def _karpenter_problems(karpenter_config: Mapping[str, Any]) -> list[Problem]:
-    """``cluster.karpenter``'s ``version`` (a release of :data:`KARPENTER_VERSION_RULE`) and ``helm_values`` (no
-    value the library sets, and a mapping where the library sets keys inside)."""
-    problems: list[Problem] = []
-    version = karpenter_config.get("version")
-    if version is not None and not _supported_karpenter(version):
-        problems.append(
-            Problem(
-                "cluster.karpenter.version",
-                version,
-                "not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
-                "and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on",
-                f"a release MAJOR.MINOR.PATCH from {MIN_KARPENTER_VERSION} on, e.g. {KARPENTER_VERSION}",
-                SOURCE_KARPENTER_V1,
-            )
-        )
-    overrides = karpenter_config.get("helm_values", {})
-    problems += _not_mapping_sections(overrides)
-    problems += [
-        Problem(
-            f"cluster.karpenter.helm_values.{section}.{field}",
-            overrides[section][field],
-            "set by the library (the cluster, its interruption queue, the service account of its Pod Identity "
-            "association)",
-            "remove it",
-            SOURCE_KARPENTER_GETTING_STARTED,
-        )
-        for section, field in karpenter.OWNED_HELM_VALUES
-        if isinstance(overrides.get(section), Mapping) and field in overrides[section]
-    ]
-    return problems
 
 
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: ``name`` is an EKS cluster name
-    (:func:`~gpu_components.aws.eks.cluster_name_problems`);
+    (:func:`~gpu_components.aws.eks.cluster_name_problems`); the ``aws:region`` config, when set, a Region code
+    (:data:`~gpu_components.aws.facts.REGION_FORM`); ``system_node_group.instance_type`` an x86_64 type of the
+    catalog, or at least an EC2 instance type's name (:func:`~gpu_components.adapter.system_instance_type_problems`,
+    :data:`SYSTEM_IMAGE`);
     those of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`), ``subnet_ids`` is required with ``existing``, and of ``karpenter`` and ``auto_mode``: not
     both; with ``existing``, each must say ``existing: true`` (the program sets neither up on a cluster it did not
     create), and a new cluster's must not; with ``existing: true`` no other key of theirs, and ``node_role_arn`` is
     required; no ``system_node_group`` with ``auto_mode``; no ``karpenter.helm_values`` the library sets
     (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
+    system = cluster.get("system_node_group")
     return (
         cluster_name_problems(cluster.get("name"), "cluster.name")
+        + REGION_FORM.problems(pulumi.Config("aws").get("region"), "aws:region")
+        + system_instance_type_problems(
+            "aws",
+            system.get("instance_type") if isinstance(system, Mapping) else None,
+            "cluster.system_node_group.instance_type",
+            INSTANCE_TYPE_FORM,
+            SYSTEM_IMAGE,
+        )
         + example_cluster_problems(
             cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("subnet_ids",)
         )
@@ -716,7 +570,7 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
 
 
 def _version(text: str) -> tuple[int, ...]:
-    found = _SEMVER.fullmatch(text)
+    found = karpenter.SEMVER.fullmatch(text)
     assert found is not None, "a version checked by _supported_karpenter"
     return tuple(int(part) for part in found.groups())
 
@@ -739,7 +593,7 @@ def reserved_capacity_problems(cluster: Mapping[str, Any], pools: Sequence[Any])
         and "reserved" in [value_of(t) for t in pool["provisioning"].get("capacity_types", [])]
     ]
     version = settings.get("version", KARPENTER_VERSION)
-    if not reserved or not _supported_karpenter(version):
+    if not reserved or not karpenter.supported_version(version):
         return []
     gate: Any = settings.get("helm_values", {})
     for key in RESERVED_CAPACITY_GATE:
@@ -791,7 +645,7 @@ def inclusive_operator_problems(cluster: Mapping[str, Any], pools: Sequence[Any]
     if not isinstance(settings, Mapping) or settings.get("existing", False):
         return []
     version = settings.get("version", KARPENTER_VERSION)
-    if not _supported_karpenter(version) or _version(version) >= _version(INCLUSIVE_OPERATORS_VERSION):
+    if not karpenter.supported_version(version) or _version(version) >= _version(INCLUSIVE_OPERATORS_VERSION):
         return []
     using = [
         f"pools[{index}].provisioning.gpu_requirements[{at}]"

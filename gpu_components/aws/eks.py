@@ -51,6 +51,7 @@ from gpu_components.adapter import (
     PoolTolerations,
     PoolView,
     adopt_view,
+    fixed_pool_problems,
     pool_outputs,
     validated_pool,
 )
@@ -60,14 +61,13 @@ from gpu_components.aws._sdk import aws
 from gpu_components.aws.facts import (
     BOTTLEROCKET_AMI_TYPES,
     BOTTLEROCKET_ARM_NVIDIA_FAMILIES,
-    CLUSTER_NAME,
+    CLUSTER_NAME_FORM,
     DEFAULT_AMI_TYPES,
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
     SOURCE_AMI_TYPES,
     SOURCE_BOTTLEROCKET_DRA,
-    SOURCE_CLUSTER_NAME,
     TAINT_EFFECTS,
 )
 from gpu_components.enums import GpuStackArg, value_of
@@ -531,13 +531,14 @@ def tag_problems(tags: object, path: str = "tags") -> list[Problem]:
     )
 
 
-_ASSUME_ROLE_POLICY = json.dumps(
+EC2_ASSUME_ROLE_POLICY = json.dumps(
     {
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
     },
     sort_keys=True,
 )
+"""The trust policy of a role EC2 instances (nodes) assume."""
 
 
 def create_node_role(
@@ -549,7 +550,7 @@ def create_node_role(
     Returns the role (``<name>``) and its policy attachments (``<name>-<suffix>``, by default
     ``<name>-<worker|ecr|cni>``), which node groups should depend on.
     """
-    role = aws.iam.Role(name, assume_role_policy=_ASSUME_ROLE_POLICY, opts=opts)
+    role = aws.iam.Role(name, assume_role_policy=EC2_ASSUME_ROLE_POLICY, opts=opts)
     attachments: list[pulumi.Resource] = [
         aws.iam.RolePolicyAttachment(f"{name}-{suffix}", role=role.name, policy_arn=arn, opts=opts)
         for suffix, arn in (NODE_ROLE_POLICIES if policies is None else policies).items()
@@ -576,7 +577,9 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
     ``spec``, ``ami_type``, ``gpu_stack``, ``node_group`` (the ``aws.eks.NodeGroup``), ``served_by``.
 
     Raises:
-        GpuSpecError: invalid pool, non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
+        GpuSpecError: invalid pool, a provisioned pool (a ``provisioning`` block: an
+            :class:`~gpu_components.aws.EksKarpenterGpuNodePool` or :class:`~gpu_components.aws.EksAutoModeGpuNodePool`
+            makes it), non-NVIDIA or wrong-architecture AMI type, sharing the image (or, for MIG on
             AL2023, the GPU stack) cannot do, labels or taints the autoscaler's tags cannot carry, autoscaler tags
             in ``tags``, ``node_group_args`` keys that ``NodeGroup`` does not take or the library owns.
     """
@@ -627,7 +630,8 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
                 EksGpuNodeGroupArgs,
                 args,
                 "aws",
-                lambda spec: eks_problems(
+                lambda spec: _provisioned_problems(spec)
+                or eks_problems(
                     spec, args.get("ami_type"), "pool", value_of(args.get("gpu_stack", "auto")), "ami_type"
                 ),
             ),
@@ -699,6 +703,21 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         )
 
 
+def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """A provisioned pool given to :class:`EksGpuNodeGroup`, which makes managed node groups of fixed bounds only:
+    Karpenter pools are :class:`~gpu_components.aws.EksKarpenterGpuNodePool`, EKS Auto Mode pools
+    :class:`~gpu_components.aws.EksAutoModeGpuNodePool`."""
+    return fixed_pool_problems(
+        spec,
+        "EksGpuNodeGroup",
+        "a fixed EKS managed node group",
+        {
+            "karpenter": ("Karpenter", "EksKarpenterGpuNodePool"),
+            "eks-auto-mode": ("EKS Auto Mode", "EksAutoModeGpuNodePool"),
+        },
+    )
+
+
 def _own_args_problems(args: object) -> list[Problem]:
     """The problems of the component's own args that need no pool: ``cluster_name`` (when a plain string), ``tags``
     and ``node_group_args``."""
@@ -713,17 +732,7 @@ def _own_args_problems(args: object) -> list[Problem]:
 
 def cluster_name_problems(name: object, path: str) -> list[Problem]:
     """``name`` (at ``path``) as EKS's ``CreateCluster`` takes a cluster name
-    (:data:`~gpu_components.aws.facts.CLUSTER_NAME`: 1 to 100 characters); an existing cluster's name was made under
-    the same rule, so a name outside it names no cluster. A name that is not a plain string (an output) is not
+    (:data:`~gpu_components.aws.facts.CLUSTER_NAME_FORM`: 1 to 100 characters); an existing cluster's name was made
+    under the same rule, so a name outside it names no cluster. A name that is not a plain string (an output) is not
     checked."""
-    if not isinstance(name, str) or CLUSTER_NAME.fullmatch(name):
-        return []
-    return [
-        Problem(
-            path,
-            name,
-            "not an EKS cluster name",
-            "1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit",
-            SOURCE_CLUSTER_NAME,
-        )
-    ]
+    return CLUSTER_NAME_FORM.problems(name, path)

@@ -53,6 +53,7 @@ from gpu_components.cloud_facts import (
     ReservedPrefixes,
     TemplateSharing,
 )
+from gpu_components.name_forms import NameForm
 
 if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
@@ -152,6 +153,29 @@ SOURCE_CLUSTER_NAME = "https://docs.aws.amazon.com/eks/latest/APIReference/API_C
 underscores, and starts with an alphanumeric."""
 CLUSTER_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,99}")
 """An EKS cluster name (:data:`SOURCE_CLUSTER_NAME`), matched whole (``fullmatch``)."""
+CLUSTER_NAME_FORM = NameForm(
+    "an EKS cluster name",
+    CLUSTER_NAME,
+    "1 to 100 letters, digits, hyphens and underscores, starting with a letter or digit",
+    SOURCE_CLUSTER_NAME,
+)
+"""An EKS cluster name, as :func:`~gpu_components.aws.eks.cluster_name_problems` checks it."""
+INSTANCE_TYPE_FORM = NameForm(
+    "an EC2 instance type",
+    re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9-]+"),
+    "<family>.<size> in lowercase, e.g. m7i.large or c7g.xlarge",
+    "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html",
+)
+"""An EC2 instance type's name: a family (series, generation, options: ``m7i``, ``m7i-flex``), a period and a size
+(``large``, ``48xlarge``, ``metal-24xl``)."""
+REGION_FORM = NameForm(
+    "an AWS Region code",
+    re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+"),
+    "a Region code such as us-west-2, eu-central-1 or us-gov-west-1",
+    "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html",
+)
+"""An AWS Region code (``aws:region``): a geography, one or more words and a number (``us-west-2``,
+``ap-southeast-3``, ``us-gov-west-1``)."""
 NODE_GROUP_BOUNDS = (
     InputBound(
         "clusterName",

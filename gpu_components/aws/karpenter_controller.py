@@ -1,6 +1,8 @@
-"""What the Karpenter controller needs on a new EKS cluster, as plain data: its IAM policy, the trust of its role
-(EKS Pod Identity), the interruption queue's policy and EventBridge rules, its node role's policies and its Helm
-values. :mod:`gpu_components.aws.cluster` creates the resources from these.
+"""What the Karpenter controller needs on an EKS cluster, as plain data: its IAM policy, the trust of its role
+(EKS Pod Identity), the interruption queue's policy and EventBridge rules, its node role's policies, its Helm values,
+and the rules of its settings (:func:`settings_problems`: version and ``helm_values``).
+:class:`~gpu_components.aws.karpenter.KarpenterController` creates the resources from these (as the example
+cluster's ``cluster.karpenter`` does through it).
 
 Every fact is from Karpenter v1.14's getting-started guide and its CloudFormation template
 (:data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`); the policy is written here from the actions,
@@ -12,13 +14,22 @@ principal (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from gpu_components.aws.facts import KARPENTER_SERVICE_ACCOUNT
+from gpu_components.aws.facts import KARPENTER_SERVICE_ACCOUNT, KARPENTER_VERSION, SOURCE_KARPENTER_GETTING_STARTED
+from gpu_components.errors import Problem
 from gpu_components.spec import SYSTEM_ROLE_LABEL
 
+MIN_KARPENTER_VERSION = "1.0.0"
+"""The oldest Karpenter release the library's custom resources work with: ``karpenter.sh/v1`` NodePools and
+``karpenter.k8s.aws/v1`` EC2NodeClasses came with 1.0.0 (:data:`SOURCE_KARPENTER_V1`)."""
+SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
+"""Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
+SEMVER = re.compile(r"^v?([0-9]+)\.([0-9]+)\.([0-9]+)$")
+"""A Karpenter release, ``1.2.3`` or ``v1.2.3`` (its three numbers as groups)."""
 POLICY_VERSION = "2012-10-17"
 """IAM policy language version."""
 POD_IDENTITY_TRUST = {
@@ -262,14 +273,102 @@ def event_pattern(source: str, detail_type: str) -> dict[str, list[str]]:
     return {"source": [source], "detail-type": [detail_type]}
 
 
-def helm_values(cluster: str, queue: Any) -> dict[str, Any]:
-    """The chart values the example sets: the cluster and interruption queue (``queue``: its name, or an output of
-    it), the service account its Pod Identity association names, the controller on the system node group (label
-    ``gpu-components/role: system``; the chart keeps its own ``kubernetes.io/os: linux`` and its affinity away from
-    Karpenter's nodes) and the guide's controller resources."""
+SYSTEM_NODE_SELECTOR: Mapping[str, str] = MappingProxyType({SYSTEM_ROLE_LABEL: "system"})
+"""Where the controller runs by default: the example cluster's system node group (label ``gpu-components/role:
+system``)."""
+
+
+def helm_values(cluster: str, queue: Any, node_selector: Mapping[str, str] = SYSTEM_NODE_SELECTOR) -> dict[str, Any]:
+    """The chart values the library sets: the cluster and interruption queue (``queue``: its name, or an output of
+    it), the service account its Pod Identity association names, the controller on the nodes ``node_selector``
+    selects (defaults to the system node group, :data:`SYSTEM_NODE_SELECTOR`; the chart keeps its own
+    ``kubernetes.io/os: linux`` and its affinity away from Karpenter's nodes) and the guide's controller
+    resources."""
     return {
         "settings": {"clusterName": cluster, "interruptionQueue": queue},
         "serviceAccount": {"name": KARPENTER_SERVICE_ACCOUNT},
-        "nodeSelector": {SYSTEM_ROLE_LABEL: "system"},
+        "nodeSelector": dict(node_selector),
         "controller": {"resources": CONTROLLER_RESOURCES},
     }
+
+
+def supported_version(version: object) -> bool:
+    """Whether ``version`` is a Karpenter release (``1.2.3``, or ``v1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
+    found = SEMVER.fullmatch(version) if isinstance(version, str) else None
+    minimum = tuple(int(part) for part in MIN_KARPENTER_VERSION.split("."))
+    return found is not None and tuple(int(part) for part in found.groups()) >= minimum
+
+
+def _library_helm_sections() -> dict[tuple[str, ...], list[str]]:
+    """Every mapping of the Karpenter chart's values the library sets, at any depth (those of
+    :func:`helm_values`: path, e.g. ``("controller", "resources")`` -> the
+    keys it sets inside), each of which a ``helm_values`` override must leave a mapping."""
+    sections: dict[tuple[str, ...], list[str]] = {}
+
+    def walk(values: Mapping[str, Any], path: tuple[str, ...]) -> None:
+        for key, value in values.items():
+            if isinstance(value, Mapping):
+                sections[(*path, key)] = list(value)
+                walk(value, (*path, key))
+
+    walk(helm_values("", ""), ())
+    return sections
+
+
+def _not_mapping_sections(overrides: Mapping[str, Any], prefix: str) -> list[Problem]:
+    """A ``helm_values`` value that is not a mapping where the library sets keys inside (the shallowest such path:
+    the override replaces everything below it)."""
+    problems: list[Problem] = []
+    for path, fields in _library_helm_sections().items():
+        parent: Any = overrides
+        for key in path[:-1]:
+            parent = parent.get(key) if isinstance(parent, Mapping) else None
+        if not isinstance(parent, Mapping) or path[-1] not in parent or isinstance(parent[path[-1]], Mapping):
+            continue
+        dotted = ".".join(path)
+        problems.append(
+            Problem(
+                f"{prefix}helm_values.{dotted}",
+                parent[path[-1]],
+                f"must be a mapping: the library sets {', '.join(f'{dotted}.{field}' for field in fields)} inside "
+                "it, which this value would replace",
+                "a mapping of chart values",
+                SOURCE_KARPENTER_GETTING_STARTED,
+            )
+        )
+    return problems
+
+
+def settings_problems(settings: Mapping[str, Any], prefix: str) -> list[Problem]:
+    """The controller's ``version`` (a release from :data:`MIN_KARPENTER_VERSION` on) and ``helm_values`` (no value
+    the library sets, :data:`OWNED_HELM_VALUES`, and a mapping where the library sets keys inside), at
+    ``<prefix>version`` and ``<prefix>helm_values...``: the example cluster's ``cluster.karpenter`` and
+    :class:`~gpu_components.aws.karpenter.KarpenterController` (no prefix)."""
+    problems: list[Problem] = []
+    version = settings.get("version")
+    if version is not None and not supported_version(version):
+        problems.append(
+            Problem(
+                f"{prefix}version",
+                version,
+                "not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
+                "and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on",
+                f"a release MAJOR.MINOR.PATCH from {MIN_KARPENTER_VERSION} on, e.g. {KARPENTER_VERSION}",
+                SOURCE_KARPENTER_V1,
+            )
+        )
+    overrides = settings.get("helm_values", {})
+    problems += _not_mapping_sections(overrides, prefix)
+    problems += [
+        Problem(
+            f"{prefix}helm_values.{section}.{field}",
+            overrides[section][field],
+            "set by the library (the cluster, its interruption queue, the service account of its Pod Identity "
+            "association)",
+            "remove it",
+            SOURCE_KARPENTER_GETTING_STARTED,
+        )
+        for section, field in OWNED_HELM_VALUES
+        if isinstance(overrides.get(section), Mapping) and field in overrides[section]
+    ]
+    return problems

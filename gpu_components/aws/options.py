@@ -45,4 +45,11 @@ class EksWiringArgs(TypedDict):
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     """Subnets for the nodes (private subnets of the cluster's VPC)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
-    """IAM role of the nodes. Defaults to a new role per pool with the EKS worker, ECR pull and CNI policies."""
+    """IAM role of the nodes. Defaults to a new role per pool with the EKS worker, ECR pull and CNI policies. With
+    Karpenter pools, the role of the nodes the Karpenter controller launches (a ``KarpenterController``'s
+    ``node_role_arn``): the controller may pass only that role to EC2."""
+    karpenter_controller: NotRequired[bool]
+    """The cluster runs the Karpenter controller (1.0 or later: a ``KarpenterController``, the example cluster's
+    ``cluster.karpenter``, or one installed otherwise). ``GpuCluster`` does not install it: a Karpenter pool's
+    NodePool and EC2NodeClass are custom resources only that controller reads (and its chart brings their CRDs),
+    so Karpenter pools are refused unless this is true. Defaults to false."""

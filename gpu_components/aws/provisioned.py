@@ -71,7 +71,7 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     node_labels,
 )
-from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA
+from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA, SOURCE_KARPENTER_GETTING_STARTED
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nodepool import disruption, taint_items, template_disruption
@@ -846,13 +846,44 @@ def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") 
 
 def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
     """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
-    ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``."""
+    ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``; a Karpenter pool needs
+    ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`)."""
     return [
         problem
         for pool in pools
         if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
         for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
-    ][:1]
+    ][:1] + karpenter_controller_problems(wiring, pools)
+
+
+def karpenter_controller_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
+    """Karpenter pools on a cluster whose wiring does not say it runs the Karpenter controller
+    (``aws.karpenter_controller``): ``GpuCluster`` does not install the controller, and without it the pools'
+    NodePools and EC2NodeClasses would be custom resources nothing reads (or whose CRDs the cluster lacks), so no pool
+    would ever get a node. One problem, naming the first such pool."""
+    if wiring.get("karpenter_controller") is True:
+        return []
+    karpenter_pools = [
+        (index, pool.get("name"))
+        for index, pool in enumerate(pools)
+        if isinstance(pool, Mapping)
+        and isinstance(pool.get("provisioning"), Mapping)
+        and value_of(pool["provisioning"].get("provisioner")) == "karpenter"
+    ]
+    if not karpenter_pools:
+        return []
+    index, pool_name = karpenter_pools[0]
+    return [
+        Problem(
+            "aws.karpenter_controller",
+            wiring.get("karpenter_controller"),
+            f"pools[{index}] ({pool_name}) is a Karpenter pool, whose NodePool and EC2NodeClass only a running "
+            "Karpenter controller reads, and GpuCluster does not install one",
+            "true once the cluster runs Karpenter 1.0 or later (a KarpenterController, with its node_role_arn as "
+            "aws.node_role_arn), or no Karpenter pool",
+            SOURCE_KARPENTER_GETTING_STARTED,
+        )
+    ]
 
 
 def auto_node_class_spec(spec: GpuNodePoolSpec, role: pulumi.Input[str]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from gpu_components.azure.aks import (
     aks_pool_view,
     aks_problems,
     device_plugin_host,
+    names_problems,
     os_sku_problems,
 )
 from gpu_components.azure.facts import FACTS
@@ -100,6 +101,7 @@ ADAPTER = CloudAdapter(
     facts=FACTS,
     stack_problems=cluster.stack_problems,
     pools_problems=cluster.pool_mix_problems,
+    wiring_pool_problems=lambda specs, wiring: names_problems(wiring, "azure."),
 )
 """AKS: user agent pools (fixed pools) or Node Auto Provisioning NodePools (provisioned pools), with the AKS-installed
 NVIDIA driver (or, under the GPU Operator, optionally the operator's); the device plugin DaemonSet or the GPU Operator

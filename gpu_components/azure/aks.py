@@ -50,6 +50,7 @@ from gpu_components.adapter import (
     PoolTolerations,
     PoolView,
     adopt_view,
+    fixed_pool_problems,
     pool_outputs,
     validated_pool,
 )
@@ -58,6 +59,7 @@ from gpu_components.azure._sdk import azure_native
 from gpu_components.azure.facts import (
     AGENT_POOL_OPTIONS,
     AZURE_LINUX,
+    CLUSTER_NAME_FORM,
     DEFAULT_GPU_DRIVER,
     DEFAULT_OS_SKU,
     GPU_OS_SKUS,
@@ -67,6 +69,7 @@ from gpu_components.azure.facts import (
     NO_GPU_DRIVER,
     OS_VERSIONS,
     REFUSED_OS_SKUS,
+    RESOURCE_GROUP_FORM,
     SOURCE_AGENT_POOL_OS_DISK,
     SOURCE_MANAGED_GPU,
     SOURCE_OS_SKUS,
@@ -724,22 +727,33 @@ def _os_sku(agent_pool_args: object) -> object:
 
 
 def _own_args_problems(args: object) -> list[Problem]:
-    """The problems of the component's own args that need no pool: ``tags`` and ``agent_pool_args``."""
+    """The problems of the component's own args that need no pool: ``cluster_name`` and ``resource_group_name``
+    (:func:`names_problems`), ``tags`` and ``agent_pool_args``."""
     if not isinstance(args, Mapping):
         return []
-    return tag_problems(args.get("tags")) + AGENT_POOL_ARGS.problems(args.get("agent_pool_args"), "agent_pool_args")
+    return (
+        names_problems(args, "")
+        + tag_problems(args.get("tags"))
+        + AGENT_POOL_ARGS.problems(args.get("agent_pool_args"), "agent_pool_args")
+    )
+
+
+def names_problems(given: Mapping[str, Any], prefix: str, name_key: str = "cluster_name") -> list[Problem]:
+    """The cluster's name (``given[name_key]``) as Azure names a managed cluster and its ``resource_group_name`` as
+    it names a resource group (:data:`~gpu_components.azure.facts.CLUSTER_NAME_FORM`,
+    :data:`~gpu_components.azure.facts.RESOURCE_GROUP_FORM`), at ``<prefix><key>``: the example cluster config
+    (``cluster.``, ``name``), ``GpuCluster``'s ``azure`` wiring (``azure.``) and the node-pool components (no
+    prefix). Values that are not plain strings (outputs) are not judged."""
+    return CLUSTER_NAME_FORM.problems(given.get(name_key), f"{prefix}{name_key}") + RESOURCE_GROUP_FORM.problems(
+        given.get("resource_group_name"), f"{prefix}resource_group_name"
+    )
 
 
 def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
     """A provisioned pool given to :class:`AksGpuNodePool`, which makes fixed agent pools only."""
-    if spec.provisioning is None:
-        return []
-    return [
-        Problem(
-            "pool.provisioning.provisioner",
-            spec.provisioning.provisioner,
-            "AksGpuNodePool makes a fixed AKS agent pool; a pool that Node Auto Provisioning creates nodes for is an "
-            "AksNapGpuNodePool",
-            "no provisioning, or AksNapGpuNodePool",
-        )
-    ]
+    return fixed_pool_problems(
+        spec,
+        "AksGpuNodePool",
+        "a fixed AKS agent pool",
+        {"node-auto-provisioning": ("Node Auto Provisioning", "AksNapGpuNodePool")},
+    )

@@ -17,8 +17,16 @@ from typing import Any, cast
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
+from gpu_components.adapter import (
+    ProvisionedCluster,
+    SystemPoolSizes,
+    VersionForm,
+    example_cluster_problems,
+    system_instance_type_problems,
+)
 from gpu_components.azure._sdk import azure_native
+from gpu_components.azure.aks import names_problems
+from gpu_components.azure.facts import LOCATION_FORM, VM_SIZE_FORM
 from gpu_components.errors import Problem
 from gpu_components.shape import STRICT
 from gpu_components.spec import GpuNodePoolSpec
@@ -178,9 +186,21 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: those of
     :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`, :data:`SYSTEM_SIZES`),
     ``resource_group_name`` is required with ``existing``, and a new NAP cluster's system pool has no autoscaler
-    bounds (:data:`NAP_FIXED_SYSTEM_KEYS`)."""
+    bounds (:data:`NAP_FIXED_SYSTEM_KEYS`); ``name`` and ``resource_group_name`` are an AKS cluster's and a resource
+    group's names (:func:`names_problems`); a new cluster has a region, ``location`` or the ``azure-native:location``
+    config, of an Azure region's form (:func:`_location_problems`); ``system_node_pool.vm_size`` is a size the
+    catalog knows or at least of a VM size's form (:func:`~gpu_components.adapter.system_instance_type_problems`)."""
     problems = example_cluster_problems(
         cluster, NEW_CLUSTER_ONLY, SYSTEM_SIZES, VERSION_FORM, existing_requires=("resource_group_name",)
+    )
+    problems += names_problems(cluster, "cluster.", "name")
+    problems += _location_problems(cluster)
+    system = cluster.get("system_node_pool")
+    problems += system_instance_type_problems(
+        "azure",
+        system.get("vm_size") if isinstance(system, Mapping) else None,
+        "cluster.system_node_pool.vm_size",
+        VM_SIZE_FORM,
     )
     if cluster.get("node_auto_provisioning", False) and not cluster.get("existing", False):
         system = cluster.get("system_node_pool") or {}
@@ -197,6 +217,27 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
             if key in system
         ]
     return problems
+
+
+def _location_problems(cluster: Mapping[str, Any]) -> list[Problem]:
+    """A new cluster's region: ``location``, else the ``azure-native:location`` config (where the provider puts the
+    new resource group and so the cluster), one of them required and each of an Azure region's form
+    (:data:`~gpu_components.azure.facts.LOCATION_FORM`)."""
+    configured = pulumi.Config("azure-native").get("location")
+    problems = LOCATION_FORM.problems(configured, "azure-native:location")
+    if cluster.get("existing", False):
+        return problems
+    if "location" not in cluster and configured is None:
+        problems.append(
+            Problem(
+                "cluster.location",
+                None,
+                "required when the azure-native:location config is not set: the new resource group and cluster need "
+                "a region",
+                "an Azure region, e.g. eastus",
+            )
+        )
+    return problems + LOCATION_FORM.problems(cluster.get("location"), "cluster.location")
 
 
 _FIXED_ON_NAP = (

@@ -51,6 +51,7 @@ from gpu_components.cloud_facts import (
     RefusedChanges,
     ReservedPrefixes,
 )
+from gpu_components.name_forms import NameForm
 
 if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
@@ -114,6 +115,41 @@ RESERVED_PREFIXES = ReservedPrefixes(
     source="https://learn.microsoft.com/azure/aks/use-labels#unavailable-labels",
 )
 """Node label key prefixes AKS keeps for its own labels."""
+SOURCE_NAME_RULES = "https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"
+"""Azure's naming rules per resource type: ``Microsoft.ContainerService/managedClusters`` 1 to 63 characters,
+alphanumerics, underscores and hyphens, starting and ending with an alphanumeric; ``Microsoft.Resources/
+resourcegroups`` 1 to 90 characters, underscores, hyphens, periods, parentheses and letters or digits (Unicode, as
+.NET's ``Char.IsLetterOrDigit``), not ending in a period."""
+CLUSTER_NAME_FORM = NameForm(
+    "an AKS cluster name",
+    re.compile(r"[0-9A-Za-z]([0-9A-Za-z_-]{0,61}[0-9A-Za-z])?"),
+    "1 to 63 letters, digits, hyphens and underscores, starting and ending with a letter or digit",
+    SOURCE_NAME_RULES,
+)
+"""An AKS managed cluster's name (:data:`SOURCE_NAME_RULES`)."""
+RESOURCE_GROUP_FORM = NameForm(
+    "an Azure resource group name",
+    re.compile(r"[\w().-]{0,89}[\w()-]"),
+    "1 to 90 letters, digits, underscores, hyphens, periods and parentheses, not ending in a period",
+    SOURCE_NAME_RULES,
+)
+"""A resource group's name (:data:`SOURCE_NAME_RULES`; Python's Unicode ``\\w`` is letters, digits and the
+underscore)."""
+LOCATION_FORM = NameForm(
+    "an Azure region name",
+    re.compile(r"[A-Za-z]+( ?[A-Za-z0-9]+)*"),
+    "a region's name: letters and digits, e.g. eastus, westeurope or southcentralus (or its display name, East US)",
+    "https://learn.microsoft.com/azure/reliability/regions-list",
+)
+"""An Azure region's name (``eastus``; ``az account list-locations`` lists them, with display names such as
+``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have."""
+VM_SIZE_FORM = NameForm(
+    "an Azure VM size",
+    re.compile(r"(Standard|Basic)_[A-Za-z0-9_-]+"),
+    "Standard_<family><vCPUs><features>_<version>, e.g. Standard_D4ds_v5",
+    "https://learn.microsoft.com/azure/virtual-machines/vm-naming-conventions",
+)
+"""An Azure VM size's name as the APIs take it (``Standard_D4ds_v5``, ``Standard_E4-2s_v3``)."""
 MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 MIN_OS_DISK_GB = 30

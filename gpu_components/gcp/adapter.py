@@ -26,6 +26,7 @@ from gpu_components.gcp.gke import (
     NODE_POOL_ARGS,
     GkeGpuNodePool,
     GkeGpuNodePoolArgs,
+    cluster_problems,
     compute_class_tie_problems,
     device_plugin_host,
     gke_pool_view,
@@ -129,9 +130,10 @@ def _options_problems(
 
 def _wiring_problems(specs: Sequence[GpuNodePoolSpec], wiring: Mapping[str, Any]) -> list[Problem]:
     """Each fixed pool's ``max_size`` within GKE's nodes per node pool zone over the wiring's ``node_locations``
-    (or the one zone of a zonal ``location``; :func:`~gpu_components.gcp.gke.zone_size_problems`);
+    (or the one zone of a zonal ``location``; :func:`~gpu_components.gcp.gke.zone_size_problems`); ``cluster`` and
+    ``location`` a GKE cluster's name and a region or zone (:func:`~gpu_components.gcp.gke.cluster_problems`);
     ``kubernetes_version`` only with ``autopilot`` (a Standard cluster's pools do not read it)."""
-    refused: list[Problem] = []
+    refused = cluster_problems(wiring, "gcp.")
     if "kubernetes_version" in wiring and wiring.get("autopilot") is not True:
         refused.append(
             Problem(

@@ -39,7 +39,13 @@ import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
-from gpu_components.adapter import ProvisionedCluster, SystemPoolSizes, VersionForm, example_cluster_problems
+from gpu_components.adapter import (
+    ProvisionedCluster,
+    SystemPoolSizes,
+    VersionForm,
+    example_cluster_problems,
+    system_instance_type_problems,
+)
 from gpu_components.cloud_facts import CLOUDS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp._sdk import gcp
@@ -50,11 +56,12 @@ from gpu_components.gcp.compute_class import (
     SOURCE_CRD,
     compute_class_accelerator_types,
 )
-from gpu_components.gcp.facts import NODE_POOL_OPTIONS
+from gpu_components.gcp.facts import MACHINE_TYPE_FORM, NODE_POOL_OPTIONS
 from gpu_components.gcp.gke import (
     CLOUD_PLATFORM_SCOPE,
     N1_ATTACHED_GPUS,
     accelerator_type_for,
+    cluster_problems,
     create_node_service_account,
     zone_size_problems,
 )
@@ -354,10 +361,21 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: a project, from ``cluster.project`` or ``gcp:project``;
     ``node_auto_provisioning`` limits of at least 1 and GPU accelerator types of the catalog;
     the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
-    :data:`SYSTEM_SIZES`)."""
+    :data:`SYSTEM_SIZES`); ``name`` and ``location`` are a GKE cluster's name and a region or zone
+    (:func:`~gpu_components.gcp.gke.cluster_problems`); ``system_node_pool.machine_type`` is a machine type the
+    catalog knows or at least of a machine type's form
+    (:func:`~gpu_components.adapter.system_instance_type_problems`)."""
     autopilot = cluster.get("autopilot") is True
     new_only = tuple(key for key in NEW_CLUSTER_ONLY if not (autopilot and key == "kubernetes_version"))
     problems = example_cluster_problems(cluster, new_only, SYSTEM_SIZES, VERSION_FORM)
+    problems += cluster_problems(cluster, "cluster.", "name")
+    system = cluster.get("system_node_pool")
+    problems += system_instance_type_problems(
+        "gcp",
+        system.get("machine_type") if isinstance(system, Mapping) else None,
+        "cluster.system_node_pool.machine_type",
+        MACHINE_TYPE_FORM,
+    )
     if autopilot:
         problems += [
             Problem(

@@ -57,6 +57,7 @@ from gpu_components.cloud_facts import (
     PoolNameRule,
     ProvisionerFacts,
 )
+from gpu_components.name_forms import NameForm
 from gpu_components.spec import GPU_PRESENT_LABEL
 
 if TYPE_CHECKING:
@@ -77,6 +78,34 @@ SOURCE_GCP_ZONES = "https://cloud.google.com/compute/docs/regions-zones"
 ZONE_NAME = re.compile(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
 """A zone's name, as opposed to a region's (:data:`SOURCE_GCP_ZONES`): a GKE ``location`` matching it is a zonal
 cluster's."""
+
+
+LOCATION_FORM = NameForm(
+    "a Google Cloud region or zone",
+    re.compile(r"[a-z]+-[a-z]+[0-9]+(-[a-z])?"),
+    "a region such as us-central1 or a zone such as us-central1-a",
+    SOURCE_GCP_ZONES,
+)
+"""A GKE ``location``: a region (regional cluster) or a zone (zonal cluster), :data:`SOURCE_GCP_ZONES`."""
+SOURCE_CLUSTER_NAME = (
+    "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters#Cluster"
+)
+"""GKE's ``Cluster.name``: up to 40 characters, lowercase letters, numbers and hyphens only, starting with a letter
+and ending with a number or a letter."""
+CLUSTER_NAME_FORM = NameForm(
+    "a GKE cluster name",
+    re.compile(r"[a-z]([a-z0-9-]{0,38}[a-z0-9])?"),
+    "1 to 40 lowercase letters, digits and hyphens, starting with a letter and ending with a letter or digit",
+    SOURCE_CLUSTER_NAME,
+)
+"""A GKE cluster's name (:data:`SOURCE_CLUSTER_NAME`)."""
+MACHINE_TYPE_FORM = NameForm(
+    "a Compute Engine machine type",
+    re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)+"),
+    "<series>-<type>-<size> in lowercase, e.g. e2-standard-4 or n2-highmem-8",
+    "https://cloud.google.com/compute/docs/machine-resource",
+)
+"""A Compute Engine machine type's name (``e2-standard-4``, ``c3-standard-4-lssd``, ``n2-custom-4-16384``)."""
 
 
 def is_zone(location: object) -> bool:

@@ -97,6 +97,7 @@ from gpu_components.adapter import (
     PoolTolerations,
     PoolView,
     adopt_view,
+    fixed_pool_problems,
     pool_outputs,
     validated_pool,
 )
@@ -105,10 +106,12 @@ from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
 from gpu_components.gcp._sdk import gcp
 from gpu_components.gcp.facts import (
+    CLUSTER_NAME_FORM,
     COMPUTE_CLASS_LABEL,
     COS_NODE_OS,
     GKE_DRA_NODE_LABELS,
     GKE_DRIVER_INSTALLATION_DISABLED,
+    LOCATION_FORM,
     MAX_NODES_PER_ZONE,
     NODE_POOL_OPTIONS,
     SHARING_STRATEGY_LABEL,
@@ -952,6 +955,29 @@ def zone_size_problems(
     ]
 
 
+def cluster_problems(given: Mapping[str, Any], prefix: str, name_key: str = "cluster") -> list[Problem]:
+    """The cluster's name (``given[name_key]``) as GKE names a cluster and its ``location`` as a region or zone
+    (:data:`~gpu_components.gcp.facts.CLUSTER_NAME_FORM`, :data:`~gpu_components.gcp.facts.LOCATION_FORM`), at
+    ``<prefix><key>``: the example cluster config (``cluster.``, ``name``), ``GpuCluster``'s ``gcp`` wiring
+    (``gcp.``) and :class:`GkeGpuNodePool` (no prefix). Values that are not plain strings (outputs) are not
+    judged."""
+    return CLUSTER_NAME_FORM.problems(given.get(name_key), f"{prefix}{name_key}") + LOCATION_FORM.problems(
+        given.get("location"), f"{prefix}location"
+    )
+
+
+def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+    """A provisioned pool given to :class:`GkeGpuNodePool`, which makes node pools of fixed bounds only: a pool whose
+    nodes a ComputeClass's node-pool auto-creation makes is a
+    :class:`~gpu_components.gcp.GkeComputeClassGpuPool`."""
+    return fixed_pool_problems(
+        spec,
+        "GkeGpuNodePool",
+        "a fixed GKE node pool",
+        {"compute-class": ("a ComputeClass", "GkeComputeClassGpuPool")},
+    )
+
+
 def _gke_component_problems(spec: GpuNodePoolSpec, args: GkeGpuNodePoolArgs) -> list[Problem]:
     """GKE's rules for a standalone pool component (with :func:`zone_size_problems` over its ``node_locations``);
     under the GPU Operator the operator always owns the driver on GKE (NVIDIA's GKE guide), so the one ownership
@@ -1003,7 +1029,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     ``served_by``.
 
     Raises:
-        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); ``gpu_stack``
+        GpuSpecError: invalid pool, or one GKE cannot run (see :func:`gke_problems`); a provisioned pool (a
+            ``provisioning`` block: a :class:`~gpu_components.gcp.GkeComputeClassGpuPool` makes it); ``gpu_stack``
             ``device-plugin`` (GKE's own plugin serves the pool); under the GPU Operator, a driver mode other than
             ``INSTALLATION_DISABLED``; ``node_pool_args`` keys that the SDK does not take or
             the library owns; a ``compute_class`` name that is not a DNS-1123 label or that GKE keeps, or a label or
@@ -1047,8 +1074,15 @@ class GkeGpuNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
         spec = collected(
-            lambda: validated_pool(GkeGpuNodePoolArgs, args, "gcp", lambda spec: _gke_component_problems(spec, args)),
-            NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args") if isinstance(args, Mapping) else [],
+            lambda: validated_pool(
+                GkeGpuNodePoolArgs,
+                args,
+                "gcp",
+                lambda spec: _provisioned_problems(spec) or _gke_component_problems(spec, args),
+            ),
+            cluster_problems(args, "") + NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args")
+            if isinstance(args, Mapping)
+            else [],
         )
         driver_version = args.get("driver_version")
         gpu_stack: GpuStack = value_of(args.get("gpu_stack", "auto"))

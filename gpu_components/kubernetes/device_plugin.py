@@ -18,6 +18,7 @@ from gpu_components.kubernetes.addon import (
     served_pools,
 )
 from gpu_components.nvidia.device_plugin import (
+    CONFIG_HASH_ANNOTATION,
     DEVICE_PLUGIN_CHART,
     DEVICE_PLUGIN_CHART_VERSION,
     DEVICE_PLUGIN_REPOSITORY,
@@ -44,6 +45,12 @@ DEVICE_PLUGIN_OWNED_VALUES: tuple[OwnedValue, ...] = (
         ("migStrategy",),
         "each pool's config entry carries its pool's mig.strategy, which the chart's value would override on every "
         "pool (and the plugin refuses MPS under mixed)",
+        None,
+    ),
+    OwnedValue(
+        ("podAnnotations", CONFIG_HASH_ANNOTATION),
+        "a digest of the pools' configs: the DaemonSet's pods restart when a pool's config entry changes, which a "
+        "fixed value would stop (other podAnnotations are the user's)",
         None,
     ),
 )
@@ -75,8 +82,8 @@ class NvidiaDevicePluginArgs(TypedDict):
     :func:`~gpu_components.nvidia.chart_pin.is_pinned_chart_version`). Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity``,
-    ``tolerations`` and ``migStrategy`` (each pool's config entry has its own) are the library's
-    (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
+    ``tolerations``, ``migStrategy`` (each pool's config entry has its own) and the ``podAnnotations`` entry
+    ``gpu-components/config-hash`` are the library's (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):

@@ -251,6 +251,11 @@ def daemonset_tolerations(
     return result
 
 
+CONFIG_HASH_ANNOTATION = "gpu-components/config-hash"
+"""The device plugin pods' annotation holding :func:`config_hash` of the pools' configs (chart value
+``podAnnotations``)."""
+
+
 def config_hash(data: Mapping[str, str]) -> str:
     """A short, stable digest of ConfigMap data; as a pod annotation it rolls the DaemonSet when configs change."""
     text = yaml.safe_dump(dict(data), sort_keys=True)
@@ -292,7 +297,7 @@ def device_plugin_values(
             }
         },
         "tolerations": daemonset_tolerations(specs, node_taints),
-        "podAnnotations": {"gpu-components/config-hash": config_hash(data)},
+        "podAnnotations": {CONFIG_HASH_ANNOTATION: config_hash(data)},
     }
     return deep_merge(values, overrides or {})
 

@@ -352,3 +352,27 @@ def test_gpu_cluster_refuses_a_bad_eks_cluster_name_in_its_wiring() -> None:
         GpuCluster("gpu", {"cloud": "aws", "aws": wiring, "pools": [wired()["pool"]]})
     [problem] = error.value.problems
     assert (problem.path, problem.value, problem.message) == ("aws.cluster_name", "gpu demo", "not an EKS cluster name")
+
+
+@pytest.mark.parametrize(
+    ("provisioning", "made_by"),
+    [
+        ({"provisioner": "karpenter", "max_gpus": 8}, "Karpenter creates nodes for is an EksKarpenterGpuNodePool"),
+        (
+            {"provisioner": "eks-auto-mode", "max_gpus": 8},
+            "EKS Auto Mode creates nodes for is an EksAutoModeGpuNodePool",
+        ),
+    ],
+    ids=["karpenter", "eks-auto-mode"],
+)
+def test_a_provisioned_pool_is_not_a_managed_node_group(provisioning: dict[str, Any], made_by: str) -> None:
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: node_group({"name": "l4", "instance_type": "g6.xlarge", "provisioning": provisioning}))
+    assert [(p.path, p.value, p.message, p.valid) for p in error.value.problems] == [
+        (
+            "pool.provisioning.provisioner",
+            provisioning["provisioner"],
+            f"EksGpuNodeGroup makes a fixed EKS managed node group; a pool that {made_by}",
+            "no provisioning, or EksKarpenterGpuNodePool or EksAutoModeGpuNodePool",
+        )
+    ]

@@ -44,7 +44,9 @@ def karpenter_plan(preview: bool = False, **karpenter: Any) -> Plan:
         provisioned = exported(eks_cluster.provision({"name": "demo", "karpenter": karpenter}))
         assert provisioned.kubernetes is not None
         provider = pulumi.ProviderResource("kubernetes", "demo-k8s", {})
-        pulumi.export("installed", [r.urn for r in provisioned.kubernetes(provider)])
+        installed = provisioned.kubernetes(provider)
+        pulumi.export("installed", [r.urn for r in installed.depends_on])
+        pulumi.export("installedWiring", installed.wiring)
         return provisioned
 
     return plan_and(build, preview, CONFIG)[0]
@@ -78,7 +80,8 @@ def test_karpenter_node_role_has_the_documented_policies_and_an_ec2_linux_access
 
 def test_pool_wiring_names_the_karpenter_node_role() -> None:
     plan = karpenter_plan()
-    wiring = plan.outputs["wiring"]
+    wiring = {**plan.outputs["wiring"], **plan.outputs["installedWiring"]}
+    assert wiring["karpenter_controller"] is True
     assert wiring["node_role_arn"] == role_arn(plan, "demo-karpenter-node-role")
     assert wiring["node_role_arn"] != role_arn(plan, "demo-node-role")  # the system node group's own role
     assert resource(plan, "aws:eks/nodeGroup:NodeGroup", "demo-system").inputs["nodeRoleArn"] == role_arn(
@@ -158,14 +161,16 @@ def test_controller_role_is_assumed_through_pod_identity_by_the_karpenter_servic
             }
         ],
     }
-    association = resource(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "demo-karpenter").inputs
+    association = resource(
+        plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "demo-karpenter-pod-identity"
+    ).inputs
     assert association == {
         "clusterName": "demo",
         "namespace": "kube-system",
         "serviceAccount": "karpenter",
         "roleArn": role_arn(plan, "demo-karpenter-controller"),
     }
-    agent = resource(plan, "aws:eks/addon:Addon", "demo-pod-identity-agent").inputs
+    agent = resource(plan, "aws:eks/addon:Addon", "demo-karpenter-pod-identity-agent").inputs
     assert agent == {"clusterName": "demo", "addonName": "eks-pod-identity-agent"}
     policy = resource(plan, "aws:iam/policy:Policy", "demo-karpenter-controller")
     attachment = resource(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "demo-karpenter-controller")
@@ -332,7 +337,7 @@ def test_controller_policy_scopes_each_permission_as_documented() -> None:
 @BOTH_MODES
 def test_karpenter_chart_is_pinned_and_set_for_the_cluster_queue_and_system_node_group(preview: bool) -> None:
     plan = karpenter_plan(preview)
-    release = resource(plan, RELEASE, "demo-karpenter")
+    release = resource(plan, RELEASE, "demo-karpenter-release")
     assert release.inputs == {
         "compat": "true",  # the SDK's own
         "name": "karpenter",
@@ -353,19 +358,21 @@ def test_karpenter_chart_is_pinned_and_set_for_the_cluster_queue_and_system_node
     waits_for = {r.name for r in plan.resources if r.urn in release.dependencies}
     assert {
         "demo-system",
-        "demo-pod-identity-agent",
-        "demo-karpenter",
+        "demo-karpenter-pod-identity-agent",
+        "demo-karpenter-pod-identity",
         "demo-karpenter-controller",
         "demo-karpenter-node-access",
         "demo-karpenter-queue-policy",
         "demo-karpenter-spot-target",
     } <= waits_for
-    assert plan.outputs["installed"] == [release.urn]
+    controller = resource(plan, "gpu-components:index:KarpenterController", "demo-karpenter")
+    assert release.parent == controller.urn
+    assert plan.outputs["installed"] == [controller.urn]
 
 
 def test_karpenter_version_and_helm_values_are_configurable() -> None:
     plan = karpenter_plan(version="1.14.0", helm_values={"settings": {"featureGates": {"nodeOverlay": True}}})
-    release = resource(plan, RELEASE, "demo-karpenter").inputs
+    release = resource(plan, RELEASE, "demo-karpenter-release").inputs
     assert release["version"] == "1.14.0"
     assert release["values"]["settings"] == {
         "clusterName": "demo",
@@ -432,7 +439,8 @@ def test_existing_cluster_with_its_provisioner_is_attached_creating_nothing(prov
     plan, provisioned = plan_cluster(config)
     assert plan.resources == ()
     assert provisioned.kubernetes is None
-    assert plan.outputs["wiring"] == {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": role}
+    says = {"karpenter_controller": True} if provisioner == "karpenter" else {}
+    assert plan.outputs["wiring"] == {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": role, **says}
 
 
 def messages(config: dict[str, Any]) -> list[str]:
@@ -541,7 +549,7 @@ def stack_plan(cluster: dict[str, Any], stack: str = "aws-eks") -> Plan:
 @pytest.mark.stack
 def test_offline_plan_of_a_karpenter_cluster_installs_the_chart_before_the_gpu_pools() -> None:
     plan = stack_plan({"name": "gpu-demo", "karpenter": {}})
-    release = resource(plan, RELEASE, "gpu-demo-karpenter")
+    release = resource(plan, RELEASE, "gpu-demo-karpenter-release")
     assert release.provider_reference.split("::")[-2] == "gpu-demo-k8s"
     gpu = resource(plan, "gpu-components:index:GpuCluster", "gpu-demo-gpu")
     assert release.urn in gpu.dependencies

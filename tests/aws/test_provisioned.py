@@ -393,7 +393,7 @@ def test_no_node_gets_two_device_plugins_and_served_nodes_get_theirs(kind: str, 
         # The operator serves none of these pools (a sole one is refused: test_provisioned_bad_inputs): a fixed
         # pool it serves beside it deploys it.
         pools.append({key: value for key, value in L40S_SHARED.items() if key != "provisioning"} | FIXED_BESIDE)
-    cluster = {"cloud": "aws", "gpu_stack": gpu_stack, "pools": pools, "aws": WIRING}
+    cluster = {"cloud": "aws", "gpu_stack": gpu_stack, "pools": pools, "aws": {**WIRING, "karpenter_controller": True}}
     if kind == "eks-auto-mode" and gpu_stack == "device-plugin":
         assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
             "gpu_stack: pools[0] is served by aws's own device plugin, which the NVIDIA device plugin may not run "
@@ -411,7 +411,12 @@ def test_no_node_gets_two_device_plugins_and_served_nodes_get_theirs(kind: str, 
 def test_an_auto_mode_pool_beside_an_operator_pool_keeps_every_operand_off() -> None:
     # A fixed pool beside it: a Karpenter pool may not share the cluster with an Auto Mode one.
     fixed = {key: value for key, value in L40S_SHARED.items() if key != "provisioning"} | {"max_size": 2}
-    cluster = {"cloud": "aws", "gpu_stack": "gpu-operator", "pools": [fixed, AUTO_L4], "aws": WIRING}
+    cluster = {
+        "cloud": "aws",
+        "gpu_stack": "gpu-operator",
+        "pools": [fixed, AUTO_L4],
+        "aws": {**WIRING, "karpenter_controller": True},
+    }
     plan, built = plan_and(lambda: GpuCluster("c", cluster), preview=False)  # type: ignore[arg-type]
     auto = dict(resource(plan, NODE_POOL, "c-auto-l4-node-pool").inputs)["spec"]["template"]
     assert auto["metadata"]["labels"] == {"gpu-components/pool": "auto-l4", "nvidia.com/gpu.deploy.operands": "false"}
@@ -437,7 +442,12 @@ def test_an_auto_mode_pool_beside_an_operator_pool_keeps_every_operand_off() -> 
 def test_device_plugin_on_an_auto_mode_pool_offers_gpu_operator_only_when_it_would_serve_a_pool(
     pools: list[dict[str, Any]], valid: str
 ) -> None:
-    cluster = {"cloud": "aws", "gpu_stack": "device-plugin", "pools": pools, "aws": WIRING}
+    cluster = {
+        "cloud": "aws",
+        "gpu_stack": "device-plugin",
+        "pools": pools,
+        "aws": {**WIRING, "karpenter_controller": True},
+    }
     with pytest.raises(GpuSpecError) as caught:
         plan_of(lambda: GpuCluster("c", cluster))  # type: ignore[arg-type]
     where = f"pools[{len(pools) - 1}]"
@@ -507,7 +517,7 @@ def test_gpu_cluster_refuses_fixed_pool_settings_on_provisioned_pools_and_the_re
         {**AUTO_L4, "aws": {"ami_type": "AL2023_x86_64_NVIDIA"}},
         {"name": "fixed", "instance_type": "g6e.xlarge", "max_size": 2, "aws": {"node_pool_spec": {"weight": 1}}},
     ]
-    cluster = {"cloud": "aws", "pools": pools, "aws": WIRING}
+    cluster = {"cloud": "aws", "pools": pools, "aws": {**WIRING, "karpenter_controller": True}}
     assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
         "pools[0].aws.node_group_args: an EKS managed node group setting; this pool is provisioned by karpenter "
         "(got {'update_config': {}})",

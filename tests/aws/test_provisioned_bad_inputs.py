@@ -107,7 +107,7 @@ KARPENTER_WITH_AUTO_MODE = (
 
 
 def test_gpu_cluster_refuses_karpenter_and_auto_mode_pools_together_with_the_stack_paths_reason() -> None:
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [L40S_SHARED, AUTO_L4]}
+    cluster = {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [L40S_SHARED, AUTO_L4]}
     assert _problems(lambda: GpuCluster("gc1", cluster)) == [  # type: ignore[arg-type]
         f"pools[1].provisioning.provisioner: pools[0] is a karpenter pool: {KARPENTER_WITH_AUTO_MODE} "
         "(got 'eks-auto-mode'); valid: karpenter, as pools[0], or a cluster of its own"
@@ -168,7 +168,12 @@ def test_karpenter_refuses_mixed_mig_and_renamed_time_slicing_through_the_compon
 
 
 def test_karpenter_refuses_them_through_gpu_cluster_and_an_add_ons_plain_pools() -> None:
-    cluster = {"cloud": "aws", "aws": WIRING, "gpu_stack": "gpu-operator", "pools": [{**MIXED_MIG, "aws": {}}]}
+    cluster = {
+        "cloud": "aws",
+        "aws": {**WIRING, "karpenter_controller": True},
+        "gpu_stack": "gpu-operator",
+        "pools": [{**MIXED_MIG, "aws": {}}],
+    }
     assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
         f"pools[0].mig.strategy: {MIXED} (got 'mixed'); valid: single"
     ]
@@ -272,7 +277,11 @@ def test_karpenter_refuses_labels_by_the_crds_rule() -> None:
 
 
 def test_karpenter_label_rule_through_gpu_cluster_and_the_stack_config(tmp_path: Path) -> None:
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [{**L40S_SHARED, "labels": KARPENTER_LABELS}]}
+    cluster = {
+        "cloud": "aws",
+        "aws": {**WIRING, "karpenter_controller": True},
+        "pools": [{**L40S_SHARED, "labels": KARPENTER_LABELS}],
+    }
     assert _problems(lambda: GpuCluster("gc1", cluster)) == _refused(  # type: ignore[arg-type]
         "pools[0]", REFUSED_ON_KARPENTER, "karpenter", AWS_VALID
     )
@@ -303,7 +312,7 @@ def test_auto_mode_refuses_karpenters_aws_domain_without_saying_it_sets_those_la
         ("xkarpenter.sh/y", "karpenter.sh", KARPENTER_SH),
     ]
     assert _problems(lambda: auto_mode(auto)) == _refused("pool", refused, "eks-auto-mode", AWS_VALID)
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [auto]}
+    cluster = {"cloud": "aws", "aws": {**WIRING, "karpenter_controller": True}, "pools": [auto]}
     assert _problems(lambda: GpuCluster("gc1", cluster)) == _refused(  # type: ignore[arg-type]
         "pools[0]", refused, "eks-auto-mode", AWS_VALID
     )
@@ -645,14 +654,24 @@ def test_a_miscased_provisioner_or_family_gets_a_did_you_mean_and_only_the_cloud
 
 
 def test_gpu_cluster_refuses_add_on_settings_no_pool_uses() -> None:
-    cluster = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "device_plugin": {"namespace": "gpu"}}
+    cluster = {
+        "cloud": "aws",
+        "aws": {**WIRING, "karpenter_controller": True},
+        "pools": [AUTO_L4],
+        "device_plugin": {"namespace": "gpu"},
+    }
     assert _problems(lambda: GpuCluster("c", cluster)) == [  # type: ignore[arg-type]
         "device_plugin: NVIDIA device plugin settings, but no pool is served by the NVIDIA device plugin (each "
         "pool's GPUs are advertised by another: pools[0] (auto-l4): cloud), so the cluster deploys none and they "
         "would be ignored (got {'namespace': 'gpu'}); valid: no device_plugin settings, or a pool the NVIDIA device "
         "plugin serves"
     ]
-    operator = {"cloud": "aws", "aws": WIRING, "pools": [AUTO_L4], "gpu_stack": "gpu-operator"}
+    operator = {
+        "cloud": "aws",
+        "aws": {**WIRING, "karpenter_controller": True},
+        "pools": [AUTO_L4],
+        "gpu_stack": "gpu-operator",
+    }
     operator["gpu_operator"] = {"namespace": "gpu"}
     refused = [
         "gpu_stack: no pool is served by the GPU Operator (each pool's GPUs are advertised by another: pools[0] "

@@ -188,7 +188,9 @@ def test_escape_hatch_keys_must_be_crd_fields_and_name_the_real_path() -> None:
 
 def test_gpu_cluster_checks_escape_hatch_paths_too() -> None:
     pools = [{**LIFECYCLE, "aws": {"node_pool_spec": {"expireAfter": "1h"}}}]
-    assert _problems(lambda: GpuCluster("c", {"cloud": "aws", "pools": pools, "aws": WIRING})) == [  # type: ignore[arg-type]
+    assert _problems(
+        lambda: GpuCluster("c", {"cloud": "aws", "pools": pools, "aws": {**WIRING, "karpenter_controller": True}})
+    ) == [  # type: ignore[arg-type]
         "pools[0].aws.node_pool_spec.expireAfter: not a field of the NodePool at spec; the CRD has "
         "spec.template.spec.expireAfter, which gpu_components sets from the pool (got 'expireAfter')",
     ]
@@ -274,7 +276,9 @@ def test_gpu_cluster_pool_options_name_the_node_class() -> None:
         {**AUTO_L4, "disk_size_gb": 120, "aws": {"node_class": "default"}},
         {**LIFECYCLE, "aws": {"node_class": "x"}},
     ]
-    assert _problems(lambda: GpuCluster("c", {"cloud": "aws", "pools": pools, "aws": WIRING})) == [  # type: ignore[arg-type]
+    assert _problems(
+        lambda: GpuCluster("c", {"cloud": "aws", "pools": pools, "aws": {**WIRING, "karpenter_controller": True}})
+    ) == [  # type: ignore[arg-type]
         "pools[0].aws.node_class: NodeClass default is not the pool's own: its settings are its own, so "
         "pools[0].disk_size_gb (settings the library writes into the pool's NodeClass) would not reach the nodes "
         "(got 'default')",
@@ -283,7 +287,12 @@ def test_gpu_cluster_pool_options_name_the_node_class() -> None:
     ]
     plan = plan_of(
         lambda: GpuCluster(
-            "c", {"cloud": "aws", "pools": [{**AUTO_L4, "aws": {"node_class": "default"}}], "aws": WIRING}
+            "c",
+            {
+                "cloud": "aws",
+                "pools": [{**AUTO_L4, "aws": {"node_class": "default"}}],
+                "aws": {**WIRING, "karpenter_controller": True},
+            },
         )  # type: ignore[arg-type]
     )
     assert (
@@ -458,7 +467,12 @@ def test_stack_config_puts_an_auto_mode_pool_on_the_default_node_class(tmp_path:
 
 
 def test_gpu_cluster_renders_lifecycle_fields_and_its_device_plugin_tolerates_the_startup_taint() -> None:
-    plan = plan_of(lambda: GpuCluster("c", {"cloud": "aws", "pools": [LIFECYCLE], "aws": WIRING}), preview=False)  # type: ignore[arg-type]
+    plan = plan_of(
+        lambda: GpuCluster(
+            "c", {"cloud": "aws", "pools": [LIFECYCLE], "aws": {**WIRING, "karpenter_controller": True}}
+        ),
+        preview=False,
+    )  # type: ignore[arg-type]
     node_pool = dict(resource(plan, NODE_POOL, "c-train-node-pool").inputs)
     assert crd_schemas.problems(node_pool, "aws") == []
     assert node_pool["spec"]["template"]["spec"]["startupTaints"] == [CILIUM]
@@ -467,7 +481,12 @@ def test_gpu_cluster_renders_lifecycle_fields_and_its_device_plugin_tolerates_th
 
 
 def test_gpu_cluster_renders_auto_mode_reserved_capacity() -> None:
-    plan = plan_of(lambda: GpuCluster("c", {"cloud": "aws", "pools": [AUTO_RESERVED], "aws": WIRING}), preview=False)  # type: ignore[arg-type]
+    plan = plan_of(
+        lambda: GpuCluster(
+            "c", {"cloud": "aws", "pools": [AUTO_RESERVED], "aws": {**WIRING, "karpenter_controller": True}}
+        ),
+        preview=False,
+    )  # type: ignore[arg-type]
     node_class = resource(plan, AUTO_NODE_CLASS, "c-auto-reserved-node-class").inputs
     assert node_class["spec"]["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
 

@@ -365,7 +365,7 @@ def test_existing_cluster_is_attached_with_its_decoded_user_kubeconfig(preview: 
 def test_existing_cluster_needs_its_resource_group() -> None:
     [problem] = config_problems({"name": "prod", "existing": True})
     assert problem.path == "cluster.resource_group_name"
-    assert config_problems({"name": "prod"}) == []
+    assert config_problems({"name": "prod", "location": "eastus"}) == []
 
 
 @BOTH_MODES

@@ -413,7 +413,12 @@ def test_a_new_nap_cluster_gets_nap_azure_cni_overlay_with_cilium_and_a_fixed_sy
 
 
 def test_nap_cluster_config_rules() -> None:
-    cluster = {"name": "c", "node_auto_provisioning": True, "system_node_pool": {"min_count": 1, "max_count": 3}}
+    cluster = {
+        "name": "c",
+        "location": "eastus",
+        "node_auto_provisioning": True,
+        "system_node_pool": {"min_count": 1, "max_count": 3},
+    }
     assert [(p.path, p.message) for p in config_problems(cluster)] == [
         (
             f"cluster.system_node_pool.{key}",

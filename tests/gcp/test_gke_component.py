@@ -778,3 +778,22 @@ def test_gpu_cluster_refuses_a_fixed_pool_larger_than_its_zonal_locations_zone()
     assert problem.message == (
         "more nodes than GKE allows in one node pool in the zone of gcp.location us-west1-b (1000 per node pool zone)"
     )
+
+
+def test_a_provisioned_pool_is_not_a_node_pool() -> None:
+    pool = {
+        "name": "l4",
+        "instance_type": "g2-standard-8",
+        "provisioning": {"provisioner": "compute-class", "max_gpus": 8},
+    }
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: create(pool), True, CONFIG)
+    assert [(p.path, p.value, p.message, p.valid) for p in error.value.problems] == [
+        (
+            "pool.provisioning.provisioner",
+            "compute-class",
+            "GkeGpuNodePool makes a fixed GKE node pool; a pool that a ComputeClass creates nodes for is a "
+            "GkeComputeClassGpuPool",
+            "no provisioning, or GkeComputeClassGpuPool",
+        )
+    ]

@@ -394,7 +394,8 @@ def test_a_program_without_components_needs_no_packages(tmp_path: Path) -> None:
 
 TOKENS = (
     "gpu-components:index:EksGpuNodeGroup, gpu-components:index:EksKarpenterGpuNodePool, "
-    "gpu-components:index:EksAutoModeGpuNodePool, gpu-components:index:AksGpuNodePool, "
+    "gpu-components:index:EksAutoModeGpuNodePool, gpu-components:index:KarpenterController, "
+    "gpu-components:index:AksGpuNodePool, "
     "gpu-components:index:AksNapGpuNodePool, gpu-components:index:GkeGpuNodePool, "
     "gpu-components:index:GkeComputeClassGpuPool, gpu-components:index:GkeAutopilotGpuPool, "
     "gpu-components:index:NvidiaDevicePlugin, "
@@ -474,7 +475,7 @@ resources:
     type: gpu-components:index:GpuCluster
     properties:
       cloud: aws
-      aws: {{clusterName: demo, subnetIds: [subnet-a], nodeRoleArn: "{ROLE}"}}
+      aws: {{clusterName: demo, subnetIds: [subnet-a], nodeRoleArn: "{ROLE}", karpenterController: true}}
       pools:
         - {{name: p, instanceType: g6e.xlarge, provisioning: {{provisioner: Karpenter, maxGpus: 8}}}}
         - name: q

@@ -1,0 +1,217 @@
+"""Cluster-level config checked like pools are, at every entry point where it can be given: the example stack config
+(through ``gpu-components plan``), ``GpuCluster``'s wiring and the node-pool components. Cluster names, resource
+groups, regions and system pool instance types are judged before any resource is registered."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.azure import AksGpuNodePool
+from gpu_components.gcp import GkeGpuNodePool
+from tests.helpers import plan_of
+from tests.test_config_rejections import plan_stack
+
+AKS_NAME = (
+    "not an AKS cluster name (got {!r}); valid: 1 to 63 letters, digits, hyphens and underscores, starting and ending "
+    "with a letter or digit [source: https://learn.microsoft.com/azure/azure-resource-manager/management/"
+    "resource-name-rules]"
+)
+RESOURCE_GROUP = (
+    "not an Azure resource group name (got {!r}); valid: 1 to 90 letters, digits, underscores, hyphens, periods and "
+    "parentheses, not ending in a period [source: https://learn.microsoft.com/azure/azure-resource-manager/"
+    "management/resource-name-rules]"
+)
+GKE_NAME = (
+    "not a GKE cluster name (got {!r}); valid: 1 to 40 lowercase letters, digits and hyphens, starting with a letter "
+    "and ending with a letter or digit [source: https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/"
+    "projects.locations.clusters#Cluster]"
+)
+GKE_LOCATION = (
+    "not a Google Cloud region or zone (got {!r}); valid: a region such as us-central1 or a zone such as "
+    "us-central1-a [source: https://cloud.google.com/compute/docs/regions-zones]"
+)
+AZURE_LOCATION = (
+    "not an Azure region name (got {!r}); valid: a region's name: letters and digits, e.g. eastus, westeurope or "
+    "southcentralus (or its display name, East US) [source: https://learn.microsoft.com/azure/reliability/"
+    "regions-list]"
+)
+
+
+def reasons(error: GpuSpecError) -> list[str]:
+    return [str(problem) for problem in error.problems]
+
+
+# The example stack config, through the CLI.
+
+
+def test_stack_config_refuses_aks_names_region_and_vm_size_the_cloud_would(tmp_path: Path) -> None:
+    cluster = {
+        "name": "gpu.demo",
+        "resource_group_name": "gpudemo-rg.",
+        "location": "us-east-1",
+        "system_node_pool": {"vm_size": "D4ds_v5"},
+    }
+    result = plan_stack(tmp_path, "azure-aks", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    for line in (
+        f"cluster.name: {AKS_NAME.format('gpu.demo')}",
+        f"cluster.resource_group_name: {RESOURCE_GROUP.format('gpudemo-rg.')}",
+        f"cluster.location: {AZURE_LOCATION.format('us-east-1')}",
+        "cluster.system_node_pool.vm_size: not an Azure VM size (got 'D4ds_v5'); valid: Standard_<family><vCPUs>"
+        "<features>_<version>, e.g. Standard_D4ds_v5 [source: https://learn.microsoft.com/azure/virtual-machines/"
+        "vm-naming-conventions]",
+    ):
+        assert line in result.output
+
+
+def test_stack_config_needs_a_region_for_a_new_aks_cluster(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "azure-aks", {"azure-native:location": None})
+    assert result.exit_code == 1
+    assert (
+        "cluster.location: required when the azure-native:location config is not set: the new resource group and "
+        "cluster need a region (got None); valid: an Azure region, e.g. eastus"
+    ) in result.output
+
+
+def test_stack_config_refuses_a_gke_name_location_and_machine_type_the_cloud_would(tmp_path: Path) -> None:
+    cluster = {
+        "name": "GPU_demo",
+        "location": "us-central",
+        "system_node_pool": {"machine_type": "standard4"},
+    }
+    result = plan_stack(tmp_path, "gcp-gke", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    for line in (
+        f"cluster.name: {GKE_NAME.format('GPU_demo')}",
+        f"cluster.location: {GKE_LOCATION.format('us-central')}",
+        "cluster.system_node_pool.machine_type: not a Compute Engine machine type (got 'standard4'); valid: "
+        "<series>-<type>-<size> in lowercase, e.g. e2-standard-4 or n2-highmem-8 [source: "
+        "https://cloud.google.com/compute/docs/machine-resource]",
+    ):
+        assert line in result.output
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "reason"),
+    [
+        (
+            "m7g.large",
+            "an arm64 instance type, but the system pool runs AL2023_x86_64_STANDARD, an x86_64 image (got "
+            "'m7g.large'); valid: an x86_64 instance type [source: https://docs.aws.amazon.com/eks/latest/"
+            "APIReference/API_Nodegroup.html (amiType)]",
+        ),
+        (
+            "m7i large",
+            "not an EC2 instance type (got 'm7i large'); valid: <family>.<size> in lowercase, e.g. m7i.large or "
+            "c7g.xlarge [source: https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html]",
+        ),
+    ],
+    ids=["arm64-type-on-x86-ami", "malformed"],
+)
+def test_stack_config_refuses_an_eks_system_instance_type_the_node_group_cannot_run(
+    tmp_path: Path, instance_type: str, reason: str
+) -> None:
+    cluster = {"name": "gpu-demo", "system_node_group": {"instance_type": instance_type}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert f"cluster.system_node_group.instance_type: {reason}" in result.output
+
+
+def test_stack_config_accepts_a_well_formed_system_type_the_catalog_does_not_list(tmp_path: Path) -> None:
+    cluster = {"name": "gpu-demo", "system_node_group": {"instance_type": "m8i-flex.large"}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 0, result.output
+
+
+def test_stack_config_refuses_an_aws_region_that_is_not_a_region_code(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"aws:region": "US West (Oregon)"})
+    assert result.exit_code == 1
+    assert (
+        "aws:region: not an AWS Region code (got 'US West (Oregon)'); valid: a Region code such as us-west-2, "
+        "eu-central-1 or us-gov-west-1 [source: https://docs.aws.amazon.com/global-infrastructure/latest/regions/"
+        "aws-regions.html]"
+    ) in result.output
+
+
+# GpuCluster's wiring.
+
+T4 = {"name": "t4", "instance_type": "Standard_NC8as_T4_v3", "max_size": 2}
+L4 = {"name": "l4", "instance_type": "g2-standard-8", "max_size": 2}
+
+
+def test_gpu_cluster_refuses_aks_wiring_names_azure_would() -> None:
+    args: Any = {"cloud": "azure", "pools": [T4], "azure": {"cluster_name": "-prod", "resource_group_name": "rg."}}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args))
+    assert reasons(error.value) == [
+        f"azure.cluster_name: {AKS_NAME.format('-prod')}",
+        f"azure.resource_group_name: {RESOURCE_GROUP.format('rg.')}",
+    ]
+
+
+def test_gpu_cluster_refuses_gke_wiring_name_and_location_gke_would() -> None:
+    args: Any = {"cloud": "gcp", "pools": [L4], "gcp": {"cluster": "demo-", "location": "us_central1"}}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args), True, {"gcp:project": "proj"})
+    assert reasons(error.value) == [
+        f"gcp.cluster: {GKE_NAME.format('demo-')}",
+        f"gcp.location: {GKE_LOCATION.format('us_central1')}",
+    ]
+
+
+# The node-pool components.
+
+
+def test_aks_gpu_node_pool_refuses_names_azure_would() -> None:
+    args: Any = {"pool": T4, "cluster_name": "a" * 64, "resource_group_name": "my rg"}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: AksGpuNodePool("p", args))
+    assert reasons(error.value) == [
+        f"cluster_name: {AKS_NAME.format('a' * 64)}",
+        f"resource_group_name: {RESOURCE_GROUP.format('my rg')}",
+    ]
+
+
+def test_gke_gpu_node_pool_refuses_a_name_and_location_gke_would() -> None:
+    args: Any = {"pool": L4, "cluster": "a" * 41, "location": "europe-west4-"}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GkeGpuNodePool("p", args), True, {"gcp:project": "proj"})
+    assert reasons(error.value) == [
+        f"cluster: {GKE_NAME.format('a' * 41)}",
+        f"location: {GKE_LOCATION.format('europe-west4-')}",
+    ]
+
+
+def test_names_at_the_limits_of_each_form_are_accepted() -> None:
+    aks: Any = {"pool": T4, "cluster_name": "a" * 62 + "9", "resource_group_name": "(Team_A).gpu-" + "r" * 77}
+    gke: Any = {"pool": L4, "cluster": "g" + "-" * 38 + "1", "location": "us-central1"}
+    plan_of(lambda: (AksGpuNodePool("p", aks), GkeGpuNodePool("q", gke)), True, {"gcp:project": "proj"})
+
+
+# The device plugin's escape hatch, from the stack config (GpuCluster and the component: tests/test_bad_inputs.py).
+
+
+def test_stack_config_refuses_device_plugin_values_that_fix_the_config_hash(tmp_path: Path) -> None:
+    values = {"podAnnotations": {"gpu-components/config-hash": "0", "team": "ml"}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"helm_values": values}})
+    assert result.exit_code == 1
+    assert (
+        "device_plugin.helm_values.podAnnotations.gpu-components/config-hash: decided by the library: a digest of the "
+        "pools' configs: the DaemonSet's pods restart when a pool's config entry changes, which a fixed value would "
+        "stop (other podAnnotations are the user's) (got '0'); valid: leave it to the library"
+    ) in result.output
+
+
+def test_stack_config_passes_other_device_plugin_pod_annotations_on(tmp_path: Path) -> None:
+    values = {"podAnnotations": {"team": "ml"}}
+    result = plan_stack(tmp_path, "aws-eks", {"gpu-components:device_plugin": {"helm_values": values}})
+    assert result.exit_code == 0, result.output
+    [release] = [r for r in json.loads(result.output)["resources"] if r["type"] == "kubernetes:helm.sh/v3:Release"]
+    assert release["inputs"]["values"]["podAnnotations"]["team"] == "ml"
+    assert sorted(release["inputs"]["values"]["podAnnotations"]) == ["gpu-components/config-hash", "team"]
