@@ -146,6 +146,7 @@ def test_the_typescript_sdk_has_one_module_per_component_and_no_diagnostics(
             "gkeComputeClassGpuPool.ts",
             "gkeGpuNodePool.ts",
             "gpuCluster.ts",
+            "karpenterController.ts",
             "nvidiaDevicePlugin.ts",
             "nvidiaDraDriver.ts",
             "nvidiaGpuOperator.ts",
