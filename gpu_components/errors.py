@@ -61,6 +61,8 @@ class Problem:
             text = f"{self.message} (default: {self.value.value})"
         elif isinstance(self.value, Combined):
             text = f"{self.message} (combines {' and '.join(self.value.fields)})"
+        elif isinstance(self.value, pulumi.Output):
+            text = f"{self.message} (got a pulumi.Output, a value known only once deployed: this field must be plain)"
         else:
             text = f"{self.message} (got {self.value!r})"
         if self.valid is not None:

@@ -860,9 +860,9 @@ def karpenter_controller_problems(wiring: Mapping[str, Any], pools: Sequence[Any
     """Karpenter pools on a cluster whose wiring does not say it runs the Karpenter controller
     (``aws.karpenter_controller``): ``GpuCluster`` does not install the controller, and without it the pools'
     NodePools and EC2NodeClasses would be custom resources nothing reads (or whose CRDs the cluster lacks), so no pool
-    would ever get a node. One problem, naming the first such pool."""
-    if wiring.get("karpenter_controller") is True:
-        return []
+    would ever get a node; or whose wiring gives no ``aws.node_role_arn``: the controller may pass only its own node
+    role to EC2 (:func:`~gpu_components.aws.karpenter_controller.controller_policy`), so the pools' nodes must use it.
+    One problem, naming the first such pool."""
     karpenter_pools = [
         (index, pool.get("name"))
         for index, pool in enumerate(pools)
@@ -873,6 +873,20 @@ def karpenter_controller_problems(wiring: Mapping[str, Any], pools: Sequence[Any
     if not karpenter_pools:
         return []
     index, pool_name = karpenter_pools[0]
+    if wiring.get("karpenter_controller") is True:
+        if "node_role_arn" in wiring:
+            return []
+        return [
+            Problem(
+                "aws.node_role_arn",
+                None,
+                f"pools[{index}] ({pool_name}) is a Karpenter pool: its nodes must use the Karpenter controller's "
+                "node role, the one role the controller's policy lets it pass to EC2 (iam:PassRole); a role made "
+                "for the pool would never launch a node",
+                "the ARN of the controller's node role (KarpenterController's node_role_arn output)",
+                SOURCE_KARPENTER_GETTING_STARTED,
+            )
+        ]
     return [
         Problem(
             "aws.karpenter_controller",

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc
 import contextvars
+import difflib
 import functools
 import threading
 import typing
@@ -60,6 +61,7 @@ from gpu_components.plan._pulumi_internals import (
 )
 from gpu_components.plan.call_sites import mark
 from gpu_components.plan.mock_kit import (
+    MOCKS_FILE,
     PLAN_TIMESTAMP,
     PROVIDER_TYPE_PREFIX,
     STACK_TYPE,
@@ -405,21 +407,52 @@ class PlanMocks(Mocks):
         plan's mock; raise `MissingMockError` if it has neither."""
         given = self.user.invokes.get(args.token)
         fn = _tables().invokes.get(args.token)
-        if given is None and fn is None:
-            missing = MissingMockError("invoke", args.token)
-            mark(missing)  # the program's call of the invoke, which this worker thread's stack lacks
-            raise missing
-        with self._lock:
-            self.invokes.append(args)
-        if given is not None:
-            return dict(given), []
-        assert fn is not None  # for the type checker: one of the two is given
-        plain = to_plain(args.args, mask_secrets=False)
         try:
+            if fn is None and given is None:
+                raise MissingMockError("invoke", args.token)
+            with self._lock:
+                self.invokes.append(args)
+            if given is not None:
+                return dict(given), []
+            assert fn is not None  # for the type checker: one of the two is given
+            plain = to_plain(args.args, mask_secrets=False)
             return fn(MockInvoke(args.token, plain if isinstance(plain, dict) else {}, self.config, self)), []
         except MissingMockError as missing:
-            mark(missing)
-            raise
+            close = difflib.get_close_matches(args.token, list(self.user.invokes), n=1)
+            if close:
+                hint = f"({MOCKS_FILE} has {close[0]!r} under invokes: a misspelling?)"
+                missing = MissingMockError(missing.kind, missing.token, f"{missing.detail} {hint}".lstrip())
+            mark(missing)  # the program's call of the invoke, which this worker thread's stack lacks
+            raise missing from None
+
+    def user_mock_problems(self) -> list[str]:
+        """What in the program's own mocks (`user`) cannot be what the program meant, after its run: a resource
+        output its SDK class does not have (Pulumi's camelCase names), and an invoke token or resource type the
+        program never used that is close to one it used (a misspelling, which would otherwise be silently unused).
+        One text per problem, each naming the section and key."""
+        problems: list[str] = []
+        for type_, outputs in self.user.resources.items():
+            cls = self._classes.get(type_)
+            if cls is None:
+                continue
+            names = sorted(set(output_properties(cls).values()) - {"id", "urn"})
+            for key in outputs:
+                if key not in names:
+                    close = difflib.get_close_matches(key, names, n=1)
+                    valid = f"did you mean {close[0]!r}?" if close else f"its outputs: {', '.join(names)}"
+                    problems.append(
+                        f"resources: {type_}: {key}: not an output of {cls.__module__}.{cls.__name__} by Pulumi's "
+                        f"camelCase names ({valid})"
+                    )
+        for section, given, used in (
+            ("invokes", self.user.invokes, {call.token for call in self.invokes}),
+            ("resources", self.user.resources, {registration.typ for registration in self.registrations}),
+        ):
+            for key in given:
+                close = [] if key in used else difflib.get_close_matches(key, sorted(used), n=1)
+                if close:
+                    problems.append(f"{section}: {key}: never used by the program; did you mean {close[0]!r}?")
+        return problems
 
     @staticmethod
     def _resource_fn(type_: str, custom: bool, remote: bool, known_class: bool) -> ResourceMock | None:

@@ -70,9 +70,10 @@ PROGRAM_RUNTIME = "python"
 RUNTIMES = (PROGRAM_RUNTIME, YAML_RUNTIME)
 """The runtimes the plan runs: Python programs, and Pulumi YAML programs (`gpu_components.plan.yaml_program`)."""
 
-_PASSED_THROUGH = (GpuSpecError, MissingExtraError, DuplicateResourceError)
-"""What a program raises that keeps its own message: invalid GPU input, a cloud's missing extra, two resources with
-one URN (the plan's own checks, reported as before). Anything else it raises becomes a `ProgramError`."""
+_PASSED_THROUGH = (GpuSpecError, MissingExtraError, DuplicateResourceError, StackFileError)
+"""What a program's run raises that keeps its own message: invalid GPU input, a cloud's missing extra, two resources
+with one URN (the plan's own checks, reported as before), and a mocks file whose entries the run shows misspelt
+(`StackFileError` naming the file). Anything else it raises becomes a `ProgramError`."""
 
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 """Directory names of installed packages: a file under one is never the program's, even inside its directory (a

@@ -37,7 +37,7 @@ import yaml
 from gpu_components._yaml import load_pulumi
 from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
 from gpu_components.plan.call_sites import recording
-from gpu_components.plan.mock_kit import UserMocks
+from gpu_components.plan.mock_kit import MOCKS_FILE, UserMocks
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
 from gpu_components.plan.options import drop_sdk_type_aliases
 
@@ -451,6 +451,9 @@ def _run(
         with recording():
             loop.run_until_complete(run_pulumi_func(body))
         outputs = loop.run_until_complete(_plain_outputs(exports))
+        misspelt = mocks.user_mock_problems()
+        if misspelt and user_mocks is not None:
+            raise StackFileError(user_mocks.path or Path(MOCKS_FILE), "; ".join(misspelt))
         registrations = monitor.registrations
         resources = tuple(
             PlannedResource(

@@ -103,6 +103,19 @@ def test_gpu_cluster_refuses_karpenter_pools_on_a_cluster_not_said_to_run_karpen
     assert [str(p) for p in error.value.problems] == [KARPENTER_POOL + KARPENTER_REASON.format(said)]
 
 
+def test_gpu_cluster_refuses_karpenter_pools_without_the_controllers_node_role() -> None:
+    wiring = {key: value for key, value in WIRING.items() if key != "node_role_arn"}
+    args = {"cloud": "aws", "aws": {**wiring, "karpenter_controller": True}, "pools": [L40S_SHARED]}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args))  # type: ignore[arg-type]
+    assert [str(p) for p in error.value.problems] == [
+        "aws.node_role_arn: pools[0] (l40s-shared) is a Karpenter pool: its nodes must use the Karpenter controller's "
+        "node role, the one role the controller's policy lets it pass to EC2 (iam:PassRole); a role made for the pool "
+        "would never launch a node (got None); valid: the ARN of the controller's node role (KarpenterController's "
+        "node_role_arn output) [source: https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/]"
+    ]
+
+
 def test_gpu_cluster_takes_karpenter_pools_with_the_controllers_node_role() -> None:
     def build() -> GpuCluster:
         provider = pulumi.ProviderResource("kubernetes", "k8s", {})
@@ -145,3 +158,12 @@ resources:
         "  - aws.karpenterController: pools[0] (l40s-shared) is a Karpenter pool, whose NodePool and "
         + KARPENTER_REASON.format("None")
     )
+
+
+def test_an_output_cluster_name_is_refused_as_an_output_not_by_its_repr() -> None:
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: KarpenterController("karpenter", {"cluster_name": pulumi.Output.from_input("demo")}))  # type: ignore[typeddict-item]
+    assert [str(p) for p in error.value.problems] == [
+        "cluster_name: input should be a valid string (got a pulumi.Output, a value known only once deployed: this "
+        "field must be plain); valid: a string"
+    ]

@@ -390,3 +390,58 @@ def test_the_sdk_functions_are_wrapped_once_and_call_through_outside_a_plan(tmp_
         original = getattr(wrapped, "__wrapped__", None)
         assert original is not None and not hasattr(original, "__wrapped__"), wrapped
     assert CALL_SITE.get() == ()
+
+
+RDS_PROGRAM = """\
+import pulumi
+import pulumi_aws as aws
+
+parameter = aws.ssm.get_parameter(name="/team/gpu/ami")
+db = aws.rds.Instance("db", instance_class="db.t3.micro", engine="postgres", allocated_storage=20)
+pulumi.export("ami", parameter.value)
+pulumi.export("endpoint", db.endpoint)
+"""
+RDS_MOCKS = """\
+invokes:
+  aws:ssm/getParameter:getParameter: {value: ami-0123456789abcdef0}
+resources:
+  aws:rds/instance:Instance: {endpoint: "db.internal:5432"}
+"""
+
+
+def test_the_programs_mocks_answer_when_spelt_right(tmp_path: Path) -> None:
+    assert plan(tmp_path, RDS_PROGRAM, RDS_MOCKS) == {"ami": "ami-0123456789abcdef0", "endpoint": "db.internal:5432"}
+
+
+def test_a_misspelt_invoke_token_is_named_beside_the_missing_mock(tmp_path: Path) -> None:
+    error = failure(tmp_path, RDS_PROGRAM, RDS_MOCKS.replace("getParameter:getParameter", "getParameter:getParamter"))
+    assert isinstance(error.error, MissingMockError)
+    assert error.error.detail == (
+        "(parameter '/team/gpu/ami', whose value only your account knows) (gpu-components-mocks.yaml has "
+        "'aws:ssm/getParameter:getParamter' under invokes: a misspelling?)"
+    )
+    assert error.line == 4
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            ("instance:Instance", "instance:Instanse"),
+            "resources: aws:rds/instance:Instanse: never used by the program; did you mean "
+            "'aws:rds/instance:Instance'?",
+        ),
+        (
+            ("{endpoint:", "{endpont:"),
+            "resources: aws:rds/instance:Instance: endpont: not an output of pulumi_aws.rds.instance.Instance by "
+            "Pulumi's camelCase names (did you mean 'endpoint'?)",
+        ),
+    ],
+    ids=["resource type", "output name"],
+)
+def test_a_misspelt_resource_type_or_output_is_an_error_naming_it(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    with pytest.raises(StackFileError) as raised:
+        plan(tmp_path, RDS_PROGRAM, RDS_MOCKS.replace(*change))
+    assert raised.value.problem == message
