@@ -11,10 +11,11 @@ spelling.
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, cast
 
 import pulumi
 
@@ -29,7 +30,7 @@ from gpu_components.shape import args_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint
 
 if TYPE_CHECKING:
-    from gpu_components.workloads import Toleration
+    from gpu_components.labels import Toleration
 
 GpuStack = GpuStackName
 """A GPU stack's value, as the library's code is typed (the args' and schema's enum is
@@ -549,3 +550,39 @@ def example_cluster_problems(
             )
         )
     return problems
+
+
+class _Adapters(Mapping[str, CloudAdapter]):
+    """Cloud -> the ``ADAPTER`` of its module, imported on first lookup: a program on one cloud never imports the
+    other clouds' SDKs. Listing the clouds (``in``, iteration) imports nothing."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+
+    def __getitem__(self, cloud: str) -> CloudAdapter:
+        return cast(CloudAdapter, importlib.import_module(self._modules[cloud]).ADAPTER)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+ADAPTERS: Mapping[str, CloudAdapter] = _Adapters(
+    {"aws": "gpu_components.aws.adapter", "azure": "gpu_components.azure.adapter", "gcp": "gpu_components.gcp.adapter"}
+)
+"""Cloud -> its adapter (imported on first lookup). A cloud without an adapter is rejected with the list of
+supported clouds."""
+
+
+def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
+    """The adapter of ``cloud``.
+
+    Raises:
+        GpuSpecError: when no adapter exists for ``cloud``.
+    """
+    adapter = ADAPTERS.get(cloud)
+    if adapter is None:
+        raise GpuSpecError([Problem(path, cloud, "no node-pool adapter for this cloud", ", ".join(ADAPTERS))])
+    return adapter

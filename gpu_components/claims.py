@@ -39,14 +39,9 @@ from gpu_components.adapter import DevicePluginHost
 from gpu_components.catalog import GpuModel
 from gpu_components.enums import DraFeatureGate, DraFeatureGateArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gpu_requests import allowed_gpus, gpu_selection_problems, parse_gpu_quantity, tolerations
+from gpu_components.labels import Toleration
 from gpu_components.spec import GpuNodePoolSpec, Taint, pool_gpu_model
-from gpu_components.workloads import (
-    Toleration,
-    allowed_gpus,
-    gpu_selection_problems,
-    parse_gpu_quantity,
-    tolerations,
-)
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a claim unless another is given."""

@@ -7,11 +7,12 @@ record (``facts``). :func:`facts_for` looks a record up by cloud name and import
 
 A record holds the cloud's spellings (taint effects, resource type tokens, input paths), its rules as data (the
 node pool name rule, who installs the NVIDIA driver and how a pool says so) and what NVIDIA's GPU Operator needs
-on it, each with its source; and the offline plan's mocks of the cloud's providers
-(``gpu_components.<cloud>.plan_mocks``), which the plan imports when it first runs. The rules that read them
-(:func:`~gpu_components.spec.name_problems`, :func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, the
-plan's force-new check and diff, the policy pack's GPU taint and shared-GPU rules, the workload helpers, the
-catalog loader, the plan's mocks) live once, in the core, and branch on none of these clouds by name.
+on it, each with its source (the offline plan's mocks of the cloud's providers are the plan's own:
+``gpu_components.<cloud>.plan_mocks``, gathered by :data:`gpu_components.plan.mocks.CLOUD_MOCKS`). The rules that
+read them (:func:`~gpu_components.spec.name_problems`,
+:func:`~gpu_components.nvidia.gpu_operator.driver_owner_problems`, the plan's force-new check and diff, the policy
+pack's GPU taint and shared-GPU rules, the workload helpers, the catalog loader, the plan's mocks) live
+once, in the core, and branch on none of these clouds by name.
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ from gpu_components.catalog import Cloud, CpuArchitecture
 from gpu_components.enums import ProvisionerName
 
 if TYPE_CHECKING:
-    from gpu_components.plan.mock_kit import ProviderMocks
-    from gpu_components.spec import TaintEffect
+    from gpu_components.enums import TaintEffectName as TaintEffect
 
 __all__ = [
     "CLOUDS",
@@ -699,9 +699,6 @@ class CloudFacts:
         driver: who installs the NVIDIA driver, and how a pool says so.
         gpu_operator: what the GPU Operator needs on the cloud.
         node_pools: the provider resources that hold node pools, as the plan and the policy pack read them.
-        plan_mocks: the offline plan's mocks of the cloud's providers (their resources, remote components,
-            invokes and a fallback per provider package), imported on first call: a cloud's
-            ``gpu_components.<cloud>.plan_mocks``, without its SDK.
         attached_gpus: GPUs also attach to some of the cloud's CPU machine types (GCP N1), so a pool of a
             catalogued non-GPU type may name its GPU model and count.
         instance_types_ignore_case: the cloud's API matches instance type names case-insensitively (Azure VM sizes).
@@ -745,7 +742,6 @@ class CloudFacts:
     driver: DriverOwnership
     gpu_operator: GpuOperatorFacts
     node_pools: tuple[NodePoolResource, ...]
-    plan_mocks: Callable[[], ProviderMocks]
     attached_gpus: bool = False
     instance_types_ignore_case: bool = False
     gpu_taint_source: str | None = None

@@ -19,21 +19,22 @@ pools whose ``gpu_access`` is ``dra`` or unset, where their cloud lets it (the a
 """
 
 import dataclasses
-import importlib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import pulumi
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.adapter import (
+    ADAPTERS,
     GPU_STACKS,
     CloudAdapter,
     DevicePluginHost,
     GpuNodePool,
     PoolTolerations,
     WorkloadOnlyMode,
+    adapter_for,
 )
 from gpu_components.adapter import GpuStack as GpuStackName
 from gpu_components.aws.options import EksWiringArgs
@@ -105,30 +106,6 @@ __all__ = [
     "adapter_for",
     "validate_cluster",
 ]
-
-
-class _Adapters(Mapping[str, CloudAdapter]):
-    """Cloud -> the ``ADAPTER`` of its module, imported on first lookup: a program on one cloud never imports the
-    other clouds' SDKs. Listing the clouds (``in``, iteration) imports nothing."""
-
-    def __init__(self, modules: Mapping[str, str]) -> None:
-        self._modules = dict(modules)
-
-    def __getitem__(self, cloud: str) -> CloudAdapter:
-        return cast(CloudAdapter, importlib.import_module(self._modules[cloud]).ADAPTER)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-
-ADAPTERS: Mapping[str, CloudAdapter] = _Adapters(
-    {"aws": "gpu_components.aws.adapter", "azure": "gpu_components.azure.adapter", "gcp": "gpu_components.gcp.adapter"}
-)
-"""Cloud -> its adapter (imported on first lookup). A cloud without an adapter is rejected with the list of
-supported clouds."""
 
 
 @STRICT
@@ -532,18 +509,6 @@ def _dra_cluster_problems(
             )
         )
     return problems
-
-
-def adapter_for(cloud: str, path: str = "cloud") -> CloudAdapter:
-    """The adapter of ``cloud``.
-
-    Raises:
-        GpuSpecError: when no adapter exists for ``cloud``.
-    """
-    adapter = ADAPTERS.get(cloud)
-    if adapter is None:
-        raise GpuSpecError([Problem(path, cloud, "no node-pool adapter for this cloud", ", ".join(ADAPTERS))])
-    return adapter
 
 
 def validate_cluster(

@@ -31,20 +31,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
 import pulumi
 import pulumi_kubernetes as k8s
 from typing_extensions import NotRequired, TypedDict
 
-from gpu_components import catalog
+from gpu_components import claims
 from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePool, is_pool_component
 from gpu_components.autoscaler import SOURCE_PROVISIONER_GPU_COUNT
 from gpu_components.catalog import Cloud
+from gpu_components.claims import DraPodSettings
 from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, facts_for
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gpu_requests import (
+    SOURCE_SCHEDULE_GPUS,
+    allowed_gpus,
+    as_written,
+    gpu_selection_problems,
+    parse_gpu_quantity,
+    tolerations,
+)
+from gpu_components.labels import Toleration
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
-from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX, toleration
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX
 from gpu_components.nvidia.driver_upgrade import LONG_RUNNING_LABEL
 from gpu_components.spec import (
     SOURCE_KARPENTER_TERMINATION,
@@ -52,17 +62,11 @@ from gpu_components.spec import (
     GpuNodePoolSpec,
     Mps,
     Taint,
-    TaintEffect,
     TimeSlicing,
     gpu_models_named,
     pool_gpu_model,
 )
 
-if TYPE_CHECKING:
-    from gpu_components.claims import DraPodSettings
-
-SOURCE_SCHEDULE_GPUS = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
-"""Kubernetes' rules for GPU quantities (integers, in limits, requests equal to limits)."""
 SOURCE_VECTOR_ADD = (
     "https://docs.nvidia.com/datacenter/cloud-native/confidential-containers/latest/run-sample-workload.html"
 )
@@ -98,8 +102,6 @@ GPU_RESOURCE_PATTERN = re.compile(
 """Extended resource names of NVIDIA GPUs: ``nvidia.com/gpu``, ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``.
 Any name after the MIG prefix counts (compute-instance profiles, attributes NVIDIA adds later), so the policy pack
 never misses a GPU request."""
-_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
-_VALID_QUANTITY = 'a whole number of at least 1, e.g. 1 or "1"'
 
 
 class ResourceRequirements(TypedDict):
@@ -107,15 +109,6 @@ class ResourceRequirements(TypedDict):
 
     limits: dict[str, str]
     requests: NotRequired[dict[str, str]]
-
-
-class Toleration(TypedDict):
-    """A pod toleration in Kubernetes spelling: ``Equal`` with a value, or ``Exists`` without one."""
-
-    key: str
-    operator: Literal["Equal", "Exists"]
-    value: NotRequired[str]
-    effect: TaintEffect
 
 
 class NodeSelectorRequirement(TypedDict):
@@ -163,56 +156,6 @@ class GpuPools(Protocol):
 def is_gpu_resource(name: str) -> bool:
     """Whether ``name`` is an NVIDIA GPU resource (:data:`GPU_RESOURCE_PATTERN`)."""
     return bool(GPU_RESOURCE_PATTERN.fullmatch(name))
-
-
-def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = False) -> tuple[int | None, list[Problem]]:
-    """Parse one GPU quantity: an ``int`` or a string of decimal digits, at least 1.
-
-    Args:
-        value: the quantity as given.
-        path: where it sits, for the problem.
-        integral_floats: accept floats with a whole value (``2.0``), and show one in a problem as the integer the
-            user wrote (``0``, not ``0.0``). Only for values that went through a protobuf ``Struct`` (the Pulumi
-            engine hands a policy pack every number as a double); callers writing Python must never need it.
-
-    Returns:
-        ``(count, [])`` for a valid quantity, ``(None, [problem])`` otherwise.
-    """
-    count: int | None = None
-    if isinstance(value, bool):
-        message = "a boolean is not a GPU count"
-    elif isinstance(value, int):
-        count, message = value, ""
-    elif isinstance(value, float):
-        if integral_floats and value.is_integer():
-            count, message = int(value), ""
-        elif value.is_integer():
-            message = f"a float is not a GPU count, even a whole one; write {int(value)}"
-        else:
-            message = "GPUs cannot be split into fractions; a GPU quantity is a whole number"
-    elif isinstance(value, str):
-        if _WHOLE_NUMBER.fullmatch(value):
-            count, message = int(value), ""
-        else:
-            message = "not a whole number of GPUs (no fractions, units or exponents)"
-    else:
-        message = f"a GPU quantity is a whole number, not a {type(value).__name__}"
-    if count is not None and count < 1:
-        message = "zero GPUs: leave the GPU resource out instead" if count == 0 else "a GPU count cannot be negative"
-        count = None
-    if count is None:
-        return None, [
-            Problem(path, _as_written(value, integral_floats), message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)
-        ]
-    return count, []
-
-
-def _as_written(value: object, integral_floats: bool) -> object:
-    """``value`` as the user wrote it: with ``integral_floats`` (numbers that went through a protobuf ``Struct``), a
-    whole-valued double is the integer the manifest had (``0``, not the engine's ``0.0``)."""
-    if integral_floats and isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def max_gpus_per_container(
@@ -277,7 +220,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    _as_written(requests[resource], integral_floats),
+                    as_written(requests[resource], integral_floats),
                     "a GPU request without a limit: GPUs are set in limits (a request, if given, must equal it)",
                     f"limits[{resource!r}] with the same count",
                     SOURCE_SCHEDULE_GPUS,
@@ -293,7 +236,7 @@ def gpu_resource_problems(
             problems.append(
                 Problem(
                     request_path,
-                    _as_written(requests[resource], integral_floats),
+                    as_written(requests[resource], integral_floats),
                     "a GPU request must equal the GPU limit",
                     str(limit),
                     SOURCE_SCHEDULE_GPUS,
@@ -303,7 +246,7 @@ def gpu_resource_problems(
         problems.append(
             Problem(
                 limit_path,
-                _as_written(limits[resource], integral_floats),
+                as_written(limits[resource], integral_floats),
                 f"the pool's GPU sharing lets a container ask for at most {max_per_container} shared GPU",
                 f"1..{max_per_container}",
                 max_source,
@@ -374,16 +317,6 @@ def select_resource(
     ]
 
 
-def tolerations(taints: Sequence[Taint]) -> list[Toleration]:
-    """One toleration per taint (``Equal`` with its value, ``Exists`` when it has none), each once, in order."""
-    result: list[Toleration] = []
-    for taint in taints:
-        item = cast(Toleration, toleration(taint))
-        if item not in result:
-            result.append(item)
-    return result
-
-
 def do_not_disrupt_annotation(spec: GpuNodePoolSpec) -> tuple[str, str]:
     """The pod annotation (key, value) that keeps the pool's autoscaler from voluntarily removing the pod's node
     while the pod runs, for long GPU jobs: a provisioned pool's provisioner's
@@ -428,16 +361,6 @@ def do_not_disrupt_problems(spec: GpuNodePoolSpec) -> list[Problem]:
     ]
 
 
-def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int]]:
-    """GPU model and GPUs per node of each instance type the pool allows (a provisioned pool's allowed types, the
-    first with the pool's own hardware, which may be outside the catalog; a fixed pool's one type)."""
-    result = {spec.instance_type: (spec.gpu, spec.gpu_count)}
-    for name in spec.provisioning.allowed_types[1:] if spec.provisioning is not None else ():
-        found = catalog.instance_type(spec.cloud, name)
-        result[name] = (catalog.gpu_model(found.gpu_model or ""), found.gpu_count)
-    return result
-
-
 def _selected(spec: GpuNodePoolSpec, gpu_model: str | None, min_gpu_memory_gb: int | None) -> list[str]:
     """The pool's allowed types whose GPU is ``gpu_model`` (a catalog name, or a short name such as ``H100``:
     :func:`~gpu_components.spec.gpu_models_named`) with at least ``min_gpu_memory_gb`` GB (``None``: any)."""
@@ -463,19 +386,6 @@ def _named_in_other_case(given: str | None, models: Sequence[str]) -> list[str]:
             if model.lower().startswith(lower) and gpu_models_named(model[: len(given)], [model]) == [model]
         }
     )
-
-
-def gpu_selection_problems(gpu_model: object, min_gpu_memory_gb: object) -> list[Problem]:
-    """The shape of a GPU selection by model and memory floor (each ``None`` for any): ``gpu_model`` a string,
-    ``min_gpu_memory_gb`` a whole number of GB, at least 1; a problem at each field that is not."""
-    problems: list[Problem] = []
-    if gpu_model is not None and not isinstance(gpu_model, str):
-        problems.append(Problem("gpu_model", gpu_model, "must be a GPU model name (a string) or None"))
-    if min_gpu_memory_gb is not None and (
-        isinstance(min_gpu_memory_gb, bool) or not isinstance(min_gpu_memory_gb, int) or min_gpu_memory_gb < 1
-    ):
-        problems.append(Problem("min_gpu_memory_gb", min_gpu_memory_gb, "must be a whole number of GB, at least 1"))
-    return problems
 
 
 def gpu_node_requirements(
@@ -997,8 +907,6 @@ def vector_add_claim_template(
     Raises:
         GpuSpecError: see :func:`~gpu_components.claims.gpu_claim_template` (a pool not served by the DRA driver).
     """
-    from gpu_components import claims  # claims builds on this module's quantity rule and tolerations
-
     name = name or f"{pool.spec.name}-vectoradd"
     if pool.spec.mig is not None:
         return claims.mig_claim_template(pool, name, next(iter(pool.spec.mig.devices)), namespace=namespace)
@@ -1032,8 +940,6 @@ def vector_add_job(
     job_name = name or f"{pool.spec.name}-vectoradd"
     labels = {"gpu-components/sample-for": pool.spec.name}
     if pool.device_plugin_host == "dra-driver":
-        from gpu_components import claims  # claims builds on this module's quantity rule and tolerations
-
         given = [(field, value) for field, value in (("resource", resource), ("mig_profile", mig_profile)) if value]
         if given:
             raise GpuSpecError(

@@ -14,8 +14,9 @@ from gpu_components.azure.facts import nap_gpu_name
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError
 from gpu_components.gcp.facts import gke_accelerator
+from gpu_components.labels import POOL_LABEL
 from gpu_components.nvidia.device_plugin import advertised_resources
-from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec
+from gpu_components.spec import GpuNodePoolSpec
 from gpu_components.workloads import (
     do_not_disrupt_annotation,
     gpu_node_requirements,

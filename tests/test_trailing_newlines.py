@@ -11,11 +11,12 @@ from gpu_components.aws.cluster import config_problems
 from gpu_components.azure.facts import nap_gpu_name
 from gpu_components.cluster import GpuCluster
 from gpu_components.gcp import GkeComputeClassGpuPool
+from gpu_components.gpu_requests import parse_gpu_quantity
 from gpu_components.kubernetes.addon import namespace_problems
 from gpu_components.plan.property_path import render
 from gpu_components.plan.state import default_provider_name
 from gpu_components.spec import name_problems
-from gpu_components.workloads import is_gpu_resource, parse_gpu_quantity
+from gpu_components.workloads import is_gpu_resource
 from tests.aws.test_provisioned import L40S_SHARED, RESERVED, WIRING
 from tests.aws.test_provisioned_bad_inputs import _problems, _stack
 from tests.gcp.test_compute_class import problem_lines, provisioned

@@ -16,14 +16,14 @@ from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.aws.eks import EKS_KUBERNETES_VERSIONS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gcp.facts import SOURCE_GKE_TIME_SHARING
+from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS, parse_gpu_quantity
+from gpu_components.labels import POOL_LABEL
 from gpu_components.nvidia.device_plugin import advertised_resources
-from gpu_components.spec import DEFAULT_GPU_TAINT, POOL_LABEL, GpuNodePoolSpec, Taint
+from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec, Taint
 from gpu_components.workloads import (
-    SOURCE_SCHEDULE_GPUS,
     VECTOR_ADD_IMAGE,
     gpu_pod_settings,
     gpu_resource_problems,
-    parse_gpu_quantity,
     pod_settings,
     resource_requirements_args,
     sample_jobs,

@@ -20,14 +20,12 @@ against a fixed list of plain profiles per GPU model whose whole-GPU entry takes
 ``sources/nvidia-migmanager/src/mig_profile.rs``, read in the copy at vyaghras/bottlerocket-kernel-kit a8c5da1, as
 the index holds no current upstream copy).
 
-:func:`sharing_settings` reads back what user data sets, for the policy pack's shared-GPU rule;
-:func:`decode_user_data` decodes a launch template's user data for the plan's diff.
+:mod:`gpu_components.aws.user_data` reads back what user data sets (the policy pack's shared-GPU rule, the plan's
+diff).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import sys
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -40,9 +38,9 @@ from gpu_components.mig import MIG_PROFILE_ATTRIBUTES, parse_mig_profile_name
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing, sharing_trust_labels
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    pass
 
 SOURCE_BOTTLEROCKET = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 SOURCE_VOLUMES = "https://github.com/bottlerocket-os/bottlerocket#default-volumes"
@@ -63,8 +61,6 @@ MIG_PROFILE_KEYS: Mapping[str, str] = MappingProxyType(
     }
 )
 """Catalog GPU model -> the key Bottlerocket's ``mig.profile`` map uses for it (the GPU models it documents)."""
-SHARING_STRATEGIES = frozenset({"time-slicing", "mps"})
-"""``device-sharing-strategy`` values that share a GPU without memory isolation (every value but ``none``)."""
 
 
 def bottlerocket_problems(spec: GpuNodePoolSpec, path: str) -> list[Problem]:
@@ -179,44 +175,3 @@ def user_data(spec: GpuNodePoolSpec) -> str:
     if trust:
         document["settings"]["kubernetes"] = {"node-labels": trust}
     return tomli_w.dumps(document)
-
-
-def decode_user_data(value: object) -> tuple[str, object] | None:
-    """A launch template's user data (EC2 takes it base64-encoded:
-    https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html) decoded:
-    ``("base64 TOML", the settings)`` for Bottlerocket's TOML, ``("base64", the text)`` for anything else that
-    decodes to text, ``None`` when ``value`` is not base64 text."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        text = base64.b64decode(value, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    try:
-        return "base64 TOML", tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return "base64", text
-
-
-def sharing_settings(value: object) -> tuple[str | None, Mapping[str, Any]]:
-    """The device sharing strategy (``settings.kubelet-device-plugins.nvidia.device-sharing-strategy``) and the node
-    labels (``settings.kubernetes.node-labels``) that Bottlerocket TOML user data sets, given as a launch template
-    holds it (base64, or the text itself); ``(None, {})`` for anything else."""
-    if not isinstance(value, str) or not value:
-        return None, {}
-    decoded = decode_user_data(value)
-    if decoded is not None:
-        document = decoded[1]
-    else:
-        try:
-            document = tomllib.loads(value)
-        except tomllib.TOMLDecodeError:
-            return None, {}
-    settings = _table(_table(document).get("settings"))
-    strategy = _table(_table(settings.get("kubelet-device-plugins")).get("nvidia")).get("device-sharing-strategy")
-    labels = _table(_table(settings.get("kubernetes")).get("node-labels"))
-    return (strategy if isinstance(strategy, str) else None), labels
-
-
-def _table(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

@@ -60,8 +60,8 @@ from gpu_components.aws.facts import (
 from gpu_components.aws.karpenter import KarpenterController
 from gpu_components.enums import value_of
 from gpu_components.errors import Default, Problem
+from gpu_components.labels import SYSTEM_ROLE_LABEL
 from gpu_components.shape import STRICT
-from gpu_components.spec import SYSTEM_ROLE_LABEL
 
 DEFAULT_KUBERNETES_VERSION = "1.34"
 """Kubernetes version of a new EKS cluster: in EKS standard support in late 2026 (EKS version calendar)."""

@@ -72,6 +72,8 @@ from gpu_components.aws.facts import (
 )
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.gpu_requests import tolerations
+from gpu_components.labels import GPU_ACCESS_LABEL, POOL_LABEL
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.nvidia.mig import mig_node_labels
@@ -79,15 +81,12 @@ from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
-    GPU_ACCESS_LABEL,
-    POOL_LABEL,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
     Taint,
     dra_refused,
     sharing_trust_labels,
 )
-from gpu_components.workloads import tolerations
 
 SOURCE_MIG_ON_EKS = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-mig.html"
 SOURCE_AUTOSCALER = (

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gpu_components.aws import bottlerocket
+from gpu_components.aws import user_data
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.cloud_facts import (
     KARPENTER_SH_LABELS,
@@ -56,8 +56,7 @@ from gpu_components.cloud_facts import (
 from gpu_components.name_forms import NameForm
 
 if TYPE_CHECKING:
-    from gpu_components.plan.mock_kit import ProviderMocks
-    from gpu_components.spec import TaintEffect
+    from gpu_components.enums import TaintEffectName as TaintEffect
 
 SOURCE_PROVIDER_REGION = (
     "https://github.com/pulumi/pulumi-aws/pull/4000 (a changed provider region replaces every"
@@ -337,14 +336,6 @@ def ec2_gpu_memory_mib(instance_type: str) -> int | None:
     return values[1] if values is not None else None
 
 
-def _plan_mocks() -> ProviderMocks:
-    """The offline plan's mocks of the AWS and EKS providers (:mod:`gpu_components.aws.plan_mocks`), imported when a
-    plan first needs them, so the facts stay plain data."""
-    from gpu_components.aws.plan_mocks import MOCKS
-
-    return MOCKS
-
-
 SOURCE_KARPENTER_GETTING_STARTED = "https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/"
 """Karpenter v1.14's getting-started guide: namespace ``kube-system``, chart version 1.14.1, the controller's EKS Pod
 Identity association (service account ``karpenter``) and the add-on ``eks-pod-identity-agent``, the Helm values
@@ -511,8 +502,8 @@ FACTS = CloudFacts(
                 SOURCE_NODE_UPDATES,
                 sharing=TemplateSharing(
                     settings="userData",
-                    read=bottlerocket.sharing_settings,
-                    shared_strategies=bottlerocket.SHARING_STRATEGIES,
+                    read=user_data.sharing_settings,
+                    shared_strategies=user_data.SHARING_STRATEGIES,
                     label="Bottlerocket device-sharing-strategy",
                     tags="tags",
                 ),
@@ -539,9 +530,8 @@ FACTS = CloudFacts(
             bounds=NODE_GROUP_BOUNDS,
         ),
     ),
-    plan_mocks=_plan_mocks,
     reserved_prefixes=RESERVED_PREFIXES,
     max_pool_nodes=MAX_NODES,
-    encoded_inputs=(EncodedInput(LAUNCH_TEMPLATE_TYPE, "userData", bottlerocket.decode_user_data, SOURCE_USER_DATA),),
+    encoded_inputs=(EncodedInput(LAUNCH_TEMPLATE_TYPE, "userData", user_data.decode_user_data, SOURCE_USER_DATA),),
 )
 """EKS: managed node groups of NVIDIA AMIs, each of which ships the driver."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from gpu_components.aws.facts import KARPENTER_SERVICE_ACCOUNT, KARPENTER_VERSION, SOURCE_KARPENTER_GETTING_STARTED
 from gpu_components.errors import Problem
-from gpu_components.spec import SYSTEM_ROLE_LABEL
+from gpu_components.labels import SYSTEM_ROLE_LABEL
 
 MIN_KARPENTER_VERSION = "1.0.0"
 """The oldest Karpenter release the library's custom resources work with: ``karpenter.sh/v1`` NodePools and

@@ -74,20 +74,13 @@ from gpu_components.aws.eks import (
 from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA, SOURCE_KARPENTER_GETTING_STARTED
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.gpu_requests import tolerations
+from gpu_components.labels import POOL_LABEL
 from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.provider_args import collected
 from gpu_components.shape import plain
-from gpu_components.spec import (
-    DURATION,
-    POOL_LABEL,
-    GpuNodePoolArgs,
-    GpuNodePoolSpec,
-    Mps,
-    Provisioning,
-    dra_refused,
-)
-from gpu_components.workloads import tolerations
+from gpu_components.spec import DURATION, GpuNodePoolArgs, GpuNodePoolSpec, Mps, Provisioning, dra_refused
 
 SOURCE_EC2NODECLASS = "https://karpenter.sh/docs/concepts/nodeclasses/"
 SOURCE_NODEPOOL = "https://karpenter.sh/docs/concepts/nodepools/"

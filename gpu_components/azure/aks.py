@@ -80,21 +80,14 @@ from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import GpuModel, MigProfile, instance_type
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.gpu_requests import tolerations
+from gpu_components.labels import GPU_ACCESS_LABEL, POOL_LABEL
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources, device_plugin_node_labels
 from gpu_components.nvidia.gpu_operator import operand_off_label, operator_node_labels
 from gpu_components.nvidia.mig import mig_node_labels
 from gpu_components.provider_args import ProviderArgs, collected
 from gpu_components.shape import did_you_mean, plain
-from gpu_components.spec import (
-    GPU_ACCESS_LABEL,
-    POOL_LABEL,
-    GpuNodePoolArgs,
-    GpuNodePoolSpec,
-    Taint,
-    not_uniform,
-    sharing_trust_labels,
-)
-from gpu_components.workloads import tolerations
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, Taint, not_uniform, sharing_trust_labels
 
 SOURCE_AGENT_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update?view=rest-aks-2025-09-01"
 SOURCE_MIG_ON_AKS = "https://learn.microsoft.com/azure/aks/gpu-multi-instance"

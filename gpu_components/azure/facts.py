@@ -54,8 +54,7 @@ from gpu_components.cloud_facts import (
 from gpu_components.name_forms import NameForm
 
 if TYPE_CHECKING:
-    from gpu_components.plan.mock_kit import ProviderMocks
-    from gpu_components.spec import TaintEffect
+    from gpu_components.enums import TaintEffectName as TaintEffect
 
 SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/microsoft-aks.html"
 SOURCE_FORCE_NEW = (
@@ -356,14 +355,6 @@ SOURCE_MANAGED_GPU = (
 """AKS's managed GPU experience, and how a node decides on it (an AKSNodeClass's ``tags`` go on its VMs)."""
 
 
-def _plan_mocks() -> ProviderMocks:
-    """The offline plan's mocks of the Azure Native provider (:mod:`gpu_components.azure.plan_mocks`), imported when a
-    plan first needs them, so the facts stay plain data."""
-    from gpu_components.azure.plan_mocks import MOCKS
-
-    return MOCKS
-
-
 SOURCE_ARM_IDENTITY = (
     "https://learn.microsoft.com/azure/azure-resource-manager/management/move-region (a resource's region cannot "
     "change: it is recreated in the new one); https://learn.microsoft.com/rest/api/aks/managed-clusters/"
@@ -511,7 +502,6 @@ FACTS = CloudFacts(
             bounds=AGENT_POOL_BOUNDS,
         ),
     ),
-    plan_mocks=_plan_mocks,
     instance_types_ignore_case=True,
     fractional_gpu_types=FRACTIONAL_GPU_TYPES,
     reserved_prefixes=RESERVED_PREFIXES,

@@ -78,11 +78,12 @@ from gpu_components.azure.options import GpuDriver
 from gpu_components.catalog import CpuArchitecture
 from gpu_components.enums import GpuDriverArg, GpuStackArg, value_of
 from gpu_components.errors import Problem
+from gpu_components.gpu_requests import tolerations
+from gpu_components.labels import POOL_LABEL
 from gpu_components.nodepool import disruption, taint_items, template_disruption
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
 from gpu_components.shape import plain
-from gpu_components.spec import POOL_LABEL, GpuNodePoolArgs, GpuNodePoolSpec
-from gpu_components.workloads import tolerations
+from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec
 
 SOURCE_NAP = "https://learn.microsoft.com/azure/aks/node-auto-provisioning"
 """NAP overview: Karpenter-based; not on clusters with the Cluster Autoscaler; managed identity only."""

@@ -583,13 +583,11 @@ def _malformed(filename: str, problems: Sequence[str]) -> str:
 def _parse_catalog(gpus_text: str, instance_types_text: str) -> _Catalog:
     """Parse and validate both data files; raise ValueError listing every problem found.
 
-    Which clouds name a machine's GPUs by an accelerator type, so that their NVIDIA machine types each give one and
-    their section lists the accelerator types, is a fact of each cloud
-    (:attr:`~gpu_components.cloud_facts.CloudFacts.accelerator_type_source`).
+    A cloud whose section lists accelerator types names a machine's GPUs by them, so each of its NVIDIA machine types
+    must give one (the cloud's facts say so with its source,
+    :attr:`~gpu_components.cloud_facts.CloudFacts.accelerator_type_source`; the facts sit above the catalog, and a
+    test holds the two to each other).
     """
-    # Here, not at the top: the facts records import this module's types.
-    from gpu_components.cloud_facts import facts_for
-
     gpus_file = _validate(_GpusFileShape, _load_yaml(gpus_text, _GPUS_FILE), _GPUS_FILE)
     problems: list[str] = []
     models = {name: _gpu_model(name, shape, problems) for name, shape in gpus_file.gpus.items()}
@@ -603,13 +601,11 @@ def _parse_catalog(gpus_text: str, instance_types_text: str) -> _Catalog:
     accelerators = {
         cloud: _accelerators(cloud, shape, models, problems)
         for cloud, shape in clouds.items()
-        if facts_for(cloud).accelerator_type_source is not None
+        if shape.accelerator_types
     }
     instance_types: dict[Cloud, dict[str, InstanceType]] = {}
     non_gpu: dict[Cloud, tuple[_NonGpuFamily, ...]] = {}
     for cloud, shape in clouds.items():
-        if cloud not in accelerators and shape.accelerator_types:
-            problems.append(f"{cloud}.accelerator_types: only {', '.join(accelerators)} has accelerator types")
         instance_types[cloud] = _instance_types(cloud, shape, models, accelerators.get(cloud), problems)
         non_gpu[cloud] = _non_gpu_families(cloud, shape, problems)
         for name in instance_types[cloud]:

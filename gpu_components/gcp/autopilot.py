@@ -66,9 +66,9 @@ from gpu_components.gcp.gke import (
     gke_node_labels,
     gke_problems,
 )
+from gpu_components.gpu_requests import tolerations
 from gpu_components.shape import args_problems, plain
 from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolArgs, GpuNodePoolSpec, Mps
-from gpu_components.workloads import tolerations
 
 TOKEN = "gpu-components:index:GkeAutopilotGpuPool"
 """Pulumi type token of :class:`GkeAutopilotGpuPool`."""

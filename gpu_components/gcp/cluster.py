@@ -65,8 +65,9 @@ from gpu_components.gcp.gke import (
     create_node_service_account,
     zone_size_problems,
 )
+from gpu_components.labels import SYSTEM_ROLE_LABEL
 from gpu_components.shape import STRICT
-from gpu_components.spec import SYSTEM_ROLE_LABEL, GpuNodePoolSpec, Mps
+from gpu_components.spec import GpuNodePoolSpec, Mps
 
 SYSTEM_MACHINE_TYPE = "e2-standard-4"
 """Machine type of the small system node pool that runs add-ons (kube-dns, metrics, the GPU stack's controllers)."""

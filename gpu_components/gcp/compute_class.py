@@ -98,6 +98,7 @@ from gpu_components.gcp.gke import (
     gke_problems,
     node_labels,
 )
+from gpu_components.gpu_requests import tolerations
 from gpu_components.nvidia.gpu_operator import operand_off_label
 from gpu_components.shape import plain
 from gpu_components.spec import (
@@ -107,7 +108,6 @@ from gpu_components.spec import (
     Taint,
     dra_refused,
 )
-from gpu_components.workloads import tolerations
 
 SOURCE_CRD = "https://cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass"
 SOURCE_AUTO_CREATION = "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning"

@@ -57,12 +57,11 @@ from gpu_components.cloud_facts import (
     PoolNameRule,
     ProvisionerFacts,
 )
+from gpu_components.labels import GPU_PRESENT_LABEL
 from gpu_components.name_forms import NameForm
-from gpu_components.spec import GPU_PRESENT_LABEL
 
 if TYPE_CHECKING:
-    from gpu_components.plan.mock_kit import ProviderMocks
-    from gpu_components.spec import TaintEffect
+    from gpu_components.enums import TaintEffectName as TaintEffect
 
 SOURCE_GKE_GPUS = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
 SOURCE_GPU_OPERATOR = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
@@ -335,14 +334,6 @@ def gke_accelerator(machine_type: str) -> str | None:
     return found.accelerator_type if found is not None else None
 
 
-def _plan_mocks() -> ProviderMocks:
-    """The offline plan's mocks of the Google Cloud provider (:mod:`gpu_components.gcp.plan_mocks`), imported when a
-    plan first needs them, so the facts stay plain data."""
-    from gpu_components.gcp.plan_mocks import MOCKS
-
-    return MOCKS
-
-
 _TERRAFORM_GOOGLE = "https://github.com/hashicorp/terraform-provider-google/blob/main/google/services/"
 OTHER_FORCE_NEW: Mapping[str, ForceNewTable] = MappingProxyType(
     {
@@ -470,7 +461,6 @@ FACTS = CloudFacts(
             bounds=NODE_POOL_BOUNDS,
         ),
     ),
-    plan_mocks=_plan_mocks,
     attached_gpus=True,
     accelerator_type_source=SOURCE_GPUS,
     gpu_taint_source=SOURCE_GKE_GPUS,

@@ -123,6 +123,8 @@ from gpu_components.gcp.facts import (
     UBUNTU_NODE_OS,
     is_zone,
 )
+from gpu_components.gpu_requests import tolerations
+from gpu_components.labels import GPU_ACCESS_LABEL, GPU_TAINT_KEY, POOL_LABEL
 from gpu_components.mig import parse_mig_profile_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, advertised_resources
 from gpu_components.nvidia.gpu_operator import driver_owner_problems, operator_node_labels
@@ -131,9 +133,6 @@ from gpu_components.shape import plain
 from gpu_components.spec import (
     DEFAULT_GPU_TAINT,
     DNS_LABEL,
-    GPU_ACCESS_LABEL,
-    GPU_TAINT_KEY,
-    POOL_LABEL,
     SOURCE_NAMES,
     GpuNodePoolArgs,
     GpuNodePoolSpec,
@@ -143,7 +142,6 @@ from gpu_components.spec import (
     not_uniform,
     sharing_trust_labels,
 )
-from gpu_components.workloads import tolerations
 
 SOURCE_DRIVER = (
     "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#gpudriverinstallationconfig"

@@ -28,6 +28,7 @@ from gpu_components.adapter import (
     GpuNodePool,
     GpuStack,
     PoolView,
+    adapter_for,
     driver_setting_set,
     is_pool_component,
 )
@@ -346,8 +347,6 @@ def _plain_pool(
     rules for the pool, its options and the GPU stack (those :class:`~gpu_components.cluster.GpuCluster` applies to a
     cluster pool). Without a valid ``cloud`` (a
     problem of the add-on's args) only the shape is checked."""
-    from gpu_components.cluster import adapter_for  # the composition imports the add-ons
-
     problems = pool_shape_problems(ClusterPoolArgs, entry, cloud, where)
     if cloud is None:
         return None, problems

@@ -19,18 +19,15 @@ import yaml
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components.errors import Problem
-from gpu_components.mig import mig_resource_name
-from gpu_components.nvidia.chart_pin import unpinned_chart_version_problems
-from gpu_components.spec import (
+from gpu_components.labels import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_PRESENT_LABEL,
     MPS_CAPABLE_LABEL,
     SHARING_TRUSTED_ENTRIES_KEY,
-    GpuNodePoolSpec,
-    Mps,
-    Taint,
-    TimeSlicing,
 )
+from gpu_components.mig import mig_resource_name
+from gpu_components.nvidia.chart_pin import unpinned_chart_version_problems
+from gpu_components.spec import GpuNodePoolSpec, Mps, Taint, TimeSlicing
 
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 """Helm chart name of the NVIDIA device plugin."""

@@ -45,11 +45,12 @@ from gpu_components.cloud_facts import facts_for
 from gpu_components.dra import RESOURCE_API_VERSION
 from gpu_components.enums import DraFeatureGate
 from gpu_components.errors import Combined, Problem
+from gpu_components.labels import POOL_LABEL
 from gpu_components.nvidia.device_plugin import daemonset_tolerations, deep_merge
 from gpu_components.nvidia.gpu_operator import node_installs_driver
 from gpu_components.nvidia.mig import MIG_CONFIG_STATE_LABEL, MIG_CONFIG_STATE_SUCCESS
 from gpu_components.shape import did_you_mean
-from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec, Mps, Taint
+from gpu_components.spec import GpuNodePoolSpec, Mps, Taint
 
 DRA_DRIVER_CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
 """The driver's Helm chart, as its install guide names it (an OCI chart: no separate repository)."""

@@ -69,6 +69,7 @@ from typing import Any
 from gpu_components.catalog import Cloud, CpuArchitecture
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import Combined, Default, GpuSpecError, Problem
+from gpu_components.labels import DEVICE_PLUGIN_CONFIG_LABEL, OPERAND_LABEL_PREFIX
 from gpu_components.nvidia.device_plugin import (
     DEFAULT_CONFIG_NAME,
     config_hash,
@@ -78,14 +79,7 @@ from gpu_components.nvidia.device_plugin import (
 )
 from gpu_components.nvidia.driver_upgrade import DEFAULT_DRIVER_VERSION, upgrade_policy
 from gpu_components.nvidia.mig import ALL_DISABLED, mig_config_map, mig_config_problems, mig_node_labels
-from gpu_components.spec import (
-    DEVICE_PLUGIN_CONFIG_LABEL,
-    OPERAND_LABEL_PREFIX,
-    GpuNodePoolSpec,
-    MigStrategy,
-    Mps,
-    Taint,
-)
+from gpu_components.spec import GpuNodePoolSpec, MigStrategy, Mps, Taint
 
 GPU_OPERATOR_CHART = "gpu-operator"
 """Helm chart name of the NVIDIA GPU Operator."""

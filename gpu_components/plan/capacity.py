@@ -28,8 +28,8 @@ from typing import Any
 
 from gpu_components.adapter import POOL_COMPONENTS
 from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, AdvertisedUnit, PoolCapacity, ProvisioningRecord
+from gpu_components.labels import POOL_LABEL
 from gpu_components.plan.runner import PlannedResource
-from gpu_components.spec import POOL_LABEL
 
 __all__ = [
     "DRA_DEVICES_KEY",

@@ -13,7 +13,7 @@ registration, :meth:`PlanMocks.learn_resource_class`): its computed outputs (out
 invokes read: each cloud's live in its package (``gpu_components.<cloud>.plan_mocks``, no cloud SDK), a
 :class:`~gpu_components.plan.mock_kit.ProviderMocks` table of mocks by resource type, remote component type, invoke
 token and provider package (the package's fallback gives any resource of it its id and identity: ARN, ARM id, self
-link), which the cloud's facts record registers (:attr:`~gpu_components.cloud_facts.CloudFacts.plan_mocks`). This
+link), gathered in :data:`CLOUD_MOCKS`. This
 module holds the machinery and pulumi-kubernetes's objects and Helm releases, and looks a registration up in every
 table.
 
@@ -34,16 +34,18 @@ import collections.abc
 import contextvars
 import difflib
 import functools
+import importlib
 import threading
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple, cast
 
 import pulumi
 from google.protobuf import struct_pb2  # type: ignore[import-untyped]
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs, Mocks
 
-from gpu_components.cloud_facts import all_cloud_facts
+from gpu_components.cloud_facts import CLOUDS
 from gpu_components.plan._pulumi_internals import (
     ARCHIVE_SIG,
     ASSET_SIG,
@@ -271,11 +273,18 @@ _OWN = ProviderMocks(
 """pulumi-kubernetes's resources: objects (metadata filled in as the API server does) and Helm releases."""
 
 
+CLOUD_MOCKS: Mapping[str, ProviderMocks] = MappingProxyType(
+    {cloud: importlib.import_module(f"gpu_components.{cloud}.plan_mocks").MOCKS for cloud in CLOUDS}
+)
+"""Cloud -> the mocks of its providers: ``MOCKS`` of ``gpu_components.<cloud>.plan_mocks`` (plain data, no cloud SDK;
+on the plan's floor, beside this module), one entry per cloud of :data:`~gpu_components.cloud_facts.CLOUDS`."""
+
+
 @functools.cache
 def _tables() -> ProviderMocks:
-    """:data:`_OWN` and every cloud's table (:attr:`~gpu_components.cloud_facts.CloudFacts.plan_mocks`) in one,
-    gathered at the first registration or invoke, so that importing the plan imports no cloud's mocks."""
-    tables = (_OWN, *(facts.plan_mocks() for facts in all_cloud_facts()))
+    """:data:`_OWN` and every cloud's table (:data:`CLOUD_MOCKS`) in one, gathered at the first registration or
+    invoke."""
+    tables = (_OWN, *CLOUD_MOCKS.values())
     return ProviderMocks(
         resources={token: fn for table in tables for token, fn in table.resources.items()},
         components={token: fn for table in tables for token, fn in table.components.items()},

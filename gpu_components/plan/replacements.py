@@ -42,11 +42,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from gpu_components.cloud_facts import ForceNewTable, NodePoolResource, NodeRolls, RefusedChanges, all_cloud_facts
+from gpu_components.labels import GPU_ACCESS_LABEL
 from gpu_components.nvidia.driver_upgrade import DEFAULT_DRIVER_VERSION, describe_policy
 from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART, GPU_OPERATOR_CHART_VERSION
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL, MIG_RECONFIGURE_DRAINS
 from gpu_components.plan.property_path import Element, Path, contains, overlaps, parse
-from gpu_components.spec import GPU_ACCESS_LABEL
 
 __all__ = [
     "FORCE_NEW",

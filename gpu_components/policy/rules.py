@@ -48,24 +48,18 @@ import yaml
 from gpu_components import catalog, dra
 from gpu_components.catalog import InstanceType
 from gpu_components.cloud_facts import CloudFacts, NodePoolResource, NodeTemplate, all_cloud_facts
-from gpu_components.nvidia.chart_pin import SOURCE_HELM_VERSION, is_pinned_chart_version
-from gpu_components.nvidia.device_plugin import GPU_RESOURCE
-from gpu_components.spec import (
-    DEFAULT_GPU_TAINT,
-    GPU_ACCESS_LABEL,
-    GPU_TAINT_KEY,
-    POOL_LABEL,
-    SOURCE_SHARING,
-    SOURCE_TAINTS,
-    TaintEffect,
-)
+from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS
+from gpu_components.labels import GPU_ACCESS_LABEL, GPU_TAINT_KEY, POOL_LABEL, SOURCE_TAINTS
 
 # The trust marks (label / annotation / tag key and value, the ConfigMap's per-entry annotation) are the pool model's,
 # which the components render; re-exported here, where the rule reads them.
-from gpu_components.spec import SHARING_TRUST_KEY as SHARING_TRUST_KEY
-from gpu_components.spec import SHARING_TRUSTED as SHARING_TRUSTED
-from gpu_components.spec import SHARING_TRUSTED_ENTRIES_KEY as SHARING_TRUSTED_ENTRIES_KEY
-from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, container_gpu_problems, is_gpu_resource
+from gpu_components.labels import SHARING_TRUST_KEY as SHARING_TRUST_KEY
+from gpu_components.labels import SHARING_TRUSTED as SHARING_TRUSTED
+from gpu_components.labels import SHARING_TRUSTED_ENTRIES_KEY as SHARING_TRUSTED_ENTRIES_KEY
+from gpu_components.nvidia.chart_pin import SOURCE_HELM_VERSION, is_pinned_chart_version
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE
+from gpu_components.spec import DEFAULT_GPU_TAINT, SOURCE_SHARING, TaintEffect
+from gpu_components.workloads import container_gpu_problems, is_gpu_resource
 
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")

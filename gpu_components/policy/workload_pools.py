@@ -36,10 +36,12 @@ import yaml
 
 from gpu_components.autoscaler import gpu_resource_note
 from gpu_components.cloud_facts import all_cloud_facts
+from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS, parse_gpu_quantity
+from gpu_components.labels import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
 from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, StackViolation, _at, _list, _map
-from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL, SOURCE_SHARING
-from gpu_components.workloads import SOURCE_SCHEDULE_GPUS, is_gpu_resource, parse_gpu_quantity
+from gpu_components.spec import SOURCE_SHARING
+from gpu_components.workloads import is_gpu_resource
 
 SOURCE_STACK_POLICIES = "https://www.pulumi.com/docs/iac/using-pulumi/crossguard/core-concepts/"
 """Pulumi's policy concepts: stack policies get resource outputs (inputs propagated to outputs during preview)."""

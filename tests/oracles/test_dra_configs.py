@@ -16,7 +16,8 @@ import pytest
 from gpu_components import catalog, claims, dra
 from gpu_components.adapter import PoolView
 from gpu_components.errors import GpuSpecError
-from gpu_components.spec import POOL_LABEL, GpuNodePoolSpec
+from gpu_components.labels import POOL_LABEL
+from gpu_components.spec import GpuNodePoolSpec
 from tests.oracles.conftest import Report
 from tests.oracles.nvidia import batch, claim_opaque_configs, dra_feature_gates, dracheck, opaque_configs
 from tests.oracles.plans import example_plans, variant_plans

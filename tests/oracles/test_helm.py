@@ -36,11 +36,11 @@ from gpu_components.aws.facts import KARPENTER_CHART
 from gpu_components.azure.aks import AKS_KUBERNETES_VERSIONS
 from gpu_components.gcp.facts import GKE_CRITICAL_PRIORITY_CLASSES
 from gpu_components.gcp.gke import GKE_KUBERNETES_VERSIONS
+from gpu_components.labels import DEVICE_PLUGIN_CONFIG_LABEL
 from gpu_components.nvidia import device_plugin, dra_driver, gpu_operator
 from gpu_components.nvidia.device_plugin import DEVICE_PLUGIN_CHART
 from gpu_components.nvidia.dra_driver import DRA_DRIVER_CHART
 from gpu_components.nvidia.gpu_operator import GPU_OPERATOR_CHART
-from gpu_components.spec import DEVICE_PLUGIN_CONFIG_LABEL
 from tests.helpers import ROOT
 from tests.oracles import helm
 from tests.oracles.build import pins
