@@ -26,7 +26,9 @@ CLOUD_NEUTRAL = [
     *sorted((PACKAGE / "kubernetes").glob("*.py")),
     *sorted((PACKAGE / "plan").glob("*.py")),
     *sorted((PACKAGE / "policy").glob("*.py")),
-    PACKAGE / "spec.py",
+    *sorted((PACKAGE / "spec").glob("*.py")),
+    PACKAGE / "labels.py",
+    PACKAGE / "gpu_requests.py",
     PACKAGE / "workloads.py",
 ]
 """The modules that receive cloud knowledge as data and name no cloud (every module of ``plan/``, its mocks
