@@ -66,6 +66,7 @@ from gpu_components.aws.facts import (
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
+    ROLE_ARN_FORM,
     SOURCE_AMI_TYPES,
     SOURCE_BOTTLEROCKET_DRA,
     TAINT_EFFECTS,
@@ -719,12 +720,13 @@ def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
 
 
 def _own_args_problems(args: object) -> list[Problem]:
-    """The problems of the component's own args that need no pool: ``cluster_name`` (when a plain string), ``tags``
-    and ``node_group_args``."""
+    """The problems of the component's own args that need no pool: ``cluster_name`` and ``node_role_arn`` (when
+    plain strings: :data:`~gpu_components.aws.facts.ROLE_ARN_FORM`), ``tags`` and ``node_group_args``."""
     if not isinstance(args, Mapping):
         return []
     return (
         cluster_name_problems(args.get("cluster_name"), "cluster_name")
+        + ROLE_ARN_FORM.problems(args.get("node_role_arn"), "node_role_arn")
         + tag_problems(args.get("tags"))
         + node_group_args_problems(args.get("node_group_args"), args.get("ami_type"))
     )

@@ -71,7 +71,12 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     node_labels,
 )
-from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA, SOURCE_KARPENTER_GETTING_STARTED
+from gpu_components.aws.facts import (
+    KARPENTER_DRA_VERSION,
+    ROLE_ARN_FORM,
+    SOURCE_EKS_DRA,
+    SOURCE_KARPENTER_GETTING_STARTED,
+)
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nodepool import disruption, taint_items, template_disruption
@@ -722,7 +727,7 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
                 lambda spec: provisioner_problems(spec, "karpenter", "pool")
                 or karpenter_problems(spec, args.get("ami_type"), "pool", gpu_stack, "ami_type"),
             ),
-            hatch_problems(args, EC2_NODE_CLASS_OWNED, "EC2NodeClass"),
+            hatch_problems(args, EC2_NODE_CLASS_OWNED, "EC2NodeClass") + _role_arn_problems(args),
         )
         super().__init__("gpu-components:index:EksKarpenterGpuNodePool", name, None, opts)
         view = karpenter_pool_view(spec, args.get("ami_type"), gpu_stack)
@@ -804,7 +809,7 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
                 + auto_node_class_problems(spec, args, "pool", "node_class")
                 + _shared_role_problems(args),
             ),
-            hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass"),
+            hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass") + _role_arn_problems(args),
         )
         super().__init__("gpu-components:index:EksAutoModeGpuNodePool", name, None, opts)
         self._setup(spec, auto_mode_pool_view(spec, gpu_stack), gpu_stack)
@@ -824,6 +829,11 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
             **auto_node_class_spec(spec, role),
         }
         self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
+
+
+def _role_arn_problems(args: object) -> list[Problem]:
+    """A plain ``node_role_arn`` that is not an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`)."""
+    return ROLE_ARN_FORM.problems(args.get("node_role_arn") if isinstance(args, Mapping) else None, "node_role_arn")
 
 
 def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") -> list[Problem]:
@@ -847,13 +857,18 @@ def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") 
 def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
     """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
     ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``; a Karpenter pool needs
-    ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`)."""
-    return [
-        problem
-        for pool in pools
-        if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
-        for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
-    ][:1] + karpenter_controller_problems(wiring, pools)
+    ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`); a plain ``aws.node_role_arn`` must be
+    an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`)."""
+    return (
+        ROLE_ARN_FORM.problems(wiring.get("node_role_arn"), "aws.node_role_arn")
+        + [
+            problem
+            for pool in pools
+            if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
+            for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
+        ][:1]
+        + karpenter_controller_problems(wiring, pools)
+    )
 
 
 def karpenter_controller_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
