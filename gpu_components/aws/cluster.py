@@ -181,7 +181,8 @@ class EksClusterConfig(TypedDict):
             VPC and its subnets; ``subnet_ids`` is required with ``existing``.
         node_role_arn: IAM role for the node groups. Defaults to one role created for all of them. With
             ``auto_mode``: the Auto Mode node role (defaults to one created for it); required with an existing
-            Karpenter or Auto Mode, whose node role it must be.
+            Karpenter or Auto Mode, whose node role it must be. An IAM role's ARN,
+            ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional path/><name>``.
         system_node_group: see :class:`SystemNodeGroupConfig` (new clusters only; not with ``auto_mode``).
         karpenter: the Karpenter controller, see :class:`KarpenterConfig`. Defaults to none.
         auto_mode: EKS Auto Mode, see :class:`AutoModeConfig`. Defaults to off. Not with ``karpenter``.

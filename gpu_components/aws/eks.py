@@ -159,7 +159,10 @@ class EksGpuNodeGroupArgs(TypedDict):
     """Subnets for the nodes (private subnets of the cluster's VPC)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes. Defaults to a new role with the EKS worker, ECR pull and CNI policies
-    (``NODE_ROLE_POLICIES``)."""
+    (``NODE_ROLE_POLICIES``).
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
     ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``, which EKS supports on

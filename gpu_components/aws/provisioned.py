@@ -194,7 +194,10 @@ class EksKarpenterGpuNodePoolArgs(TypedDict):
     """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
-    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it.
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     node_pool_spec: NotRequired[dict[str, Any]]
     """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
     library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
@@ -221,7 +224,10 @@ class EksAutoModeGpuNodePoolArgs(TypedDict):
     """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
-    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it.
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     node_pool_spec: NotRequired[dict[str, Any]]
     """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
     library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""

@@ -462,7 +462,12 @@ def test_karpenter_and_auto_mode_together_are_refused() -> None:
     ("config", "expected"),
     [
         (
-            {"existing": True, "subnet_ids": ["s"], "node_role_arn": "arn:aws:iam::123456789012:role/nodes", "karpenter": {}},
+            {
+                "existing": True,
+                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "karpenter": {},
+            },
             [
                 "cluster.karpenter.existing: the program turns Karpenter on only in a cluster it creates; on an "
                 "existing cluster it uses the Karpenter already there (got False); valid: true (the cluster runs it), "

@@ -486,7 +486,15 @@ def test_the_system_node_group_must_hold_every_karpenter_replica(tmp_path: Path)
             {"karpenter": {"helm_values": {"affinity": {}}}, "system_node_group": {"min_size": 0, "desired_size": 0}},
             [("at least 2", 0)],
         ),
-        ({"karpenter": {"existing": True}, "existing": True, "subnet_ids": ["s"], "node_role_arn": "arn:aws:iam::123456789012:role/nodes"}, []),
+        (
+            {
+                "karpenter": {"existing": True},
+                "existing": True,
+                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+            },
+            [],
+        ),
         ({"karpenter": {}}, []),
     ],
 )
