@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gpu_components.errors import GpuSpecError
+from gpu_components.kubernetes import NvidiaDraDriver
 from tests.helpers import plan_of
 from tests.test_bad_inputs import CLUSTER_ARGS, GKE_L4, L4, cluster, nodes, operator, plugin
 from tests.test_config_rejections import plan_stack
@@ -98,3 +99,36 @@ def test_a_driver_section_given_as_a_scalar_is_refused_once() -> None:
     assert problems(operator(nodes("aws", L4, gpu_stack="gpu-operator"), helm_values={"driver": 3})) == [
         f"{expected}operator_driver"
     ]
+
+
+@pytest.mark.parametrize(
+    ("values", "path", "expected"),
+    [
+        ([1], "helm_values", "input should be a valid dictionary (got [1]); valid: a mapping of key: value pairs"),
+        (
+            {"resources": 3},
+            "helm_values.resources",
+            "decided by the library: the driver publishes the pools' GPUs (got 3); valid: leave it to the library",
+        ),
+        (
+            {"kubeletPlugin": None},
+            "helm_values.kubeletPlugin",
+            "decided by the library: the kubelet plugin runs only on the DRA pools, never beside a device plugin "
+            "(got None); valid: leave it to the library",
+        ),
+    ],
+    ids=["list", "resources-scalar", "kubelet-plugin-null"],
+)
+def test_dra_driver_helm_values_not_a_mapping_are_one_error_at_each_entry_point(
+    values: object, path: str, expected: str
+) -> None:
+    pool = {**L4, "name": "dra-l4"}
+    component = {"cloud": "aws", "kubernetes_version": "1.34", "pools": [pool], "helm_values": values}
+    assert problems(lambda: NvidiaDraDriver("d", component)) == [f"{path}: {expected}"]  # type: ignore[arg-type]
+    args = {
+        **CLUSTER_ARGS,
+        "pools": [pool],
+        "gpu_stack": "dra",
+        "dra": {"kubernetes_version": "1.34", "helm_values": values},
+    }
+    assert problems(cluster(args)) == [f"dra.{path}: {expected}"]
