@@ -64,7 +64,7 @@ from gpu_components.kubernetes.gpu_operator import (
     OPERATOR_OWNED_VALUES,
     NvidiaGpuOperator,
     NvidiaGpuOperatorArgs,
-    driver_owned_values,
+    driver_owned_value_problems,
 )
 from gpu_components.nvidia.device_plugin import device_plugin_chart_version_problems
 from gpu_components.nvidia.dra_driver import (
@@ -702,10 +702,8 @@ def validate_cluster(
             if not any(problem.path == root or problem.path.startswith((f"{root}.", f"{root}[")) for root in roots)
         ]
     if operator and isinstance(gpu_operator, Mapping):
-        pool_problems += owned_value_problems(
-            driver_owned_values(adapter.cloud, operator_driver),
-            gpu_operator.get("helm_values"),
-            f"{prefix}gpu_operator.",
+        pool_problems += driver_owned_value_problems(
+            adapter.cloud, operator_driver, gpu_operator.get("helm_values"), f"{prefix}gpu_operator."
         )
         pool_problems += driver_upgrade_problems(
             gpu_operator.get("driver_upgrade"),

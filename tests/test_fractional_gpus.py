@@ -22,7 +22,11 @@ from tests.test_package_construct import construct_error
 from tests.test_stack_config_problems import plan as plan_stack
 from tests.test_stack_config_problems import problems as stack_problems
 
-WIRING = {"cluster_name": "demo", "subnet_ids": ["subnet-a"], "node_role_arn": "arn:aws:iam::1:role/gpu-nodes"}
+WIRING = {
+    "cluster_name": "demo",
+    "subnet_ids": ["subnet-a"],
+    "node_role_arn": "arn:aws:iam::111122223333:role/gpu-nodes",
+}
 G6F = (
     "{name} gives each node 1/8 to 1/2 of one NVIDIA L4, not whole GPUs: EC2 reports their GPU count as 0, which "
     "Karpenter (v1.14.1) and EKS Auto Mode take as the node's nvidia.com/gpu and instance-gpu-count, so no node of "

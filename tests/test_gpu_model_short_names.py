@@ -23,7 +23,7 @@ from tests.test_package_construct import construct_error
 from tests.test_stack_config_problems import plan as plan_stack
 from tests.test_stack_config_problems import problems as stack_problems
 
-ROLE = "arn:aws:iam::1:role/gpu-nodes"
+ROLE = "arn:aws:iam::111122223333:role/gpu-nodes"
 H100_NAP: dict[str, Any] = {
     "name": "h100nap",
     "instance_type": "Standard_NC40ads_H100_v5",

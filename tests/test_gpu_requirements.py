@@ -24,7 +24,11 @@ from tests.test_package_construct import construct_error
 from tests.test_stack_config_problems import plan as plan_stack
 from tests.test_stack_config_problems import problems as stack_problems
 
-WIRING = {"cluster_name": "demo", "subnet_ids": ["subnet-a"], "node_role_arn": "arn:aws:iam::1:role/gpu-nodes"}
+WIRING = {
+    "cluster_name": "demo",
+    "subnet_ids": ["subnet-a"],
+    "node_role_arn": "arn:aws:iam::111122223333:role/gpu-nodes",
+}
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"

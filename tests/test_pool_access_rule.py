@@ -32,7 +32,11 @@ SHARING_VALID = "no time_slicing on a gpu_access dra pool, or gpu_access device-
 MPS_VALID = "no mps on a gpu_access dra pool, or gpu_access device-plugin"
 ACCESS = "resource claims need NVIDIA's DRA driver, which only gpu_stack dra deploys"
 ACCESS_VALID = "device-plugin, or gpu_stack dra"
-EKS_WIRING = {"cluster_name": "demo", "subnet_ids": ["subnet-a"], "node_role_arn": "arn:aws:iam::1:role/nodes"}
+EKS_WIRING = {
+    "cluster_name": "demo",
+    "subnet_ids": ["subnet-a"],
+    "node_role_arn": "arn:aws:iam::111122223333:role/nodes",
+}
 AKS_WIRING = {"resource_group_name": "rg", "cluster_name": "aks"}
 GKE_WIRING = {"cluster": "demo", "location": "us-central1-a"}
 L40S: dict[str, Any] = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 3}

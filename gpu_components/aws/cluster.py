@@ -52,6 +52,7 @@ from gpu_components.aws.facts import (
     KARPENTER_WITH_AUTO_MODE,
     NODE_GROUP_OPTIONS,
     REGION_FORM,
+    ROLE_ARN_FORM,
     SOURCE_ACCESS_ENTRIES,
     SOURCE_AUTO_MIGRATE_KARPENTER,
     SOURCE_KARPENTER_GETTING_STARTED,
@@ -74,6 +75,9 @@ SYSTEM_IMAGE = SystemImage(
 )
 """The system node group's AMI type: Amazon Linux 2023 for x86_64 instances (an arm64 type needs
 ``AL2023_ARM_64_STANDARD``)."""
+CONFIG_SETTINGS: Mapping[str, str | None] = {"cluster_name": "cluster.name", "node_selector": None}
+"""Where the ``cluster`` config decides what :class:`~gpu_components.aws.karpenter.KarpenterController` inputs
+decide: the cluster's name; the controller's nodes are the system node group's, not configurable."""
 SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
 VERSION_FORM = VersionForm(
@@ -137,11 +141,15 @@ class KarpenterConfig(TypedDict):
         existing: the cluster already runs Karpenter (with its IAM, interruption queue and node role): create nothing,
             and give the role its nodes use as ``cluster.node_role_arn``. Required with ``cluster.existing``; refused
             on a new cluster. Defaults to False.
-        version: the chart (and controller) version. Defaults to ``1.14.1``, the version of the CRDs the library's
-            NodePools and EC2NodeClasses are checked against.
+        version: the chart (and controller) version, exact, from ``1.0.0`` on. Defaults to ``1.14.1``, the version
+            of the CRDs the library's NodePools and EC2NodeClasses are checked against. ``v1.14.1`` is refused: the
+            chart's versions have no ``v``.
         helm_values: other chart values (e.g. ``settings.featureGates.nodeOverlay``), merged over the library's.
-            Defaults to none. ``settings.clusterName``, ``settings.interruptionQueue`` and ``serviceAccount.name``
-            are the library's.
+            Defaults to none. Refused: what the library sets (``settings.clusterName``,
+            ``settings.interruptionQueue``, ``serviceAccount.name``, ``nodeSelector``: the system node group,
+            ``controller.resources``) and the chart values it relies on (``serviceAccount.create``, ``affinity``),
+            :data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`; a value that is not a mapping where
+            the library sets keys inside.
     """
 
     existing: NotRequired[bool]
@@ -173,7 +181,8 @@ class EksClusterConfig(TypedDict):
             VPC and its subnets; ``subnet_ids`` is required with ``existing``.
         node_role_arn: IAM role for the node groups. Defaults to one role created for all of them. With
             ``auto_mode``: the Auto Mode node role (defaults to one created for it); required with an existing
-            Karpenter or Auto Mode, whose node role it must be.
+            Karpenter or Auto Mode, whose node role it must be. An IAM role's ARN,
+            ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional path/><name>``.
         system_node_group: see :class:`SystemNodeGroupConfig` (new clusters only; not with ``auto_mode``).
         karpenter: the Karpenter controller, see :class:`KarpenterConfig`. Defaults to none.
         auto_mode: EKS Auto Mode, see :class:`AutoModeConfig`. Defaults to off. Not with ``karpenter``.
@@ -407,7 +416,7 @@ def _provisioner_problems(cluster: Mapping[str, Any]) -> list[Problem]:
         )
     karpenter_config: Mapping[str, Any] = cluster.get("karpenter", {})
     if not karpenter_config.get("existing", False):
-        problems += karpenter.settings_problems(karpenter_config, "cluster.karpenter.")
+        problems += karpenter.settings_problems(karpenter_config, "cluster.karpenter.", CONFIG_SETTINGS)
         if "karpenter" in cluster and not existing:
             problems += _karpenter_nodes_problems(cluster)
     return problems
@@ -421,15 +430,8 @@ def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     none, no controller runs and no Karpenter pool ever gets a node; ``desired_size`` cannot exceed ``max_size``, so
     the hint names ``max_size`` too where it is below the replicas.
 
-    The node count is not checked only where ``helm_values`` really change that placement, as the library deep-merges
-    them over its values (and Helm over the chart's), so an empty or partial map changes nothing:
-    ``affinity`` not a mapping (``null`` or another value: it replaces the chart's whole affinity), or
-    ``affinity.podAntiAffinity`` given (a value or ``null``: it replaces the chart's hostname anti-affinity); or
-    ``nodeSelector`` giving the library's key (``gpu-components/role``, not an owned value) a value other than
-    ``system``, or ``null``, which moves the controller off the system node group. Other ``nodeSelector`` keys are
-    ANDed with the library's, so the replicas stay on the system node group and the check holds; a ``nodeSelector``
-    that is not a mapping is refused by :func:`~gpu_components.aws.karpenter_controller.settings_problems` and not
-    checked here."""
+    ``helm_values`` cannot change that placement: ``nodeSelector`` and ``affinity`` are refused
+    (:data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`)."""
     overrides = cluster["karpenter"].get("helm_values", {})
     if not isinstance(overrides, Mapping):
         return []
@@ -449,8 +451,6 @@ def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
                 karpenter.SOURCE_KARPENTER_CHART_VALUES,
             )
         ]
-    if not _karpenter_placement_kept(overrides):
-        return []
     if not isinstance(desired, int) or desired >= replicas:
         return []
     maximum = sizes.get("max_size", SYSTEM_SIZES.defaults[2])
@@ -474,19 +474,6 @@ def _karpenter_nodes_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ]
 
 
-def _karpenter_placement_kept(overrides: Mapping[str, Any]) -> bool:
-    """Whether ``helm_values`` keep the chart's hostname anti-affinity and the library's system node selector (see
-    :func:`_karpenter_nodes_problems`)."""
-    affinity = overrides.get("affinity", {})
-    if not isinstance(affinity, Mapping) or "podAntiAffinity" in affinity:
-        return False
-    selector = overrides.get("nodeSelector", {})
-    if not isinstance(selector, Mapping):
-        return False
-    library = karpenter.SYSTEM_NODE_SELECTOR
-    return all(selector.get(key, value) == value for key, value in library.items())
-
-
 def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     """Rules of the ``cluster`` config beyond its shape: ``name`` is an EKS cluster name
     (:func:`~gpu_components.aws.eks.cluster_name_problems`); the ``aws:region`` config, when set, a Region code
@@ -502,6 +489,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     system = cluster.get("system_node_group")
     return (
         cluster_name_problems(cluster.get("name"), "cluster.name")
+        + ROLE_ARN_FORM.problems(cluster.get("node_role_arn"), "cluster.node_role_arn")
         + REGION_FORM.problems(pulumi.Config("aws").get("region"), "aws:region")
         + system_instance_type_problems(
             "aws",

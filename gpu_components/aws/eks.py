@@ -66,6 +66,7 @@ from gpu_components.aws.facts import (
     NODE_GROUP_OPTIONS,
     NVIDIA_AMI_TYPES,
     RETIRED_GPU_AMI_TYPES,
+    ROLE_ARN_FORM,
     SOURCE_AMI_TYPES,
     SOURCE_BOTTLEROCKET_DRA,
     TAINT_EFFECTS,
@@ -157,7 +158,10 @@ class EksGpuNodeGroupArgs(TypedDict):
     """Subnets for the nodes (private subnets of the cluster's VPC)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes. Defaults to a new role with the EKS worker, ECR pull and CNI policies
-    (``NODE_ROLE_POLICIES``)."""
+    (``NODE_ROLE_POLICIES``).
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     ami_type: NotRequired[str]
     """An NVIDIA EKS AMI type matching the instance's CPU architecture (``AL2023_x86_64_NVIDIA``,
     ``AL2023_ARM_64_NVIDIA``, ``BOTTLEROCKET_x86_64_NVIDIA``, ``BOTTLEROCKET_ARM_64_NVIDIA``, which EKS supports on
@@ -718,12 +722,13 @@ def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
 
 
 def _own_args_problems(args: object) -> list[Problem]:
-    """The problems of the component's own args that need no pool: ``cluster_name`` (when a plain string), ``tags``
-    and ``node_group_args``."""
+    """The problems of the component's own args that need no pool: ``cluster_name`` and ``node_role_arn`` (when
+    plain strings: :data:`~gpu_components.aws.facts.ROLE_ARN_FORM`), ``tags`` and ``node_group_args``."""
     if not isinstance(args, Mapping):
         return []
     return (
         cluster_name_problems(args.get("cluster_name"), "cluster_name")
+        + ROLE_ARN_FORM.problems(args.get("node_role_arn"), "node_role_arn")
         + tag_problems(args.get("tags"))
         + node_group_args_problems(args.get("node_group_args"), args.get("ami_type"))
     )

@@ -159,6 +159,19 @@ CLUSTER_NAME_FORM = NameForm(
     SOURCE_CLUSTER_NAME,
 )
 """An EKS cluster name, as :func:`~gpu_components.aws.eks.cluster_name_problems` checks it."""
+SOURCE_IAM_ARNS = "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html"
+"""IAM identifiers: a role's ARN is ``arn:<partition>:iam::<account>:role/<path><name>`` (partitions ``aws``,
+``aws-cn``, ``aws-us-gov``; a 12-digit account; a path ``/`` or ``/<segments>/`` of printable ASCII; a name of 1 to
+64 letters, digits and ``+=,.@_-``)."""
+ROLE_ARN_FORM = NameForm(
+    "an IAM role ARN",
+    re.compile(r"arn:(?:aws|aws-cn|aws-us-gov):iam::[0-9]{12}:role/(?:[\x21-\x7e]*/)?[A-Za-z0-9+=,.@_-]{1,64}"),
+    "arn:<aws, aws-cn or aws-us-gov>:iam::<12-digit account>:role/<optional path/><name>, e.g. "
+    "arn:aws:iam::123456789012:role/gpu-nodes",
+    SOURCE_IAM_ARNS,
+)
+"""The ARN of an IAM role (:data:`SOURCE_IAM_ARNS`), as the node roles of EKS pools and clusters are checked (a plain
+string only: an output, known at deployment, is not)."""
 INSTANCE_TYPE_FORM = NameForm(
     "an EC2 instance type",
     re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9-]+"),

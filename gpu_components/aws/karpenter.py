@@ -45,15 +45,21 @@ class KarpenterControllerArgs(TypedDict):
     version: NotRequired[str]
     """The Karpenter chart (and controller) version, exact, from ``1.0.0`` on (the ``karpenter.sh/v1`` NodePools and
     ``karpenter.k8s.aws/v1`` EC2NodeClasses the pools make). Defaults to ``1.14.1``, the release whose CRDs the
-    library's custom resources are checked against."""
+    library's custom resources are checked against. ``v1.14.1`` is refused: the chart's versions on
+    ``oci://public.ecr.aws/karpenter/karpenter`` have no ``v`` (the guide's ``KARPENTER_VERSION="1.14.1"``)."""
     node_selector: NotRequired[dict[str, str]]
     """Node labels of the nodes the controller runs on (the chart also keeps it off the nodes Karpenter launches,
     one replica per node). Defaults to ``gpu-components/role: system``, the example cluster's system node group: on
-    another cluster, the labels of nodes that are not Karpenter's (a managed node group or Fargate)."""
+    another cluster, the labels of nodes that are not Karpenter's (a managed node group or Fargate). Each key and value
+    must be a Kubernetes label key and value (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
+    #syntax-and-character-set)."""
     helm_values: NotRequired[dict[str, Any]]
     """Other chart values (e.g. ``replicas``, ``settings.featureGates.nodeOverlay``), merged over the library's.
-    Defaults to none. ``settings.clusterName``, ``settings.interruptionQueue`` and ``serviceAccount.name`` are the
-    library's and refused; so is a value that is not a mapping where the library sets keys inside."""
+    Defaults to none. Refused: what the library sets (``settings.clusterName``: ``cluster_name``;
+    ``settings.interruptionQueue``; ``serviceAccount.name``; ``nodeSelector``: ``node_selector``;
+    ``controller.resources``), the chart values it relies on (``serviceAccount.create``, ``affinity``), all
+    :data:`~gpu_components.aws.karpenter_controller.OWNED_HELM_VALUES`, and a value that is not a mapping where the
+    library sets keys inside."""
     pod_identity_agent: NotRequired[bool]
     """Install EKS's ``eks-pod-identity-agent`` add-on, which gives the controller its role's credentials. Defaults
     to true; false on a cluster that has the add-on already (EKS installs an add-on once per cluster)."""
@@ -88,8 +94,9 @@ class KarpenterController(pulumi.ComponentResource):
 
     Raises:
         GpuSpecError: every problem at once, before anything is registered: args of the wrong shape or unknown, a
-            ``cluster_name`` that is not an EKS cluster name, a ``version`` before ``1.0.0`` or not a release, and
-            ``helm_values`` the library sets (:func:`~gpu_components.aws.karpenter_controller.settings_problems`).
+            ``cluster_name`` that is not an EKS cluster name, a ``version`` before ``1.0.0``, not a release or with a
+            leading ``v``, ``node_selector`` labels Kubernetes refuses, and ``helm_values`` the library sets or relies
+            on (:func:`~gpu_components.aws.karpenter_controller.settings_problems`).
     """
 
     node_role_arn: pulumi.Output[str]

@@ -16,20 +16,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from gpu_components.aws.facts import KARPENTER_SERVICE_ACCOUNT, KARPENTER_VERSION, SOURCE_KARPENTER_GETTING_STARTED
+from gpu_components.aws.facts import (
+    KARPENTER_NAMESPACE,
+    KARPENTER_SERVICE_ACCOUNT,
+    KARPENTER_VERSION,
+    SOURCE_KARPENTER_GETTING_STARTED,
+)
 from gpu_components.errors import Problem
 from gpu_components.labels import SYSTEM_ROLE_LABEL
+from gpu_components.spec import label_key_problems, label_value_problems
 
 MIN_KARPENTER_VERSION = "1.0.0"
 """The oldest Karpenter release the library's custom resources work with: ``karpenter.sh/v1`` NodePools and
 ``karpenter.k8s.aws/v1`` EC2NodeClasses came with 1.0.0 (:data:`SOURCE_KARPENTER_V1`)."""
 SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
 """Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
-SEMVER = re.compile(r"^v?([0-9]+)\.([0-9]+)\.([0-9]+)$")
-"""A Karpenter release, ``1.2.3`` or ``v1.2.3`` (its three numbers as groups)."""
+SEMVER = re.compile(r"^([0-9]+)\.([0-9]+)\.([0-9]+)$")
+"""A Karpenter chart version, ``1.2.3`` (its three numbers as groups): the chart's tags on
+``oci://public.ecr.aws/karpenter/karpenter`` have no leading ``v`` (the guide's ``KARPENTER_VERSION="1.14.1"``,
+:data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`), so ``v1.2.3`` names no chart."""
 POLICY_VERSION = "2012-10-17"
 """IAM policy language version."""
 POD_IDENTITY_TRUST = {
@@ -85,14 +94,6 @@ def controller_replicas(helm_values: Mapping[str, Any]) -> object:
     """The controller's replica count under ``cluster.karpenter.helm_values`` (the chart's :data:`CHART_REPLICAS`
     unless they set ``replicas``; returned as given, checked by the caller)."""
     return helm_values.get("replicas", CHART_REPLICAS) if isinstance(helm_values, Mapping) else CHART_REPLICAS
-
-
-OWNED_HELM_VALUES = (
-    ("settings", "clusterName"),
-    ("settings", "interruptionQueue"),
-    ("serviceAccount", "name"),
-)
-"""Helm values the example sets for its cluster, queue and Pod Identity association, refused in ``helm_values``."""
 
 
 def _owned(cluster: str) -> dict[str, str]:
@@ -292,83 +293,197 @@ def helm_values(cluster: str, queue: Any, node_selector: Mapping[str, str] = SYS
     }
 
 
+@dataclass(frozen=True)
+class OwnedHelmValue:
+    """A Karpenter chart value the library decides, which ``helm_values`` may not set.
+
+    Attributes:
+        why: what the library's value is and what depends on it.
+        setting: the :class:`~gpu_components.aws.karpenter.KarpenterController` input that decides it instead, for
+            the error's valid values; ``None`` when none does.
+    """
+
+    why: str
+    setting: str | None = None
+
+
+RENDERED_HELM_VALUES: Mapping[tuple[str, ...], OwnedHelmValue] = MappingProxyType(
+    {
+        ("settings", "clusterName"): OwnedHelmValue(
+            "the cluster, which also names the interruption queue and scopes the controller's IAM policy",
+            "cluster_name",
+        ),
+        ("settings", "interruptionQueue"): OwnedHelmValue(
+            "the interruption queue the library creates and subscribes to the interruption events"
+        ),
+        ("serviceAccount", "name"): OwnedHelmValue(
+            f"{KARPENTER_NAMESPACE}/{KARPENTER_SERVICE_ACCOUNT}, the service account the Pod Identity association "
+            "gives the controller's role"
+        ),
+        ("nodeSelector",): OwnedHelmValue(
+            "the nodes the controller runs on, which must not be nodes Karpenter launches", "node_selector"
+        ),
+        ("controller", "resources"): OwnedHelmValue(
+            "the guide's controller resources: 1 CPU and 1Gi, requested and limited"
+        ),
+    }
+)
+"""Why each value :func:`helm_values` renders is the library's (path in the chart values -> reason), a whole
+section where the path ends at a mapping. No value it renders is left to ``helm_values``: each is the cluster, the
+resources the library creates, or where and how the controller runs."""
+CHART_HELM_VALUES: Mapping[tuple[str, ...], OwnedHelmValue] = MappingProxyType(
+    {
+        ("serviceAccount", "create"): OwnedHelmValue(
+            f"the chart creates the service account {KARPENTER_NAMESPACE}/{KARPENTER_SERVICE_ACCOUNT} that the Pod "
+            "Identity association names; without it the controller gets no AWS credentials"
+        ),
+        ("affinity",): OwnedHelmValue(
+            "the chart's affinity keeps each controller replica on a node of its own and off the nodes Karpenter "
+            "launches, which the controller could otherwise remove from under itself",
+            "node_selector",
+        ),
+    }
+)
+"""Chart defaults the library relies on (:data:`SOURCE_KARPENTER_CHART_VALUES`), refused in ``helm_values`` too."""
+
+
+def _rendered_paths(values: Mapping[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The values :func:`helm_values` renders, each at its path in :data:`RENDERED_HELM_VALUES` (a whole section
+    there), or at its leaf where it has no reason there."""
+    paths: list[tuple[str, ...]] = []
+    for key, value in values.items():
+        here = (*path, key)
+        paths += (
+            _rendered_paths(value, here) if here not in RENDERED_HELM_VALUES and isinstance(value, Mapping) else [here]
+        )
+    return paths
+
+
+UNEXPLAINED = OwnedHelmValue("rendered by karpenter_controller.helm_values")
+"""The reason of a rendered value missing from :data:`RENDERED_HELM_VALUES` (refused all the same; a test requires
+every rendered value to have its own reason)."""
+OWNED_HELM_VALUES: Mapping[tuple[str, ...], OwnedHelmValue] = MappingProxyType(
+    {
+        **{path: RENDERED_HELM_VALUES.get(path, UNEXPLAINED) for path in _rendered_paths(helm_values("", ""))},
+        **CHART_HELM_VALUES,
+    }
+)
+"""Every chart value ``helm_values`` may not set (path -> why): all that :func:`helm_values` renders, derived from
+it, and :data:`CHART_HELM_VALUES`."""
+
+
 def supported_version(version: object) -> bool:
-    """Whether ``version`` is a Karpenter release (``1.2.3``, or ``v1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
+    """Whether ``version`` is a Karpenter chart version (``1.2.3``) from :data:`MIN_KARPENTER_VERSION` on."""
     found = SEMVER.fullmatch(version) if isinstance(version, str) else None
     minimum = tuple(int(part) for part in MIN_KARPENTER_VERSION.split("."))
     return found is not None and tuple(int(part) for part in found.groups()) >= minimum
 
 
-def _library_helm_sections() -> dict[tuple[str, ...], list[str]]:
-    """Every mapping of the Karpenter chart's values the library sets, at any depth (those of
-    :func:`helm_values`: path, e.g. ``("controller", "resources")`` -> the
-    keys it sets inside), each of which a ``helm_values`` override must leave a mapping."""
-    sections: dict[tuple[str, ...], list[str]] = {}
-
-    def walk(values: Mapping[str, Any], path: tuple[str, ...]) -> None:
-        for key, value in values.items():
-            if isinstance(value, Mapping):
-                sections[(*path, key)] = list(value)
-                walk(value, (*path, key))
-
-    walk(helm_values("", ""), ())
-    return sections
-
-
-def _not_mapping_sections(overrides: Mapping[str, Any], prefix: str) -> list[Problem]:
-    """A ``helm_values`` value that is not a mapping where the library sets keys inside (the shallowest such path:
-    the override replaces everything below it)."""
-    problems: list[Problem] = []
-    for path, fields in _library_helm_sections().items():
-        parent: Any = overrides
-        for key in path[:-1]:
-            parent = parent.get(key) if isinstance(parent, Mapping) else None
-        if not isinstance(parent, Mapping) or path[-1] not in parent or isinstance(parent[path[-1]], Mapping):
-            continue
-        dotted = ".".join(path)
-        problems.append(
+def _version_problems(version: object, path: str) -> list[Problem]:
+    """A ``version`` string that is not a supported chart version (a non-string is the shape check's)."""
+    if not isinstance(version, str) or supported_version(version):
+        return []
+    if version.startswith("v") and supported_version(version[1:]):
+        return [
             Problem(
-                f"{prefix}helm_values.{dotted}",
-                parent[path[-1]],
-                f"must be a mapping: the library sets {', '.join(f'{dotted}.{field}' for field in fields)} inside "
-                "it, which this value would replace",
-                "a mapping of chart values",
+                path,
+                version,
+                "Karpenter's chart versions on oci://public.ecr.aws/karpenter/karpenter have no leading v (the "
+                f'guide installs KARPENTER_VERSION="{KARPENTER_VERSION}"), so Helm would find no chart {version}',
+                f"{version[1:]} (without the v)",
                 SOURCE_KARPENTER_GETTING_STARTED,
             )
-        )
-    return problems
-
-
-def settings_problems(settings: Mapping[str, Any], prefix: str) -> list[Problem]:
-    """The controller's ``version`` (a release from :data:`MIN_KARPENTER_VERSION` on) and ``helm_values`` (no value
-    the library sets, :data:`OWNED_HELM_VALUES`, and a mapping where the library sets keys inside), at
-    ``<prefix>version`` and ``<prefix>helm_values...``: the example cluster's ``cluster.karpenter`` and
-    :class:`~gpu_components.aws.karpenter.KarpenterController` (no prefix)."""
-    problems: list[Problem] = []
-    version = settings.get("version")
-    if version is not None and not supported_version(version):
-        problems.append(
-            Problem(
-                f"{prefix}version",
-                version,
-                "not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
-                "and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on",
-                f"a release MAJOR.MINOR.PATCH from {MIN_KARPENTER_VERSION} on, e.g. {KARPENTER_VERSION}",
-                SOURCE_KARPENTER_V1,
-            )
-        )
-    overrides = settings.get("helm_values", {})
-    problems += _not_mapping_sections(overrides, prefix)
-    problems += [
+        ]
+    return [
         Problem(
-            f"{prefix}helm_values.{section}.{field}",
-            overrides[section][field],
-            "set by the library (the cluster, its interruption queue, the service account of its Pod Identity "
-            "association)",
-            "remove it",
-            SOURCE_KARPENTER_GETTING_STARTED,
+            path,
+            version,
+            "not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
+            "and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on",
+            f"a release MAJOR.MINOR.PATCH from {MIN_KARPENTER_VERSION} on, e.g. {KARPENTER_VERSION}",
+            SOURCE_KARPENTER_V1,
         )
-        for section, field in OWNED_HELM_VALUES
-        if isinstance(overrides.get(section), Mapping) and field in overrides[section]
     ]
+
+
+def _helm_values_problems(
+    overrides: Mapping[str, Any], prefix: str, settings: Mapping[str, str | None]
+) -> list[Problem]:
+    """``helm_values`` setting a value of :data:`OWNED_HELM_VALUES`, or giving a section above one anything but a
+    mapping (which replaces it; at the shallowest such section, once). ``settings`` names each component input at
+    this entry point (``None``: it has none)."""
+    problems: list[Problem] = []
+    for path, owned in OWNED_HELM_VALUES.items():
+        block: object = overrides
+        for depth, key in enumerate(path):
+            if not isinstance(block, Mapping) or key not in block:
+                break
+            block = block[key]
+            if depth < len(path) - 1 and isinstance(block, Mapping):
+                continue
+            where = f"{prefix}helm_values." + ".".join(path[: depth + 1])
+            if any(problem.path == where for problem in problems):
+                break
+            if depth < len(path) - 1:
+                inside = [".".join(other) for other in OWNED_HELM_VALUES if other[: depth + 1] == path[: depth + 1]]
+                problems.append(
+                    Problem(
+                        where,
+                        block,
+                        f"must be a mapping: the library sets {', '.join(inside)} inside it, which this value would "
+                        "replace",
+                        "a mapping of chart values",
+                        SOURCE_KARPENTER_GETTING_STARTED,
+                    )
+                )
+                break
+            setting = settings.get(owned.setting) if owned.setting else None
+            problems.append(
+                Problem(
+                    where,
+                    block,
+                    f"set by the library ({owned.why})",
+                    f"remove it, and set {setting} instead" if setting else "remove it",
+                    SOURCE_KARPENTER_GETTING_STARTED,
+                )
+            )
     return problems
+
+
+def _node_selector_problems(selector: object, path: str) -> list[Problem]:
+    """Each label of ``node_selector`` (a mapping of strings: its shape is checked by the caller's shape check) a
+    Kubernetes label key and value (:func:`~gpu_components.spec.label_key_problems`,
+    :func:`~gpu_components.spec.label_value_problems`), at ``<path>['<key>']``."""
+    if not isinstance(selector, Mapping):
+        return []
+    problems: list[Problem] = []
+    for key, value in selector.items():
+        where = f"{path}[{key!r}]"
+        problems += label_key_problems(key, where) if isinstance(key, str) else []
+        problems += label_value_problems(value, where) if isinstance(value, str) else []
+    return problems
+
+
+COMPONENT_SETTINGS: Mapping[str, str | None] = MappingProxyType(
+    {"cluster_name": "cluster_name", "node_selector": "node_selector"}
+)
+"""The inputs of :class:`~gpu_components.aws.karpenter.KarpenterController` that decide owned values, by name."""
+
+
+def settings_problems(
+    settings: Mapping[str, Any], prefix: str, inputs: Mapping[str, str | None] = COMPONENT_SETTINGS
+) -> list[Problem]:
+    """The controller's ``version`` (a chart version ``1.2.3`` from :data:`MIN_KARPENTER_VERSION` on; ``v1.2.3``
+    is refused with the version without its ``v``), ``node_selector`` (Kubernetes label keys and values) and
+    ``helm_values`` (no value of :data:`OWNED_HELM_VALUES`, and a mapping where the library sets keys inside), at
+    ``<prefix>version``, ``<prefix>node_selector['<key>']`` and ``<prefix>helm_values...``: the example cluster's
+    ``cluster.karpenter`` and :class:`~gpu_components.aws.karpenter.KarpenterController` (no prefix). A value of
+    the wrong type (a ``version`` that is not a string, ``helm_values`` that are not a mapping) is left to the
+    caller's shape check, which reports it once. ``inputs`` names, at this entry point, the component inputs that
+    decide owned values (:data:`COMPONENT_SETTINGS`; ``None``: it has none), for the errors' valid values."""
+    overrides = settings.get("helm_values", {})
+    return (
+        _version_problems(settings.get("version"), f"{prefix}version")
+        + _node_selector_problems(settings.get("node_selector"), f"{prefix}node_selector")
+        + (_helm_values_problems(overrides, prefix, inputs) if isinstance(overrides, Mapping) else [])
+    )

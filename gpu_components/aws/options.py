@@ -47,7 +47,10 @@ class EksWiringArgs(TypedDict):
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes. Defaults to a new role per pool with the EKS worker, ECR pull and CNI policies. With
     Karpenter pools, the role of the nodes the Karpenter controller launches (a ``KarpenterController``'s
-    ``node_role_arn``): the controller may pass only that role to EC2."""
+    ``node_role_arn``): the controller may pass only that role to EC2.
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     karpenter_controller: NotRequired[bool]
     """The cluster runs the Karpenter controller (1.0 or later: a ``KarpenterController``, the example cluster's
     ``cluster.karpenter``, or one installed otherwise). ``GpuCluster`` does not install it: a Karpenter pool's

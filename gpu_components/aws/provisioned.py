@@ -71,7 +71,12 @@ from gpu_components.aws.eks import (
     device_plugin_host,
     node_labels,
 )
-from gpu_components.aws.facts import KARPENTER_DRA_VERSION, SOURCE_EKS_DRA, SOURCE_KARPENTER_GETTING_STARTED
+from gpu_components.aws.facts import (
+    KARPENTER_DRA_VERSION,
+    ROLE_ARN_FORM,
+    SOURCE_EKS_DRA,
+    SOURCE_KARPENTER_GETTING_STARTED,
+)
 from gpu_components.enums import GpuStackArg, value_of
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gpu_requests import tolerations
@@ -182,7 +187,10 @@ class EksKarpenterGpuNodePoolArgs(TypedDict):
     """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
-    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it.
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     node_pool_spec: NotRequired[dict[str, Any]]
     """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
     library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
@@ -209,7 +217,10 @@ class EksAutoModeGpuNodePoolArgs(TypedDict):
     """Subnets for the nodes (``subnetSelectorTerms`` by ``id``)."""
     node_role_arn: NotRequired[pulumi.Input[str]]
     """IAM role of the nodes (the NodeClass takes its name, the part after the last ``/``). Defaults to a new role
-    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it."""
+    with the EKS worker, ECR pull and CNI policies and an EKS access entry for it.
+    A plain string must be an IAM role's ARN, ``arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<optional
+    path/><name>`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html); an output is taken as
+    given."""
     node_pool_spec: NotRequired[dict[str, Any]]
     """Other NodePool ``spec`` fields (e.g. ``weight``), merged under the library's. Defaults to none. A key the
     library sets (``disruption``, ``limits``, ``template``) is an error naming the key."""
@@ -715,7 +726,7 @@ class EksKarpenterGpuNodePool(_ProvisionedPool):
                 lambda spec: provisioner_problems(spec, "karpenter", "pool")
                 or karpenter_problems(spec, args.get("ami_type"), "pool", gpu_stack, "ami_type"),
             ),
-            hatch_problems(args, EC2_NODE_CLASS_OWNED, "EC2NodeClass"),
+            hatch_problems(args, EC2_NODE_CLASS_OWNED, "EC2NodeClass") + _role_arn_problems(args),
         )
         super().__init__("gpu-components:index:EksKarpenterGpuNodePool", name, None, opts)
         view = karpenter_pool_view(spec, args.get("ami_type"), gpu_stack)
@@ -797,7 +808,7 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
                 + auto_node_class_problems(spec, args, "pool", "node_class")
                 + _shared_role_problems(args),
             ),
-            hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass"),
+            hatch_problems(args, AUTO_NODE_CLASS_OWNED, "NodeClass") + _role_arn_problems(args),
         )
         super().__init__("gpu-components:index:EksAutoModeGpuNodePool", name, None, opts)
         self._setup(spec, auto_mode_pool_view(spec, gpu_stack), gpu_stack)
@@ -817,6 +828,11 @@ class EksAutoModeGpuNodePool(_ProvisionedPool):
             **auto_node_class_spec(spec, role),
         }
         self._custom_resources(name, (f"{AUTO_MODE_GROUP}/v1", "NodeClass", class_spec), pool_spec, depends)
+
+
+def _role_arn_problems(args: object) -> list[Problem]:
+    """A plain ``node_role_arn`` that is not an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`)."""
+    return ROLE_ARN_FORM.problems(args.get("node_role_arn") if isinstance(args, Mapping) else None, "node_role_arn")
 
 
 def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") -> list[Problem]:
@@ -840,13 +856,18 @@ def _shared_role_problems(args: Mapping[str, Any], path: str = "node_role_arn") 
 def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:
     """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
     ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``; a Karpenter pool needs
-    ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`)."""
-    return [
-        problem
-        for pool in pools
-        if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
-        for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
-    ][:1] + karpenter_controller_problems(wiring, pools)
+    ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`); a plain ``aws.node_role_arn`` must be
+    an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`)."""
+    return (
+        ROLE_ARN_FORM.problems(wiring.get("node_role_arn"), "aws.node_role_arn")
+        + [
+            problem
+            for pool in pools
+            if isinstance(pool, Mapping) and isinstance(pool.get("aws"), Mapping)
+            for problem in _shared_role_problems({**wiring, **pool["aws"]}, "aws.node_role_arn")
+        ][:1]
+        + karpenter_controller_problems(wiring, pools)
+    )
 
 
 def karpenter_controller_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Problem]:

@@ -42,6 +42,18 @@ DEVICE_PLUGIN_OWNED_VALUES: tuple[OwnedValue, ...] = (
     OwnedValue(("affinity",), "the DaemonSet runs only on the pools it serves, never beside another plugin", None),
     OwnedValue(("tolerations",), "the DaemonSet tolerates every taint of the pools it serves", None),
     OwnedValue(
+        ("nodeSelector",),
+        "the DaemonSet runs on every node of the pools it serves (the library's affinity); a node selector would keep "
+        "it off some, whose GPUs nothing would advertise",
+        None,
+    ),
+    OwnedValue(
+        ("devicePlugin", "enabled"),
+        "the device plugin DaemonSet is what advertises the pools' GPUs; without it the chart installs none and no "
+        "pod gets a GPU",
+        None,
+    ),
+    OwnedValue(
         ("migStrategy",),
         "each pool's config entry carries its pool's mig.strategy, which the chart's value would override on every "
         "pool (and the plugin refuses MPS under mixed)",
@@ -82,8 +94,10 @@ class NvidiaDevicePluginArgs(TypedDict):
     :func:`~gpu_components.nvidia.chart_pin.is_pinned_chart_version`). Defaults to the pinned, tested ``0.20.0``."""
     helm_values: NotRequired[dict[str, Any]]
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. ``config``, ``affinity``,
-    ``tolerations``, ``migStrategy`` (each pool's config entry has its own) and the ``podAnnotations`` entry
-    ``gpu-components/config-hash`` are the library's (``DEVICE_PLUGIN_OWNED_VALUES``) and refused."""
+    ``tolerations``, ``nodeSelector`` (the DaemonSet runs on every node of the pools it serves),
+    ``devicePlugin.enabled`` (the DaemonSet is what advertises the GPUs), ``migStrategy`` (each pool's config entry
+    has its own) and the ``podAnnotations`` entry ``gpu-components/config-hash`` are the library's
+    (``DEVICE_PLUGIN_OWNED_VALUES``) and refused, as is a value that is not a mapping above one of them."""
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):

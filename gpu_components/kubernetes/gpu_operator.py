@@ -82,6 +82,13 @@ OPERATOR_OWNED_VALUES: tuple[OwnedValue, ...] = (
         None,
     ),
     OwnedValue(
+        ("nfd", "enabled"),
+        "the operator finds its GPU nodes by the label Node Feature Discovery gives them "
+        "(feature.node.kubernetes.io/pci-10de.present), and NVIDIA turns NFD off only where NFD already runs; the "
+        "library runs no other NFD and sets no such label (a pool may not), on any cloud, so no operand would run",
+        None,
+    ),
+    OwnedValue(
         ("gfd", "enabled"),
         "GPU feature discovery labels the nodes nvidia.com/mps.capable, which the operator's MPS control daemon "
         "selects (its DaemonSet nvidia-device-plugin-mps-control-daemon: nvidia.com/gpu.deploy.device-plugin=true, "
@@ -119,6 +126,20 @@ def driver_owned_values(cloud: Cloud, operator_driver: bool) -> tuple[OwnedValue
     return tuple(owned)
 
 
+def driver_owned_value_problems(
+    cloud: Cloud, operator_driver: bool, helm_values: object, prefix: str = ""
+) -> list[Problem]:
+    """``helm_values`` setting a value of :func:`driver_owned_values`, but not at a path the problems of
+    :data:`OPERATOR_OWNED_VALUES` name already: a section of both (``driver`` given as a scalar) is refused once.
+    ``prefix`` goes before ``helm_values`` in the paths (``gpu_operator.``)."""
+    reported = {problem.path for problem in owned_value_problems(OPERATOR_OWNED_VALUES, helm_values, prefix)}
+    return [
+        problem
+        for problem in owned_value_problems(driver_owned_values(cloud, operator_driver), helm_values, prefix)
+        if problem.path not in reported
+    ]
+
+
 class NvidiaGpuOperatorArgs(TypedDict):
     """Inputs of :class:`NvidiaGpuOperator` (the fields of every add-on,
     :class:`~gpu_components.kubernetes.addon.GpuAddOnArgs`, and the operator's own). The served pools' cloud also gives
@@ -145,7 +166,9 @@ class NvidiaGpuOperatorArgs(TypedDict):
     """Raw chart values merged over the rendered ones (escape hatch). Defaults to none. The values the library decides
     (``OPERATOR_OWNED_VALUES``: ``driver.enabled``, ``toolkit.enabled``, ``mig.strategy``, ``devicePlugin.enabled``,
     ``devicePlugin.config``, ``migManager.enabled``, ``migManager.config``, ``daemonsets.tolerations``,
-    ``node-feature-discovery.worker.tolerations``, ``gfd.enabled``) are refused."""
+    ``node-feature-discovery.worker.tolerations``, ``nfd.enabled``: the operator finds its GPU nodes by NFD's
+    ``feature.node.kubernetes.io/pci-10de.present`` label, which nothing else gives them on any cloud,
+    ``gfd.enabled``) are refused, as is a value that is not a mapping above one of them."""
     operator_driver: NotRequired[bool]
     """The operator installs the NVIDIA driver and container toolkit. Defaults to false on EKS and AKS (the EKS
     NVIDIA AMIs and AKS's default images ship both) and true on GKE (NVIDIA's GKE guide turns GKE's installation off).
@@ -271,7 +294,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
         ]
         if mode == "gpu-cluster":
             problems += gpu_cluster_problems(specs, operator_driver)
-        problems += owned_value_problems(driver_owned_values(cloud, operator_driver), settings.get("helm_values"))
+        problems += driver_owned_value_problems(cloud, operator_driver, settings.get("helm_values"))
         problems += driver_node_os_problems(
             cloud, operator_driver, [(spec.name, node_os(pool)) for spec, pool in zip(specs, served.pools, strict=True)]
         )

@@ -462,7 +462,12 @@ def test_karpenter_and_auto_mode_together_are_refused() -> None:
     ("config", "expected"),
     [
         (
-            {"existing": True, "subnet_ids": ["s"], "node_role_arn": "r", "karpenter": {}},
+            {
+                "existing": True,
+                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+                "karpenter": {},
+            },
             [
                 "cluster.karpenter.existing: the program turns Karpenter on only in a cluster it creates; on an "
                 "existing cluster it uses the Karpenter already there (got False); valid: true (the cluster runs it), "
@@ -470,7 +475,7 @@ def test_karpenter_and_auto_mode_together_are_refused() -> None:
             ],
         ),
         (
-            {"auto_mode": {"existing": True}, "node_role_arn": "r"},
+            {"auto_mode": {"existing": True}, "node_role_arn": "arn:aws:iam::123456789012:role/nodes"},
             [
                 "cluster.auto_mode.existing: a cluster this program creates has no EKS Auto Mode yet (got True); "
                 "valid: false (the program sets it up), or attach to the cluster (cluster.existing: true)"
@@ -498,9 +503,10 @@ def test_karpenter_and_auto_mode_together_are_refused() -> None:
         (
             {"karpenter": {"helm_values": {"settings": {"clusterName": "x", "batchMaxDuration": "5s"}}}},
             [
-                "cluster.karpenter.helm_values.settings.clusterName: set by the library (the cluster, its "
-                "interruption queue, the service account of its Pod Identity association) (got 'x'); valid: remove "
-                "it [source: https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/]"
+                "cluster.karpenter.helm_values.settings.clusterName: set by the library (the cluster, which also "
+                "names the interruption queue and scopes the controller's IAM policy) (got 'x'); valid: remove it, "
+                "and set cluster.name instead "
+                "[source: https://karpenter.sh/v1.14/getting-started/getting-started-with-karpenter/]"
             ],
         ),
     ],

@@ -411,11 +411,10 @@ def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_p
         "cluster.karpenter.helm_values.settings: must be a mapping: the library sets settings.clusterName, "
         "settings.interruptionQueue inside it, which this value would replace (got 'x'); valid: a mapping of chart "
         "values",
-        "cluster.karpenter.helm_values.serviceAccount: must be a mapping: the library sets serviceAccount.name "
-        "inside it, which this value would replace (got [1]); valid: a mapping of chart values",
-        "cluster.karpenter.helm_values.nodeSelector: must be a mapping: the library sets "
-        "nodeSelector.gpu-components/role inside it, which this value would replace (got 'system'); valid: a "
-        "mapping of chart values",
+        "cluster.karpenter.helm_values.serviceAccount: must be a mapping: the library sets serviceAccount.name, "
+        "serviceAccount.create inside it, which this value would replace (got [1]); valid: a mapping of chart values",
+        "cluster.karpenter.helm_values.nodeSelector: set by the library (the nodes the controller runs on, which "
+        "must not be nodes Karpenter launches) (got 'system'); valid: remove it",
         "cluster.karpenter.helm_values.controller: must be a mapping: the library sets controller.resources inside "
         "it, which this value would replace (got []); valid: a mapping of chart values",
     ]
@@ -429,22 +428,20 @@ def test_karpenter_helm_values_sections_the_library_fills_must_be_mappings(tmp_p
     [
         (
             {"controller": {"resources": 1}},
-            "cluster.karpenter.helm_values.controller.resources: must be a mapping: the library sets "
-            "controller.resources.requests, controller.resources.limits inside it, which this value would replace "
-            "(got 1)",
+            "cluster.karpenter.helm_values.controller.resources: set by the library (the guide's controller "
+            "resources: 1 CPU and 1Gi, requested and limited) (got 1)",
         ),
         (
             {"controller": {"resources": {"requests": "x", "limits": {}}}},
-            "cluster.karpenter.helm_values.controller.resources.requests: must be a mapping: the library sets "
-            "controller.resources.requests.cpu, controller.resources.requests.memory inside it, which this value "
-            "would replace (got 'x')",
+            "cluster.karpenter.helm_values.controller.resources: set by the library (the guide's controller "
+            "resources: 1 CPU and 1Gi, requested and limited) (got {'requests': 'x', 'limits': {}})",
         ),
     ],
 )
-def test_karpenter_helm_values_nested_sections_the_library_fills_must_be_mappings(
+def test_karpenter_helm_values_nested_sections_the_library_fills_are_refused(
     values: dict[str, Any], expected: str
 ) -> None:
-    # Before, only the top-level sections were checked: a scalar deeper down replaced the library's values.
+    # A section the library sets whole (controller.resources) is refused as one value, whatever its shape.
     problems = config_problems({"name": "c", "karpenter": {"helm_values": values}})
     assert [f"{p.path}: {p.message} (got {p.value!r})" for p in problems] == [expected]
 
@@ -459,7 +456,7 @@ def test_karpenter_version_must_be_a_v1_release(tmp_path: Path, version: str) ->
     ]
 
 
-@pytest.mark.parametrize("version", ["1.0.0", "1.14.1", "v1.3.0", "2.0.0"])
+@pytest.mark.parametrize("version", ["1.0.0", "1.14.1", "1.3.0", "2.0.0"])
 def test_karpenter_v1_releases_are_accepted(version: str) -> None:
     assert config_problems({"name": "c", "karpenter": {"version": version}}) == []
 
@@ -489,7 +486,15 @@ def test_the_system_node_group_must_hold_every_karpenter_replica(tmp_path: Path)
             {"karpenter": {"helm_values": {"affinity": {}}}, "system_node_group": {"min_size": 0, "desired_size": 0}},
             [("at least 2", 0)],
         ),
-        ({"karpenter": {"existing": True}, "existing": True, "subnet_ids": ["s"], "node_role_arn": "arn"}, []),
+        (
+            {
+                "karpenter": {"existing": True},
+                "existing": True,
+                "subnet_ids": ["s"],
+                "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+            },
+            [],
+        ),
         ({"karpenter": {}}, []),
     ],
 )
@@ -525,43 +530,24 @@ def test_karpenter_replicas_must_be_a_whole_number_from_1(tmp_path: Path, replic
 
 
 @pytest.mark.parametrize(
-    "values",
+    ("values", "path", "why"),
     [
-        "{affinity: {}}",
-        "{nodeSelector: {}}",
-        "{affinity: {nodeAffinity: {}}}",
-        "{nodeSelector: {gpu-components/role: system}}",
-        "{nodeSelector: {kubernetes.io/os: linux}}",  # ANDed with the library's key: still the system node group
+        ("{affinity: {}}", "affinity", "the chart's affinity keeps each controller replica on a node of its own"),
+        ("{affinity: null}", "affinity", "the chart's affinity keeps each controller replica on a node of its own"),
+        ("{nodeSelector: {gpu-components/role: other}}", "nodeSelector", "the nodes the controller runs on"),
+        ("{nodeSelector: {kubernetes.io/os: linux}}", "nodeSelector", "the nodes the controller runs on"),
+        ("{serviceAccount: {create: false}}", "serviceAccount.create", "the chart creates the service account"),
     ],
 )
-def test_karpenter_helm_values_that_keep_the_placement_keep_the_check(tmp_path: Path, values: str) -> None:
-    cluster = HELM_CLUSTER + f"      helm_values: {values}\n" + ONE_SYSTEM_NODE
-    where = "the chart's default replicas"
-    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
-        TOO_FEW_NODES.format(
-            replicas=2,
-            where=where,
-            got=1,
-            valid="at least 2 (and max_size at least 2), or cluster.karpenter.helm_values.replicas: 1",
-        )
-    ]
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        "{affinity: null}",
-        "{affinity: {podAntiAffinity: null}}",
-        "{affinity: {podAntiAffinity: {}}}",
-        "{nodeSelector: {gpu-components/role: other}}",
-        "{nodeSelector: {gpu-components/role: null}}",
-    ],
-)
-def test_karpenter_helm_values_that_replace_the_placement_switch_the_check_off(tmp_path: Path, values: str) -> None:
-    cluster = HELM_CLUSTER + f"      helm_values: {values}\n" + ONE_SYSTEM_NODE
-    config = f"  gpu-components:cloud: aws\n  gpu-components:gpu_stack: auto\n{cluster}{KARPENTER_POOL}"
-    result = plan_stack(tmp_path, config)
-    assert result.exit_code == 0, result.output
+def test_karpenter_helm_values_cannot_move_the_controller_or_drop_its_service_account(
+    tmp_path: Path, values: str, path: str, why: str
+) -> None:
+    # Before, these were taken, and the system-node check switched off where they changed the placement.
+    cluster = HELM_CLUSTER + f"      helm_values: {values}\n"
+    problems = _stack(tmp_path, cluster, KARPENTER_POOL)
+    assert [line.split(" (")[0] for line in problems] == [f"cluster.karpenter.helm_values.{path}: set by the library"]
+    assert why in problems[0]
+    assert problems[0].endswith("valid: remove it")
 
 
 def test_the_karpenter_nodes_hint_names_max_size_when_it_is_below_the_replicas(tmp_path: Path) -> None:

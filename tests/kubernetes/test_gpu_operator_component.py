@@ -310,7 +310,11 @@ def test_chart_version_must_be_the_charts_form_whole(version: str) -> None:
                     "cloud": "aws",
                     "gpu_stack": "gpu-operator",
                     "pools": POOLS[:1],
-                    "aws": {"cluster_name": "c", "subnet_ids": ["s"], "node_role_arn": "arn:aws:iam::1:role/n"},
+                    "aws": {
+                        "cluster_name": "c",
+                        "subnet_ids": ["s"],
+                        "node_role_arn": "arn:aws:iam::111122223333:role/n",
+                    },
                     "gpu_operator": {"chart_version": version},
                 },
             )
