@@ -438,7 +438,7 @@ def _policy_setup(
     or ``~user`` in either is expanded as a shell would: the shell leaves ``--policy=~/pack`` as it is."""
     if policy_pack is None:
         return None, {}
-    from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config
+    from gpu_components.plan.policy import PolicyPack, PolicyPackError, load_policy_config  # on use: gRPC, the engine's
 
     try:
         pack = PolicyPack.builtin() if policy_pack == "" else PolicyPack.load(Path(policy_pack).expanduser())

@@ -68,7 +68,7 @@ from gpu_components.gcp.gke import (
 )
 from gpu_components.gpu_requests import tolerations
 from gpu_components.shape import args_problems, plain
-from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolArgs, GpuNodePoolSpec, Mps
+from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolArgs, GpuNodePoolSpec, Mps, parse_pools
 
 TOKEN = "gpu-components:index:GkeAutopilotGpuPool"
 """Pulumi type token of :class:`GkeAutopilotGpuPool`."""
@@ -376,8 +376,6 @@ def autopilot_cluster_problems(
         wiring_path: where ``wiring`` is (``gcp`` for ``GpuCluster``, ``cluster`` for the stack config).
         refused_wiring: the keys of ``wiring`` refused on Autopilot.
     """
-    from gpu_components.spec import parse_pools  # the pools' own rules and unique names
-
     problems = stack_problems(settings.get("gpu_stack", "auto"), f"{prefix}gpu_stack")
     problems += [
         Problem(

@@ -497,7 +497,7 @@ def _check_component_types(components: Sequence[_Resource], fail: Callable[[str,
 def _component_schemas() -> Mapping[str, Mapping[str, Any]]:
     """Component token -> its resource schema (``properties``: its outputs), from the package schema Pulumi's
     analyzer infers (``gpu_components.package.package_schema``, what ``pulumi package add`` reads)."""
-    from gpu_components.package import package_schema
+    from gpu_components.package import package_schema  # on use: it imports every cloud's components and SDK
 
     resources: dict[str, Mapping[str, Any]] = package_schema()["resources"]
     return resources
@@ -830,7 +830,7 @@ class _Evaluator:
 
     def _component_provider(self) -> Any:
         if self._provider is None:
-            from gpu_components.package import GpuComponentsProvider
+            from gpu_components.package import GpuComponentsProvider  # on use, as package_schema
 
             self._provider = GpuComponentsProvider()
         return self._provider
