@@ -233,7 +233,7 @@ def _child_fleet(argument: str) -> dict[str, Any]:
 
     from gpu_components.cluster import GpuCluster, adapter_for
     from gpu_components.plan import run_program, to_json
-    from gpu_components.workloads import sample_jobs
+    from gpu_components.samples import sample_jobs
 
     count, _, rest = argument.partition(":")
     clouds, _, plan_file = rest.partition(":")

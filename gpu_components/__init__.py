@@ -9,7 +9,8 @@ Public API:
   :mod:`gpu_components.aws` (``EksGpuNodeGroup``), :mod:`gpu_components.azure` (``AksGpuNodePool``),
   :mod:`gpu_components.gcp` (``GkeGpuNodePool``), :mod:`gpu_components.kubernetes` (``NvidiaDevicePlugin``,
   ``NvidiaGpuOperator``, ``NvidiaDraDriver``).
-- Pod-side helpers: :mod:`gpu_components.workloads`; DRA resource claims: :mod:`gpu_components.claims` (DRA
+- Pod-side helpers: :mod:`gpu_components.workloads` (sample CUDA Jobs: :mod:`gpu_components.samples`); DRA resource
+  claims: :mod:`gpu_components.claims` (DRA
   knowledge, DeviceClasses and what each pool publishes: :mod:`gpu_components.dra`).
 """
 

@@ -44,8 +44,8 @@ from gpu_components.cluster import (
 )
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
+from gpu_components.samples import sample_jobs
 from gpu_components.shape import shape_problems, valid_mapping
-from gpu_components.workloads import sample_jobs
 
 CONFIG_NAMESPACE = "gpu-components"
 """Config namespace of the example program (the project name in ``Pulumi.yaml``)."""

@@ -19,8 +19,8 @@ from gpu_components.claims import (
 from gpu_components.enums import DraFeatureGate
 from gpu_components.errors import GpuSpecError
 from gpu_components.labels import POOL_LABEL
+from gpu_components.samples import VECTOR_ADD_IMAGE, vector_add_claim_template, vector_add_job
 from gpu_components.spec import GpuNodePoolSpec
-from gpu_components.workloads import VECTOR_ADD_IMAGE, vector_add_claim_template, vector_add_job
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
 PRODUCT = "device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches"

@@ -22,7 +22,7 @@ from gpu_components.claims import (
     mps_claim_template,
     shared_gpu_claim,
 )
-from gpu_components.workloads import VECTOR_ADD_IMAGE, sample_jobs, vector_add_claim_template, vector_add_job
+from gpu_components.samples import VECTOR_ADD_IMAGE, sample_jobs, vector_add_claim_template, vector_add_job
 from tests.helpers import names, plan_of, resource
 from tests.test_claims import h100_mig, karpenter, l40s
 

@@ -30,6 +30,7 @@ CLOUD_NEUTRAL = [
     PACKAGE / "labels.py",
     PACKAGE / "gpu_requests.py",
     PACKAGE / "workloads.py",
+    PACKAGE / "samples.py",
 ]
 """The modules that receive cloud knowledge as data and name no cloud (every module of ``plan/``, its mocks
 included: each cloud's mocks are in ``gpu_components/<cloud>/plan_mocks.py``)."""

@@ -17,8 +17,8 @@ from gpu_components.dra import dra_devices
 from gpu_components.kubernetes import NvidiaDraDriver
 from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
 from gpu_components.program import _with_cluster_version
+from gpu_components.samples import sample_jobs
 from gpu_components.spec import GpuNodePoolSpec
-from gpu_components.workloads import sample_jobs
 from tests.helpers import names, plan_and, plan_of, resource
 from tests.test_config_rejections import plan_stack
 

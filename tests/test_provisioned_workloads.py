@@ -16,13 +16,9 @@ from gpu_components.errors import GpuSpecError
 from gpu_components.gcp.facts import gke_accelerator
 from gpu_components.labels import POOL_LABEL
 from gpu_components.nvidia.device_plugin import advertised_resources
+from gpu_components.samples import vector_add_manifest
 from gpu_components.spec import GpuNodePoolSpec
-from gpu_components.workloads import (
-    do_not_disrupt_annotation,
-    gpu_node_requirements,
-    pod_settings,
-    vector_add_manifest,
-)
+from gpu_components.workloads import do_not_disrupt_annotation, gpu_node_requirements, pod_settings
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
 

@@ -19,16 +19,14 @@ from gpu_components.gcp.facts import SOURCE_GKE_TIME_SHARING
 from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS, parse_gpu_quantity
 from gpu_components.labels import POOL_LABEL
 from gpu_components.nvidia.device_plugin import advertised_resources
+from gpu_components.samples import VECTOR_ADD_IMAGE, sample_jobs, vector_add_job
 from gpu_components.spec import DEFAULT_GPU_TAINT, GpuNodePoolSpec, Taint
 from gpu_components.workloads import (
-    VECTOR_ADD_IMAGE,
     gpu_pod_settings,
     gpu_resource_problems,
     pod_settings,
     resource_requirements_args,
-    sample_jobs,
     toleration_args,
-    vector_add_job,
 )
 from tests.helpers import names, plan_of, resource
 
