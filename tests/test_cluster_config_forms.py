@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksGpuNodePool
 from gpu_components.gcp import GkeGpuNodePool
 from tests.helpers import plan_of
@@ -215,3 +216,124 @@ def test_stack_config_passes_other_device_plugin_pod_annotations_on(tmp_path: Pa
     [release] = [r for r in json.loads(result.output)["resources"] if r["type"] == "kubernetes:helm.sh/v3:Release"]
     assert release["inputs"]["values"]["podAnnotations"]["team"] == "ml"
     assert sorted(release["inputs"]["values"]["podAnnotations"]) == ["gpu-components/config-hash", "team"]
+
+
+# One bad value, one problem: the cluster rules skip what the shape check has refused.
+
+G6 = {"name": "g6", "instance_type": "g6.xlarge", "max_size": 2}
+KARPENTER_POOL = {
+    "name": "k",
+    "instance_type": "g6.xlarge",
+    "provisioning": {"provisioner": "karpenter", "max_gpus": 4},
+}
+EKS_WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"]}
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (
+            {"pools": [KARPENTER_POOL], "aws": {**EKS_WIRING, "karpenter_controller": "yes"}},
+            "aws.karpenter_controller: input should be a valid boolean (got 'yes'); valid: true, false",
+        ),
+        ({"pools": None}, "pools: must not be null (got None)"),
+        ({"cloud": None}, "cloud: must not be null (got None)"),
+        (
+            {"aws": None},
+            "aws: the cluster wiring for aws is required (got None); valid: cluster_name, subnet_ids",
+        ),
+        (
+            {"gpu_stack": "dra", "dra": None},
+            "dra: must not be null; leave the field out for its default (got None)",
+        ),
+    ],
+    ids=["karpenter-controller-string", "pools-null", "cloud-null", "wiring-null", "dra-null"],
+)
+def test_gpu_cluster_reports_one_bad_value_once(change: dict[str, Any], reason: str) -> None:
+    args: Any = {"cloud": "aws", "pools": [G6], "aws": EKS_WIRING, **change}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args))
+    assert reasons(error.value) == [reason]
+
+
+def test_stack_config_reports_one_bad_value_once(tmp_path: Path) -> None:
+    cluster = {"name": "gpu-demo", "karpenter": "yes"}
+    result = plan_stack(tmp_path, "aws-eks-karpenter", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert "1 invalid GPU setting" in result.output
+    assert (
+        "cluster.karpenter: input should be a valid dictionary (got 'yes'); valid: a mapping with keys existing, "
+        "helm_values, version"
+    ) in result.output
+
+
+# A provisioning block on a fixed-pool component: the component to use, and nothing about the block's contents.
+
+EKS_FIXED = (
+    "EksGpuNodeGroup makes a fixed EKS managed node group, with no provisioning; a pool that Karpenter creates nodes "
+    "for (provisioner: karpenter) is an EksKarpenterGpuNodePool; a pool that EKS Auto Mode creates nodes for "
+    "(provisioner: eks-auto-mode) is an EksAutoModeGpuNodePool (got {!r}); valid: no provisioning, or "
+    "EksKarpenterGpuNodePool or EksAutoModeGpuNodePool"
+)
+GKE_FIXED = (
+    "GkeGpuNodePool makes a fixed GKE node pool, with no provisioning; a pool that a ComputeClass creates nodes for "
+    "(provisioner: compute-class) is a GkeComputeClassGpuPool (got {!r}); valid: no provisioning, or "
+    "GkeComputeClassGpuPool"
+)
+AKS_FIXED = (
+    "AksGpuNodePool makes a fixed AKS agent pool, with no provisioning; a pool that Node Auto Provisioning creates "
+    "nodes for (provisioner: node-auto-provisioning) is an AksNapGpuNodePool (got {!r}); valid: no provisioning, or "
+    "AksNapGpuNodePool"
+)
+
+
+@pytest.mark.parametrize(
+    "provisioning",
+    [{"provisioner": "karpenter"}, {"max_gpus": 2}, None, "compute-class", {"provisioner": "node-auto-provisioning"}],
+    ids=["another-clouds-provisioner", "no-provisioner", "null", "not-a-mapping", "aks-provisioner"],
+)
+def test_gke_gpu_node_pool_redirects_any_provisioning_block(provisioning: object) -> None:
+    args: Any = {"pool": {**L4, "provisioning": provisioning}, "cluster": "c", "location": "us-central1"}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GkeGpuNodePool("p", args), True, {"gcp:project": "proj"})
+    assert reasons(error.value) == [f"pool.provisioning: {GKE_FIXED.format(provisioning)}"]
+
+
+@pytest.mark.parametrize(
+    ("provisioning", "reason"),
+    [
+        ({}, f"pool.provisioning: {EKS_FIXED.format({})}"),
+        ({"provisioner": "compute-class", "max_gpus": 2}, None),
+        (
+            {"provisioner": "eks-auto-mode"},  # beside max_size, and with no limit: still the redirect alone
+            "pool.provisioning.provisioner: EksGpuNodeGroup makes a fixed EKS managed node group; a pool that EKS "
+            "Auto Mode creates nodes for is an EksAutoModeGpuNodePool (got 'eks-auto-mode'); valid: no provisioning, "
+            "or EksKarpenterGpuNodePool or EksAutoModeGpuNodePool",
+        ),
+    ],
+    ids=["empty", "another-clouds-provisioner", "auto-mode-with-max-size"],
+)
+def test_eks_gpu_node_group_redirects_any_provisioning_block(provisioning: dict[str, Any], reason: str | None) -> None:
+    args: Any = {"pool": {**G6, "provisioning": provisioning}, **EKS_WIRING}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: EksGpuNodeGroup("p", args))
+    assert reasons(error.value) == [reason or f"pool.provisioning: {EKS_FIXED.format(provisioning)}"]
+
+
+def test_aks_gpu_node_pool_redirects_a_provisioning_block_without_a_provisioner() -> None:
+    args: Any = {"pool": {**T4, "provisioning": {"max_gpus": 2}}, "cluster_name": "c", "resource_group_name": "rg"}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: AksGpuNodePool("p", args))
+    assert reasons(error.value) == [f"pool.provisioning: {AKS_FIXED.format({'max_gpus': 2})}"]
+
+
+def test_aks_gpu_node_pool_redirects_a_nap_pool_beside_max_size() -> None:
+    pool = {**T4, "provisioning": {"provisioner": "node-auto-provisioning", "max_gpus": 4}}
+    args: Any = {"pool": pool, "cluster_name": "c", "resource_group_name": "rg"}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: AksGpuNodePool("p", args))
+    assert reasons(error.value) == [
+        "pool.provisioning.provisioner: AksGpuNodePool makes a fixed AKS agent pool; a pool that Node Auto "
+        "Provisioning creates nodes for is an AksNapGpuNodePool (got 'node-auto-provisioning'); valid: no "
+        "provisioning, or AksNapGpuNodePool"
+    ]
