@@ -5,6 +5,7 @@ groups, regions and system pool instance types are judged before any resource is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,11 @@ import pytest
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.azure import AksGpuNodePool
+from gpu_components.azure.facts import VM_SIZE_FORM
+from gpu_components.catalog import instance_types
 from gpu_components.gcp import GkeGpuNodePool
 from tests.helpers import plan_of
-from tests.test_config_rejections import plan_stack
+from tests.test_config_rejections import ROOT, plan_stack
 
 AKS_NAME = (
     "not an AKS cluster name (got {!r}); valid: 1 to 63 letters, digits, hyphens and underscores, starting and ending "
@@ -42,6 +45,12 @@ AZURE_LOCATION = (
     "regions-list]"
 )
 
+AZURE_VM_SIZE = (
+    "not an Azure VM size (got {!r}); valid: Standard_<family><vCPUs><features>[_<accelerator>]_<version>, e.g. "
+    "Standard_D4ds_v5 or Standard_NC24ads_A100_v4 (older sizes may have no _<version>, e.g. Standard_B2s) [source: "
+    "https://learn.microsoft.com/azure/virtual-machines/vm-naming-conventions]"
+)
+
 
 def reasons(error: GpuSpecError) -> list[str]:
     return [str(problem) for problem in error.problems]
@@ -64,9 +73,7 @@ def test_stack_config_refuses_aks_names_region_and_vm_size_the_cloud_would(tmp_p
         f"cluster.name: {AKS_NAME.format('gpu.demo')}",
         f"cluster.resource_group_name: {RESOURCE_GROUP.format('gpudemo-rg.')}",
         f"cluster.location: {AZURE_LOCATION.format('us-east-1')}",
-        "cluster.system_node_pool.vm_size: not an Azure VM size (got 'D4ds_v5'); valid: Standard_<family><vCPUs>"
-        "<features>_<version>, e.g. Standard_D4ds_v5 [source: https://learn.microsoft.com/azure/virtual-machines/"
-        "vm-naming-conventions]",
+        f"cluster.system_node_pool.vm_size: {AZURE_VM_SIZE.format('D4ds_v5')}",
     ):
         assert line in result.output
 
@@ -337,3 +344,45 @@ def test_aks_gpu_node_pool_redirects_a_nap_pool_beside_max_size() -> None:
         "Provisioning creates nodes for is an AksNapGpuNodePool (got 'node-auto-provisioning'); valid: no "
         "provisioning, or AksNapGpuNodePool"
     ]
+
+
+# Azure VM sizes: the form the message states.
+
+
+def _azure_sizes_in_use() -> list[str]:
+    """Every Azure size of the catalog, and every ``Standard_`` name written in full in the example stacks."""
+    stacks = "".join(path.read_text() for path in (ROOT / "stacks").glob("Pulumi.azure-*.yaml"))
+    return sorted({item.name for item in instance_types("azure")} | set(re.findall(r"Standard_\w+", stacks)))
+
+
+def test_every_catalog_and_stack_vm_size_has_the_azure_form() -> None:
+    sizes = _azure_sizes_in_use()
+    assert "Standard_D4ds_v5" in sizes and "Standard_ND128isr_NDR_GB200_v6" in sizes
+    assert [size for size in sizes if VM_SIZE_FORM.problems(size, "vm_size")] == []
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "Standard_E4-2s_v3",
+        "Standard_B2s",
+        "Standard_F2",
+        "Standard_M416s_8_v2",
+        "Standard_NC128ds_xl_RTXPRO6000BSE_v6",
+        "Standard_ND96is_MI300X_v5",
+        "Standard_D2_v2_Promo",
+        "Standard_HB120-16rs_v3",
+    ],
+)
+def test_real_vm_sizes_outside_the_catalog_have_the_azure_form(size: str) -> None:
+    assert VM_SIZE_FORM.problems(size, "vm_size") == []
+
+
+@pytest.mark.parametrize(
+    "size", ["Standard_Foo", "Standard_d4ds_v5", "Standard_4ds_v5", "Standard_D4ds_v5_", "Basic_A1", "Standard_"]
+)
+def test_stack_config_refuses_a_vm_size_outside_the_azure_form(tmp_path: Path, size: str) -> None:
+    cluster = {"name": "gpudemo", "resource_group_name": "gpudemo-rg", "system_node_pool": {"vm_size": size}}
+    result = plan_stack(tmp_path, "azure-aks", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert f"cluster.system_node_pool.vm_size: {AZURE_VM_SIZE.format(size)}" in result.output

@@ -145,11 +145,17 @@ LOCATION_FORM = NameForm(
 ``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have."""
 VM_SIZE_FORM = NameForm(
     "an Azure VM size",
-    re.compile(r"(Standard|Basic)_[A-Za-z0-9_-]+"),
-    "Standard_<family><vCPUs><features>_<version>, e.g. Standard_D4ds_v5",
+    re.compile(r"Standard_[A-Z]+[0-9]+(-[0-9]+)?[a-z]*(_[0-9]+)?(_[a-z]+)?(_[A-Z][A-Za-z0-9]*)*(_v[0-9]+)?(_Promo)?"),
+    "Standard_<family><vCPUs><features>[_<accelerator>]_<version>, e.g. Standard_D4ds_v5 or "
+    "Standard_NC24ads_A100_v4 (older sizes may have no _<version>, e.g. Standard_B2s)",
     "https://learn.microsoft.com/azure/virtual-machines/vm-naming-conventions",
 )
-"""An Azure VM size's name as the APIs take it (``Standard_D4ds_v5``, ``Standard_E4-2s_v3``)."""
+"""An Azure VM size's name as the APIs take it, in the parts of Azure's naming conventions: ``Standard_``, the family
+in capitals (``D``, ``NC``, ``HB``), the vCPUs, optionally constrained vCPUs (``E4-2s_v3``), the lowercase additive
+features (``ds``, ``ads``), optional qualifiers (``M416s_8_v2``; ``_xl`` of ``Standard_NC128ds_xl_RTXPRO6000BSE_v6``),
+the accelerator (``_A100``, ``_NDR_GB200``), the version (``_v5``; none on older sizes such as ``Standard_B2s`` and
+``Standard_F2``) and ``_Promo`` (older promotional sizes). Names of another form are refused: no vCPU count
+(``Standard_Foo``), lowercase family (``Standard_d4ds_v5``), the retired Basic tier (``Basic_A1``)."""
 MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 MIN_OS_DISK_GB = 30
