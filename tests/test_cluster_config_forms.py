@@ -9,14 +9,19 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pulumi_aws
 import pytest
+import yaml
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.aws import EksGpuNodeGroup
+from gpu_components.aws import facts as aws_facts
 from gpu_components.azure import AksGpuNodePool
+from gpu_components.azure import facts as azure_facts
 from gpu_components.azure.facts import VM_SIZE_FORM
 from gpu_components.catalog import instance_types
 from gpu_components.gcp import GkeGpuNodePool
+from gpu_components.gcp import facts as gcp_facts
 from tests.helpers import plan_of
 from tests.test_config_rejections import ROOT, plan_stack
 
@@ -386,3 +391,141 @@ def test_stack_config_refuses_a_vm_size_outside_the_azure_form(tmp_path: Path, s
     result = plan_stack(tmp_path, "azure-aks", {"gpu-components:cluster": cluster})
     assert result.exit_code == 1
     assert f"cluster.system_node_pool.vm_size: {AZURE_VM_SIZE.format(size)}" in result.output
+
+
+# Regions and locations: of the form, and in the cloud's list.
+
+AWS_REGION_UNLISTED = (
+    "aws:region: not an AWS Region code: AWS's list of Regions has no us-west-99 (read 2026-12-05) (got 'us-west-99'); "
+    "valid: a Region of the list, closest: us-west-2, us-west-1, us-east-2 [source: https://docs.aws.amazon.com/"
+    "global-infrastructure/latest/regions/aws-regions.html]"
+)
+
+
+def test_the_aws_region_list_is_pulumi_aws_s_region_enum() -> None:
+    assert sorted(aws_facts.REGIONS.names) == sorted(region.value for region in pulumi_aws.Region)
+
+
+def test_stack_config_refuses_an_aws_region_aws_does_not_list(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks", {"aws:region": "us-west-99"})
+    assert result.exit_code == 1
+    assert AWS_REGION_UNLISTED in result.output
+
+
+@pytest.mark.parametrize("region", ["eusc-de-east-1", "us-gov-west-1", "cn-northwest-1", "mx-central-1"])
+def test_aws_regions_of_every_partition_are_accepted(region: str) -> None:
+    assert aws_facts.REGION_FORM.problems(region, "aws:region") == []
+
+
+@pytest.mark.parametrize(
+    ("key", "path"),
+    [("azure-native:location", "azure-native:location"), ("cluster", "cluster.location")],
+)
+def test_stack_config_refuses_an_azure_region_azure_does_not_list(tmp_path: Path, key: str, path: str) -> None:
+    cluster = {"name": "gpudemo", "resource_group_name": "gpudemo-rg"}
+    change: dict[str, Any] = (
+        {"azure-native:location": "mars"}
+        if key != "cluster"
+        else {"azure-native:location": None, "gpu-components:cluster": {**cluster, "location": "westus9"}}
+    )
+    result = plan_stack(tmp_path, "azure-aks", change)
+    assert result.exit_code == 1
+    if key == "cluster":
+        assert (
+            "cluster.location: not an Azure region name: Azure's list of regions has no westus9 (read 2026-12-05) (got "
+            "'westus9'); valid: a region of the list, closest: westus, westus3, westus2 [source: "
+            "https://learn.microsoft.com/azure/reliability/regions-list; az account list-locations]"
+        ) in result.output
+    else:
+        assert (
+            f"{path}: not an Azure region name: Azure's list of regions has no mars (read 2026-12-05) (got 'mars'); "
+            "valid: a region of the list [source: https://learn.microsoft.com/azure/reliability/regions-list; az "
+            "account list-locations]"
+        ) in result.output
+
+
+@pytest.mark.parametrize("location", ["eastus2", "East US 2", "swedencentral", "usgovvirginia"])
+def test_azure_region_names_and_display_names_are_accepted(location: str) -> None:
+    assert azure_facts.LOCATION_FORM.problems(location, "location") == []
+
+
+GKE_UNLISTED = (
+    "not a Google Cloud region or zone: Google Cloud's list of regions has no us-central9 (read 2026-12-05) (got "
+    "{!r}); valid: a region of the list, closest: us-central1, me-central2, me-central1 [source: "
+    "https://cloud.google.com/compute/docs/regions-zones]"
+)
+
+
+@pytest.mark.parametrize("location", ["us-central9", "us-central9-a"])
+def test_stack_config_refuses_a_gke_location_google_does_not_list(tmp_path: Path, location: str) -> None:
+    result = plan_stack(tmp_path, "gcp-gke", {"gpu-components:cluster": {"name": "gpu-demo", "location": location}})
+    assert result.exit_code == 1
+    assert f"cluster.location: {GKE_UNLISTED.format(location)}" in result.output
+
+
+def test_stack_config_refuses_a_zone_letter_no_zone_has(tmp_path: Path) -> None:
+    result = plan_stack(
+        tmp_path, "gcp-gke", {"gpu-components:cluster": {"name": "gpu-demo", "location": "us-central1-z"}}
+    )
+    assert result.exit_code == 1
+    assert f"cluster.location: {GKE_LOCATION.format('us-central1-z')}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("region", "reason"),
+    [
+        (
+            "mars",
+            "not a Google Cloud region (got 'mars'); valid: a region such as us-central1 (not a zone such as "
+            "us-central1-a) [source: https://cloud.google.com/compute/docs/regions-zones]",
+        ),
+        (
+            "us-central1-a",
+            "not a Google Cloud region (got 'us-central1-a'); valid: a region such as us-central1 (not a "
+            "zone such as us-central1-a) [source: https://cloud.google.com/compute/docs/regions-zones]",
+        ),
+        (
+            "us-west9",
+            "not a Google Cloud region: Google Cloud's list of regions has no us-west9 (read 2026-12-05) (got "
+            "'us-west9'); valid: a region of the list, closest: us-west4, us-west3, us-west2 [source: "
+            "https://cloud.google.com/compute/docs/regions-zones]",
+        ),
+    ],
+    ids=["not-a-region", "a-zone", "unlisted"],
+)
+def test_stack_config_checks_the_gcp_region_like_the_location(tmp_path: Path, region: str, reason: str) -> None:
+    result = plan_stack(tmp_path, "gcp-gke", {"gcp:region": region})
+    assert result.exit_code == 1
+    assert f"gcp:region: {reason}" in result.output
+
+
+def test_gpu_cluster_refuses_a_gke_location_google_does_not_list() -> None:
+    args: Any = {"cloud": "gcp", "pools": [L4], "gcp": {"cluster": "demo", "location": "us-central9-a"}}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args), True, {"gcp:project": "proj"})
+    assert reasons(error.value) == [f"gcp.location: {GKE_UNLISTED.format('us-central9-a')}"]
+
+
+@pytest.mark.parametrize("location", ["us-central9", "us-central1-z"])
+def test_gke_gpu_node_pool_refuses_a_location_google_does_not_have(location: str) -> None:
+    args: Any = {"pool": L4, "cluster": "c", "location": location}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GkeGpuNodePool("p", args), True, {"gcp:project": "proj"})
+    expected = GKE_UNLISTED if location == "us-central9" else GKE_LOCATION
+    assert reasons(error.value) == [f"location: {expected.format(location)}"]
+
+
+def test_every_region_the_stacks_and_docs_use_is_listed() -> None:
+    text = (
+        "".join(path.read_text() for path in (ROOT / "stacks").glob("Pulumi.*.yaml")) + (ROOT / "README.md").read_text()
+    )
+    stacks = [yaml.safe_load(path.read_text())["config"] for path in (ROOT / "stacks").glob("Pulumi.*.yaml")]
+    aws_regions = {config["aws:region"] for config in stacks if "aws:region" in config}
+    gcp_regions = {config["gcp:region"] for config in stacks if "gcp:region" in config}
+    azure_regions = {config["azure-native:location"] for config in stacks if "azure-native:location" in config}
+    gke_locations = set(re.findall(r"\b(?:us|europe|asia)-[a-z]+[0-9]+(?:-[a-f])?\b", text))
+    assert aws_regions and gcp_regions and azure_regions and gke_locations
+    assert [r for r in aws_regions if aws_facts.REGION_FORM.problems(r, "r")] == []
+    assert [r for r in gcp_regions if gcp_facts.REGION_FORM.problems(r, "r")] == []
+    assert [r for r in azure_regions if azure_facts.LOCATION_FORM.problems(r, "r")] == []
+    assert [r for r in gke_locations if gcp_facts.LOCATION_FORM.problems(r, "r")] == []

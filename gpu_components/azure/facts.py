@@ -51,7 +51,7 @@ from gpu_components.cloud_facts import (
     RefusedChanges,
     ReservedPrefixes,
 )
-from gpu_components.name_forms import NameForm
+from gpu_components.name_forms import KnownNames, NameForm
 
 if TYPE_CHECKING:
     from gpu_components.plan.mock_kit import ProviderMocks
@@ -135,14 +135,45 @@ RESOURCE_GROUP_FORM = NameForm(
 )
 """A resource group's name (:data:`SOURCE_NAME_RULES`; Python's Unicode ``\\w`` is letters, digits and the
 underscore)."""
+SOURCE_REGIONS = "https://learn.microsoft.com/azure/reliability/regions-list"
+"""Azure's list of regions with their programmatic names (``az account list-locations`` lists the same names)."""
+REGIONS = KnownNames(
+    "region",
+    "Azure's",
+    (
+        *("australiacentral", "australiacentral2", "australiaeast", "australiasoutheast", "austriaeast"),
+        *("belgiumcentral", "brazilsouth", "brazilsoutheast", "canadacentral", "canadaeast", "centralindia"),
+        *("centralus", "chilecentral", "denmarkeast", "eastasia", "eastus", "eastus2", "francecentral"),
+        *("francesouth", "germanynorth", "germanywestcentral", "indonesiacentral", "israelcentral", "italynorth"),
+        *("japaneast", "japanwest", "jioindiacentral", "jioindiawest", "koreacentral", "koreasouth"),
+        *("malaysiawest", "mexicocentral", "newzealandnorth", "northcentralus", "northeurope", "norwayeast"),
+        *("norwaywest", "polandcentral", "qatarcentral", "southafricanorth", "southafricawest", "southcentralus"),
+        *("southeastasia", "southindia", "spaincentral", "swedencentral", "swedensouth", "switzerlandnorth"),
+        *("switzerlandwest", "uaecentral", "uaenorth", "uksouth", "ukwest", "westcentralus", "westeurope"),
+        *("westindia", "westus", "westus2", "westus3"),
+        # Early-access (canary) regions, and the sovereign clouds' (Azure Government, Azure China).
+        *("centraluseuap", "eastus2euap", "usgovarizona", "usgovtexas", "usgovvirginia", "usdodcentral"),
+        *("usdodeast", "chinaeast", "chinaeast2", "chinaeast3", "chinanorth", "chinanorth2", "chinanorth3"),
+    ),
+    f"{SOURCE_REGIONS}; az account list-locations",
+    "2026-12-05",
+    folded=True,
+)
+"""Every Azure region a cluster can be created in, by programmatic name (:data:`SOURCE_REGIONS`, read 2026-12-05):
+the public cloud's physical regions (restricted-access ones such as ``australiacentral2`` included), the canary
+regions and the sovereign clouds' regions. Not the logical names ``az account list-locations`` also lists
+(``global``, ``europe``, ``unitedstates``), which hold no cluster. A display name (``East US 2``) is looked up
+lowercased without spaces."""
 LOCATION_FORM = NameForm(
     "an Azure region name",
     re.compile(r"[A-Za-z]+( ?[A-Za-z0-9]+)*"),
     "a region's name: letters and digits, e.g. eastus, westeurope or southcentralus (or its display name, East US)",
-    "https://learn.microsoft.com/azure/reliability/regions-list",
+    SOURCE_REGIONS,
+    REGIONS,
 )
 """An Azure region's name (``eastus``; ``az account list-locations`` lists them, with display names such as
-``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have."""
+``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have; listed in
+:data:`REGIONS`."""
 VM_SIZE_FORM = NameForm(
     "an Azure VM size",
     re.compile(r"Standard_[A-Z]+[0-9]+(-[0-9]+)?[a-z]*(_[0-9]+)?(_[a-z]+)?(_[A-Z][A-Za-z0-9]*)*(_v[0-9]+)?(_Promo)?"),
