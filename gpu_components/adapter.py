@@ -308,6 +308,13 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster and their cloud blocks (``options[i]`` is
     ``specs[i]``'s, ``{}`` when not given; every entry point: ``GpuCluster`` and the stack config), e.g. GKE: a fixed
     pool's ``gcp.compute_class`` names a ComputeClass pool of the cluster. Defaults to none."""
+    cluster_forms: Mapping[str, NameForm] = field(default_factory=dict)
+    """The example ``cluster`` config's keys whose values have a cloud's form (name, region), by key: a required one
+    left out names its form as the valid values. Defaults to none."""
+    wiring_notes: Callable[[Sequence[GpuNodePoolSpec], Mapping[str, Any]], list[str]] = lambda specs, wiring: []
+    """Warnings about wiring settings that change nothing for the valid pools (EKS: ``aws.karpenter_controller:
+    true`` with no Karpenter pool), each with its reason; :class:`~gpu_components.cluster.GpuCluster` logs them
+    (``pulumi.log.warn``), as they stop nothing. Defaults to none."""
     workload_only: Callable[[Mapping[str, Any]], WorkloadOnlyMode | None] = lambda wiring: None
     """The cluster mode of a wiring (or stack ``cluster`` config) whose pools are workload targets only
     (:class:`WorkloadOnlyMode`: GKE Autopilot), or ``None`` for the cloud's node pools. Defaults to none."""

@@ -65,6 +65,7 @@ from gpu_components.kubernetes.gpu_operator import (
     NvidiaGpuOperatorArgs,
     driver_owned_values,
 )
+from gpu_components.name_forms import missing_form_problems
 from gpu_components.nvidia.device_plugin import device_plugin_chart_version_problems
 from gpu_components.nvidia.dra_driver import (
     dra_chart_version_problems,
@@ -258,7 +259,7 @@ def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
     if wiring is None:
         required = ", ".join(required_keys(adapter.wiring))
         return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", required)]
-    problems += args_problems(adapter.wiring, wiring, cloud)
+    problems += missing_form_problems(args_problems(adapter.wiring, wiring, cloud), adapter.cluster_forms, f"{cloud}.")
     pools = args.get("pools")
     if isinstance(wiring, Mapping) and isinstance(pools, list):
         problems += not_reported(adapter.wiring_problems(wiring, pools), problems)
@@ -972,6 +973,8 @@ class GpuCluster(pulumi.ComponentResource):
         adapter = ADAPTERS[cloud]
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
+        for note in adapter.wiring_notes(specs, wiring):
+            pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.dra_feature_gates = tuple(value_of(gate) for gate in args.get("dra", {}).get("feature_gates", []))
         self.pools: dict[str, GpuNodePool] = {}

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from gpu_components.errors import Problem
 
@@ -88,3 +89,20 @@ class NameForm:
             return []
         part = match.group("listed") if "listed" in self.pattern.groupindex else value
         return self.known.problem(value, part, self.what, path)
+
+
+MISSING = "required field is missing"
+"""The message of a required field left out (:mod:`gpu_components.shape`)."""
+
+
+def missing_form_problems(problems: Sequence[Problem], forms: Mapping[str, NameForm], prefix: str) -> list[Problem]:
+    """``problems`` with each required key left out at ``<prefix><key>`` whose value has a form (``forms``, by key:
+    a GKE ``location``) given the form's valid values and source; the others as they are."""
+    return [
+        replace(problem, valid=forms[key].valid, source=forms[key].source)
+        if problem.message == MISSING
+        and problem.path.startswith(prefix)
+        and (key := problem.path.removeprefix(prefix)) in forms
+        else problem
+        for problem in problems
+    ]

@@ -12,6 +12,7 @@ from typing import Any
 import pulumi_aws
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.aws import EksGpuNodeGroup
@@ -20,9 +21,10 @@ from gpu_components.azure import AksGpuNodePool
 from gpu_components.azure import facts as azure_facts
 from gpu_components.azure.facts import VM_SIZE_FORM
 from gpu_components.catalog import instance_types
+from gpu_components.cli import main
 from gpu_components.gcp import GkeGpuNodePool
 from gpu_components.gcp import facts as gcp_facts
-from tests.helpers import plan_of
+from tests.helpers import copy_example_project, plan_of
 from tests.test_config_rejections import ROOT, plan_stack
 
 AKS_NAME = (
@@ -529,3 +531,123 @@ def test_every_region_the_stacks_and_docs_use_is_listed() -> None:
     assert [r for r in gcp_regions if gcp_facts.REGION_FORM.problems(r, "r")] == []
     assert [r for r in azure_regions if azure_facts.LOCATION_FORM.problems(r, "r")] == []
     assert [r for r in gke_locations if gcp_facts.LOCATION_FORM.problems(r, "r")] == []
+
+
+# Settings that do nothing: refused, or a warning with the reason.
+
+KARPENTER_NOTE = (
+    "aws.karpenter_controller: true, but no pool is a Karpenter pool (provisioning.provisioner: karpenter): it changes "
+    "nothing, as GpuCluster reads it only to allow Karpenter pools (it installs no controller); remove it (in the "
+    "example program's stack config: cluster.karpenter, which sets it), or add a Karpenter pool"
+)
+
+
+def test_gpu_cluster_warns_of_a_karpenter_controller_no_pool_needs(caplog: pytest.LogCaptureFixture) -> None:
+    args: Any = {"cloud": "aws", "pools": [G6], "aws": {**EKS_WIRING, "karpenter_controller": True}}
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_of(lambda: GpuCluster("c", args))
+    assert [r.getMessage() for r in caplog.records if "karpenter_controller" in r.getMessage()] == [KARPENTER_NOTE]
+
+
+def test_gpu_cluster_with_a_karpenter_pool_gives_no_karpenter_warning(caplog: pytest.LogCaptureFixture) -> None:
+    wiring = {**EKS_WIRING, "karpenter_controller": True, "node_role_arn": "arn:aws:iam::1:role/k"}
+    args: Any = {"cloud": "aws", "pools": [KARPENTER_POOL], "aws": wiring}
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_of(lambda: GpuCluster("c", args))
+    assert [r.getMessage() for r in caplog.records if "karpenter_controller" in r.getMessage()] == []
+
+
+def test_stack_config_warns_of_a_karpenter_cluster_without_karpenter_pools(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "aws-eks-karpenter", {"gpu-components:pools": [G6]})
+    assert result.exit_code == 0, result.output
+    assert f"warning: t: {KARPENTER_NOTE}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("key", "base", "reason"),
+    [
+        (
+            "device_plugin",
+            "aws-eks",
+            "must not be null; give a YAML mapping, or leave the key out for its default (got None); valid: a mapping "
+            "with keys chart_version, helm_values, namespace",
+        ),
+        (
+            "gpu_operator",
+            "aws-eks-operator",
+            "must not be null; give a YAML mapping, or leave the key out for its default (got None); valid: a mapping "
+            "with keys chart_version, dcgm_exporter, driver_upgrade, helm_values, namespace, operator_driver, "
+            "service_monitor",
+        ),
+        (
+            "cluster",
+            "aws-eks",
+            "must not be null; give a YAML mapping (got None); valid: a mapping with keys auto_mode, existing, "
+            "karpenter, kubernetes_version, name, node_role_arn, subnet_ids, system_node_group, vpc_id",
+        ),
+    ],
+)
+def test_stack_config_refuses_a_null_settings_key(tmp_path: Path, key: str, base: str, reason: str) -> None:
+    result = plan_stack_raw(tmp_path, base, {f"gpu-components:{key}": None})
+    assert result.exit_code == 1
+    assert "1 invalid GPU setting" in result.output
+    assert f"gpu-components:{key}: {reason}" in result.output
+
+
+def test_stack_config_refuses_null_pools_once(tmp_path: Path) -> None:
+    result = plan_stack_raw(tmp_path, "aws-eks", {"gpu-components:pools": None})
+    assert result.exit_code == 1
+    assert "1 invalid GPU setting" in result.output
+    assert "gpu-components:pools: must not be null; give a YAML list of pools (got None)" in result.output
+
+
+def test_gpu_cluster_refuses_a_null_device_plugin() -> None:
+    args: Any = {"cloud": "aws", "pools": [G6], "aws": EKS_WIRING, "device_plugin": None}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args))
+    assert reasons(error.value) == ["device_plugin: must not be null; leave the field out for its default (got None)"]
+
+
+# Valid values where a key is left out or a version is a YAML number.
+
+
+def test_stack_config_names_the_valid_gke_locations_when_none_is_given(tmp_path: Path) -> None:
+    result = plan_stack(tmp_path, "gcp-gke", {"gpu-components:cluster": {"name": "gpu-demo"}})
+    assert result.exit_code == 1
+    assert (
+        "cluster.location: required field is missing (got None); valid: a region such as us-central1 or a zone such "
+        "as us-central1-a [source: https://cloud.google.com/compute/docs/regions-zones]"
+    ) in result.output
+
+
+def test_gpu_cluster_names_the_valid_gke_locations_when_none_is_given() -> None:
+    args: Any = {"cloud": "gcp", "pools": [L4], "gcp": {"cluster": "demo"}}
+    with pytest.raises(GpuSpecError) as error:
+        plan_of(lambda: GpuCluster("c", args), True, {"gcp:project": "proj"})
+    assert reasons(error.value) == [
+        "gcp.location: required field is missing (got None); valid: a region such as us-central1 or a zone such as "
+        "us-central1-a [source: https://cloud.google.com/compute/docs/regions-zones]"
+    ]
+
+
+@pytest.mark.parametrize(("base", "extra"), [("aws-eks", {}), ("azure-aks", {"resource_group_name": "gpudemo-rg"})])
+def test_stack_config_says_to_quote_a_kubernetes_version_yaml_reads_as_a_number(
+    tmp_path: Path, base: str, extra: dict[str, str]
+) -> None:
+    cluster = {"name": "gpudemo", "kubernetes_version": 1.30, **extra}
+    result = plan_stack(tmp_path, base, {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert (
+        "cluster.kubernetes_version: a number, not a string: YAML reads an unquoted version as a number (1.30 as 1.3); "
+        'quote it (got 1.3); valid: MAJOR.MINOR as a string, e.g. "1.34"'
+    ) in result.output
+
+
+def plan_stack_raw(tmp_path: Path, base: str, change: dict[str, Any]) -> Any:
+    """Like ``plan_stack``, but a ``None`` value is written as a YAML null instead of removing the key."""
+    copy_example_project(tmp_path)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{base}.yaml").read_text())
+    stack["config"].update(change)
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    return CliRunner().invoke(main, ["plan", "t", "--format", "json", "--cwd", str(tmp_path)])
