@@ -24,8 +24,8 @@ class KnownNames:
         owner: whose list it is, possessive (``AWS's``).
         names: every listed name.
         source: the page (or command) that lists them.
-        read: the date the list was read (``YYYY-MM-DD``); a name the cloud added since is refused until the list
-            is updated from ``source``.
+        read: the date the list was compiled (``YYYY-MM-DD``), which the message names; a name the cloud added
+            since is refused until the list is updated from ``source``.
         folded: names compare lowercased with spaces removed (Azure takes a region's display name, ``East US 2``,
             for ``eastus2``).
     """

@@ -159,7 +159,9 @@ REGIONS = KnownNames(
     "2026-12-05",
     folded=True,
 )
-"""Every Azure region a cluster can be created in, by programmatic name (:data:`SOURCE_REGIONS`, read 2026-12-05):
+"""Every Azure region a cluster can be created in, by programmatic name (:data:`SOURCE_REGIONS`; compiled 2026-12-05
+offline, from the page's list as last known and copies of ``az account list-locations`` output, not from the live
+page: check new regions there):
 the public cloud's physical regions (restricted-access ones such as ``australiacentral2`` included), the canary
 regions and the sovereign clouds' regions. Not the logical names ``az account list-locations`` also lists
 (``global``, ``europe``, ``unitedstates``), which hold no cluster. A display name (``East US 2``) is looked up

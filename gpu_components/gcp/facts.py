@@ -96,7 +96,8 @@ REGIONS = KnownNames(
     SOURCE_GCP_ZONES,
     "2026-12-05",
 )
-"""Every Compute Engine region (:data:`SOURCE_GCP_ZONES`, read 2026-12-05)."""
+"""Every Compute Engine region (:data:`SOURCE_GCP_ZONES`; compiled 2026-12-05 offline, from the page's region table
+as last known, not from the live page: check new regions there)."""
 LOCATION_FORM = NameForm(
     "a Google Cloud region or zone",
     re.compile(r"(?P<listed>[a-z]+-[a-z]+[0-9]+)(-[a-f])?"),
