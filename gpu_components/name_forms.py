@@ -49,7 +49,7 @@ class KnownNames:
             Problem(
                 path,
                 value,
-                f"not {what}: {self.owner} list of {self.noun}s has no {key} (read {self.read})",
+                f"not {what}: {self.owner} list of {self.noun}s has no {key} (list of {self.read})",
                 valid,
                 self.source,
             )

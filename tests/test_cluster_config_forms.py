@@ -398,8 +398,8 @@ def test_stack_config_refuses_a_vm_size_outside_the_azure_form(tmp_path: Path, s
 # Regions and locations: of the form, and in the cloud's list.
 
 AWS_REGION_UNLISTED = (
-    "aws:region: not an AWS Region code: AWS's list of Regions has no us-west-99 (read 2026-12-05) (got 'us-west-99'); "
-    "valid: a Region of the list, closest: us-west-2, us-west-1, us-east-2 [source: https://docs.aws.amazon.com/"
+    "aws:region: not an AWS Region code: AWS's list of Regions has no us-west-99 (list of 2026-12-05) (got "
+    "'us-west-99'); valid: a Region of the list, closest: us-west-2, us-west-1, us-east-2 [source: https://docs.aws.amazon.com/"
     "global-infrastructure/latest/regions/aws-regions.html]"
 )
 
@@ -434,13 +434,13 @@ def test_stack_config_refuses_an_azure_region_azure_does_not_list(tmp_path: Path
     assert result.exit_code == 1
     if key == "cluster":
         assert (
-            "cluster.location: not an Azure region name: Azure's list of regions has no westus9 (read 2026-12-05) (got "
-            "'westus9'); valid: a region of the list, closest: westus, westus3, westus2 [source: "
+            "cluster.location: not an Azure region name: Azure's list of regions has no westus9 (list of 2026-12-05) "
+            "(got 'westus9'); valid: a region of the list, closest: westus, westus3, westus2 [source: "
             "https://learn.microsoft.com/azure/reliability/regions-list; az account list-locations]"
         ) in result.output
     else:
         assert (
-            f"{path}: not an Azure region name: Azure's list of regions has no mars (read 2026-12-05) (got 'mars'); "
+            f"{path}: not an Azure region name: Azure's list of regions has no mars (list of 2026-12-05) (got 'mars'); "
             "valid: a region of the list [source: https://learn.microsoft.com/azure/reliability/regions-list; az "
             "account list-locations]"
         ) in result.output
@@ -452,7 +452,7 @@ def test_azure_region_names_and_display_names_are_accepted(location: str) -> Non
 
 
 GKE_UNLISTED = (
-    "not a Google Cloud region or zone: Google Cloud's list of regions has no us-central9 (read 2026-12-05) (got "
+    "not a Google Cloud region or zone: Google Cloud's list of regions has no us-central9 (list of 2026-12-05) (got "
     "{!r}); valid: a region of the list, closest: us-central1, me-central2, me-central1 [source: "
     "https://cloud.google.com/compute/docs/regions-zones]"
 )
@@ -488,7 +488,7 @@ def test_stack_config_refuses_a_zone_letter_no_zone_has(tmp_path: Path) -> None:
         ),
         (
             "us-west9",
-            "not a Google Cloud region: Google Cloud's list of regions has no us-west9 (read 2026-12-05) (got "
+            "not a Google Cloud region: Google Cloud's list of regions has no us-west9 (list of 2026-12-05) (got "
             "'us-west9'); valid: a region of the list, closest: us-west4, us-west3, us-west2 [source: "
             "https://cloud.google.com/compute/docs/regions-zones]",
         ),
