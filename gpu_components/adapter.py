@@ -309,6 +309,13 @@ class CloudAdapter:
     """The cloud's rules between the valid pools of one cluster and their cloud blocks (``options[i]`` is
     ``specs[i]``'s, ``{}`` when not given; every entry point: ``GpuCluster`` and the stack config), e.g. GKE: a fixed
     pool's ``gcp.compute_class`` names a ComputeClass pool of the cluster. Defaults to none."""
+    cluster_forms: Mapping[str, NameForm] = field(default_factory=dict)
+    """The example ``cluster`` config's keys whose values have a cloud's form (name, region), by key: a required one
+    left out names its form as the valid values. Defaults to none."""
+    wiring_notes: Callable[[Sequence[GpuNodePoolSpec], Mapping[str, Any]], list[str]] = lambda specs, wiring: []
+    """Warnings about wiring settings that change nothing for the valid pools (EKS: ``aws.karpenter_controller:
+    true`` with no Karpenter pool), each with its reason; :class:`~gpu_components.cluster.GpuCluster` logs them
+    (``pulumi.log.warn``), as they stop nothing. Defaults to none."""
     workload_only: Callable[[Mapping[str, Any]], WorkloadOnlyMode | None] = lambda wiring: None
     """The cluster mode of a wiring (or stack ``cluster`` config) whose pools are workload targets only
     (:class:`WorkloadOnlyMode`: GKE Autopilot), or ``None`` for the cloud's node pools. Defaults to none."""
@@ -320,6 +327,8 @@ def validated_pool(
     cloud: Cloud,
     rules: Callable[[GpuNodePoolSpec], list[Problem]],
     spellings: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    fixed: Callable[[object], list[Problem]] | None = None,
 ) -> GpuNodePoolSpec:
     """Validate a node-pool component's args, collect every problem, and return the pool's spec.
 
@@ -328,7 +337,9 @@ def validated_pool(
     full (:meth:`~gpu_components.spec.GpuNodePoolSpec.from_args`, paths under ``pool``), then, when both are sound,
     the pool's rules under the component's ``gpu_stack`` that every entry point applies
     (:func:`~gpu_components.nvidia.dra_driver.pool_access_problems`: ``pool.gpu_access``, ``pool.time_slicing``,
-    ``pool.mps``) and the cloud's ``rules`` for the spec (called with the args already checked).
+    ``pool.mps``) and the cloud's ``rules`` for the spec (called with the args already checked). A fixed node-pool
+    component passes ``fixed`` (:func:`fixed_pool_problems` over the raw pool): a pool it refuses there (one with a
+    ``provisioning`` key) gets that problem alone, none about the block's contents.
 
     Raises:
         GpuSpecError: with every problem found, before the component registers anything.
@@ -337,7 +348,9 @@ def validated_pool(
     spec: GpuNodePoolSpec | None = None
     pool = args.get("pool") if isinstance(args, Mapping) else None
     sound = not problems
-    if pool is not None:
+    redirect = fixed(pool) if fixed is not None else []
+    problems += redirect
+    if pool is not None and not redirect:
         # A pool out of only its cloud's bounds (``checked``) is sound: its rules are checked too, all at once.
         spec, found = GpuNodePoolSpec.checked(pool, cloud, "pool")
         problems += found
@@ -351,26 +364,40 @@ def validated_pool(
 
 
 def fixed_pool_problems(
-    spec: GpuNodePoolSpec, component: str, made: str, provisioned: Mapping[str, tuple[str, str]]
+    pool: object, component: str, made: str, provisioned: Mapping[str, tuple[str, str]]
 ) -> list[Problem]:
-    """A provisioned pool (a ``provisioning`` block) given to ``component``, a fixed node-pool component that makes
-    ``made`` and would otherwise make a pool of fixed bounds and drop the block: one problem at
-    ``pool.provisioning.provisioner`` naming the component for the pool's provisioner (``provisioned``: provisioner
-    -> (its name as users know it, its component)). ``[]`` for a fixed pool."""
-    if spec.provisioning is None:
+    """A ``provisioning`` key in the raw ``pool`` given to ``component``, a fixed node-pool component that makes
+    ``made`` (fixed bounds, no provisioner): one problem naming the component to use instead (``provisioned``:
+    provisioner -> (its name as users know it, its component)), whatever the block holds. At
+    ``pool.provisioning.provisioner`` when the block names one of the cloud's provisioners, else at
+    ``pool.provisioning`` (no provisioner, another cloud's, a block that is not a mapping, or null). ``[]`` for a
+    pool without the key (and for a pool that is not a mapping: the pool's shape check reports it)."""
+    if not isinstance(pool, Mapping) or "provisioning" not in pool:
         return []
-    provisioner = spec.provisioning.provisioner
-    what, made_by = provisioned[provisioner]
-    components = " or ".join(component for _, component in provisioned.values())
-    article = "an" if made_by[:1] in "AEIOU" else "a"
+    block = pool["provisioning"]
+    provisioner = value_of(block.get("provisioner")) if isinstance(block, Mapping) else None
+    valid = f"no provisioning, or {' or '.join(made_by for _, made_by in provisioned.values())}"
+    if isinstance(provisioner, str) and provisioner in provisioned:
+        what, made_by = provisioned[provisioner]
+        return [
+            Problem(
+                "pool.provisioning.provisioner",
+                provisioner,
+                f"{component} makes {made}; a pool that {what} creates nodes for is {_article(made_by)} {made_by}",
+                valid,
+            )
+        ]
+    made_by_each = "; ".join(
+        f"a pool that {what} creates nodes for (provisioner: {name}) is {_article(made_by)} {made_by}"
+        for name, (what, made_by) in provisioned.items()
+    )
     return [
-        Problem(
-            "pool.provisioning.provisioner",
-            provisioner,
-            f"{component} makes {made}; a pool that {what} creates nodes for is {article} {made_by}",
-            f"no provisioning, or {components}",
-        )
+        Problem("pool.provisioning", block, f"{component} makes {made}, with no provisioning; {made_by_each}", valid)
     ]
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1] in "AEIOU" else "a"
 
 
 def pool_component_args(

@@ -66,6 +66,7 @@ from gpu_components.kubernetes.gpu_operator import (
     NvidiaGpuOperatorArgs,
     driver_owned_value_problems,
 )
+from gpu_components.name_forms import missing_form_problems
 from gpu_components.nvidia.device_plugin import device_plugin_chart_version_problems
 from gpu_components.nvidia.dra_driver import (
     dra_chart_version_problems,
@@ -235,10 +236,10 @@ def cluster_args_problems(args: Mapping[str, Any]) -> list[Problem]:
     if wiring is None:
         required = ", ".join(required_keys(adapter.wiring))
         return [*problems, Problem(cloud, wiring, f"the cluster wiring for {cloud} is required", required)]
-    problems += args_problems(adapter.wiring, wiring, cloud)
+    problems += missing_form_problems(args_problems(adapter.wiring, wiring, cloud), adapter.cluster_forms, f"{cloud}.")
     pools = args.get("pools")
     if isinstance(wiring, Mapping) and isinstance(pools, list):
-        problems += adapter.wiring_problems(wiring, pools)
+        problems += not_reported(adapter.wiring_problems(wiring, pools), problems)
     return problems
 
 
@@ -813,6 +814,28 @@ _VALIDATED_BY_THE_CLUSTER_RULES = (
 paths and messages); :func:`~gpu_components.shape.args_problems` checks the rest and the args' own shape."""
 
 
+def _shape_first(reported: list[Problem], follow_on: Sequence[Problem], args: Mapping[str, Any]) -> list[Problem]:
+    """``reported`` and the ``follow_on`` problems not about a field ``reported`` already names (its path, or one
+    under it): one bad value, one problem (``aws.karpenter_controller: "yes"`` is a type error, not also a missing
+    controller; ``pools: null`` is a null, not also "not a list"). The one exception: the cloud's own wiring given
+    null, where the cluster rules' "required" problem replaces the shape's "leave the field out for its default"
+    (the wiring has no default)."""
+    cloud = args.get("cloud")
+    required_wiring = isinstance(cloud, str) and cloud in ADAPTERS and cloud in args and args[cloud] is None
+    kept = [problem for problem in reported if not (required_wiring and problem.path == cloud)]
+    return kept + not_reported(follow_on, kept)
+
+
+def not_reported(follow_on: Sequence[Problem], reported: Sequence[Problem]) -> list[Problem]:
+    """The ``follow_on`` problems about no field ``reported`` names already (its path, or a path under it): a check
+    run after the shape check skips the fields the shape check has refused."""
+
+    def already(path: str) -> bool:
+        return any(path == at.path or path.startswith((f"{at.path}.", f"{at.path}[")) for at in reported)
+
+    return [problem for problem in follow_on if not already(problem.path)]
+
+
 class PoolScheduling(TypedDict):
     """What a workload needs to land on one pool of a :class:`GpuCluster` and use its GPUs (a ``pool_scheduling``
     entry; its keys are camelCase, the registered output's, for programs in every Pulumi language). From Python,
@@ -885,7 +908,7 @@ class GpuCluster(pulumi.ComponentResource):
         specs: tuple[GpuNodePoolSpec, ...] = ()
         mode: WorkloadOnlyMode | None = None
         if isinstance(args, Mapping) and "cloud" in args and "pools" in args:
-            problems += cluster_args_problems(args)
+            problems = _shape_first(problems, cluster_args_problems(args), args)
             wired = ADAPTERS.get(value_of(args["cloud"]))
             given_wiring = args.get(wired.cloud) if wired is not None else None
             mode = (
@@ -903,9 +926,9 @@ class GpuCluster(pulumi.ComponentResource):
                     cluster_path=wired.cloud if wired is not None else "cluster",
                 )
             except GpuSpecError as error:
-                problems += error.problems
+                problems = _shape_first(problems, error.problems, args)
             if wired is not None and isinstance(given_wiring, Mapping) and mode is None:
-                problems += wired.wiring_pool_problems(specs, given_wiring)
+                problems = _shape_first(problems, wired.wiring_pool_problems(specs, given_wiring), args)
         if problems:
             raise GpuSpecError(problems)
         cloud: CloudName = value_of(args["cloud"])
@@ -913,6 +936,8 @@ class GpuCluster(pulumi.ComponentResource):
         adapter = ADAPTERS[cloud]
         wiring: Mapping[str, Any] = cast(Mapping[str, Any], args)[cloud]
         super().__init__("gpu-components:index:GpuCluster", name, None, opts)
+        for note in adapter.wiring_notes(specs, wiring):
+            pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self.dra_feature_gates = tuple(value_of(gate) for gate in args.get("dra", {}).get("feature_gates", []))
         self.pools: dict[str, GpuNodePool] = {}

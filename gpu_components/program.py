@@ -43,7 +43,8 @@ from gpu_components.cluster import (
     validate_cluster,
 )
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
+from gpu_components.name_forms import missing_form_problems
+from gpu_components.nvidia.dra_driver import kubernetes_patch_problems, version_number_hint
 from gpu_components.samples import sample_jobs
 from gpu_components.shape import shape_problems, valid_mapping
 
@@ -96,13 +97,27 @@ def _expected(key: str, cloud: object) -> tuple[str, str]:
     return "a YAML mapping", valid_mapping(adapter_for(named).cluster_config)
 
 
+_REQUIRED_OBJECTS = ("cluster", "pools")
+"""Object config keys without a default."""
+
+
 def _object(config: pulumi.Config, key: str, problems: list[Problem]) -> Any:
+    """The object config ``key`` (None when not set). A YAML ``null`` there is refused, as ``GpuCluster`` refuses a
+    null: it would read as the key left out, which the writer may not mean (``device_plugin: null`` turns nothing
+    off, it keeps the default settings)."""
     try:
-        return config.get_object(key)
+        value = config.get_object(key)
     except pulumi.ConfigTypeError:
         expected, valid = _expected(key, config.get("cloud"))
         problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", config.get(key), f"must be {expected}", valid))
         return None
+    if value is None and config.get(key) is not None:
+        expected, valid = _expected(key, config.get("cloud"))
+        message = f"must not be null; give {expected}" + (
+            "" if key in _REQUIRED_OBJECTS else ", or leave the key out for its default"
+        )
+        problems.append(Problem(f"{CONFIG_NAMESPACE}:{key}", None, message, valid))
+    return value
 
 
 def _closest(value: str, allowed: Iterable[str]) -> str | None:
@@ -173,7 +188,12 @@ def read_config(config: pulumi.Config) -> StackConfig:
     else:
         adapter = adapter_for(checked_cloud)
         if cluster is not None:
-            misshapen = shape_problems(adapter.cluster_config, cluster, "cluster")
+            misshapen = version_number_hint(
+                missing_form_problems(
+                    shape_problems(adapter.cluster_config, cluster, "cluster"), adapter.cluster_forms, "cluster."
+                ),
+                "cluster.kubernetes_version",
+            )
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
             problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
         from_cluster = False

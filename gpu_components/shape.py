@@ -21,6 +21,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, Required, is_typeddict
 
 from gpu_components.errors import Problem
+from gpu_components.name_forms import MISSING
 
 _T = TypeVar("_T")
 
@@ -74,7 +75,7 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
         allowed = _keys_at(shape, loc[:-1])
         return Problem(path, item["input"], unknown_field(str(loc[-1]), allowed), ", ".join(allowed) or None)
     if item["type"] == "missing":
-        return Problem(path, None, "required field is missing")
+        return Problem(path, None, MISSING)
     expected = item.get("ctx", {}).get("expected")
     message = str(item["msg"])
     if expected is not None:
@@ -295,9 +296,7 @@ def args_problems(
         for key in args
         if key not in fields
     ]
-    problems += [
-        Problem(where(key), None, "required field is missing") for key in required_keys(shape) if key not in args
-    ]
+    problems += [Problem(where(key), None, MISSING) for key in required_keys(shape) if key not in args]
     for key in fields:
         if key not in args:
             continue

@@ -4,7 +4,7 @@ example EKS cluster. A pool with ``provisioning`` goes to its provisioner's comp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import pulumi
@@ -26,7 +26,7 @@ from gpu_components.aws.eks import (
     eks_problems,
     node_group_args_problems,
 )
-from gpu_components.aws.facts import FACTS
+from gpu_components.aws.facts import CLUSTER_NAME_FORM, FACTS
 from gpu_components.aws.options import EksPoolOptionsArgs, EksWiringArgs
 from gpu_components.aws.provisioned import (
     AUTO_NODE_CLASS_OWNED,
@@ -147,6 +147,20 @@ def _create_pool(
     return EksGpuNodeGroup(name, cast(EksGpuNodeGroupArgs, args), opts)
 
 
+def _wiring_notes(specs: Sequence[GpuNodePoolSpec], wiring: Mapping[str, Any]) -> list[str]:
+    """``aws.karpenter_controller: true`` when no pool is a Karpenter pool: it only lets ``GpuCluster`` take Karpenter
+    pools (:func:`~gpu_components.aws.provisioned.karpenter_controller_problems`), so it changes nothing here."""
+    if wiring.get("karpenter_controller") is not True or any(
+        spec.provisioning is not None and spec.provisioning.provisioner == "karpenter" for spec in specs
+    ):
+        return []
+    return [
+        "aws.karpenter_controller: true, but no pool is a Karpenter pool (provisioning.provisioner: karpenter): it "
+        "changes nothing, as GpuCluster reads it only to allow Karpenter pools (it installs no controller); remove "
+        "it (in the example program's stack config: cluster.karpenter, which sets it), or add a Karpenter pool"
+    ]
+
+
 ADAPTER = CloudAdapter(
     cloud="aws",
     pool_options=EksPoolOptionsArgs,
@@ -159,9 +173,11 @@ ADAPTER = CloudAdapter(
     config_problems=cluster.config_problems,
     stack_problems=cluster.stack_problems,
     wiring_pool_problems=lambda specs, wiring: cluster_name_problems(wiring.get("cluster_name"), "aws.cluster_name"),
+    wiring_notes=_wiring_notes,
     provision=cluster.provision,
     wiring=EksWiringArgs,
     facts=FACTS,
+    cluster_forms={"name": CLUSTER_NAME_FORM},
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes; Karpenter pools as the same AMIs' node groups; EKS Auto Mode pools

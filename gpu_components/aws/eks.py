@@ -633,10 +633,10 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
                 EksGpuNodeGroupArgs,
                 args,
                 "aws",
-                lambda spec: _provisioned_problems(spec)
-                or eks_problems(
+                lambda spec: eks_problems(
                     spec, args.get("ami_type"), "pool", value_of(args.get("gpu_stack", "auto")), "ami_type"
                 ),
+                fixed=_provisioned_problems,
             ),
             _own_args_problems(args),
         )
@@ -706,12 +706,12 @@ class EksGpuNodeGroup(pulumi.ComponentResource):
         )
 
 
-def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+def _provisioned_problems(pool: object) -> list[Problem]:
     """A provisioned pool given to :class:`EksGpuNodeGroup`, which makes managed node groups of fixed bounds only:
     Karpenter pools are :class:`~gpu_components.aws.EksKarpenterGpuNodePool`, EKS Auto Mode pools
     :class:`~gpu_components.aws.EksAutoModeGpuNodePool`."""
     return fixed_pool_problems(
-        spec,
+        pool,
         "EksGpuNodeGroup",
         "a fixed EKS managed node group",
         {

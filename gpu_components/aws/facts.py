@@ -53,7 +53,7 @@ from gpu_components.cloud_facts import (
     ReservedPrefixes,
     TemplateSharing,
 )
-from gpu_components.name_forms import NameForm
+from gpu_components.name_forms import KnownNames, NameForm
 
 if TYPE_CHECKING:
     from gpu_components.enums import TaintEffectName as TaintEffect
@@ -180,14 +180,36 @@ INSTANCE_TYPE_FORM = NameForm(
 )
 """An EC2 instance type's name: a family (series, generation, options: ``m7i``, ``m7i-flex``), a period and a size
 (``large``, ``48xlarge``, ``metal-24xl``)."""
+SOURCE_REGIONS = "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html"
+"""AWS's list of Regions and their codes."""
+REGIONS = KnownNames(
+    "Region",
+    "AWS's",
+    (
+        *("af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3"),
+        *("ap-south-1", "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4"),
+        *("ap-southeast-5", "ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1", "eu-central-1"),
+        *("eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3"),
+        *("il-central-1", "me-central-1", "me-south-1", "mx-central-1", "sa-east-1", "us-east-1", "us-east-2"),
+        *("us-west-1", "us-west-2", "cn-north-1", "cn-northwest-1", "eusc-de-east-1", "us-gov-east-1"),
+        *("us-gov-west-1", "us-iso-east-1", "us-iso-west-1", "us-isob-east-1", "us-isob-west-1", "eu-isoe-west-1"),
+        *("us-isof-east-1", "us-isof-south-1"),
+    ),
+    SOURCE_REGIONS,
+    "2026-12-05",
+)
+"""Every AWS Region code, of every partition (commercial, China, GovCloud, European Sovereign Cloud, ISO): the
+codes of :data:`SOURCE_REGIONS`, as pulumi-aws 7.51.1's ``aws.Region`` enum (which the provider's ``region``
+takes) lists them, read 2026-12-05 (``tests/test_cluster_config_forms.py`` keeps the two equal)."""
 REGION_FORM = NameForm(
     "an AWS Region code",
-    re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+"),
+    re.compile(r"[a-z]{2,4}(-[a-z]+)+-[0-9]+"),
     "a Region code such as us-west-2, eu-central-1 or us-gov-west-1",
-    "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html",
+    SOURCE_REGIONS,
+    REGIONS,
 )
 """An AWS Region code (``aws:region``): a geography, one or more words and a number (``us-west-2``,
-``ap-southeast-3``, ``us-gov-west-1``)."""
+``ap-southeast-3``, ``us-gov-west-1``), listed in :data:`REGIONS`."""
 NODE_GROUP_BOUNDS = (
     InputBound(
         "clusterName",

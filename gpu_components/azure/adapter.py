@@ -20,7 +20,7 @@ from gpu_components.azure.aks import (
     names_problems,
     os_sku_problems,
 )
-from gpu_components.azure.facts import FACTS
+from gpu_components.azure.facts import CLUSTER_NAME_FORM, FACTS, LOCATION_FORM, RESOURCE_GROUP_FORM
 from gpu_components.azure.nap import (
     AksNapGpuNodePool,
     AksNapGpuNodePoolArgs,
@@ -99,6 +99,7 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=AksWiringArgs,
     facts=FACTS,
+    cluster_forms={"name": CLUSTER_NAME_FORM, "resource_group_name": RESOURCE_GROUP_FORM, "location": LOCATION_FORM},
     stack_problems=cluster.stack_problems,
     pools_problems=cluster.pool_mix_problems,
     wiring_pool_problems=lambda specs, wiring: names_problems(wiring, "azure."),

@@ -674,12 +674,12 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 AksGpuNodePoolArgs,
                 args,
                 "azure",
-                lambda spec: _provisioned_problems(spec)
-                or aks_problems(
+                lambda spec: aks_problems(
                     spec, args.get("gpu_driver"), "pool", "gpu_driver", value_of(args.get("gpu_stack", "auto"))
                 )
                 + os_sku_problems(spec, args.get("agent_pool_args")),
                 spellings={"gpu_driver": {cloud: ours for ours, cloud in GPU_DRIVER_SETTINGS.items()}},
+                fixed=_provisioned_problems,
             ),
             _own_args_problems(args),
         )
@@ -742,10 +742,10 @@ def names_problems(given: Mapping[str, Any], prefix: str, name_key: str = "clust
     )
 
 
-def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+def _provisioned_problems(pool: object) -> list[Problem]:
     """A provisioned pool given to :class:`AksGpuNodePool`, which makes fixed agent pools only."""
     return fixed_pool_problems(
-        spec,
+        pool,
         "AksGpuNodePool",
         "a fixed AKS agent pool",
         {"node-auto-provisioning": ("Node Auto Provisioning", "AksNapGpuNodePool")},

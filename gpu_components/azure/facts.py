@@ -51,7 +51,7 @@ from gpu_components.cloud_facts import (
     RefusedChanges,
     ReservedPrefixes,
 )
-from gpu_components.name_forms import NameForm
+from gpu_components.name_forms import KnownNames, NameForm
 
 if TYPE_CHECKING:
     from gpu_components.enums import TaintEffectName as TaintEffect
@@ -134,21 +134,60 @@ RESOURCE_GROUP_FORM = NameForm(
 )
 """A resource group's name (:data:`SOURCE_NAME_RULES`; Python's Unicode ``\\w`` is letters, digits and the
 underscore)."""
+SOURCE_REGIONS = "https://learn.microsoft.com/azure/reliability/regions-list"
+"""Azure's list of regions with their programmatic names (``az account list-locations`` lists the same names)."""
+REGIONS = KnownNames(
+    "region",
+    "Azure's",
+    (
+        *("australiacentral", "australiacentral2", "australiaeast", "australiasoutheast", "austriaeast"),
+        *("belgiumcentral", "brazilsouth", "brazilsoutheast", "canadacentral", "canadaeast", "centralindia"),
+        *("centralus", "chilecentral", "denmarkeast", "eastasia", "eastus", "eastus2", "francecentral"),
+        *("francesouth", "germanynorth", "germanywestcentral", "indonesiacentral", "israelcentral", "italynorth"),
+        *("japaneast", "japanwest", "jioindiacentral", "jioindiawest", "koreacentral", "koreasouth"),
+        *("malaysiawest", "mexicocentral", "newzealandnorth", "northcentralus", "northeurope", "norwayeast"),
+        *("norwaywest", "polandcentral", "qatarcentral", "southafricanorth", "southafricawest", "southcentralus"),
+        *("southeastasia", "southindia", "spaincentral", "swedencentral", "swedensouth", "switzerlandnorth"),
+        *("switzerlandwest", "uaecentral", "uaenorth", "uksouth", "ukwest", "westcentralus", "westeurope"),
+        *("westindia", "westus", "westus2", "westus3"),
+        # Early-access (canary) regions, and the sovereign clouds' (Azure Government, Azure China).
+        *("centraluseuap", "eastus2euap", "usgovarizona", "usgovtexas", "usgovvirginia", "usdodcentral"),
+        *("usdodeast", "chinaeast", "chinaeast2", "chinaeast3", "chinanorth", "chinanorth2", "chinanorth3"),
+    ),
+    f"{SOURCE_REGIONS}; az account list-locations",
+    "2026-12-05",
+    folded=True,
+)
+"""Every Azure region a cluster can be created in, by programmatic name (:data:`SOURCE_REGIONS`; compiled 2026-12-05
+offline, from the page's list as last known and copies of ``az account list-locations`` output, not from the live
+page: check new regions there):
+the public cloud's physical regions (restricted-access ones such as ``australiacentral2`` included), the canary
+regions and the sovereign clouds' regions. Not the logical names ``az account list-locations`` also lists
+(``global``, ``europe``, ``unitedstates``), which hold no cluster. A display name (``East US 2``) is looked up
+lowercased without spaces."""
 LOCATION_FORM = NameForm(
     "an Azure region name",
     re.compile(r"[A-Za-z]+( ?[A-Za-z0-9]+)*"),
     "a region's name: letters and digits, e.g. eastus, westeurope or southcentralus (or its display name, East US)",
-    "https://learn.microsoft.com/azure/reliability/regions-list",
+    SOURCE_REGIONS,
+    REGIONS,
 )
 """An Azure region's name (``eastus``; ``az account list-locations`` lists them, with display names such as
-``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have."""
+``East US``, which Azure Resource Manager also takes): no hyphens, as another cloud's region codes have; listed in
+:data:`REGIONS`."""
 VM_SIZE_FORM = NameForm(
     "an Azure VM size",
-    re.compile(r"(Standard|Basic)_[A-Za-z0-9_-]+"),
-    "Standard_<family><vCPUs><features>_<version>, e.g. Standard_D4ds_v5",
+    re.compile(r"Standard_[A-Z]+[0-9]+(-[0-9]+)?[a-z]*(_[0-9]+)?(_[a-z]+)?(_[A-Z][A-Za-z0-9]*)*(_v[0-9]+)?(_Promo)?"),
+    "Standard_<family><vCPUs><features>[_<accelerator>]_<version>, e.g. Standard_D4ds_v5 or "
+    "Standard_NC24ads_A100_v4 (older sizes may have no _<version>, e.g. Standard_B2s)",
     "https://learn.microsoft.com/azure/virtual-machines/vm-naming-conventions",
 )
-"""An Azure VM size's name as the APIs take it (``Standard_D4ds_v5``, ``Standard_E4-2s_v3``)."""
+"""An Azure VM size's name as the APIs take it, in the parts of Azure's naming conventions: ``Standard_``, the family
+in capitals (``D``, ``NC``, ``HB``), the vCPUs, optionally constrained vCPUs (``E4-2s_v3``), the lowercase additive
+features (``ds``, ``ads``), optional qualifiers (``M416s_8_v2``; ``_xl`` of ``Standard_NC128ds_xl_RTXPRO6000BSE_v6``),
+the accelerator (``_A100``, ``_NDR_GB200``), the version (``_v5``; none on older sizes such as ``Standard_B2s`` and
+``Standard_F2``) and ``_Promo`` (older promotional sizes). Names of another form are refused: no vCPU count
+(``Standard_Foo``), lowercase family (``Standard_d4ds_v5``), the retired Basic tier (``Basic_A1``)."""
 MAX_NODES = NodeLimit(1000, "https://learn.microsoft.com/azure/aks/quotas-skus-regions")
 """AKS limit: nodes per node pool (Virtual Machine Scale Sets)."""
 MIN_OS_DISK_GB = 30

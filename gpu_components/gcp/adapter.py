@@ -21,7 +21,7 @@ from gpu_components.gcp.compute_class import (
     compute_class_problems,
     compute_class_spec_problems,
 )
-from gpu_components.gcp.facts import FACTS
+from gpu_components.gcp.facts import CLUSTER_NAME_FORM, FACTS, LOCATION_FORM
 from gpu_components.gcp.gke import (
     NODE_POOL_ARGS,
     GkeGpuNodePool,
@@ -172,6 +172,7 @@ ADAPTER = CloudAdapter(
     provision=cluster.provision,
     wiring=GkeWiringArgs,
     facts=FACTS,
+    cluster_forms={"name": CLUSTER_NAME_FORM, "location": LOCATION_FORM},
     options_problems=_options_problems,
     workload_only=autopilot_mode,
 )

@@ -56,7 +56,7 @@ from gpu_components.gcp.compute_class import (
     SOURCE_CRD,
     compute_class_accelerator_types,
 )
-from gpu_components.gcp.facts import MACHINE_TYPE_FORM, NODE_POOL_OPTIONS
+from gpu_components.gcp.facts import MACHINE_TYPE_FORM, NODE_POOL_OPTIONS, REGION_FORM
 from gpu_components.gcp.gke import (
     CLOUD_PLATFORM_SCOPE,
     N1_ATTACHED_GPUS,
@@ -363,13 +363,15 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     ``node_auto_provisioning`` limits of at least 1 and GPU accelerator types of the catalog;
     the rules of :func:`~gpu_components.adapter.example_cluster_problems` (:data:`NEW_CLUSTER_ONLY`,
     :data:`SYSTEM_SIZES`); ``name`` and ``location`` are a GKE cluster's name and a region or zone
-    (:func:`~gpu_components.gcp.gke.cluster_problems`); ``system_node_pool.machine_type`` is a machine type the
+    (:func:`~gpu_components.gcp.gke.cluster_problems`); the ``gcp:region`` config, when set, a region
+    (:data:`~gpu_components.gcp.facts.REGION_FORM`); ``system_node_pool.machine_type`` is a machine type the
     catalog knows or at least of a machine type's form
     (:func:`~gpu_components.adapter.system_instance_type_problems`)."""
     autopilot = cluster.get("autopilot") is True
     new_only = tuple(key for key in NEW_CLUSTER_ONLY if not (autopilot and key == "kubernetes_version"))
     problems = example_cluster_problems(cluster, new_only, SYSTEM_SIZES, VERSION_FORM)
     problems += cluster_problems(cluster, "cluster.", "name")
+    problems += REGION_FORM.problems(pulumi.Config("gcp").get("region"), "gcp:region")
     system = cluster.get("system_node_pool")
     problems += system_instance_type_problems(
         "gcp",

@@ -58,7 +58,7 @@ from gpu_components.cloud_facts import (
     ProvisionerFacts,
 )
 from gpu_components.labels import GPU_PRESENT_LABEL
-from gpu_components.name_forms import NameForm
+from gpu_components.name_forms import KnownNames, NameForm
 
 if TYPE_CHECKING:
     from gpu_components.enums import TaintEffectName as TaintEffect
@@ -79,13 +79,43 @@ ZONE_NAME = re.compile(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
 cluster's."""
 
 
+REGIONS = KnownNames(
+    "region",
+    "Google Cloud's",
+    (
+        *("africa-south1", "asia-east1", "asia-east2", "asia-northeast1", "asia-northeast2", "asia-northeast3"),
+        *("asia-south1", "asia-south2", "asia-southeast1", "asia-southeast2", "asia-southeast3"),
+        *("australia-southeast1", "australia-southeast2", "europe-central2", "europe-north1", "europe-north2"),
+        *("europe-southwest1", "europe-west1", "europe-west2", "europe-west3", "europe-west4", "europe-west6"),
+        *("europe-west8", "europe-west9", "europe-west10", "europe-west12", "me-central1", "me-central2"),
+        *("me-west1", "northamerica-northeast1", "northamerica-northeast2", "northamerica-south1"),
+        *("southamerica-east1", "southamerica-west1", "us-central1", "us-east1", "us-east4", "us-east5"),
+        *("us-south1", "us-west1", "us-west2", "us-west3", "us-west4"),
+    ),
+    SOURCE_GCP_ZONES,
+    "2026-12-05",
+)
+"""Every Compute Engine region (:data:`SOURCE_GCP_ZONES`; compiled 2026-12-05 offline, from the page's region table
+as last known, not from the live page: check new regions there)."""
 LOCATION_FORM = NameForm(
     "a Google Cloud region or zone",
-    re.compile(r"[a-z]+-[a-z]+[0-9]+(-[a-z])?"),
+    re.compile(r"(?P<listed>[a-z]+-[a-z]+[0-9]+)(-[a-f])?"),
     "a region such as us-central1 or a zone such as us-central1-a",
     SOURCE_GCP_ZONES,
+    REGIONS,
 )
-"""A GKE ``location``: a region (regional cluster) or a zone (zonal cluster), :data:`SOURCE_GCP_ZONES`."""
+"""A GKE ``location``: a region (regional cluster) or a zone (zonal cluster) of a region in :data:`REGIONS`,
+:data:`SOURCE_GCP_ZONES`. A zone is its region and a letter ``a`` to ``f``, the letters Compute Engine's zones use;
+which letters a region has (``us-central1``: a, b, c, f; ``europe-west1``: b, c, d) is not checked: the library
+keeps no per-region zone list, so a zone of a listed region with a letter it lacks is refused only by GKE."""
+REGION_FORM = NameForm(
+    "a Google Cloud region",
+    re.compile(r"[a-z]+-[a-z]+[0-9]+"),
+    "a region such as us-central1 (not a zone such as us-central1-a)",
+    SOURCE_GCP_ZONES,
+    REGIONS,
+)
+"""The ``gcp:region`` config (the provider's default region): a region of :data:`REGIONS`, not a zone."""
 SOURCE_CLUSTER_NAME = (
     "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters#Cluster"
 )

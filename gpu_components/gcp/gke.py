@@ -964,12 +964,12 @@ def cluster_problems(given: Mapping[str, Any], prefix: str, name_key: str = "clu
     )
 
 
-def _provisioned_problems(spec: GpuNodePoolSpec) -> list[Problem]:
+def _provisioned_problems(pool: object) -> list[Problem]:
     """A provisioned pool given to :class:`GkeGpuNodePool`, which makes node pools of fixed bounds only: a pool whose
     nodes a ComputeClass's node-pool auto-creation makes is a
     :class:`~gpu_components.gcp.GkeComputeClassGpuPool`."""
     return fixed_pool_problems(
-        spec,
+        pool,
         "GkeGpuNodePool",
         "a fixed GKE node pool",
         {"compute-class": ("a ComputeClass", "GkeComputeClassGpuPool")},
@@ -1076,7 +1076,8 @@ class GkeGpuNodePool(pulumi.ComponentResource):
                 GkeGpuNodePoolArgs,
                 args,
                 "gcp",
-                lambda spec: _provisioned_problems(spec) or _gke_component_problems(spec, args),
+                lambda spec: _gke_component_problems(spec, args),
+                fixed=_provisioned_problems,
             ),
             cluster_problems(args, "") + NODE_POOL_ARGS.problems(args.get("node_pool_args"), "node_pool_args")
             if isinstance(args, Mapping)
