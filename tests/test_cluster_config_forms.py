@@ -550,7 +550,7 @@ def test_gpu_cluster_warns_of_a_karpenter_controller_no_pool_needs(caplog: pytes
 
 
 def test_gpu_cluster_with_a_karpenter_pool_gives_no_karpenter_warning(caplog: pytest.LogCaptureFixture) -> None:
-    wiring = {**EKS_WIRING, "karpenter_controller": True, "node_role_arn": "arn:aws:iam::1:role/k"}
+    wiring = {**EKS_WIRING, "karpenter_controller": True, "node_role_arn": "arn:aws:iam::123456789012:role/k"}
     args: Any = {"cloud": "aws", "pools": [KARPENTER_POOL], "aws": wiring}
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: GpuCluster("c", args))
