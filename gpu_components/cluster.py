@@ -1036,6 +1036,10 @@ class GpuCluster(pulumi.ComponentResource):
         ]
         if helped:
             helper_args = {**operator_settings, "cloud": cloud, "pools": helped, "dra_installer": "chart"}
+            # After the DRA driver's release: its chart's ComputeDomain CRDs are the ones installed, not the
+            # operator's (NvidiaGpuOperator, SOURCE_COMPUTE_DOMAIN_CRDS).
             self.gpu_operator = NvidiaGpuOperator(
-                f"{name}-gpu-operator", cast(NvidiaGpuOperatorArgs, helper_args), child
+                f"{name}-gpu-operator",
+                cast(NvidiaGpuOperatorArgs, helper_args),
+                pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.dra_driver])),
             )

@@ -14,7 +14,7 @@ from gpu_components import GpuCluster, GpuSpecError
 from gpu_components.claims import shared_gpu_claim
 from gpu_components.cluster import validate_cluster
 from gpu_components.dra import dra_devices
-from gpu_components.kubernetes import NvidiaDraDriver
+from gpu_components.kubernetes import NvidiaDraDriver, NvidiaGpuOperator
 from gpu_components.nvidia.dra_driver import kubernetes_patch_problems
 from gpu_components.program import _with_cluster_version
 from gpu_components.samples import sample_jobs
@@ -628,3 +628,27 @@ def test_the_resource_api_version_is_refused_in_the_dra_settings() -> None:
             "(resource.k8s.io/v1)",
         )
     ]
+
+
+def test_the_dra_driver_chart_installs_first_so_its_compute_domain_crds_are_the_ones_installed() -> None:
+    # Both charts ship the ComputeDomain CRDs in crds/ in different versions; Helm installs them only where absent,
+    # so the first release owns them: the DRA driver's, whose controller serves them (issue 32).
+    plan = mixed_cluster()
+    dra_release = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-dra-driver-release")
+    operator_release = resource(plan, "kubernetes:helm.sh/v3:Release", "gpus-gpu-operator-release")
+    assert dra_release.urn in operator_release.dependencies
+    assert operator_release.urn not in dra_release.dependencies
+
+
+def test_a_standalone_operators_release_waits_for_what_the_component_depends_on() -> None:
+    def build() -> None:
+        driver = NvidiaDraDriver("dra", {"pools": [H100], "cloud": "aws", "kubernetes_version": "1.34"})
+        NvidiaGpuOperator(
+            "helper",
+            {"pools": [H100], "cloud": "aws", "dra_installer": "chart"},
+            pulumi.ResourceOptions(depends_on=[driver]),
+        )
+
+    plan = plan_of(build)
+    dra_release = resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release")
+    assert dra_release.urn in resource(plan, "kubernetes:helm.sh/v3:Release", "helper-release").dependencies

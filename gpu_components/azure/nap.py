@@ -102,10 +102,18 @@ SOURCE_NAP_CAPACITY = (
 )
 """Which capacity types NAP offers."""
 SOURCE_NAP_TAINTS = (
-    "https://github.com/Azure/karpenter-provider-azure/blob/main/pkg/providers/instance/aksmachineinstancehelpers.go "
-    "(configureTaints: the NodeClaim's taints only); pkg/cloudprovider/cloudprovider.go (scalesetpriority label)"
+    "https://github.com/Azure/karpenter-provider-azure/blob/v1.14.2/pkg/providers/instance/"
+    "aksmachineinstancehelpers.go "
+    "(configureTaints: the NodeClaim's taints only, as node initialization taints, and no node taints); "
+    "pkg/providers/imagefamily/bootstrap/aksbootstrap.go (--register-with-taints: the NodeClaim's taints only); "
+    "pkg/cloudprovider/cloudprovider.go (scalesetpriority label); https://github.com/Azure/karpenter-provider-azure/"
+    "pull/1284 (the label, written on spot nodes only)"
 )
-"""What taints and priority label NAP puts on its nodes."""
+"""What taints and priority label NAP puts on its nodes (Karpenter for Azure v1.14.2, the provider NAP runs): a node
+gets its NodeClaim's taints through either path, the AKS Machine API or the VM bootstrap, and nothing else. Its
+nodes are single VMs or AKS machines, not VM scale set instances, so AKS's
+``kubernetes.azure.com/scalesetpriority=spot:NoSchedule`` (put on spot scale set node pools) is not among them:
+NAP spot pools neither declare nor need a toleration of it (issue 32)."""
 SOURCE_MIG_MANAGER = (
     "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html "
     "(MIG Manager with preinstalled drivers)"

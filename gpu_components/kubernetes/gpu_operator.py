@@ -215,6 +215,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
     pools staying the DRA driver's (not marked served); ``gpu-operator``, a GPUCluster that deploys the DRA driver
     (:func:`~gpu_components.nvidia.gpu_operator.gpu_cluster_values`). The ConfigMaps are created in every mode.
 
+    The Helm release waits for every resource the component's ``depends_on`` names, besides its ConfigMaps. Beside
+    the DRA driver chart, give it that chart's component (:class:`~gpu_components.kubernetes.NvidiaDraDriver`; the
+    :class:`~gpu_components.cluster.GpuCluster` does): both charts ship the ComputeDomain CRDs in ``crds/``, in
+    different versions, and Helm installs a chart's ``crds/`` only where absent, never upgrading them, so the first
+    release to install owns them (:data:`~gpu_components.nvidia.gpu_operator.SOURCE_COMPUTE_DOMAIN_CRDS`).
+
     On GKE with ``operator_driver`` false (NVIDIA's GKE guide, "Using the Google Driver Installer") it applies
     Google's driver installer DaemonSet for Container-Optimized OS from its pinned URL
     (:data:`~gpu_components.gcp.facts.GKE_COS_OPERATOR`), and points the operator's driver root and toolkit at
@@ -380,6 +386,12 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
             if installer is not None and mode == "device-plugin" and not operator_driver
             else None
         )
+        release_opts = pulumi.ResourceOptions(parent=self, depends_on=needs)
+        if opts is not None and opts.depends_on is not None:
+            # Pulumi gives a component's depends_on to none of its children: the release takes it itself.
+            release_opts = pulumi.ResourceOptions.merge(
+                release_opts, pulumi.ResourceOptions(depends_on=opts.depends_on)
+            )
         self.release: k8s.helm.v3.Release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
@@ -388,7 +400,7 @@ class NvidiaGpuOperator(pulumi.ComponentResource):
             repository_opts={"repo": GPU_OPERATOR_REPOSITORY},
             namespace=namespace.metadata.name,
             values=self.values,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=needs),
+            opts=release_opts,
         )
         self.namespace = namespace.metadata.name
         self.device_plugin_config_map_name = device_plugin_config.metadata.name

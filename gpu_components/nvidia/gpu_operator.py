@@ -446,6 +446,19 @@ MIG manager."""
 SOURCE_GPU_CLUSTER = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpucluster-reference.html"
 """NVIDIA's GPUCluster reference: the operator's DRA model (DRA driver, DCGM, DCGM exporter; no NVIDIA driver, no
 device plugin, no MIG manager; CRD v26.7.0 ``crds/nvidia.com_gpuclusters.yaml``); not beside a ClusterPolicy."""
+SOURCE_COMPUTE_DOMAIN_CRDS = (
+    "https://github.com/NVIDIA/gpu-operator/tree/v26.7.0/deployments/gpu-operator/crds; "
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/tree/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/crds; "
+    "https://helm.sh/docs/chart_best_practices/custom_resource_definitions/"
+)
+"""Both charts ship ``resource.nvidia.com_computedomains.yaml`` and ``..._computedomaincliques.yaml`` in ``crds/``.
+The cliques are the same; the ComputeDomain CRDs differ: the operator's (v26.7.0) requires ``spec.numNodes``, the
+DRA driver chart's (v0.4.1) makes it optional (default 0, minimum 0). Neither chart has a value that leaves its
+``crds/`` out, only Helm's ``--skip-crds`` (the release's ``skip_crds``), which would drop the operator's own
+ClusterPolicy CRD too. Helm installs a chart's ``crds/`` only where absent and never upgrades them (Helm "Custom
+Resource Definitions"), and the operator's pre-upgrade hook (``templates/upgrade_crd.yaml``,
+``operator.upgradeCRD``) applies only its ClusterPolicy, NVIDIADriver, GPUCluster and NFD CRDs. So the chart
+installed first owns the ComputeDomain CRDs: it must be the DRA driver's, whose controller serves them."""
 SOURCE_OPERATOR_HELM_VALUES = (
     "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/helm-values-reference.html"
 )

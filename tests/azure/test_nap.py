@@ -173,6 +173,7 @@ def test_an_h100_mig_pool_under_the_operator_is_partitioned_by_its_mig_manager()
 
 
 def test_a_spot_pool_gets_no_spot_taint_and_the_note_says_karpenter_counts_whole_gpus() -> None:
+    # NAP nodes carry their NodeClaim's taints only, not AKS's scale set spot taint (SOURCE_NAP_TAINTS, issue 32).
     captured: list[AksNapGpuNodePool] = []
     plan = plan_of(lambda: captured.append(AksNapGpuNodePool("p", {"pool": T4_SHARED})))
     [pool] = captured
