@@ -63,6 +63,9 @@ class Problem:
             text = f"{self.message} (combines {' and '.join(self.value.fields)})"
         elif isinstance(self.value, pulumi.Output):
             text = f"{self.message} (got a pulumi.Output, a value known only once deployed: this field must be plain)"
+        elif isinstance(self.value, pulumi.Resource):
+            kind = type(self.value).__name__
+            text = f"{self.message} (got a {kind} resource: this field takes a plain description, not a resource)"
         else:
             text = f"{self.message} (got {self.value!r})"
         if self.valid is not None:

@@ -42,13 +42,13 @@ from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gpu_requests import (
-    SOURCE_SCHEDULE_GPUS,
-    allowed_gpus,
-    as_written,
-    gpu_selection_problems,
-    parse_gpu_quantity,
-    tolerations,
+    SOURCE_SCHEDULE_GPUS as SOURCE_SCHEDULE_GPUS,  # re-exported: their home before gpu_requests existed
 )
+from gpu_components.gpu_requests import allowed_gpus as allowed_gpus
+from gpu_components.gpu_requests import as_written
+from gpu_components.gpu_requests import gpu_selection_problems as gpu_selection_problems
+from gpu_components.gpu_requests import parse_gpu_quantity as parse_gpu_quantity
+from gpu_components.gpu_requests import tolerations as tolerations
 from gpu_components.labels import Toleration
 from gpu_components.mig import MIG_RESOURCE_PREFIX, mig_resource_name
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX

@@ -104,3 +104,39 @@ def test_a_document_that_is_neither_plan_nor_state_is_an_error(tmp_path: Path) -
         " it, 'deployment.resources')\n"
     )
     assert status == 1
+
+
+@pytest.mark.parametrize("deployment", [{}, {"resources": []}], ids=["resources left out", "no resources"])
+def test_the_state_of_a_stack_with_no_resources_is_an_empty_stack(
+    deployment: dict[str, object], tmp_path: Path
+) -> None:
+    """`pulumi stack export` of an empty stack leaves `resources` out (new-user trial): every resource of the plan is
+    added, under the plan's stack name, with no note of different stacks."""
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"version": 3, "deployment": deployment}))
+    output, status = run("diff", str(empty), str(GOLDEN / "aws-eks.json"), "--format", "json")
+
+    (diff,) = json.loads(output)
+    assert (diff["oldStack"], diff["newStack"], status) == ("aws-eks", "aws-eks", 0)
+    plan = json.loads((GOLDEN / "aws-eks.json").read_text())
+    assert sorted(change["urn"] for change in diff["resources"] if change["action"] == "create") == sorted(
+        resource["urn"] for resource in plan["resources"]
+    )
+    text, _ = run("diff", str(empty), str(GOLDEN / "aws-eks.json"))
+    assert text.splitlines()[0] == "Plan diff of aws-eks:"
+    assert "different stacks" not in text
+
+
+def test_a_state_without_its_stack_resource_takes_the_stack_name_from_the_urns(
+    karpenter_state: Path, tmp_path: Path
+) -> None:
+    state = json.loads(karpenter_state.read_text())
+    state["deployment"]["resources"] = [
+        resource for resource in state["deployment"]["resources"] if resource["type"] != "pulumi:pulumi:Stack"
+    ]
+    headless = tmp_path / "headless.json"
+    headless.write_text(json.dumps(state))
+    output, _ = run("diff", str(headless), str(karpenter_state))
+    assert output.splitlines()[0] == "Plan diff of aws-eks-karpenter:"
+    assert "different stacks" not in output
+    assert all(not line.startswith(("+ ", "- ")) for line in output.splitlines())

@@ -63,3 +63,18 @@ wrong_enum: AksGpuNodePoolArgs = {
     "cluster_name": "gpu",
     "gpu_driver": GpuStack.AUTO,  # type: ignore[typeddict-item]
 }
+
+# Names that moved to lower modules stay importable, type-checked, from their old homes (CHANGELOG, issue 28).
+from gpu_components.aws.bottlerocket import SHARING_STRATEGIES, decode_user_data, sharing_settings  # noqa: E402
+from gpu_components.cluster import ADAPTERS, adapter_for  # noqa: E402
+from gpu_components.spec import GPU_TAINT_KEY, POOL_LABEL  # noqa: E402
+from gpu_components.workloads import (  # noqa: E402
+    SOURCE_SCHEDULE_GPUS,
+    allowed_gpus,
+    gpu_selection_problems,
+    parse_gpu_quantity,
+    tolerations,
+)
+
+moved = (SHARING_STRATEGIES, decode_user_data, sharing_settings, ADAPTERS, adapter_for, GPU_TAINT_KEY, POOL_LABEL)
+moved_helpers = (SOURCE_SCHEDULE_GPUS, allowed_gpus, gpu_selection_problems, parse_gpu_quantity, tolerations)

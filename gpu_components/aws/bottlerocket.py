@@ -33,6 +33,9 @@ from typing import Any
 
 import tomli_w
 
+from gpu_components.aws.user_data import SHARING_STRATEGIES as SHARING_STRATEGIES  # re-exported: their old home
+from gpu_components.aws.user_data import decode_user_data as decode_user_data
+from gpu_components.aws.user_data import sharing_settings as sharing_settings
 from gpu_components.errors import Problem
 from gpu_components.mig import MIG_PROFILE_ATTRIBUTES, parse_mig_profile_name
 from gpu_components.spec import GpuNodePoolSpec, Mps, TimeSlicing, sharing_trust_labels

@@ -44,7 +44,7 @@ from gpu_components.adapter import (
 )
 from gpu_components.aws import karpenter_controller as karpenter
 from gpu_components.aws._sdk import aws, eks
-from gpu_components.aws.eks import cluster_name_problems, create_node_role
+from gpu_components.aws.eks import cluster_name_problems, create_node_role, subnet_ids_problems
 from gpu_components.aws.facts import (
     FACTS,
     INSTANCE_TYPE_FORM,
@@ -490,6 +490,7 @@ def config_problems(cluster: Mapping[str, Any]) -> list[Problem]:
     return (
         cluster_name_problems(cluster.get("name"), "cluster.name")
         + ROLE_ARN_FORM.problems(cluster.get("node_role_arn"), "cluster.node_role_arn")
+        + subnet_ids_problems(cluster.get("subnet_ids"), "cluster.subnet_ids")
         + REGION_FORM.problems(pulumi.Config("aws").get("region"), "aws:region")
         + system_instance_type_problems(
             "aws",

@@ -729,9 +729,27 @@ def _own_args_problems(args: object) -> list[Problem]:
     return (
         cluster_name_problems(args.get("cluster_name"), "cluster_name")
         + ROLE_ARN_FORM.problems(args.get("node_role_arn"), "node_role_arn")
+        + subnet_ids_problems(args.get("subnet_ids"), "subnet_ids")
         + tag_problems(args.get("tags"))
         + node_group_args_problems(args.get("node_group_args"), args.get("ami_type"))
     )
+
+
+SOURCE_NODE_GROUP_SUBNETS = "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html"
+"""EKS ``CreateNodegroup``: ``subnets``, required, the subnets of the node group's instances."""
+
+
+def subnet_ids_problems(subnet_ids: object, path: str) -> list[Problem]:
+    """An empty plain list of subnets at ``path``: EKS creates a node group in at least one subnet
+    (:data:`SOURCE_NODE_GROUP_SUBNETS`), so the request would fail at deploy time. Outputs and other types are left to
+    the shape check."""
+    if isinstance(subnet_ids, (list, tuple)) and not subnet_ids:
+        return [
+            Problem(
+                path, [], "a node group needs at least one subnet", "one subnet id or more", SOURCE_NODE_GROUP_SUBNETS
+            )
+        ]
+    return []
 
 
 def cluster_name_problems(name: object, path: str) -> list[Problem]:

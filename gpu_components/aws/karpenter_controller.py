@@ -35,10 +35,11 @@ MIN_KARPENTER_VERSION = "1.0.0"
 ``karpenter.k8s.aws/v1`` EC2NodeClasses came with 1.0.0 (:data:`SOURCE_KARPENTER_V1`)."""
 SOURCE_KARPENTER_V1 = "https://karpenter.sh/docs/upgrading/v1-migration/"
 """Karpenter's v1 migration guide: the v1 APIs (NodePool, EC2NodeClass) from Karpenter 1.0.0."""
-SEMVER = re.compile(r"^([0-9]+)\.([0-9]+)\.([0-9]+)$")
-"""A Karpenter chart version, ``1.2.3`` (its three numbers as groups): the chart's tags on
-``oci://public.ecr.aws/karpenter/karpenter`` have no leading ``v`` (the guide's ``KARPENTER_VERSION="1.14.1"``,
-:data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`), so ``v1.2.3`` names no chart."""
+SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+"""A Karpenter chart version, ``1.2.3`` (its three numbers as groups, without leading zeros, as semver has them): the
+chart's tags on ``oci://public.ecr.aws/karpenter/karpenter`` have no leading ``v`` (the guide's
+``KARPENTER_VERSION="1.14.1"``, :data:`~gpu_components.aws.facts.SOURCE_KARPENTER_GETTING_STARTED`), so ``v1.2.3``
+names no chart."""
 POLICY_VERSION = "2012-10-17"
 """IAM policy language version."""
 POD_IDENTITY_TRUST = {

@@ -70,6 +70,7 @@ from gpu_components.aws.eks import (
     create_node_role,
     device_plugin_host,
     node_labels,
+    subnet_ids_problems,
 )
 from gpu_components.aws.facts import (
     KARPENTER_DRA_VERSION,
@@ -857,9 +858,11 @@ def wiring_problems(wiring: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
     """A ``GpuCluster``'s EKS wiring and its pools: an Auto Mode pool's ``aws.node_class`` needs the wiring's
     ``node_role_arn`` (:func:`_shared_role_problems`), reported at ``aws.node_role_arn``; a Karpenter pool needs
     ``aws.karpenter_controller: true`` (:func:`karpenter_controller_problems`); a plain ``aws.node_role_arn`` must be
-    an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`)."""
+    an IAM role's ARN (:data:`~gpu_components.aws.facts.ROLE_ARN_FORM`); a plain ``aws.subnet_ids`` not empty
+    (:func:`~gpu_components.aws.eks.subnet_ids_problems`)."""
     return (
         ROLE_ARN_FORM.problems(wiring.get("node_role_arn"), "aws.node_role_arn")
+        + subnet_ids_problems(wiring.get("subnet_ids"), "aws.subnet_ids")
         + [
             problem
             for pool in pools

@@ -277,11 +277,15 @@ def stack_problems(cluster: Mapping[str, Any], pools: Sequence[Any]) -> list[Pro
     for index, pool in enumerate(pools):
         if not isinstance(pool, Mapping):
             continue
+        provisioning = pool.get("provisioning")
+        provisioner = provisioning.get("provisioner") if isinstance(provisioning, Mapping) else None
         if "provisioning" in pool and not nap:
+            if provisioner != "node-auto-provisioning":
+                continue  # another provisioner, or none: the pool's own problem, which names AKS's one
             problems.append(
                 Problem(
                     f"pools[{index}].provisioning",
-                    pool["provisioning"].get("provisioner") if isinstance(pool["provisioning"], Mapping) else None,
+                    provisioner,
                     "a Node Auto Provisioning pool needs NAP on the cluster",
                     "cluster.node_auto_provisioning: true",
                     SOURCE_NAP_ENABLE,

@@ -357,9 +357,11 @@ def diff(old: str | Mapping[str, Any], new: str | Mapping[str, Any]) -> PlanDiff
         _masked(InputChange(render(path), a, b))
         for path, a, b in _changes(before.get("outputs", {}), after.get("outputs", {}), ())
     )
+    # A side with no stack name (the state of a stack with no resources) is of the other side's stack.
+    old_stack, new_stack = str(before.get("stack") or ""), str(after.get("stack") or "")
     return PlanDiff(
-        old_stack=str(before.get("stack", "")),
-        new_stack=str(after.get("stack", "")),
+        old_stack=old_stack or new_stack,
+        new_stack=new_stack or old_stack,
         added=added,
         removed=removed,
         changed=tuple(changed),

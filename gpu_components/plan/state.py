@@ -343,14 +343,17 @@ def is_state(document: object) -> TypeGuard[Mapping[str, Any]]:
     """Whether a parsed document is a deployment (``{"version", "deployment": {"resources": [...]}}``, what
     :func:`to_state` and ``pulumi stack export`` write) rather than a JSON plan."""
     deployment = document.get("deployment") if isinstance(document, Mapping) else None
-    return isinstance(deployment, Mapping) and isinstance(deployment.get("resources"), list)
+    # `pulumi stack export` of a stack with no resources leaves `resources` out (Pulumi's DeploymentV3, omitempty).
+    return isinstance(deployment, Mapping) and isinstance(deployment.get("resources", []), list)
 
 
 def from_state(document: Mapping[str, Any]) -> dict[str, Any]:
     """A deployment (:func:`is_state`) read back as the JSON plan document the diff compares
     (:func:`~gpu_components.plan.render.to_json`'s shape), so that a plan can be diffed against a stack's state.
 
-    The stack resource gives ``project``, ``stack`` and ``outputs``; each default provider (``pulumi:providers:<pkg>``
+    The stack resource gives ``project``, ``stack`` and ``outputs`` (without one, the URNs give the names; a
+    deployment with no resources, or none listed, is an empty stack of no name, which the diff takes as the other
+    side's); each default provider (``pulumi:providers:<pkg>``
     named ``default...``) gives the stack config of its package (``<pkg>:<key>``, its inputs but ``version`` and
     ``__internal``), as the plan's ``config`` holds it; every other resource keeps ``urn``, ``type``, its name (the
     URN's last part), ``parent`` (None for a top-level one), ``custom``, ``inputs`` (an explicit provider's without
@@ -368,7 +371,7 @@ def from_state(document: Mapping[str, Any]) -> dict[str, Any]:
     config: dict[str, Any] = {}
     defaults: set[str] = set()
     records: list[Mapping[str, Any]] = []
-    for index, resource in enumerate(deployment["resources"]):
+    for index, resource in enumerate(deployment.get("resources", [])):
         if not isinstance(resource, Mapping) or not isinstance(resource.get("urn"), str) or "type" not in resource:
             raise ValueError(f"the deployment's resources[{index}] needs 'urn' and 'type'")
         urn, type_ = resource["urn"], str(resource["type"])
@@ -384,6 +387,11 @@ def from_state(document: Mapping[str, Any]) -> dict[str, Any]:
                     config[f"{package}:{key}"] = plan_value(value)
         else:
             records.append(resource)
+    if not stack and records:  # no Stack resource: every URN names the stack and project too
+        stack, project = (
+            str(records[0]["urn"]).split("::")[0].removeprefix("urn:pulumi:"),
+            records[0]["urn"].split("::")[1],
+        )
     resources = [_plan_record(resource, stack_urn, defaults) for resource in records]
     return {
         "project": project,
@@ -411,7 +419,7 @@ def _plan_record(resource: Mapping[str, Any], stack_urn: str, defaults: set[str]
         "urn": urn,
         "type": type_,
         "name": urn.rsplit("::", 1)[-1],
-        "parent": None if parent in (None, stack_urn) else parent,
+        "parent": None if parent in (None, stack_urn) or f"::{STACK_TYPE}::" in str(parent) else parent,
         "custom": resource.get("custom") is True,
         "inputs": inputs,
         "options": options,

@@ -111,7 +111,7 @@ def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
     rule = facts_for(cloud).pool_name
     if not name or len(name) > rule.max_length or not rule.pattern.fullmatch(name):
         problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
-    if not DNS_LABEL.fullmatch(name) or len(name) > MAX_POOL_NAME_LENGTH:
+    elif not DNS_LABEL.fullmatch(name) or len(name) > MAX_POOL_NAME_LENGTH:  # one problem for one name
         problems.append(
             Problem(
                 path,

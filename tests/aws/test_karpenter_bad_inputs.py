@@ -251,3 +251,13 @@ def test_an_output_node_role_arn_is_not_checked() -> None:
         EksKarpenterGpuNodePool("k", {"pool": L40S_SHARED, **WIRING, "node_role_arn": arn})  # type: ignore[typeddict-item]
 
     plan_of(build)
+
+
+@pytest.mark.parametrize("version", ["01.14.1", "1.014.1", "1.14.01"])
+def test_a_version_with_leading_zeros_names_no_chart(version: str) -> None:
+    """Semver has no leading zeros, and the chart's tags none (new-user trial)."""
+    assert controller_problems(version=version) == [
+        f"version: not a Karpenter release the library supports: its NodePools and EC2NodeClasses are karpenter.sh/v1 "
+        f"and karpenter.k8s.aws/v1, whose CRDs Karpenter ships from 1.0.0 on (got {version!r}); valid: a release "
+        "MAJOR.MINOR.PATCH from 1.0.0 on, e.g. 1.14.1 [source: https://karpenter.sh/docs/upgrading/v1-migration/]"
+    ]
