@@ -129,7 +129,6 @@ def test_every_problem_is_reported_at_once() -> None:
     )
     assert [p.path for p in problems] == [
         "name",
-        "name",
         "min_size",
         "labels['kubernetes.io/arch']",
         "mps",

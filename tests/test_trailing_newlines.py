@@ -102,8 +102,8 @@ def test_a_gcp_reservation_name_with_a_trailing_newline_is_refused() -> None:
 @pytest.mark.parametrize("cloud", ["aws", "azure", "gcp"])
 def test_a_pool_name_with_a_trailing_newline_is_refused(cloud: str) -> None:
     assert [p.message for p in name_problems("gpu\n", cloud, "name")] == [  # type: ignore[arg-type]
-        f"not a valid {cloud} node pool name",
-        "pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels",
+        f"not a valid {cloud} node pool name, and pool names also name Kubernetes objects and label values, so they "
+        "must be DNS-1123 labels",
     ]
     assert name_problems("gpu", cloud, "name") == []  # type: ignore[arg-type]
 

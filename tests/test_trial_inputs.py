@@ -20,8 +20,11 @@ SUBNETS = (
     "[source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html]"
 )
 AKS_NAME = (
-    "not a valid azure node pool name (got 'T4-pool'); valid: 1-12 lowercase letters or digits, starting with a "
-    "letter (Linux node pools) [source: https://learn.microsoft.com/azure/aks/create-node-pools#limitations]"
+    "not a valid azure node pool name, and pool names also name Kubernetes objects and label values, so they must be "
+    "DNS-1123 labels (got 'T4-pool'); valid: 1-12 lowercase letters or digits, starting with a letter (Linux node "
+    "pools); and 1-50 lowercase letters, digits or '-', starting and ending alphanumeric [source: "
+    "https://learn.microsoft.com/azure/aks/create-node-pools#limitations; "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names]"
 )
 POOL = {"name": "gpu", "instance_type": "g5.xlarge", "max_size": 2}
 AKS_POOL = {"name": "T4-pool", "instance_type": "Standard_NC4as_T4_v3", "max_size": 2}

@@ -106,21 +106,28 @@ DEFAULT_GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT)
 
 
 def name_problems(name: str, cloud: Cloud, path: str) -> list[Problem]:
-    """Problems with a pool name: a valid Kubernetes label value, the cloud's pool-name rule, not reserved."""
+    """Problems with a pool name: the cloud's pool-name rule and a DNS-1123 label (it names Kubernetes objects and
+    label values), not reserved. A name that breaks both rules is one problem giving both, so one fix meets both."""
     problems: list[Problem] = []
     rule = facts_for(cloud).pool_name
-    if not name or len(name) > rule.max_length or not rule.pattern.fullmatch(name):
-        problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
-    elif not DNS_LABEL.fullmatch(name) or len(name) > MAX_POOL_NAME_LENGTH:  # one problem for one name
+    cloud_ok = bool(name) and len(name) <= rule.max_length and rule.pattern.fullmatch(name) is not None
+    dns_ok = DNS_LABEL.fullmatch(name) is not None and len(name) <= MAX_POOL_NAME_LENGTH
+    dns_message = "pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels"
+    dns_valid = f"1-{MAX_POOL_NAME_LENGTH} lowercase letters, digits or '-', starting and ending alphanumeric"
+    if not cloud_ok and not dns_ok:
         problems.append(
             Problem(
                 path,
                 name,
-                "pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels",
-                f"1-{MAX_POOL_NAME_LENGTH} lowercase letters, digits or '-', starting and ending alphanumeric",
-                SOURCE_NAMES,
+                f"not a valid {cloud} node pool name, and {dns_message}",
+                f"{rule.valid}; and {dns_valid}",
+                f"{rule.source}; {SOURCE_NAMES}",
             )
         )
+    elif not cloud_ok:
+        problems.append(Problem(path, name, f"not a valid {cloud} node pool name", rule.valid, rule.source))
+    elif not dns_ok:
+        problems.append(Problem(path, name, dns_message, dns_valid, SOURCE_NAMES))
     if name in RESERVED_POOL_NAMES:
         problems.append(
             Problem(path, name, "reserved: it names the device plugin's default config entry", "any other name")

@@ -445,14 +445,10 @@ BAD: dict[str, tuple[str, dict[str, Any], list[tuple[str, object, str, str | Non
             (
                 "pools[2].name",
                 "Bad_Name",
-                "not a valid azure node pool name",
-                "1-12 lowercase letters or digits, starting with a letter (Linux node pools)",
-            ),
-            (
-                "pools[2].name",
-                "Bad_Name",
-                "pool names also name Kubernetes objects and label values, so they must be DNS-1123 labels",
-                "1-50 lowercase letters, digits or '-', starting and ending alphanumeric",
+                "not a valid azure node pool name, and pool names also name Kubernetes objects and label values, so "
+                "they must be DNS-1123 labels",
+                "1-12 lowercase letters or digits, starting with a letter (Linux node pools); and 1-50 lowercase "
+                "letters, digits or '-', starting and ending alphanumeric",
             ),
             (
                 "namespace",
