@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pulumi_kubernetes as k8s
 import pytest
 from click.testing import CliRunner
 
@@ -17,6 +18,13 @@ from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
 from gpu_components.kubernetes import NvidiaDraDriver
 from gpu_components.plan.capacity import capacity_report
+from gpu_components.policy.rules import dra_pool_extended_resource_violations
+from gpu_components.policy.workload_pools import (
+    workload_pool_fit_violations,
+    workload_pool_selection_violations,
+    workload_pool_toleration_violations,
+)
+from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import plan_and, plan_of
 from tests.test_config_rejections import copy_example_project
 
@@ -178,9 +186,12 @@ def test_gpu_cluster_passes_the_setting_to_its_driver_and_warns_once(caplog: pyt
     assert [(p.path, p.message) for p in caught.value.problems] == [("dra.extended_resource", TRUE_BELOW_1_36)]
     _, below = plan_and(lambda: build({"kubernetes_version": "1.35"}))
     assert below.dra_driver is not None and below.dra_driver.extended_resource is None
-    assert pool_capacity(below.pools["l40s"], served_extended_resource(below.pools["l40s"], [below.dra_driver]))[
-        "advertises"
-    ] == []
+    assert (
+        pool_capacity(below.pools["l40s"], served_extended_resource(below.pools["l40s"], [below.dra_driver]))[
+            "advertises"
+        ]
+        == []
+    )
 
 
 def plan_dra_stack(tmp_path: Path, version: str, extended_resource: bool | None, *options: str) -> Any:
@@ -189,7 +200,9 @@ def plan_dra_stack(tmp_path: Path, version: str, extended_resource: bool | None,
     text = (STACKS / "Pulumi.aws-eks-dra.yaml").read_text()
     text = text.replace('kubernetes_version: "1.34"', f'kubernetes_version: "{version}"')
     if extended_resource is not None:
-        text = text.replace("    installer: chart\n", f"    installer: chart\n    extended_resource: {extended_resource}\n")
+        text = text.replace(
+            "    installer: chart\n", f"    installer: chart\n    extended_resource: {extended_resource}\n"
+        )
     (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(text)
     return CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path), *options])
 
@@ -246,3 +259,90 @@ def test_the_report_of_a_record_without_through_is_unchanged() -> None:
     }
     report = capacity_report("s", {}, records={"l40s": record})  # type: ignore[dict-item]
     assert "| 1 x `gpu.nvidia.com` (DRA device) | 48 GB (GPU) | exclusive |" in report
+
+
+def test_the_stack_plan_warns_when_left_out_from_1_36(tmp_path: Path) -> None:
+    result = plan_dra_stack(tmp_path, "1.36", None)
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.output.splitlines() if "extendedResourceName" in line] == [f"warning: t: {WARNING}"]
+
+
+def cluster(dra: dict[str, Any]) -> GpuCluster:
+    args = {"cloud": "aws", "aws": WIRING, "pools": [L40S, H100], "gpu_stack": "dra", "dra": dra}
+    return GpuCluster("gpus", args)  # type: ignore[arg-type]
+
+
+def test_gpu_pod_settings_asks_a_dra_pool_for_whole_gpus_given_its_driver_in_force() -> None:
+    _, built = plan_and(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": True}))
+    settings = gpu_pod_settings(built.pools["l40s"], 1, dra_driver=built.dra_driver)
+    assert settings == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        "nodeSelector": {"gpu-components/pool": "l40s"},
+    }
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools["l40s"], 2, dra_driver=built.dra_driver)
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        ("gpus", 2, "each node of pool l40s has 1 nvidia.com/gpu; the pod would never schedule", "1..1")
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools["l40s"], 1, resource="nvidia.com/mig-1g.10gb", dra_driver=built.dra_driver)
+    assert [p.path for p in caught.value.problems] == ["resource"]
+
+
+@pytest.mark.parametrize(
+    ("dra", "pool", "given"),
+    [
+        ({"kubernetes_version": "1.36", "extended_resource": True}, "l40s", False),  # no driver given
+        ({"kubernetes_version": "1.35"}, "l40s", True),  # not in force below 1.36
+        ({"kubernetes_version": "1.36"}, "h100", True),  # static MIG: no whole GPU in gpu.nvidia.com
+    ],
+)
+def test_gpu_pod_settings_refuses_a_dra_pool_otherwise_naming_both_paths(
+    dra: dict[str, Any], pool: str, given: bool
+) -> None:
+    _, built = plan_and(lambda: cluster(dra))
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools[pool], 1, dra_driver=built.dra_driver if given else None)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.value) == ("pool", pool)
+    assert problem.message.endswith("which gpu_pod_settings knows when given the driver")
+
+
+def stack_resources(dra: dict[str, Any]) -> list[Any]:
+    """The plan of a cluster and a plain nvidia.com/gpu Job on its L40S DRA pool, as the policy pack's stack rules
+    see it (``gpu-components plan --policy``: a custom resource's inputs, a component's registered outputs)."""
+
+    def program() -> None:
+        built = cluster(dra)
+        assert built.dra_driver is not None
+        settings = gpu_pod_settings(built.pools["l40s"], 1, dra_driver=built.dra_driver)
+        container = {"name": "c", "image": "cuda", "resources": settings["resources"]}
+        pod = {
+            "containers": [container],
+            "tolerations": settings["tolerations"],
+            "nodeSelector": settings["nodeSelector"],
+        }
+        k8s.batch.v1.Job("job", spec={"template": {"spec": {**pod, "restartPolicy": "Never"}}})
+
+    plan = plan_of(program)
+    return [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
+
+
+def test_the_policy_rules_expect_plain_gpu_pods_on_a_dra_pool_in_force_and_flag_them_otherwise() -> None:
+    resources = stack_resources({"kubernetes_version": "1.36", "extended_resource": True})
+    assert dra_pool_extended_resource_violations(resources) == []
+    assert workload_pool_selection_violations(resources) == []
+    assert workload_pool_toleration_violations(resources) == []
+    assert workload_pool_fit_violations(resources) == []
+    # The same Job with the mapping off (Kubernetes 1.35): the driver records no extended resource.
+    off = [
+        (urn, kind, {**props, "extendedResource": None} if kind.endswith("NvidiaDraDriver") else props)
+        for urn, kind, props in resources
+    ]
+    [(urn, message)] = dra_pool_extended_resource_violations(off)
+    assert urn.endswith("::job")
+    assert message.startswith(
+        "spec.template.spec.containers[0].resources: the pods ask for nvidia.com/gpu but select only DRA nodes "
+        "(nodeSelector gpu-components/pool: l40s (a DRA pool)); "
+    )
