@@ -150,7 +150,7 @@ def test_the_standalone_driver_says_whether_it_is_in_force_and_warns_when_left_o
     caplog: pytest.LogCaptureFixture, settings: dict[str, Any], in_force: str | None, warned: list[str]
 ) -> None:
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
-        plan, built = plan_and(lambda: driver(**settings))
+        _, built = plan_and(lambda: driver(**settings))
     assert built.extended_resource == in_force
     assert warnings(caplog) == warned
     # Nothing the chart renders changes: the DeviceClass's extendedResourceName is the chart's, always.

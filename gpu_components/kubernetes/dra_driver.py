@@ -150,7 +150,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     (``kubernetes.yaml.v2.ConfigFile``). Providers: ``kubernetes``.
 
     Outputs (known after deployment): ``namespace``, ``release_name``; registered besides, plain: ``poolNames``
-    (the served pools' names, sorted) and ``extendedResource`` (``extended_resource``, what the policy pack reads).
+    (the served pools' names, sorted) and ``extendedResource`` (``nvidia.com/gpu`` or null, read by the policy pack).
     Other attributes (plain values, known at preview, but ``release``): ``specs`` (the served pools), ``values``
     (the chart values), ``tolerations`` (the kubelet plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off
     GKE), ``extended_resource`` (``nvidia.com/gpu`` when the pools also serve plain ``nvidia.com/gpu`` requests

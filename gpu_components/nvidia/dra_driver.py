@@ -2,8 +2,9 @@
 
 NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu``, Helm chart ``dra-driver-nvidia-gpu`` v0.4.1 from
 ``oci://registry.k8s.io/dra-driver-nvidia/charts``) publishes the GPUs of the nodes its kubelet plugin runs on as
-DRA devices (DeviceClasses ``gpu.nvidia.com`` and ``mig.nvidia.com``) for resource claims; pods get no
-``nvidia.com/gpu`` extended resource from it. This module decides, from plain values, the chart values for the pools
+DRA devices (DeviceClasses ``gpu.nvidia.com`` and ``mig.nvidia.com``) for resource claims; no device plugin
+advertises ``nvidia.com/gpu`` there, but from Kubernetes 1.36 the ``gpu.nvidia.com`` DeviceClass serves it
+(:func:`extended_resource_problems`). This module decides, from plain values, the chart values for the pools
 it serves and the rules of a ``gpu_stack: dra`` cluster:
 
 - **Kubernetes 1.34 or later** (:func:`kubernetes_version_problems`): DRA's ``resource.k8s.io/v1`` API is GA from
@@ -18,6 +19,9 @@ it serves and the rules of a ``gpu_stack: dra`` cluster:
 - **Sharing lives in the resource claim** (:func:`dra_sharing_problems`): a pool's ``time_slicing`` / ``mps`` is the
   device plugin's; under DRA pods share a GPU by referencing one shared ResourceClaim, whose GPU sharing config
   sets a time-slice *interval* (feature gate TimeSlicingSettings) or MPS (feature gate MPSSupport).
+- **Plain ``nvidia.com/gpu`` through DRA** (:func:`extended_resource_problems`, :func:`extended_resource_note`):
+  the chart always sets the ``gpu.nvidia.com`` DeviceClass's ``extendedResourceName: nvidia.com/gpu``, which
+  Kubernetes honours from 1.36 (DRAExtendedResource); the DRA setting ``extended_resource`` says so explicitly.
 - **Feature gates** (:func:`feature_gate_problems`): the combinations the driver refuses at start, DynamicMIG
   beside static MIG pools (it destroys MIG partitions it did not create), and DynamicMIG below Kubernetes 1.36
   (its partitionable devices need the ``DRAPartitionableDevices`` gate, on by default from 1.36).
