@@ -149,13 +149,10 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     Children: ``<name>-namespace``, ``<name>-release``, and on GKE ``<name>-driver-installer``
     (``kubernetes.yaml.v2.ConfigFile``). Providers: ``kubernetes``.
 
-    Outputs (known after deployment): ``namespace``, ``release_name``; registered besides, plain: ``poolNames``
-    (the served pools' names, sorted) and ``extendedResource`` (``nvidia.com/gpu`` or null, read by the policy pack).
-    Other attributes (plain values, known at preview, but ``release``): ``specs`` (the served pools), ``values``
-    (the chart values), ``tolerations`` (the kubelet plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off
-    GKE), ``extended_resource`` (``nvidia.com/gpu`` when the pools also serve plain ``nvidia.com/gpu`` requests
-    through the ``gpu.nvidia.com`` DeviceClass: ``extended_resource`` true, or unset on Kubernetes 1.36 or later;
-    else ``None``).
+    Outputs: ``namespace``, ``release_name`` (known after deployment), ``pool_names``, ``extended_resource``
+    (plain, known at preview; the policy pack reads them). Other attributes (plain values, known at preview, but
+    ``release``): ``specs`` (the served pools), ``values`` (the chart values), ``tolerations`` (the kubelet
+    plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off GKE).
 
     Raises:
         GpuSpecError: every problem of the args at once (see
@@ -167,6 +164,12 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     """Namespace the DRA driver runs in."""
     release_name: pulumi.Output[str]
     """Name of the Helm release (``dra-driver-nvidia-gpu``)."""
+    pool_names: list[str]
+    """The names of the pools the driver serves, sorted."""
+    extended_resource: str | None
+    """``nvidia.com/gpu`` when the pools also serve plain ``nvidia.com/gpu`` requests (whole GPUs) through the
+    driver's ``gpu.nvidia.com`` DeviceClass (the ``extended_resource`` arg true, or unset on Kubernetes 1.36 or
+    later), else null."""
 
     def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -200,7 +203,8 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             if note is not None:
                 pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
-        self.extended_resource: str | None = EXTENDED_RESOURCE if extended_resource_in_force(given, version) else None
+        self.extended_resource = EXTENDED_RESOURCE if extended_resource_in_force(given, version) else None
+        self.pool_names = sorted(spec.name for spec in specs)
         dra_facts = facts_for(served.cloud).dra
         # Pools whose nodes the GPU Operator's MIG manager partitions: those whose nodes carry its selection label
         # nvidia.com/mig.config (each cloud's label function sets it on a DRA pool only where the MIG manager makes
@@ -248,7 +252,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             {
                 "namespace": self.namespace,
                 "releaseName": self.release_name,
-                "poolNames": sorted(spec.name for spec in specs),
+                "poolNames": self.pool_names,
                 "extendedResource": self.extended_resource,
             }
         )
