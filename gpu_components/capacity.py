@@ -21,22 +21,27 @@ nodes, and the pool's autoscaler note (what the provisioner cannot count when it
 types. Its other fields describe a node of its first instance type (``gpusPerNode``, ``advertises``); the report
 scales them to the range (:mod:`gpu_components.plan.capacity`).
 
-A pool whose GPUs NVIDIA's DRA driver publishes (``devicePlugin`` ``dra-driver``) advertises no extended resource
-(``advertises`` is empty); its record's ``draDevices`` says what each node publishes to DRA instead: DeviceClass (and
-MIG profile) -> devices per node, ``gpu.nvidia.com`` for whole GPUs, ``mig.nvidia.com/<profile>`` for MIG devices
-(the pool's ``dra_devices``, :func:`gpu_components.dra.dra_devices`). Workloads ask for those devices with resource
-claims (Kubernetes DRA, ``resource.k8s.io/v1``: https://kubernetes.io/docs/concepts/scheduling-eviction/
-dynamic-resource-allocation/).
+A pool whose GPUs NVIDIA's DRA driver publishes (``devicePlugin`` ``dra-driver``) has no device plugin; its
+record's ``draDevices`` says what each node publishes to DRA: DeviceClass (and MIG profile) -> devices per node,
+``gpu.nvidia.com`` for whole GPUs, ``mig.nvidia.com/<profile>`` for MIG devices (the pool's ``dra_devices``,
+:func:`gpu_components.dra.dra_devices`). Workloads ask for those devices with resource claims (Kubernetes DRA,
+``resource.k8s.io/v1``: https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/).
+Its ``advertises`` is empty, unless the DRA driver serving it maps ``nvidia.com/gpu`` to its ``gpu.nvidia.com``
+DeviceClass (the driver's ``extended_resource`` in force, Kubernetes 1.36 or later:
+:func:`~gpu_components.nvidia.dra_driver.extended_resource_in_force`): then it lists ``nvidia.com/gpu`` for the
+pool's whole GPUs (its ``gpu.nvidia.com`` devices), ``through`` that DeviceClass (:func:`served_extended_resource`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_components import catalog
 from gpu_components.adapter import GpuNodePool
+from gpu_components.dra import GPU_DEVICE_CLASS
 from gpu_components.mig import mig_resource_name
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
 from gpu_components.spec import DisruptionBudget, GpuNodePoolSpec, Mps, TimeSlicing
@@ -49,6 +54,7 @@ __all__ = [
     "PoolCapacity",
     "ProvisioningRecord",
     "pool_capacity",
+    "served_extended_resource",
 ]
 
 GPU_POOLS_OUTPUT = "gpuPools"
@@ -68,7 +74,9 @@ class AdvertisedUnit(TypedDict):
     runs on: ``GPU`` or ``MIG <profile>``), ``memoryGb`` (GPU memory of
     the device behind one unit, GB), ``sharedBy`` (units sharing that device: 1, or the sharing replicas),
     ``memoryLimitGb`` (memory one unit may use when a limit is enforced: the MIG device's memory, the MPS
-    per-client limit; left out when units share the device's memory without a limit).
+    per-client limit; left out when units share the device's memory without a limit), ``through`` (the DRA
+    DeviceClass Kubernetes allocates the resource from, ``gpu.nvidia.com``, on a DRA pool whose driver's
+    DeviceClass names it as its ``extendedResourceName``; left out where a device plugin advertises it).
     """
 
     name: str
@@ -77,6 +85,7 @@ class AdvertisedUnit(TypedDict):
     memoryGb: float
     sharedBy: int
     memoryLimitGb: NotRequired[float]
+    through: NotRequired[str]
 
 
 class DisruptionRecord(TypedDict):
@@ -153,9 +162,28 @@ class PoolCapacity(TypedDict):
     nodesBy: NotRequired[str]
 
 
-def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
+def served_extended_resource(pool: GpuNodePool, drivers: Iterable[object]) -> str | None:
+    """The extended resource a DRA pool also serves through its driver's ``gpu.nvidia.com`` DeviceClass: the
+    ``extended_resource`` (``nvidia.com/gpu`` or ``None``) of the DRA driver component among ``drivers``
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`, or anything: those without ``specs`` and
+    ``extended_resource`` are skipped) that serves ``pool`` (its spec among the driver's ``specs``); ``None`` for
+    a pool the DRA driver does not serve or no driver serves."""
+    if pool.device_plugin_host != "dra-driver":
+        return None
+    for driver in drivers:
+        resource, specs = getattr(driver, "extended_resource", None), getattr(driver, "specs", ())
+        if isinstance(resource, str) and isinstance(specs, tuple) and pool.spec in specs:
+            return resource
+    return None
+
+
+def pool_capacity(pool: GpuNodePool, dra_extended_resource: str | None = None) -> PoolCapacity:
     """The capacity record of a node-pool component: its spec, device-plugin host, advertised resources and, when it
-    has any, the DRA devices each node publishes (its ``dra_devices``, ``{}`` on a device-plugin pool)."""
+    has any, the DRA devices each node publishes (its ``dra_devices``, ``{}`` on a device-plugin pool).
+
+    ``dra_extended_resource``: on a DRA pool, the extended resource its DRA driver's ``gpu.nvidia.com`` DeviceClass
+    serves (:func:`served_extended_resource`; defaults to ``None``, none); ``advertises`` then lists it for each
+    node's ``gpu.nvidia.com`` devices (whole GPUs; a static-MIG pool has none), ``through`` that class."""
     spec = pool.spec
     sharing: Literal["none", "time-slicing", "mps"] = "none"
     if isinstance(spec.sharing, TimeSlicing):
@@ -180,6 +208,20 @@ def pool_capacity(pool: GpuNodePool) -> PoolCapacity:
             for name, count in sorted(pool.advertised_resources.items())
         ],
     }
+    whole = pool.dra_devices.get(GPU_DEVICE_CLASS, 0)
+    if dra_extended_resource is not None and pool.device_plugin_host == "dra-driver" and whole:
+        memory = float(spec.gpu.memory_gb)
+        record["advertises"].append(
+            {
+                "name": dra_extended_resource,
+                "perNode": whole,
+                "device": "GPU",
+                "memoryGb": memory,
+                "sharedBy": 1,
+                "memoryLimitGb": memory,
+                "through": GPU_DEVICE_CLASS,
+            }
+        )
     if spec.provisioning is not None:
         record["provisioning"] = provisioning_record(spec, pool.autoscaler_note)
     if pool.dra_devices:

@@ -74,6 +74,7 @@ from gpu_components.nvidia.dra_driver import (
     dra_namespace_problems,
     driver_root,
     driver_root_problems,
+    extended_resource_problems,
     feature_gate_problems,
     kubernetes_version_problems,
     operator_installs_driver,
@@ -172,6 +173,17 @@ class DraSettingsArgs(TypedDict):
     """The DRA driver's feature gates to turn on (alpha, off by default: ``TimeSlicingSettings``, ``MPSSupport``,
     ``DynamicMIG``, ``PassthroughSupport``, ``NVMLDeviceHealthCheck``, ``DeviceMetadata``). Defaults to none.
     ``DynamicMIG`` is refused beside MIG pools, and so are the pairs the driver refuses at start."""
+    extended_resource: NotRequired[bool]
+    """Whether the DRA pools also serve plain ``nvidia.com/gpu`` requests (container limits, whole GPUs) through the
+    driver's ``gpu.nvidia.com`` DeviceClass, with installer ``chart`` only: its chart 0.4.1 always sets the class's
+    ``extendedResourceName: nvidia.com/gpu``, which Kubernetes honours from 1.36 (feature gate
+    ``DRAExtendedResource``, beta and on by default; alpha and off in 1.34 and 1.35, where the API server drops it:
+    https://www.kubernetes.dev/resources/keps/5004/). ``true`` acknowledges it and is refused below 1.36; ``false``
+    is refused from 1.36 (no chart value leaves the name out: pin a Kubernetes version below 1.36, or accept
+    ``true``). Defaults to unset: in force from 1.36, with a warning saying so, and off below. In force, the capacity
+    report lists ``nvidia.com/gpu`` for the DRA pools' whole GPUs, the policy rule
+    ``gpu-dra-pool-extended-resource`` lets their ``nvidia.com/gpu`` pods pass, and
+    :func:`~gpu_components.workloads.gpu_pod_settings` given the DRA driver accepts a GPU count on them."""
     namespace: NotRequired[str]
     """Namespace of the DRA driver chart (a DNS-1123 label), with installer ``chart`` only. Defaults to
     ``dra-driver-nvidia-gpu``."""
@@ -344,7 +356,11 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     problems += dra_chart_version_problems(settings.get("chart_version"), f"{path}.chart_version")
     problems += owned_value_problems(DRA_DRIVER_OWNED_VALUES, settings.get("helm_values"), f"{path}.")
     problems += dra_helm_values_problems(settings.get("helm_values"), settings.get("chart_version"), f"{path}.")
-    if value_of(settings.get("installer")) == "gpu-operator":
+    if value_of(settings.get("installer")) != "gpu-operator":
+        problems += extended_resource_problems(
+            settings.get("extended_resource"), settings.get("kubernetes_version"), f"{path}.extended_resource"
+        )
+    else:
         problems += [
             Problem(
                 f"{path}.{key}",
@@ -356,6 +372,17 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
             for key in ("namespace", "chart_version", "helm_values")
             if key in settings
         ]
+        if "extended_resource" in settings:
+            problems.append(
+                Problem(
+                    f"{path}.extended_resource",
+                    settings["extended_resource"],
+                    "a setting of the DRA driver's own chart, whose gpu.nvidia.com DeviceClass the library knows; "
+                    "under installer gpu-operator the GPU Operator's GPUCluster deploys the driver and its "
+                    "DeviceClasses, which the library does not model: it would be ignored",
+                    "no extended_resource, or installer chart",
+                )
+            )
     return problems
 
 
@@ -1022,7 +1049,7 @@ class GpuCluster(pulumi.ComponentResource):
                 f"{name}-gpu-operator", cast(NvidiaGpuOperatorArgs, gpu_cluster_args), child
             )
             return
-        chart_keys = ("namespace", "chart_version", "helm_values", "feature_gates")
+        chart_keys = ("namespace", "chart_version", "helm_values", "feature_gates", "extended_resource")
         driver_args = {
             **{key: dra[key] for key in chart_keys if key in dra},
             "kubernetes_version": dra["kubernetes_version"],

@@ -33,7 +33,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_components.adapter import GPU_STACKS, KubernetesInstall
-from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, pool_capacity
+from gpu_components.capacity import CAPACITY_KEY, GPU_POOLS_OUTPUT, pool_capacity, served_extended_resource
 from gpu_components.cluster import (
     ADAPTERS,
     ClusterPoolArgs,
@@ -322,7 +322,9 @@ def main() -> None:
                 "nodes": getattr(gpus.pools[spec.name], "nodes_by", f"{spec.min_size}..{spec.max_size}"),
                 "advertises": gpus.pools[spec.name].advertised_resources,
                 "devicePlugin": gpus.pools[spec.name].device_plugin_host,
-                CAPACITY_KEY: pool_capacity(gpus.pools[spec.name]),
+                CAPACITY_KEY: pool_capacity(
+                    gpus.pools[spec.name], served_extended_resource(gpus.pools[spec.name], [gpus.dra_driver])
+                ),
             }
             for spec in gpus.specs
         },

@@ -40,6 +40,7 @@ from gpu_components.adapter import POOL_COMPONENTS, DevicePluginHost, GpuNodePoo
 from gpu_components.autoscaler import SOURCE_PROVISIONER_GPU_COUNT
 from gpu_components.catalog import Cloud
 from gpu_components.cloud_facts import ManagedDevicePlugin, ProvisionerFacts, facts_for
+from gpu_components.dra import GPU_DEVICE_CLASS
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.gpu_requests import (
     SOURCE_SCHEDULE_GPUS as SOURCE_SCHEDULE_GPUS,  # re-exported: their home before gpu_requests existed
@@ -67,6 +68,10 @@ from gpu_components.spec import (
 SOURCE_DRA_CLAIMS = "https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/"
 """Kubernetes DRA: a pod asks for DRA devices with resource claims (``resourceClaims``, ``resources.claims``), not
 with extended-resource limits."""
+SOURCE_DRA_EXTENDED_RESOURCE = "https://www.kubernetes.dev/resources/keps/5004/"
+"""KEP-5004, DRA extended resources: a DeviceClass's ``extendedResourceName`` (``nvidia.com/gpu`` on the DRA
+driver chart's ``gpu.nvidia.com``) lets a plain extended-resource limit be allocated from the class's devices (feature
+gate ``DRAExtendedResource``, beta and on by default from Kubernetes 1.36)."""
 CLAIM_HELPERS = (
     "gpu_components.claims: gpu_claim_template, mig_claim_template, shared_gpu_claim or mps_claim_template for the "
     "claim, then claim_pod_settings for the pod"
@@ -570,16 +575,35 @@ def exclusive_selector_problems(
 
 
 def _dra_pool_problem(spec: GpuNodePoolSpec, path: str, value: object) -> Problem:
-    """The one problem of asking for a DRA pool's GPUs with an extended-resource limit (the pool advertises none):
-    its pods claim them through :mod:`gpu_components.claims` (:data:`CLAIM_HELPERS`)."""
+    """The one problem of asking for a DRA pool's GPUs with an extended-resource limit where no extended resource
+    is known to be served there: its pods claim them through :mod:`gpu_components.claims` (:data:`CLAIM_HELPERS`),
+    or, where the DRA driver's ``extended_resource`` is in force, with a plain ``nvidia.com/gpu`` limit given the
+    driver (:func:`gpu_pod_settings`' ``dra_driver``)."""
     return Problem(
         path,
         value,
         f"pool {spec.name} is a DRA pool (gpu_access: dra): NVIDIA's DRA driver publishes its GPUs as DRA devices, "
-        "not as an extended resource a container limit could ask for, so a pod claims them with a resource claim",
-        CLAIM_HELPERS,
-        SOURCE_DRA_CLAIMS,
+        "so a pod claims them with a resource claim; a plain nvidia.com/gpu limit gets its whole GPUs only where "
+        "the DRA driver's gpu.nvidia.com DeviceClass serves nvidia.com/gpu (the DRA setting extended_resource in "
+        "force, Kubernetes 1.36 or later), which gpu_pod_settings knows when given the driver",
+        f"{CLAIM_HELPERS}; or gpu_pod_settings(pool, gpus, dra_driver=<the NvidiaDraDriver serving the pool, e.g. "
+        "GpuCluster.dra_driver>) with extended_resource in force",
+        f"{SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}",
     )
+
+
+def dra_extended_resources(pool: GpuNodePool, dra_driver: object) -> dict[str, int]:
+    """What a plain container limit may ask of a DRA pool through its driver's ``gpu.nvidia.com`` DeviceClass: the
+    driver's extended resource (``nvidia.com/gpu``: ``dra_driver``'s ``extended_resource``, an
+    :class:`~gpu_components.kubernetes.NvidiaDraDriver` that serves ``pool``, its spec among the driver's ``specs``)
+    -> the pool's ``gpu.nvidia.com`` devices per node (whole GPUs; a static-MIG pool publishes none). ``{}`` when
+    the driver is not given, serves another pool set, or its ``extended_resource`` is not in force."""
+    resource = getattr(dra_driver, "extended_resource", None)
+    specs = getattr(dra_driver, "specs", ())
+    if not isinstance(resource, str) or not isinstance(specs, tuple) or pool.spec not in specs:
+        return {}
+    whole = pool.dra_devices.get(GPU_DEVICE_CLASS, 0)
+    return {resource: whole} if whole else {}
 
 
 def pod_settings(
@@ -630,7 +654,9 @@ def pod_settings(
             (:func:`do_not_disrupt_problems`).
 
     Raises:
-        GpuSpecError: on a DRA pool (``device_plugin_host`` ``dra-driver``) one problem naming the claim helpers
+        GpuSpecError: on a DRA pool (``device_plugin_host`` ``dra-driver``) whose ``advertised_resources`` is not
+            ``nvidia.com/gpu`` alone (what its DRA driver's DeviceClass serves where ``extended_resource`` is in
+            force, :func:`dra_extended_resources`) one problem naming the claim helpers
             (:mod:`gpu_components.claims`); otherwise every problem at once: an invalid count, a resource the pool
             does not advertise or a missing choice among several, more GPUs than a node has, more than one shared
             GPU where sharing forbids it, more shared GPUs than a whole-GPU provisioner's largest allowed type has
@@ -639,7 +665,7 @@ def pod_settings(
             ``do_not_disrupt`` on a pool whose nodes expire without a termination grace period
             (:func:`do_not_disrupt_problems`).
     """
-    if device_plugin_host == "dra-driver":
+    if device_plugin_host == "dra-driver" and set(advertised_resources) != {GPU_RESOURCE}:
         raise GpuSpecError([_dra_pool_problem(spec, "device_plugin_host", device_plugin_host)])
     problems = [
         Problem(field, value, f"must be {expected}")
@@ -738,25 +764,38 @@ def gpu_pod_settings(
     gpu_model: str | None = None,
     min_gpu_memory_gb: int | None = None,
     do_not_disrupt: bool = False,
+    dra_driver: object = None,
 ) -> GpuPodSettings:
     """:func:`pod_settings` for a node-pool component (``EksGpuNodeGroup``, ``AksGpuNodePool``, ``GkeGpuNodePool``,
     and the provisioned pools' components).
 
     Uses the pool's advertised resources, every taint of its nodes, its node selector and device plugin host.
 
+    ``dra_driver``: for a DRA pool, the :class:`~gpu_components.kubernetes.NvidiaDraDriver` serving it (a
+    :class:`~gpu_components.cluster.GpuCluster`'s ``dra_driver``). Where its ``extended_resource`` is in force (the
+    DRA setting ``extended_resource`` true, or unset on Kubernetes 1.36 or later), the pool's whole GPUs are asked
+    for as a plain ``nvidia.com/gpu`` limit, which Kubernetes allocates from the ``gpu.nvidia.com`` DeviceClass
+    (DRAExtendedResource, KEP-5004): :func:`dra_extended_resources`. Only whole GPUs (no MIG device, no shared
+    resource: the ``mig.nvidia.com`` class names no extended resource). Defaults to ``None``; ignored on a
+    device-plugin pool.
+
     Raises:
         GpuSpecError: ``pool`` is not a node-pool component (a pool's dict included); ``pool`` is a DRA pool
-            (``gpu_access: dra``), whose GPUs a pod claims with :mod:`gpu_components.claims` (one problem naming the
-            helpers); or see :func:`pod_settings`.
+            (``gpu_access: dra``) and ``dra_driver`` is not given, does not serve it, has no extended resource in
+            force, or the pool publishes no whole GPU (static MIG): one problem naming the claim helpers of
+            :mod:`gpu_components.claims` and the ``dra_driver`` path; or see :func:`pod_settings`.
     """
     if not is_pool_component(pool):
         hint = " (a pool's dict; pass the node-pool component built from it)" if isinstance(pool, Mapping) else ""
         raise GpuSpecError([Problem("pool", pool, f"not a node-pool component{hint}", POOL_COMPONENTS)])
+    advertised = pool.advertised_resources
     if pool.device_plugin_host == "dra-driver":
-        raise GpuSpecError([_dra_pool_problem(pool.spec, "pool", pool.spec.name)])
+        advertised = dra_extended_resources(pool, dra_driver)
+        if not advertised:
+            raise GpuSpecError([_dra_pool_problem(pool.spec, "pool", pool.spec.name)])
     return pod_settings(
         pool.spec,
-        pool.advertised_resources,
+        advertised,
         pool.taints,
         pool.node_selector,
         gpus,

@@ -73,7 +73,7 @@ def test_a_scalar_for_pools_or_settings_lists_what_is_valid(tmp_path: Path) -> N
     ) in result.output
     assert (
         "gpu-components:dra: must be a YAML mapping (got 'on'); valid: a mapping with keys chart_version, "
-        "feature_gates, helm_values, installer, kubernetes_version, namespace"
+        "extended_resource, feature_gates, helm_values, installer, kubernetes_version, namespace"
     ) in result.output
 
 

@@ -95,7 +95,7 @@ OUTPUTS = {
     "GkeAutopilotGpuPool": {"nodesBy", *POOL_OUTPUTS},
     "NvidiaDevicePlugin": {"namespace", "configMapName", "releaseName"},
     "NvidiaGpuOperator": {"namespace", "devicePluginConfigMapName", "migConfigMapName", "releaseName"},
-    "NvidiaDraDriver": {"namespace", "releaseName"},
+    "NvidiaDraDriver": {"namespace", "releaseName", "poolNames", "extendedResource"},
 }
 """Each component's outputs, as its docstring lists them (``Outputs:``) and as it registers them."""
 

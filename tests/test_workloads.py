@@ -537,10 +537,13 @@ def test_gpu_pod_settings_on_a_dra_pool_is_one_error_naming_the_claim_helpers() 
     [(path, value, message)] = problems_of(error)
     assert (path, value) == ("pool", "p")
     assert message == (
-        "pool p is a DRA pool (gpu_access: dra): NVIDIA's DRA driver publishes its GPUs as DRA devices, not as an "
-        "extended resource a container limit could ask for, so a pod claims them with a resource claim"
+        "pool p is a DRA pool (gpu_access: dra): NVIDIA's DRA driver publishes its GPUs as DRA devices, so a pod "
+        "claims them with a resource claim; a plain nvidia.com/gpu limit gets its whole GPUs only where the DRA "
+        "driver's gpu.nvidia.com DeviceClass serves nvidia.com/gpu (the DRA setting extended_resource in force, "
+        "Kubernetes 1.36 or later), which gpu_pod_settings knows when given the driver"
     )
     assert error.value.problems[0].valid == (
         "gpu_components.claims: gpu_claim_template, mig_claim_template, shared_gpu_claim or mps_claim_template for "
-        "the claim, then claim_pod_settings for the pod"
+        "the claim, then claim_pod_settings for the pod; or gpu_pod_settings(pool, gpus, dra_driver=<the "
+        "NvidiaDraDriver serving the pool, e.g. GpuCluster.dra_driver>) with extended_resource in force"
     )

@@ -23,6 +23,7 @@ from gpu_components.nvidia.dra_driver import (
     DEFAULT_DRA_NAMESPACE,
     DRA_DRIVER_CHART,
     DRA_DRIVER_CHART_VERSION,
+    EXTENDED_RESOURCE,
     dra_chart_version_note,
     dra_chart_version_problems,
     dra_driver_values,
@@ -30,6 +31,9 @@ from gpu_components.nvidia.dra_driver import (
     dra_namespace_problems,
     driver_root,
     driver_root_problems,
+    extended_resource_in_force,
+    extended_resource_note,
+    extended_resource_problems,
     feature_gate_problems,
     kubernetes_version_problems,
     version_number_hint,
@@ -94,6 +98,13 @@ class NvidiaDraDriverArgs(TypedDict):
     """The driver's feature gates to turn on (alpha gates are off by default: ``TimeSlicingSettings``,
     ``MPSSupport``, ``DynamicMIG``, ...). Defaults to none. DynamicMIG is refused beside MIG pools (it destroys
     partitions it did not create), and so are gate pairs the driver refuses at start."""
+    extended_resource: NotRequired[bool]
+    """Whether the pools also serve plain ``nvidia.com/gpu`` requests (container limits, whole GPUs) through the
+    driver's ``gpu.nvidia.com`` DeviceClass, whose ``extendedResourceName: nvidia.com/gpu`` the pinned chart always
+    sets and Kubernetes honours from 1.36 (feature gate ``DRAExtendedResource``, KEP-5004). ``true`` is refused below
+    1.36 (the gate is alpha and off there), ``false`` from 1.36 (no chart value leaves the name out). Defaults to
+    unset: in force from 1.36, with a warning saying so
+    (:func:`~gpu_components.nvidia.dra_driver.extended_resource_note`), off below."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``dra-driver-nvidia-gpu``, the one the
     driver's install guide uses."""
@@ -138,9 +149,10 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     Children: ``<name>-namespace``, ``<name>-release``, and on GKE ``<name>-driver-installer``
     (``kubernetes.yaml.v2.ConfigFile``). Providers: ``kubernetes``.
 
-    Outputs (known after deployment): ``namespace``, ``release_name``. Other attributes (plain values, known at
-    preview, but ``release``): ``specs`` (the served pools), ``values`` (the chart values), ``tolerations`` (the
-    kubelet plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off GKE).
+    Outputs: ``namespace``, ``release_name`` (known after deployment), ``pool_names``, ``extended_resource``
+    (plain, known at preview; the policy pack reads them). Other attributes (plain values, known at preview, but
+    ``release``): ``specs`` (the served pools), ``values`` (the chart values), ``tolerations`` (the kubelet
+    plugin's), ``driver_installer`` (the ConfigFile, or ``None`` off GKE).
 
     Raises:
         GpuSpecError: every problem of the args at once (see
@@ -152,6 +164,12 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     """Namespace the DRA driver runs in."""
     release_name: pulumi.Output[str]
     """Name of the Helm release (``dra-driver-nvidia-gpu``)."""
+    pool_names: list[str]
+    """The names of the pools the driver serves, sorted."""
+    extended_resource: str | None
+    """``nvidia.com/gpu`` when the pools also serve plain ``nvidia.com/gpu`` requests (whole GPUs) through the
+    driver's ``gpu.nvidia.com`` DeviceClass (the ``extended_resource`` arg true, or unset on Kubernetes 1.36 or
+    later), else null."""
 
     def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -162,6 +180,9 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         owned += dra_namespace_problems(mapping.get("namespace"), mapping.get("helm_values"), "namespace")
         if "kubernetes_version" in mapping:  # missing: a shape problem of the args
             owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
+            owned += extended_resource_problems(
+                mapping.get("extended_resource"), mapping["kubernetes_version"], "extended_resource"
+            )
         owned += gpu_stack_problems("NvidiaDraDriver", name, opts)
         try:
             served, settings = served_pools(name, NvidiaDraDriverArgs, args, "dra-driver", "dra", owned)
@@ -177,10 +198,13 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             raise GpuSpecError(problems)
         join_cluster("NvidiaDraDriver", name, opts)
         super().__init__("gpu-components:index:NvidiaDraDriver", name, None, opts)
-        note = dra_chart_version_note(settings.get("chart_version"))
-        if note is not None:
-            pulumi.log.warn(note, resource=self)
+        given, version = settings.get("extended_resource"), settings.get("kubernetes_version")
+        for note in (dra_chart_version_note(settings.get("chart_version")), extended_resource_note(given, version)):
+            if note is not None:
+                pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self.extended_resource = EXTENDED_RESOURCE if extended_resource_in_force(given, version) else None
+        self.pool_names = sorted(spec.name for spec in specs)
         dra_facts = facts_for(served.cloud).dra
         # Pools whose nodes the GPU Operator's MIG manager partitions: those whose nodes carry its selection label
         # nvidia.com/mig.config (each cloud's label function sets it on a DRA pool only where the MIG manager makes
@@ -224,4 +248,11 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         )
         self.namespace = namespace.metadata.name
         self.release_name = cast(pulumi.Output[str], self.release.name)  # always set: the library names the release
-        self.register_outputs({"namespace": self.namespace, "releaseName": self.release_name})
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "releaseName": self.release_name,
+                "poolNames": self.pool_names,
+                "extendedResource": self.extended_resource,
+            }
+        )

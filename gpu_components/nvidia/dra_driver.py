@@ -2,8 +2,9 @@
 
 NVIDIA's DRA driver (``kubernetes-sigs/dra-driver-nvidia-gpu``, Helm chart ``dra-driver-nvidia-gpu`` v0.4.1 from
 ``oci://registry.k8s.io/dra-driver-nvidia/charts``) publishes the GPUs of the nodes its kubelet plugin runs on as
-DRA devices (DeviceClasses ``gpu.nvidia.com`` and ``mig.nvidia.com``) for resource claims; pods get no
-``nvidia.com/gpu`` extended resource from it. This module decides, from plain values, the chart values for the pools
+DRA devices (DeviceClasses ``gpu.nvidia.com`` and ``mig.nvidia.com``) for resource claims; no device plugin
+advertises ``nvidia.com/gpu`` there, but from Kubernetes 1.36 the ``gpu.nvidia.com`` DeviceClass serves it
+(:func:`extended_resource_problems`). This module decides, from plain values, the chart values for the pools
 it serves and the rules of a ``gpu_stack: dra`` cluster:
 
 - **Kubernetes 1.34 or later** (:func:`kubernetes_version_problems`): DRA's ``resource.k8s.io/v1`` API is GA from
@@ -18,6 +19,9 @@ it serves and the rules of a ``gpu_stack: dra`` cluster:
 - **Sharing lives in the resource claim** (:func:`dra_sharing_problems`): a pool's ``time_slicing`` / ``mps`` is the
   device plugin's; under DRA pods share a GPU by referencing one shared ResourceClaim, whose GPU sharing config
   sets a time-slice *interval* (feature gate TimeSlicingSettings) or MPS (feature gate MPSSupport).
+- **Plain ``nvidia.com/gpu`` through DRA** (:func:`extended_resource_problems`, :func:`extended_resource_note`):
+  the chart always sets the ``gpu.nvidia.com`` DeviceClass's ``extendedResourceName: nvidia.com/gpu``, which
+  Kubernetes honours from 1.36 (DRAExtendedResource); the DRA setting ``extended_resource`` says so explicitly.
 - **Feature gates** (:func:`feature_gate_problems`): the combinations the driver refuses at start, DynamicMIG
   beside static MIG pools (it destroys MIG partitions it did not create), and DynamicMIG below Kubernetes 1.36
   (its partitionable devices need the ``DRAPartitionableDevices`` gate, on by default from 1.36).
@@ -99,6 +103,26 @@ GPU's counter set, the whole GPU and every MIG device it could make (``publishRe
 SOURCE_DRA_SHARING = (
     "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/sharing.go"
 )
+EXTENDED_RESOURCE_GATE = "DRAExtendedResource"
+"""Kubernetes' feature gate of extended resources served by DRA (KEP-5004): a DeviceClass's
+``spec.extendedResourceName`` lets a pod's plain extended-resource limit be allocated from that class's devices."""
+EXTENDED_RESOURCE_DEFAULT_ON = (1, 36)
+"""The first Kubernetes minor release with :data:`EXTENDED_RESOURCE_GATE` beta and on by default (alpha and off in
+1.34 and 1.35, where the API server drops a DeviceClass's ``extendedResourceName``:
+:data:`SOURCE_EXTENDED_RESOURCE_GATE`)."""
+EXTENDED_RESOURCE = "nvidia.com/gpu"
+"""The extended resource the pinned chart's ``gpu.nvidia.com`` DeviceClass names
+(:data:`SOURCE_GPU_DEVICE_CLASS_TEMPLATE`); ``mig.nvidia.com`` names none."""
+SOURCE_GPU_DEVICE_CLASS_TEMPLATE = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/"
+    "templates/deviceclass-gpu.yaml"
+)
+"""The chart's ``gpu.nvidia.com`` DeviceClass: with ``resourceApiVersion`` ``resource.k8s.io/v1`` it always sets
+``extendedResourceName: nvidia.com/gpu`` (no chart value leaves it out)."""
+SOURCE_EXTENDED_RESOURCE_GATE = "https://www.kubernetes.dev/resources/keps/5004/"
+"""KEP-5004, DRA extended resources: feature gate ``DRAExtendedResource``, alpha in 1.34, beta and on by default in
+1.36 (also Kubernetes' feature gates page,
+https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/)."""
 
 DRA_CHART_VALUE_KEYS: tuple[str, ...] = (
     "nvidiaDriverRoot",
@@ -477,6 +501,87 @@ def partitionable_devices_problems(gates: Sequence[str], kubernetes_version: obj
             f"{SOURCE_PARTITIONABLE_DEVICES_GATE}; {SOURCE_PARTITIONABLE_DEVICES}; {SOURCE_DYNAMIC_MIG_SLICES}",
         )
     ]
+
+
+def _minor(kubernetes_version: object) -> tuple[int, int] | None:
+    """``MAJOR.MINOR`` of a version string as numbers; ``None`` for another form or value."""
+    match = _VERSION.fullmatch(kubernetes_version) if isinstance(kubernetes_version, str) else None
+    return (int(match["major"]), int(match["minor"])) if match is not None else None
+
+
+def extended_resource_problems(given: object, kubernetes_version: object, path: str) -> list[Problem]:
+    """The DRA setting ``extended_resource`` (at ``path``) against the cluster's Kubernetes ``kubernetes_version``:
+
+    - ``true`` below :data:`EXTENDED_RESOURCE_DEFAULT_ON`: Kubernetes' :data:`EXTENDED_RESOURCE_GATE` feature gate is
+      alpha and off there, so the API server drops the DeviceClass's ``extendedResourceName`` and no DRA pool serves
+      ``nvidia.com/gpu``; managed control planes (EKS, AKS, GKE) do not let users turn alpha gates on, and the
+      driver's ``feature_gates`` are the driver's, not Kubernetes' (:data:`SOURCE_EXTENDED_RESOURCE_GATE`).
+    - ``false`` from :data:`EXTENDED_RESOURCE_DEFAULT_ON`: the pinned chart always renders ``extendedResourceName:
+      nvidia.com/gpu`` on its ``gpu.nvidia.com`` DeviceClass (no chart value leaves it out,
+      :data:`SOURCE_GPU_DEVICE_CLASS_TEMPLATE`), so the DRA pools would serve plain ``nvidia.com/gpu`` requests
+      anyway.
+
+    Left out (``None``) is valid on every version (:func:`extended_resource_note` warns from 1.36). A version not of
+    the form ``MAJOR.MINOR`` (or none) is :func:`kubernetes_version_problems`' to report, and a value that is not a
+    bool a shape problem: neither is judged here."""
+    minor = _minor(kubernetes_version)
+    if not isinstance(given, bool) or minor is None:
+        return []
+    on = ".".join(str(part) for part in EXTENDED_RESOURCE_DEFAULT_ON)
+    if given and minor < EXTENDED_RESOURCE_DEFAULT_ON:
+        return [
+            Problem(
+                path,
+                True,
+                f"DRA pools serve plain {EXTENDED_RESOURCE} requests through the DeviceClass's extendedResourceName "
+                f"only with Kubernetes' {EXTENDED_RESOURCE_GATE} feature gate; in Kubernetes {kubernetes_version} "
+                f"that gate is alpha and off by default (alpha 1.34 and 1.35, beta and on by default from {on}), so "
+                "the API server drops extendedResourceName, and managed control planes (EKS, AKS, GKE) do not let "
+                "users turn alpha gates on (the DRA driver's feature_gates are the driver's own, not Kubernetes')",
+                f"kubernetes_version >= {on}, or extended_resource false or unset",
+                f"{SOURCE_EXTENDED_RESOURCE_GATE}; {SOURCE_GPU_DEVICE_CLASS_TEMPLATE}",
+            )
+        ]
+    if not given and minor >= EXTENDED_RESOURCE_DEFAULT_ON:
+        return [
+            Problem(
+                path,
+                False,
+                f"the DRA driver chart {DRA_DRIVER_CHART_VERSION} always renders its gpu.nvidia.com DeviceClass with "
+                f"extendedResourceName: {EXTENDED_RESOURCE} (templates/deviceclass-gpu.yaml; no chart value leaves it "
+                f"out), and from Kubernetes {on} the {EXTENDED_RESOURCE_GATE} feature gate is on by default, so the "
+                f"DRA pools serve plain {EXTENDED_RESOURCE} requests whatever this setting says",
+                f"extended_resource true (or unset) on Kubernetes >= {on}, or a kubernetes_version below {on}",
+                f"{SOURCE_GPU_DEVICE_CLASS_TEMPLATE}; {SOURCE_EXTENDED_RESOURCE_GATE}",
+            )
+        ]
+    return []
+
+
+def extended_resource_in_force(given: object, kubernetes_version: object) -> bool:
+    """Whether the DRA pools serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass
+    (validated settings, :func:`extended_resource_problems`): ``extended_resource`` ``true``, or left out on
+    Kubernetes :data:`EXTENDED_RESOURCE_DEFAULT_ON` or later; never on a version not of the form ``MAJOR.MINOR``."""
+    minor = _minor(kubernetes_version)
+    if given is None:
+        return minor is not None and minor >= EXTENDED_RESOURCE_DEFAULT_ON
+    return given is True
+
+
+def extended_resource_note(given: object, kubernetes_version: object) -> str | None:
+    """The warning, for the plan and ``pulumi up``, of ``extended_resource`` left out on Kubernetes
+    :data:`EXTENDED_RESOURCE_DEFAULT_ON` or later (``None`` otherwise): the DRA pools then serve plain
+    ``nvidia.com/gpu`` requests too (:func:`extended_resource_in_force`), which setting it ``true`` acknowledges."""
+    if given is not None or not extended_resource_in_force(given, kubernetes_version):
+        return None
+    return (
+        f"on Kubernetes {kubernetes_version} the DRA pools also serve plain {EXTENDED_RESOURCE} requests (container "
+        f"limits) through the DRA driver's gpu.nvidia.com DeviceClass, whose extendedResourceName the driver chart "
+        f"{DRA_DRIVER_CHART_VERSION} always sets (Kubernetes' {EXTENDED_RESOURCE_GATE} feature gate is on by default "
+        f"from {'.'.join(str(part) for part in EXTENDED_RESOURCE_DEFAULT_ON)}): a pod asking for {EXTENDED_RESOURCE} "
+        "that tolerates a DRA pool's taints may be given one of its GPUs; set the DRA setting extended_resource: true "
+        "to acknowledge it"
+    )
 
 
 def feature_gate_problems(

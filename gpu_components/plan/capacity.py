@@ -10,10 +10,12 @@ uses the components gets a report), or else from a plan's outputs (``gpuPools.<p
 program exports with :func:`~gpu_components.capacity.pool_capacity`), so a JSON plan file with that output alone is
 enough.
 
-DRA pools (GPUs published by NVIDIA's DRA driver, ``devicePlugin`` ``dra-driver``) advertise no extended resource:
-their row shows the DRA devices each node publishes (the record's ``draDevices``, else the ``draDevices`` of the
-pool's ``gpuPools`` entry; a record or state without either, written before DRA, shows none), and a section lists
-them with who publishes them. With ``claims`` (:func:`claim_records` of the plan's resources: the
+DRA pools (GPUs published by NVIDIA's DRA driver, ``devicePlugin`` ``dra-driver``): their row shows the DRA devices
+each node publishes (the record's ``draDevices``, else the ``draDevices`` of the pool's ``gpuPools`` entry; a record
+or state without either, written before DRA, shows none), and, where the driver's DeviceClass serves an extended
+resource (``advertises`` units with ``through``: ``nvidia.com/gpu`` through ``gpu.nvidia.com`` from Kubernetes 1.36,
+:func:`~gpu_components.capacity.pool_capacity`), that resource too; a section lists them with who publishes them.
+With ``claims`` (:func:`claim_records` of the plan's resources: the
 ``ResourceClaimTemplate`` and ``ResourceClaim`` objects the program registers, ``resource.k8s.io/v1``), a last
 section lists each claim's requests (DeviceClass, count, CEL selectors), its opaque configs and the workloads that
 use it, with the pools their ``nodeSelector`` names (Kubernetes DRA: :data:`SOURCE_DRA`).
@@ -168,8 +170,20 @@ def capacity_report(
         memory = "<br>".join(_memory_text(record, u) for u in record["advertises"])
         devices = record.get("draDevices", {})
         if devices:
-            advertises = "<br>".join(f"{per_node_text(record, n)} x `{d}` (DRA device)" for d, n in devices.items())
-            memory = "<br>".join(dra_memory_text(record, device) for device in devices)
+            served = [
+                f"{per_node_text(record, u['perNode'])} x `{u['name']}` (through DRA DeviceClass {u['through']})"
+                for u in record["advertises"]
+                if "through" in u
+            ]
+            advertises = "<br>".join(
+                [*(f"{per_node_text(record, n)} x `{d}` (DRA device)" for d, n in devices.items()), *served]
+            )
+            memory = "<br>".join(
+                [
+                    *(dra_memory_text(record, device) for device in devices),
+                    *(_memory_text(record, u) for u in record["advertises"] if "through" in u),
+                ]
+            )
         lines.append(
             f"| {name} | {record['cloud']} | {record['instanceType']} | {record['gpuModel']} "
             f"({_gb(record['gpuMemoryGb'])}) | {per_node_text(record, record['gpusPerNode'])} | {nodes} | {advertises} "
@@ -190,16 +204,23 @@ def capacity_report(
 
 def _dra_pools(records: Mapping[str, PoolCapacity]) -> list[str]:
     """The DRA pools' table: who publishes their GPUs, the DRA devices per node and at maximum size."""
-    lines = [
-        "DRA pools (no extended resource: workloads ask for these devices with resource claims):",
-        "",
-        "| pool | published by | DRA devices per node | at maximum size |",
-        "|---|---|---|---|",
-    ]
+    served = {name: [unit for unit in record["advertises"] if "through" in unit] for name, record in records.items()}
+    header = (
+        "DRA pools (workloads ask for these devices with resource claims; where a pool lists an extended resource, "
+        "a plain container limit of it is allocated whole GPUs through the DeviceClass named, Kubernetes' "
+        "DRAExtendedResource):"
+        if any(served.values())
+        else "DRA pools (no extended resource: workloads ask for these devices with resource claims):"
+    )
+    lines = [header, "", "| pool | published by | DRA devices per node | at maximum size |", "|---|---|---|---|"]
     for name, record in records.items():
         devices = record.get("draDevices", {})
         per_node = ", ".join(f"{per_node_text(record, count)} x `{device}`" for device, count in devices.items())
         most = ", ".join(f"{_most_devices(record, count)} x `{device}`" for device, count in devices.items())
+        for unit in served[name]:
+            per_node += (
+                f"; also {per_node_text(record, unit['perNode'])} x `{unit['name']}` through `{unit['through']}`"
+            )
         lines.append(f"| {name} | {record['devicePlugin']} | {per_node} | {most} |")
     return lines
 

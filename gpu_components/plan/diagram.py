@@ -10,8 +10,9 @@ a plan's ``gpuPools`` output, so it can be made from a JSON plan file with that 
 
 All three are deterministic: the same records give the same bytes.
 
-A DRA pool (a record with ``draDevices``) advertises no extended resource: its GPU box says what the DRA driver
-publishes per node (``DRA driver publishes 56 x mig.nvidia.com/1g.10gb``), and its slices take their memory from
+A DRA pool (a record with ``draDevices``): its GPU box says what the DRA driver publishes per node (``DRA driver
+publishes 56 x mig.nvidia.com/1g.10gb``; an extended resource its DeviceClass serves too, ``1 x nvidia.com/gpu
+through gpu.nvidia.com``), and its slices take their memory from
 the devices' MIG profiles. Given ``claims`` (:func:`~gpu_components.plan.capacity.claim_records` of the plan's
 resources), each pool's box lists the resource claims its workloads make (``claim ml/h100-mig-1g: 2 x
 mig.nvidia.com``), as their ``nodeSelector`` names the pool.
@@ -116,7 +117,14 @@ def _graph(
         devices = record.get("draDevices", {})
         if devices:
             offers = f"{record['devicePlugin']} publishes " + ", ".join(
-                f"{per_node_text(record, count)} x {device}" for device, count in devices.items()
+                [
+                    *(f"{per_node_text(record, count)} x {device}" for device, count in devices.items()),
+                    *(
+                        f"{per_node_text(record, u['perNode'])} x {u['name']} through {u['through']}"
+                        for u in record["advertises"]
+                        if "through" in u
+                    ),
+                ]
             )
         nodes.append(
             _Node(

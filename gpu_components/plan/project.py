@@ -36,7 +36,7 @@ import pulumi
 
 from gpu_components._extras import MissingExtraError
 from gpu_components.adapter import GpuNodePool, is_pool_component
-from gpu_components.capacity import PoolCapacity, pool_capacity
+from gpu_components.capacity import PoolCapacity, pool_capacity, served_extended_resource
 from gpu_components.errors import GpuSpecError
 from gpu_components.plan.call_sites import call_site_of
 from gpu_components.plan.mocks import DuplicateResourceError
@@ -312,8 +312,11 @@ def pool_records(plan: Plan) -> Mapping[str, PoolCapacity] | None:
 def _pool_records(components: list[tuple[str, pulumi.Resource]]) -> dict[str, PoolCapacity]:
     pools = [(name, cast(GpuNodePool, component)) for name, component in components if is_pool_component(component)]
     count = Counter(pool.spec.name for _, pool in pools)
+    drivers = [component for _, component in components]
     records = {
-        pool.spec.name if count[pool.spec.name] == 1 else f"{pool.spec.name} ({name})": pool_capacity(pool)
+        pool.spec.name if count[pool.spec.name] == 1 else f"{pool.spec.name} ({name})": pool_capacity(
+            pool, served_extended_resource(pool, drivers)
+        )
         for name, pool in pools
     }
     return dict(sorted(records.items()))

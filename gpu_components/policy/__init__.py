@@ -11,7 +11,9 @@ Enforcement levels: each policy has the default in :data:`DEFAULT_ENFORCEMENT`; 
 Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-node-pool-taint`` and
 ``gpu-toleration-without-gpu``; ``allowedDaemonSets`` (``fnmatch`` patterns) for ``gpu-toleration-without-gpu``;
 ``draExtendedResource`` (boolean, default false: the cluster maps ``nvidia.com/gpu`` to the DRA driver's
-``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``.
+``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``;
+a stack whose library DRA driver component records ``extendedResource: nvidia.com/gpu`` (its ``extended_resource``
+in force, Kubernetes 1.36 or later) needs none.
 
 The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``, ``gpu-dra-unsatisfiable-claim``)
 need several resources at once (the node pools' labels, the DRA driver's release, every claim), so they are

@@ -714,6 +714,21 @@ def _dra_selection(pod: Mapping[str, Any], pools: Collection[str]) -> str | None
     return None
 
 
+DRA_DRIVER_COMPONENT = "gpu-components:index:NvidiaDraDriver"
+"""The library's DRA driver component, whose registered ``extendedResource`` output says whether its pools serve
+plain ``nvidia.com/gpu`` requests (its ``extended_resource`` in force: ``nvidia.com/gpu``, else ``null``)."""
+
+
+def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> bool:
+    """Whether a DRA driver component of the library (:data:`DRA_DRIVER_COMPONENT`) in the stack says its pools
+    serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass (its ``extendedResource``
+    output: the DRA setting ``extended_resource`` true, or unset on Kubernetes 1.36 or later)."""
+    return any(
+        resource_type == DRA_DRIVER_COMPONENT and props.get("extendedResource") == GPU_RESOURCE
+        for _, resource_type, props in resources
+    )
+
+
 def dra_pool_extended_resource_violations(
     resources: Iterable[StackResource], extended_resource: bool = False
 ) -> list[StackViolation]:
@@ -728,9 +743,13 @@ def dra_pool_extended_resource_violations(
 
     ``extended_resource``: the cluster maps ``nvidia.com/gpu`` to the driver's ``gpu.nvidia.com`` DeviceClass (its
     chart sets ``extendedResourceName: nvidia.com/gpu``; Kubernetes' DRAExtendedResource feature gate, beta from
-    1.36: :data:`SOURCE_DRA_EXTENDED_RESOURCE`); then ``nvidia.com/gpu`` passes and the others are still flagged.
+    1.36: :data:`SOURCE_DRA_EXTENDED_RESOURCE`); then ``nvidia.com/gpu`` passes (Kubernetes allocates it a whole
+    GPU of the DeviceClass: expected, not a violation) and the others are still flagged. The pack config
+    ``draExtendedResource`` gives it for any stack; the library's DRA driver component says it itself
+    (:func:`dra_extended_resource_recorded`), so a stack of the library's needs no config.
     """
     resources = list(resources)
+    extended_resource = extended_resource or dra_extended_resource_recorded(resources)
     pools = dra_pools(resources)
     messages: list[StackViolation] = []
     for urn, resource_type, props in resources:
@@ -762,7 +781,9 @@ def _extended_resource_message(where: str, names: list[str], how: str, extended_
     if GPU_RESOURCE in names and not extended_resource:
         mapping = (
             f" (a cluster whose Kubernetes DRAExtendedResource feature gate is on, beta from 1.36, maps {GPU_RESOURCE} "
-            "to the driver's gpu.nvidia.com DeviceClass: set the policy's draExtendedResource: true there)"
+            "to the driver's gpu.nvidia.com DeviceClass: the library's DRA setting extended_resource says so on "
+            "Kubernetes 1.36 or later; for a DRA driver deployed otherwise set the policy's draExtendedResource: "
+            "true there)"
         )
     return (
         f"{where}: the pods ask for {', '.join(names)} but select only DRA nodes ({how}); NVIDIA's DRA driver "

@@ -1,18 +1,20 @@
 """Workloads against the pools they select: stack rules of the policy pack (pure).
 
-**The pool facts, one derivation.** A pool is what one of the library's node-pool components registers as its
-outputs (:func:`gpu_components.adapter.pool_outputs`): ``poolName``, ``labels``, ``nodeSelector``, ``taints``
-(Kubernetes spelling, the cloud's own included), ``advertisedResources`` per node and ``devicePluginHost``, the
-values the workload helpers read. The per-container limit of a shared pool comes from what the library renders for
-its advertiser: the device plugin config entry its nodes select by ``nvidia.com/device-plugin.config`` (in any
-ConfigMap of the stack: MPS, or time-slicing with ``failRequestsGreaterThanOne``, admit one per container,
-:data:`~gpu_components.spec.SOURCE_SHARING`), or the cloud's sharing label where the cloud's own plugin shares GPUs
-(GKE admits one per container, :class:`~gpu_components.cloud_facts.ManagedDevicePlugin`). Pools built without the
-library's components, and stacks without any, are not judged (:func:`stack_pools` is empty). Stack policies see
-each resource's outputs, inputs propagated to outputs in a preview (:data:`SOURCE_STACK_POLICIES`); a component's
-outputs are what it registered (``register_outputs``), which ``gpu-components plan --policy`` hands over as such.
-Where an engine has recorded none for a component yet, its pool is not found and nothing is judged against it
-(the rules fail open, never on a guess).
+**The pool facts, one derivation.** A pool is what one of the library's node-pool components registers as its outputs
+(:func:`gpu_components.adapter.pool_outputs`): ``poolName``, ``labels``, ``nodeSelector``, ``taints`` (Kubernetes
+spelling, the cloud's own included), ``advertisedResources`` per node and ``devicePluginHost``, the values the workload
+helpers read; a DRA pool's ``advertisedResources`` is empty, and it is judged only where the library's DRA driver
+component serving it records ``extendedResource`` (``nvidia.com/gpu``: the pool's ``gpu.nvidia.com`` devices,
+``draDevices``, are what a plain ``nvidia.com/gpu`` limit is allocated). The per-container limit of a shared pool comes
+from what the library renders for its advertiser: the device plugin config entry its nodes select by
+``nvidia.com/device-plugin.config`` (in any ConfigMap of the stack: MPS, or time-slicing with
+``failRequestsGreaterThanOne``, admit one per container, :data:`~gpu_components.spec.SOURCE_SHARING`), or the cloud's
+sharing label where the cloud's own plugin shares GPUs (GKE admits one per container,
+:class:`~gpu_components.cloud_facts.ManagedDevicePlugin`). Pools built without the library's components, and stacks
+without any, are not judged (:func:`stack_pools` is empty). Stack policies see each resource's outputs, inputs
+propagated to outputs in a preview (:data:`SOURCE_STACK_POLICIES`); a component's outputs are what it registered
+(``register_outputs``), which ``gpu-components plan --policy`` hands over as such. Where an engine has recorded none for
+a component yet, its pool is not found and nothing is judged against it (the rules fail open, never on a guess).
 
 **Which pools a workload selects.** A GPU workload is one whose container limits an NVIDIA resource
 (:func:`~gpu_components.workloads.is_gpu_resource`). Its pods select a pool when their ``nodeSelector`` and one term
@@ -36,10 +38,19 @@ import yaml
 
 from gpu_components.autoscaler import gpu_resource_note
 from gpu_components.cloud_facts import all_cloud_facts
+from gpu_components.dra import GPU_DEVICE_CLASS
 from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS, parse_gpu_quantity
 from gpu_components.labels import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL
 from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
-from gpu_components.policy.rules import WORKLOAD_POD_SPECS, StackResource, StackViolation, _at, _list, _map
+from gpu_components.policy.rules import (
+    DRA_DRIVER_COMPONENT,
+    WORKLOAD_POD_SPECS,
+    StackResource,
+    StackViolation,
+    _at,
+    _list,
+    _map,
+)
 from gpu_components.spec import SOURCE_SHARING
 from gpu_components.workloads import is_gpu_resource
 
@@ -124,11 +135,30 @@ def _cloud_max_shared(labels: Mapping[str, str], advertised: Mapping[str, int]) 
     return {}
 
 
+def _dra_extended_resources(resources: Sequence[StackResource]) -> dict[str, str]:
+    """Pool name -> the extended resource its DRA driver's ``gpu.nvidia.com`` DeviceClass serves, from the library's
+    DRA driver components whose ``extendedResource`` output is set (their ``poolNames``; the DRA setting
+    ``extended_resource`` in force)."""
+    found: dict[str, str] = {}
+    for _, resource_type, props in resources:
+        resource = props.get("extendedResource")
+        if resource_type == DRA_DRIVER_COMPONENT and isinstance(resource, str):
+            found |= {str(name): resource for name in _list(props.get("poolNames"))}
+    return found
+
+
+def _workload_target(pool: PoolFacts) -> bool:
+    """Whether the workload rules judge a pool: every pool but a DRA pool without an extended resource (a DRA pool
+    whose driver serves ``nvidia.com/gpu`` through its DeviceClass is one a plain GPU limit may select)."""
+    return pool.host != "dra-driver" or bool(pool.advertised)
+
+
 def stack_pools(resources: Iterable[StackResource]) -> list[PoolFacts]:
     """The pools of the stack: one per node-pool component whose outputs hold ``poolName`` and
     ``advertisedResources`` (the module docstring's derivation), in URN order."""
     resources = list(resources)
     entries = _config_entries(resources)
+    extended = _dra_extended_resources(resources)
     pools: list[PoolFacts] = []
     for urn, _, props in sorted(resources, key=lambda resource: resource[0]):
         name, advertised = props.get("poolName"), props.get("advertisedResources")
@@ -137,6 +167,9 @@ def stack_pools(resources: Iterable[StackResource]) -> list[PoolFacts]:
         labels = {str(k): str(v) for k, v in {**_map(props.get("labels")), **_map(props.get("nodeSelector"))}.items()}
         counts = {str(k): int(v) for k, v in advertised.items() if isinstance(v, (int, float))}
         host = str(props.get("devicePluginHost") or "")
+        whole = _map(props.get("draDevices")).get(GPU_DEVICE_CLASS)
+        if host == "dra-driver" and name in extended and isinstance(whole, (int, float)) and whole > 0:
+            counts = {extended[name]: int(whole)}
         entry = entries.get(labels.get(DEVICE_PLUGIN_CONFIG_LABEL, ""))
         max_shared = _entry_max_shared(entry) if host != "cloud" and entry is not None else {}
         if host == "cloud":
@@ -248,7 +281,7 @@ def _workloads(resources: Sequence[StackResource], pools: Sequence[PoolFacts]) -
         path, pod = ".".join(keys), _map(_at(props, *keys))
         limits = _gpu_limits(path, pod)
         if limits:
-            selected = [pool for pool in pools if pool.host != "dra-driver" and _selects(pod, pool.labels)]
+            selected = [pool for pool in pools if _workload_target(pool) and _selects(pod, pool.labels)]
             found.append(_Workload(urn, path, pod, limits, selected))
     return found
 
@@ -269,7 +302,7 @@ def workload_pool_selection_violations(resources: Iterable[StackResource]) -> li
     only that pool has). Otherwise its pods may wait on, or land on, nodes that have no such GPUs. DRA pools are the
     DRA rule's (``gpu-dra-pool-extended-resource``)."""
     resources = list(resources)
-    pools = [pool for pool in stack_pools(resources) if pool.host != "dra-driver"]
+    pools = [pool for pool in stack_pools(resources) if _workload_target(pool)]
     return [
         (
             workload.urn,

@@ -62,7 +62,8 @@ def extended_message(names: str, how: str, mapping: str = "") -> str:
 
 GPU_MAPPING = (
     " (a cluster whose Kubernetes DRAExtendedResource feature gate is on, beta from 1.36, maps nvidia.com/gpu to "
-    "the driver's gpu.nvidia.com DeviceClass: set the policy's draExtendedResource: true there)"
+    "the driver's gpu.nvidia.com DeviceClass: the library's DRA setting extended_resource says so on Kubernetes "
+    "1.36 or later; for a DRA driver deployed otherwise set the policy's draExtendedResource: true there)"
 )
 
 
@@ -98,6 +99,24 @@ def test_mig_request_selected_by_the_access_label_is_flagged_even_with_the_exten
     violations = dra_pool_extended_resource_violations([workload(mig, **selector)], extended_resource=True)
     how = "nodeSelector gpu-components/gpu-access: dra"
     assert violations == [("urn:app", extended_message("nvidia.com/mig-1g.10gb", how))]
+
+
+def test_the_library_dra_driver_recording_the_extended_resource_lets_whole_gpus_pass_and_mig_still_fails() -> None:
+    def component(recorded: str | None) -> StackResource:
+        props = {"poolNames": ["h100"], "extendedResource": recorded}
+        return ("urn:dra", "gpu-components:index:NvidiaDraDriver", props)
+
+    mig = {"limits": {"nvidia.com/mig-1g.10gb": 1}}
+    in_force = [node_group(DRA_LABELS), component("nvidia.com/gpu")]
+    assert dra_pool_extended_resource_violations([*in_force, workload(GPU, **ON_H100)]) == []
+    assert [urn for urn, _ in dra_pool_extended_resource_violations([*in_force, workload(mig, **ON_H100)])] == [
+        "urn:app"
+    ]
+    off = [node_group(DRA_LABELS), component(None), workload(GPU, **ON_H100)]
+    ((_, message),) = dra_pool_extended_resource_violations(off)
+    assert message.endswith(
+        extended_message("nvidia.com/gpu", "nodeSelector gpu-components/pool: h100 (a DRA pool)", GPU_MAPPING)
+    )
 
 
 def test_the_extended_resource_mapping_lets_whole_gpus_pass() -> None:

@@ -1,0 +1,348 @@
+"""The DRA setting ``extended_resource`` (Kubernetes' DRAExtendedResource, KEP-5004, and the DRA driver chart
+0.4.1's ``gpu.nvidia.com`` DeviceClass, which always names ``extendedResourceName: nvidia.com/gpu``): its rules at
+every entry point, the warning when left out from 1.36, and what it changes in the capacity record and report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pulumi_kubernetes as k8s
+import pytest
+from click.testing import CliRunner
+
+from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.capacity import pool_capacity, served_extended_resource
+from gpu_components.cli import main
+from gpu_components.cluster import validate_cluster
+from gpu_components.kubernetes import NvidiaDraDriver
+from gpu_components.plan.capacity import capacity_report
+from gpu_components.policy.rules import dra_pool_extended_resource_violations
+from gpu_components.policy.workload_pools import (
+    workload_pool_fit_violations,
+    workload_pool_selection_violations,
+    workload_pool_toleration_violations,
+)
+from gpu_components.workloads import gpu_pod_settings
+from tests.helpers import plan_and, plan_of
+from tests.test_config_rejections import copy_example_project
+
+STACKS = Path(__file__).resolve().parents[1] / "stacks"
+WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"], "node_role_arn": "arn:aws:iam::123456789012:role/n"}
+L40S: dict[str, Any] = {"name": "l40s", "instance_type": "g6e.xlarge", "max_size": 2}
+H100: dict[str, Any] = {"name": "h100", "instance_type": "p5.48xlarge", "max_size": 1, "mig": {"profile": "1g.10gb"}}
+GATE = "https://www.kubernetes.dev/resources/keps/5004/"
+TEMPLATE = (
+    "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/"
+    "templates/deviceclass-gpu.yaml"
+)
+TRUE_BELOW_1_36 = (
+    "DRA pools serve plain nvidia.com/gpu requests through the DeviceClass's extendedResourceName only with "
+    "Kubernetes' DRAExtendedResource feature gate; in Kubernetes 1.35 that gate is alpha and off by default (alpha "
+    "1.34 and 1.35, beta and on by default from 1.36), so the API server drops extendedResourceName, and managed "
+    "control planes (EKS, AKS, GKE) do not let users turn alpha gates on (the DRA driver's feature_gates are the "
+    "driver's own, not Kubernetes')"
+)
+FALSE_FROM_1_36 = (
+    "the DRA driver chart 0.4.1 always renders its gpu.nvidia.com DeviceClass with extendedResourceName: "
+    "nvidia.com/gpu (templates/deviceclass-gpu.yaml; no chart value leaves it out), and from Kubernetes 1.36 the "
+    "DRAExtendedResource feature gate is on by default, so the DRA pools serve plain nvidia.com/gpu requests "
+    "whatever this setting says"
+)
+WARNING = (
+    "on Kubernetes 1.36 the DRA pools also serve plain nvidia.com/gpu requests (container limits) through the DRA "
+    "driver's gpu.nvidia.com DeviceClass, whose extendedResourceName the driver chart 0.4.1 always sets (Kubernetes' "
+    "DRAExtendedResource feature gate is on by default from 1.36): a pod asking for nvidia.com/gpu that tolerates a "
+    "DRA pool's taints may be given one of its GPUs; set the DRA setting extended_resource: true to acknowledge it"
+)
+
+
+def refused(dra: dict[str, Any]) -> list[tuple[str, object, str, str | None, str | None]]:
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [L40S], "dra", dra=dra)
+    return [(p.path, p.value, p.message, p.valid, p.source) for p in caught.value.problems]
+
+
+def test_true_below_1_36_is_refused_naming_the_kubernetes_gate() -> None:
+    assert refused({"kubernetes_version": "1.35", "extended_resource": True}) == [
+        (
+            "dra.extended_resource",
+            True,
+            TRUE_BELOW_1_36,
+            "kubernetes_version >= 1.36, or extended_resource false or unset",
+            f"{GATE}; {TEMPLATE}",
+        )
+    ]
+
+
+def test_false_from_1_36_is_refused_naming_the_chart_and_its_template() -> None:
+    assert refused({"kubernetes_version": "1.37", "extended_resource": False}) == [
+        (
+            "dra.extended_resource",
+            False,
+            FALSE_FROM_1_36,
+            "extended_resource true (or unset) on Kubernetes >= 1.36, or a kubernetes_version below 1.36",
+            f"{TEMPLATE}; {GATE}",
+        )
+    ]
+
+
+def test_the_valid_combinations_are_accepted() -> None:
+    for dra in (
+        {"kubernetes_version": "1.34"},
+        {"kubernetes_version": "1.35", "extended_resource": False},
+        {"kubernetes_version": "1.36"},
+        {"kubernetes_version": "1.36", "extended_resource": True},
+    ):
+        validate_cluster("aws", [L40S], "dra", dra=dra)
+
+
+def test_not_a_bool_is_a_shape_problem_and_the_gpu_cluster_installer_refuses_it() -> None:
+    assert refused({"kubernetes_version": "1.36", "extended_resource": "yes"}) == [
+        ("dra.extended_resource", "yes", "input should be a valid boolean", "true, false", None)
+    ]
+    dra = {"kubernetes_version": "1.35", "extended_resource": True, "installer": "gpu-operator"}
+    assert refused(dra) == [
+        (
+            "dra.extended_resource",
+            True,
+            "a setting of the DRA driver's own chart, whose gpu.nvidia.com DeviceClass the library knows; under "
+            "installer gpu-operator the GPU Operator's GPUCluster deploys the driver and its DeviceClasses, which the "
+            "library does not model: it would be ignored",
+            "no extended_resource, or installer chart",
+            None,
+        )
+    ]
+
+
+def driver(**args: Any) -> NvidiaDraDriver:
+    return NvidiaDraDriver("dra", {"cloud": "aws", "pools": [L40S, H100], **args})  # type: ignore[typeddict-item]
+
+
+def test_the_standalone_driver_refuses_the_same_at_its_own_path() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: driver(kubernetes_version="1.35", extended_resource=True))
+    assert [(p.path, p.value, p.message) for p in caught.value.problems] == [
+        ("extended_resource", True, TRUE_BELOW_1_36)
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: driver(kubernetes_version="1.36", extended_resource=False))
+    assert [(p.path, p.value, p.message) for p in caught.value.problems] == [
+        ("extended_resource", False, FALSE_FROM_1_36)
+    ]
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if "extendedResourceName" in record.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("settings", "in_force", "warned"),
+    [
+        ({"kubernetes_version": "1.34"}, None, []),
+        ({"kubernetes_version": "1.35", "extended_resource": False}, None, []),
+        ({"kubernetes_version": "1.36"}, "nvidia.com/gpu", [WARNING]),
+        ({"kubernetes_version": "1.36", "extended_resource": True}, "nvidia.com/gpu", []),
+    ],
+)
+def test_the_standalone_driver_says_whether_it_is_in_force_and_warns_when_left_out_from_1_36(
+    caplog: pytest.LogCaptureFixture, settings: dict[str, Any], in_force: str | None, warned: list[str]
+) -> None:
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        _, built = plan_and(lambda: driver(**settings))
+    assert built.extended_resource == in_force
+    assert warnings(caplog) == warned
+    # Nothing the chart renders changes: the DeviceClass's extendedResourceName is the chart's, always.
+    assert "extendedResource" not in json.dumps(built.values)
+
+
+def test_gpu_cluster_passes_the_setting_to_its_driver_and_warns_once(caplog: pytest.LogCaptureFixture) -> None:
+    def build(dra: dict[str, Any]) -> GpuCluster:
+        args = {"cloud": "aws", "aws": WIRING, "pools": [L40S, H100], "gpu_stack": "dra", "dra": dra}
+        return GpuCluster("gpus", args)  # type: ignore[arg-type]
+
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        _, cluster = plan_and(lambda: build({"kubernetes_version": "1.36"}))
+    assert warnings(caplog) == [WARNING]
+    assert cluster.dra_driver is not None and cluster.dra_driver.extended_resource == "nvidia.com/gpu"
+    l40s, h100 = cluster.pools["l40s"], cluster.pools["h100"]
+    assert served_extended_resource(l40s, [cluster.dra_driver]) == "nvidia.com/gpu"
+    # A static-MIG pool publishes no whole GPU in gpu.nvidia.com: nothing to allocate for nvidia.com/gpu.
+    assert pool_capacity(h100, served_extended_resource(h100, [cluster.dra_driver]))["advertises"] == []
+    assert pool_capacity(l40s, served_extended_resource(l40s, [cluster.dra_driver]))["advertises"] == [
+        {
+            "name": "nvidia.com/gpu",
+            "perNode": 1,
+            "device": "GPU",
+            "memoryGb": 48.0,
+            "sharedBy": 1,
+            "memoryLimitGb": 48.0,
+            "through": "gpu.nvidia.com",
+        }
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: build({"kubernetes_version": "1.35", "extended_resource": True}))
+    assert [(p.path, p.message) for p in caught.value.problems] == [("dra.extended_resource", TRUE_BELOW_1_36)]
+    _, below = plan_and(lambda: build({"kubernetes_version": "1.35"}))
+    assert below.dra_driver is not None and below.dra_driver.extended_resource is None
+    assert (
+        pool_capacity(below.pools["l40s"], served_extended_resource(below.pools["l40s"], [below.dra_driver]))[
+            "advertises"
+        ]
+        == []
+    )
+
+
+def plan_dra_stack(tmp_path: Path, version: str, extended_resource: bool | None, *options: str) -> Any:
+    copy_example_project(tmp_path)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    text = (STACKS / "Pulumi.aws-eks-dra.yaml").read_text()
+    text = text.replace('kubernetes_version: "1.34"', f'kubernetes_version: "{version}"')
+    if extended_resource is not None:
+        text = text.replace(
+            "    installer: chart\n", f"    installer: chart\n    extended_resource: {extended_resource}\n"
+        )
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(text)
+    return CliRunner().invoke(main, ["plan", "t", "--cwd", str(tmp_path), *options])
+
+
+def test_the_stack_config_refuses_false_from_1_36(tmp_path: Path) -> None:
+    result = plan_dra_stack(tmp_path, "1.36", False)
+    assert result.exit_code == 1
+    assert f"dra.extended_resource: {FALSE_FROM_1_36} (got False)" in result.output
+
+
+def test_the_stack_config_refuses_true_below_1_36(tmp_path: Path) -> None:
+    result = plan_dra_stack(tmp_path, "1.35", True)
+    assert result.exit_code == 1
+    assert f"dra.extended_resource: {TRUE_BELOW_1_36} (got True)" in result.output
+
+
+def test_the_stack_plan_reports_nvidia_gpu_on_the_whole_gpu_dra_pool_from_1_36(tmp_path: Path) -> None:
+    result = plan_dra_stack(tmp_path, "1.36", True, "--format", "capacity")
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("| l40s ")]
+    assert rows == [
+        "| l40s | aws | g6e.2xlarge | L40S (48 GB) | 1 | 0..4 | 1 x `gpu.nvidia.com` (DRA device)<br>1 x "
+        "`nvidia.com/gpu` (through DRA DeviceClass gpu.nvidia.com) | 48 GB (GPU)<br>48 GB (GPU) | exclusive |",
+        "| l40s | dra-driver | 1 x `gpu.nvidia.com`; also 1 x `nvidia.com/gpu` through `gpu.nvidia.com` | 4 x "
+        "`gpu.nvidia.com` |",
+    ]
+    assert (
+        "DRA pools (workloads ask for these devices with resource claims; where a pool lists an extended resource, a "
+        "plain container limit of it is allocated whole GPUs through the DeviceClass named, Kubernetes' "
+        "DRAExtendedResource):" in result.output
+    )
+    below = plan_dra_stack(tmp_path, "1.35", None, "--format", "capacity")
+    assert below.exit_code == 0, below.output
+    assert "nvidia.com/gpu" not in below.output
+    assert "DRA pools (no extended resource: workloads ask for these devices with resource claims):" in below.output
+
+
+def test_the_report_of_a_record_without_through_is_unchanged() -> None:
+    record = {
+        "cloud": "aws",
+        "instanceType": "g6e.xlarge",
+        "gpuModel": "L40S",
+        "gpuMemoryGb": 48,
+        "gpusPerNode": 1,
+        "minNodes": 0,
+        "maxNodes": 2,
+        "spot": False,
+        "devicePlugin": "dra-driver",
+        "sharing": "none",
+        "mig": {},
+        "isolation": "exclusive",
+        "advertises": [],
+        "draDevices": {"gpu.nvidia.com": 1},
+    }
+    report = capacity_report("s", {}, records={"l40s": record})  # type: ignore[dict-item]
+    assert "| 1 x `gpu.nvidia.com` (DRA device) | 48 GB (GPU) | exclusive |" in report
+
+
+def test_the_stack_plan_warns_when_left_out_from_1_36(tmp_path: Path) -> None:
+    result = plan_dra_stack(tmp_path, "1.36", None)
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.output.splitlines() if "extendedResourceName" in line] == [f"warning: t: {WARNING}"]
+
+
+def cluster(dra: dict[str, Any]) -> GpuCluster:
+    args = {"cloud": "aws", "aws": WIRING, "pools": [L40S, H100], "gpu_stack": "dra", "dra": dra}
+    return GpuCluster("gpus", args)  # type: ignore[arg-type]
+
+
+def test_gpu_pod_settings_asks_a_dra_pool_for_whole_gpus_given_its_driver_in_force() -> None:
+    _, built = plan_and(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": True}))
+    settings = gpu_pod_settings(built.pools["l40s"], 1, dra_driver=built.dra_driver)
+    assert settings == {
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        "nodeSelector": {"gpu-components/pool": "l40s"},
+    }
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools["l40s"], 2, dra_driver=built.dra_driver)
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        ("gpus", 2, "each node of pool l40s has 1 nvidia.com/gpu; the pod would never schedule", "1..1")
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools["l40s"], 1, resource="nvidia.com/mig-1g.10gb", dra_driver=built.dra_driver)
+    assert [p.path for p in caught.value.problems] == ["resource"]
+
+
+@pytest.mark.parametrize(
+    ("dra", "pool", "given"),
+    [
+        ({"kubernetes_version": "1.36", "extended_resource": True}, "l40s", False),  # no driver given
+        ({"kubernetes_version": "1.35"}, "l40s", True),  # not in force below 1.36
+        ({"kubernetes_version": "1.36"}, "h100", True),  # static MIG: no whole GPU in gpu.nvidia.com
+    ],
+)
+def test_gpu_pod_settings_refuses_a_dra_pool_otherwise_naming_both_paths(
+    dra: dict[str, Any], pool: str, given: bool
+) -> None:
+    _, built = plan_and(lambda: cluster(dra))
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(built.pools[pool], 1, dra_driver=built.dra_driver if given else None)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.value) == ("pool", pool)
+    assert problem.message.endswith("which gpu_pod_settings knows when given the driver")
+
+
+def stack_resources(dra: dict[str, Any]) -> list[Any]:
+    """The plan of a cluster and a plain nvidia.com/gpu Job on its L40S DRA pool, as the policy pack's stack rules
+    see it (``gpu-components plan --policy``: a custom resource's inputs, a component's registered outputs)."""
+
+    def program() -> None:
+        built = cluster(dra)
+        assert built.dra_driver is not None
+        settings = gpu_pod_settings(built.pools["l40s"], 1, dra_driver=built.dra_driver)
+        container = {"name": "c", "image": "cuda", "resources": settings["resources"]}
+        pod = {
+            "containers": [container],
+            "tolerations": settings["tolerations"],
+            "nodeSelector": settings["nodeSelector"],
+        }
+        k8s.batch.v1.Job("job", spec={"template": {"spec": {**pod, "restartPolicy": "Never"}}})
+
+    plan = plan_of(program)
+    return [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
+
+
+def test_the_policy_rules_expect_plain_gpu_pods_on_a_dra_pool_in_force_and_flag_them_otherwise() -> None:
+    resources = stack_resources({"kubernetes_version": "1.36", "extended_resource": True})
+    assert dra_pool_extended_resource_violations(resources) == []
+    assert workload_pool_selection_violations(resources) == []
+    assert workload_pool_toleration_violations(resources) == []
+    assert workload_pool_fit_violations(resources) == []
+    # The same Job with the mapping off (Kubernetes 1.35): the driver records no extended resource.
+    off = [
+        (urn, kind, {**props, "extendedResource": None} if kind.endswith("NvidiaDraDriver") else props)
+        for urn, kind, props in resources
+    ]
+    [(urn, message)] = dra_pool_extended_resource_violations(off)
+    assert urn.endswith("::job")
+    assert message.startswith(
+        "spec.template.spec.containers[0].resources: the pods ask for nvidia.com/gpu but select only DRA nodes "
+        "(nodeSelector gpu-components/pool: l40s (a DRA pool)); "
+    )
