@@ -102,7 +102,7 @@ def test_a_misspelt_cloud_gets_the_closest_cloud(tmp_path: Path) -> None:
         [
             *SHAPE_PROBLEMS,
             "pools[1].aws: settings for aws, but the cluster is on azure (got {'ami_type': ",
-            "pools[1].name: not a valid azure node pool name, and pool names also name Kubernetes objects and label values",
+            "pools[1].name: not a valid azure node pool name, and pool names also name Kubernetes objects",
             "pools[1].instance_type: unknown azure instance type",
         ],
     )
