@@ -93,6 +93,7 @@ from gpu_components.nvidia.gpu_operator import (
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL
 from gpu_components.shape import STRICT, args_problems, plain, required_keys, shape_problems
 from gpu_components.spec import GpuNodePoolArgs, GpuNodePoolSpec, parse_pools, pool_shape_problems
+from gpu_components.workloads import dra_extended_resources
 
 __all__ = [
     "ADAPTERS",
@@ -876,7 +877,10 @@ class PoolScheduling(TypedDict):
     ``value``, ``effect``), the taints the cloud adds itself (AKS spot) included."""
     advertisedResources: dict[str, int]
     """Extended resource name -> how many each node advertises (``nvidia.com/gpu``, or ``nvidia.com/mig-1g.5gb``
-    under the mixed MIG strategy; time-slicing and MPS replicas counted): the resource a container's limit names."""
+    under the mixed MIG strategy; time-slicing and MPS replicas counted): the resource a container's limit names.
+    A DRA pool lists ``nvidia.com/gpu`` -> its whole GPUs per node where its driver's ``extended_resource`` is in
+    force (Kubernetes 1.36 or later: the scheduler serves the limit through the ``gpu.nvidia.com`` DeviceClass,
+    DRAExtendedResource), and nothing otherwise."""
     draDevices: dict[str, int]
     """What each node publishes to DRA for resource claims (``gpu.nvidia.com`` -> whole GPUs, or
     ``mig.nvidia.com/<profile>`` -> MIG devices) when NVIDIA's DRA driver serves the pool; ``{}`` otherwise."""
@@ -1010,7 +1014,10 @@ class GpuCluster(pulumi.ComponentResource):
             pool_name: {
                 "nodeSelector": pool.node_selector,
                 "tolerations": pool.tolerations,
-                "advertisedResources": pool.advertised_resources,
+                "advertisedResources": {
+                    **pool.advertised_resources,
+                    **dra_extended_resources(pool, self.dra_driver),
+                },
                 "draDevices": pool.dra_devices,
                 "devicePluginHost": pool.device_plugin_host,
             }

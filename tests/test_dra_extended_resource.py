@@ -346,3 +346,74 @@ def test_the_policy_rules_expect_plain_gpu_pods_on_a_dra_pool_in_force_and_flag_
         "spec.template.spec.containers[0].resources: the pods ask for nvidia.com/gpu but select only DRA nodes "
         "(nodeSelector gpu-components/pool: l40s (a DRA pool)); "
     )
+
+
+def plain_job_resources(dra: dict[str, Any], selector: dict[str, Any]) -> list[Any]:
+    """The plan of a cluster and a Job asking one plain nvidia.com/gpu, tolerating the GPU taint, with ``selector``
+    (its pod's nodeSelector and affinity), as the policy pack's stack rules see it."""
+
+    def program() -> None:
+        cluster(dra)
+        container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+        toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+        pod = {"containers": [container], "tolerations": [toleration], **selector, "restartPolicy": "Never"}
+        k8s.batch.v1.Job("job", spec={"template": {"spec": pod}})
+
+    plan = plan_of(program)
+    return [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
+
+
+def pools_in(*names: str) -> dict[str, Any]:
+    term = {"matchExpressions": [{"key": "gpu-components/pool", "operator": "In", "values": list(names)}]}
+    return {
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+    }
+
+
+MIG_ONLY = (
+    "spec.template.spec.containers[0].resources: the pods ask for nvidia.com/gpu but select only DRA nodes ({how}); "
+    "NVIDIA's DRA driver publishes their GPUs as DRA devices (DeviceClass gpu.nvidia.com, mig.nvidia.com), no device "
+    "plugin advertises nvidia.com/gpu there, so the pods stay Pending (the cluster maps nvidia.com/gpu to the "
+    "driver's gpu.nvidia.com DeviceClass, but the DRA pools the pods select, h100, have a MIG layout: their GPUs are "
+    "published as mig.nvidia.com devices, none as a whole gpu.nvidia.com device); "
+)
+
+
+@pytest.mark.parametrize(
+    ("selector", "how"),
+    [
+        ({"nodeSelector": {"gpu-components/pool": "h100"}}, "nodeSelector gpu-components/pool: h100 (a DRA pool)"),
+        (pools_in("h100"), "required node affinity gpu-components/pool In [h100] (DRA pools)"),
+    ],
+)
+def test_a_plain_gpu_pod_on_a_static_mig_dra_pool_is_flagged_though_the_mapping_is_in_force(
+    selector: dict[str, Any], how: str
+) -> None:
+    resources = plain_job_resources({"kubernetes_version": "1.36", "extended_resource": True}, selector)
+    [(urn, message)] = dra_pool_extended_resource_violations(resources)
+    assert urn.endswith("::job")
+    assert message.startswith(MIG_ONLY.format(how=how))
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"nodeSelector": {"gpu-components/pool": "l40s"}},
+        {"nodeSelector": {"gpu-components/gpu-access": "dra"}},  # any DRA pool: the scheduler finds the L40S one
+        pools_in("h100", "l40s"),
+    ],
+)
+def test_a_plain_gpu_pod_that_may_land_on_a_whole_gpu_dra_pool_passes_under_the_mapping(
+    selector: dict[str, Any],
+) -> None:
+    resources = plain_job_resources({"kubernetes_version": "1.36", "extended_resource": True}, selector)
+    assert dra_pool_extended_resource_violations(resources) == []
+
+
+def test_gpu_cluster_pool_scheduling_lists_nvidia_gpu_on_whole_gpu_dra_pools_where_the_mapping_is_in_force() -> None:
+    _, on = plan_and(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": True}))
+    assert on.pool_scheduling["l40s"]["advertisedResources"] == {"nvidia.com/gpu": 1}
+    assert on.pool_scheduling["l40s"]["draDevices"] == {"gpu.nvidia.com": 1}
+    assert on.pool_scheduling["h100"]["advertisedResources"] == {}  # static MIG: no whole gpu.nvidia.com device
+    _, off = plan_and(lambda: cluster({"kubernetes_version": "1.35"}))
+    assert off.pool_scheduling["l40s"]["advertisedResources"] == {}

@@ -58,6 +58,7 @@ from gpu_components.labels import SHARING_TRUSTED as SHARING_TRUSTED
 from gpu_components.labels import SHARING_TRUSTED_ENTRIES_KEY as SHARING_TRUSTED_ENTRIES_KEY
 from gpu_components.nvidia.chart_pin import SOURCE_HELM_VERSION, is_pinned_chart_version
 from gpu_components.nvidia.device_plugin import GPU_RESOURCE
+from gpu_components.nvidia.mig import ALL_DISABLED, MIG_CONFIG_LABEL
 from gpu_components.spec import DEFAULT_GPU_TAINT, SOURCE_SHARING, TaintEffect
 from gpu_components.workloads import container_gpu_problems, is_gpu_resource
 
@@ -681,6 +682,43 @@ def dra_pools(resources: Iterable[StackResource]) -> frozenset[str]:
     return frozenset(names)
 
 
+def mig_dra_pools(resources: Iterable[StackResource]) -> frozenset[str]:
+    """The DRA pools (:func:`dra_pools`) whose nodes carry a MIG layout (:data:`~gpu_components.nvidia.mig.
+    MIG_CONFIG_LABEL` other than ``all-disabled``): the MIG manager partitions every GPU of the layout, and NVIDIA's DRA
+    driver publishes the partitions as ``mig.nvidia.com`` devices, so such a pool offers no whole GPU in the
+    ``gpu.nvidia.com`` DeviceClass (the library's MIG layouts partition every GPU of a node)."""
+    names: set[str] = set()
+    for _, resource_type, props in resources:
+        for labels in _pool_label_sets(resource_type, props):
+            name, layout = labels.get(POOL_LABEL), labels.get(MIG_CONFIG_LABEL)
+            partitioned = layout is not None and layout != ALL_DISABLED
+            if labels.get(GPU_ACCESS_LABEL) == DRA_ACCESS and isinstance(name, str) and partitioned:
+                names.add(name)
+    return frozenset(names)
+
+
+def _selected_dra_pools(pod: Mapping[str, Any], pools: frozenset[str]) -> frozenset[str]:
+    """The DRA pools a pod confined to DRA nodes (:func:`_dra_selection`) may land on: the pool its ``nodeSelector``
+    names, else the pools its required node affinity's terms name with ``In`` (every DRA pool for a term that
+    selects by :data:`~gpu_components.spec.GPU_ACCESS_LABEL`)."""
+    pool = _map(pod.get("nodeSelector")).get(POOL_LABEL)
+    if isinstance(pool, str) and pool in pools:
+        return frozenset({pool})
+    affinity = _at(pod, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = _list(_map(affinity).get("nodeSelectorTerms"))
+    if not terms:
+        return pools
+    selected: set[str] = set()
+    for term in terms:
+        named = [
+            {value for value in _list(_map(item).get("values")) if isinstance(value, str)}
+            for item in _list(_map(term).get("matchExpressions"))
+            if _map(item).get("key") == POOL_LABEL and _map(item).get("operator") == "In"
+        ]
+        selected |= set.intersection(*named) & pools if named else pools
+    return frozenset(selected)
+
+
 def _dra_term(term: Mapping[str, Any], pools: Collection[str]) -> str | None:
     """How one required node selector term confines a pod to DRA nodes, in words, or ``None`` when it does not."""
     for expression in _list(term.get("matchExpressions")):
@@ -744,13 +782,15 @@ def dra_pool_extended_resource_violations(
     ``extended_resource``: the cluster maps ``nvidia.com/gpu`` to the driver's ``gpu.nvidia.com`` DeviceClass (its
     chart sets ``extendedResourceName: nvidia.com/gpu``; Kubernetes' DRAExtendedResource feature gate, beta from
     1.36: :data:`SOURCE_DRA_EXTENDED_RESOURCE`); then ``nvidia.com/gpu`` passes (Kubernetes allocates it a whole
-    GPU of the DeviceClass: expected, not a violation) and the others are still flagged. The pack config
+    GPU of the DeviceClass: expected, not a violation) and the others are still flagged; so is ``nvidia.com/gpu``
+    when every DRA pool the pod may land on has a MIG layout (:func:`mig_dra_pools`: no whole GPU to allocate, the
+    pod stays Pending). The pack config
     ``draExtendedResource`` gives it for any stack; the library's DRA driver component says it itself
     (:func:`dra_extended_resource_recorded`), so a stack of the library's needs no config.
     """
     resources = list(resources)
     extended_resource = extended_resource or dra_extended_resource_recorded(resources)
-    pools = dra_pools(resources)
+    pools, mig_pools = dra_pools(resources), mig_dra_pools(resources)
     messages: list[StackViolation] = []
     for urn, resource_type, props in resources:
         found = _pod_spec(resource_type, props)
@@ -759,6 +799,10 @@ def dra_pool_extended_resource_violations(
         how = _dra_selection(found[1], pools)
         if how is None:
             continue
+        selected = _selected_dra_pools(found[1], pools)
+        # nvidia.com/gpu through the DeviceClass needs a whole GPU: a pool selected only for its MIG devices has none.
+        mig_only = sorted(selected) if selected and selected <= mig_pools else []
+        served = extended_resource and not mig_only
         for path, container in _containers(*found):
             asked = _map(container.get("resources"))
             names = sorted(
@@ -766,19 +810,26 @@ def dra_pool_extended_resource_violations(
                     name
                     for part in ("limits", "requests")
                     for name in _map(asked.get(part))
-                    if isinstance(name, str)
-                    and is_gpu_resource(name)
-                    and not (extended_resource and name == GPU_RESOURCE)
+                    if isinstance(name, str) and is_gpu_resource(name) and not (served and name == GPU_RESOURCE)
                 }
             )
             if names:
-                messages.append((urn, _extended_resource_message(f"{path}.resources", names, how, extended_resource)))
+                where = f"{path}.resources"
+                messages.append((urn, _extended_resource_message(where, names, how, extended_resource, mig_only)))
     return messages
 
 
-def _extended_resource_message(where: str, names: list[str], how: str, extended_resource: bool) -> str:
+def _extended_resource_message(
+    where: str, names: list[str], how: str, extended_resource: bool, mig_only: Sequence[str]
+) -> str:
     mapping = ""
-    if GPU_RESOURCE in names and not extended_resource:
+    if GPU_RESOURCE in names and extended_resource and mig_only:
+        mapping = (
+            f" (the cluster maps {GPU_RESOURCE} to the driver's gpu.nvidia.com DeviceClass, but the DRA pools the "
+            f"pods select, {', '.join(mig_only)}, have a MIG layout: their GPUs are published as mig.nvidia.com "
+            "devices, none as a whole gpu.nvidia.com device)"
+        )
+    elif GPU_RESOURCE in names and not extended_resource:
         mapping = (
             f" (a cluster whose Kubernetes DRAExtendedResource feature gate is on, beta from 1.36, maps {GPU_RESOURCE} "
             "to the driver's gpu.nvidia.com DeviceClass: the library's DRA setting extended_resource says so on "
