@@ -22,10 +22,12 @@ from typing import Any
 
 import pytest
 
+from gpu_components.plan import load_stack
+from tests.helpers import ROOT
 from tests.oracles.conftest import Report
 from tests.oracles.kube import kube_binaries
 from tests.oracles.kube_placement import PlanRun, example_runs, run_plan
-from tests.oracles.plans import example_plans, variant_of, variant_plans
+from tests.oracles.plans import example_plans, plan_json, variant_of, variant_plans
 
 ORACLE = "kube-scheduler"
 
@@ -180,3 +182,50 @@ def test_untolerated_pod_does_not_schedule(kube_bins: dict[str, Path], oracle_re
     _, failures = judge(run)
     assert any("pod untolerated" in f and "not scheduled" in f for f in failures), failures
     oracle_report(ORACLE, 1, 0)
+
+
+def _plain_gpu_job(plan: dict[str, Any], pool: str) -> dict[str, Any]:
+    """The plan's sample Job for ``pool`` (a DRA pool: a claim from its ResourceClaimTemplate) rewritten as a plain
+    ``nvidia.com/gpu: 1`` limit, with the same node selector and tolerations, named ``plain-<pool>``."""
+    job = copy.deepcopy(next(r for r in plan["resources"] if r["name"] == f"{pool}-vectoradd")["inputs"])
+    job["metadata"]["name"] = f"plain-{pool}"
+    pod = job["spec"]["template"]["spec"]
+    pod.pop("resourceClaims")
+    pod["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    return job
+
+
+def test_a_plain_gpu_pod_takes_a_whole_gpu_of_a_dra_pool_on_1_36(
+    kube_bins: dict[str, Path], oracle_report: Report
+) -> None:
+    """Issue 32 on the real 1.36 scheduler (DRAExtendedResource beta, on by default; the DRA driver chart's
+    gpu.nvidia.com DeviceClass names ``extendedResourceName: nvidia.com/gpu``): the aws-eks-dra stack on Kubernetes
+    1.36 with ``dra.extended_resource: true``, plus its two sample Jobs rewritten as plain ``nvidia.com/gpu: 1``
+    limits. The L40S pool's pod is bound to its node and given a whole GPU there by a claim the scheduler makes for
+    the extended resource (what the capacity report, ``pool_scheduling`` and ``gpu_pod_settings`` say); the
+    static-MIG H100 pool's stays Pending (no whole gpu.nvidia.com device: what the policy rule flags)."""
+    _, config = load_stack(ROOT, "aws-eks-dra")
+    config = copy.deepcopy(config)
+    config["gpu-components:cluster"]["kubernetes_version"] = "1.36"
+    config["gpu-components:dra"]["extended_resource"] = True
+    plan = plan_json("aws-eks-dra-1-36", config)
+    run = run_plan(kube_bins, plan, extra=[_plain_gpu_job(plan, "l40s"), _plain_gpu_job(plan, "h100-mig")])
+    pods = {p["metadata"]["labels"].get("job-name"): p for p in run.pods}
+    nodes = {p.name: p.node_name for p in run.pools}
+    assert pods["plain-l40s"]["spec"].get("nodeName") == nodes["l40s"]
+    claims = [c for c in run.claims if _owner(c) == ("Pod", pods["plain-l40s"]["metadata"]["name"])]
+    [claim] = claims
+    [result] = claim["status"]["allocation"]["devices"]["results"]
+    devices = {
+        d["name"]: d for s in run.slices if s["spec"]["pool"]["name"] == nodes["l40s"] for d in s["spec"]["devices"]
+    }
+    assert result["pool"] == nodes["l40s"] and result["driver"] == "gpu.nvidia.com"
+    assert devices[result["device"]]["attributes"]["type"] == {"string": "gpu"}
+    stuck = pods["plain-h100-mig"]
+    assert stuck["spec"].get("nodeName") is None
+    scheduled = next(c for c in stuck["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert scheduled["reason"] == "Unschedulable", scheduled
+    # The stack's own placement is unchanged: only the H100 plain pod fails the judge (not scheduled).
+    checks, failures = judge(run)
+    assert [f for f in failures if "plain-h100-mig" not in f] == [], failures
+    oracle_report(ORACLE, checks + 3, 0)
