@@ -200,14 +200,19 @@ def test_a_plain_gpu_pod_takes_a_whole_gpu_of_a_dra_pool_on_1_36(
 ) -> None:
     """Issue 32 on the real 1.36 scheduler (DRAExtendedResource beta, on by default; the DRA driver chart's
     gpu.nvidia.com DeviceClass names ``extendedResourceName: nvidia.com/gpu``): the aws-eks-dra stack on Kubernetes
-    1.36 with ``dra.extended_resource: true``, plus its two sample Jobs rewritten as plain ``nvidia.com/gpu: 1``
-    limits. The L40S pool's pod is bound to its node and given a whole GPU there by a claim the scheduler makes for
-    the extended resource (what the capacity report, ``pool_scheduling`` and ``gpu_pod_settings`` say); the
-    static-MIG H100 pool's stays Pending (no whole gpu.nvidia.com device: what the policy rule flags)."""
+    1.36 with ``dra.extended_resource: true`` and 4-GPU L40S nodes (g6e.12xlarge), plus its two sample Jobs
+    rewritten as plain ``nvidia.com/gpu: 1`` limits. The L40S pool's plain pod is bound to its node and given a
+    whole GPU there by a claim the scheduler makes for the extended resource (what the capacity report,
+    ``pool_scheduling`` and ``gpu_pod_settings`` say), another device than the sample's own claim got; the
+    static-MIG H100 pool's stays Pending (no whole gpu.nvidia.com device: what the policy rule flags). On the
+    example's 1-GPU L40S node the plain pod and the pool's own claim compete for the one GPU, and one of them is left
+    Pending: why the setting is an explicit decision."""
     _, config = load_stack(ROOT, "aws-eks-dra")
     config = copy.deepcopy(config)
     config["gpu-components:cluster"]["kubernetes_version"] = "1.36"
     config["gpu-components:dra"]["extended_resource"] = True
+    [l40s] = [pool for pool in config["gpu-components:pools"] if pool["name"] == "l40s"]
+    l40s["instance_type"] = "g6e.12xlarge"
     plan = plan_json("aws-eks-dra-1-36", config)
     run = run_plan(kube_bins, plan, extra=[_plain_gpu_job(plan, "l40s"), _plain_gpu_job(plan, "h100-mig")])
     pods = {p["metadata"]["labels"].get("job-name"): p for p in run.pods}
@@ -221,6 +226,8 @@ def test_a_plain_gpu_pod_takes_a_whole_gpu_of_a_dra_pool_on_1_36(
     }
     assert result["pool"] == nodes["l40s"] and result["driver"] == "gpu.nvidia.com"
     assert devices[result["device"]]["attributes"]["type"] == {"string": "gpu"}
+    [sample] = [c for c in run.claims if c["metadata"]["name"].startswith("l40s-vectoradd-")]
+    assert [r["device"] for r in sample["status"]["allocation"]["devices"]["results"]] != [result["device"]]
     stuck = pods["plain-h100-mig"]
     assert stuck["spec"].get("nodeName") is None
     scheduled = next(c for c in stuck["status"]["conditions"] if c["type"] == "PodScheduled")
@@ -229,3 +236,25 @@ def test_a_plain_gpu_pod_takes_a_whole_gpu_of_a_dra_pool_on_1_36(
     checks, failures = judge(run)
     assert [f for f in failures if "plain-h100-mig" not in f] == [], failures
     oracle_report(ORACLE, checks + 3, 0)
+
+
+def test_on_a_one_gpu_dra_node_a_plain_gpu_pod_and_the_pools_claim_compete_on_1_36(
+    kube_bins: dict[str, Path], oracle_report: Report
+) -> None:
+    """What issue 32 found, on the real 1.36 scheduler: the aws-eks-dra stack as it is (one L40S per node) on
+    Kubernetes 1.36, plus a plain ``nvidia.com/gpu: 1`` pod for the L40S pool. The DeviceClass serves both it and the
+    pool's own sample claim from the node's one GPU: exactly one of the two is bound and the other stays Pending,
+    which is why the library makes ``extended_resource`` an explicit decision from 1.36 (and warns when left out)."""
+    _, config = load_stack(ROOT, "aws-eks-dra")
+    config = copy.deepcopy(config)
+    config["gpu-components:cluster"]["kubernetes_version"] = "1.36"
+    plan = plan_json("aws-eks-dra-1-36-default", config)
+    run = run_plan(kube_bins, plan, extra=[_plain_gpu_job(plan, "l40s")])
+    pods = {p["metadata"]["labels"].get("job-name"): p for p in run.pods}
+    node = next(p.node_name for p in run.pools if p.name == "l40s")
+    bound = sorted(name for name in ("plain-l40s", "l40s-vectoradd") if pods[name]["spec"].get("nodeName") == node)
+    pending = [name for name in ("plain-l40s", "l40s-vectoradd") if pods[name]["spec"].get("nodeName") is None]
+    assert len(bound) == 1 and len(pending) == 1, (bound, pending)
+    scheduled = next(c for c in pods[pending[0]]["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert scheduled["reason"] == "Unschedulable", scheduled
+    oracle_report(ORACLE, 2, 0)
