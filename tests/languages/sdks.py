@@ -179,9 +179,15 @@ def go_project(work: Path) -> tuple[Path, Generated]:
     return work, generate("go", work / SDK)
 
 
+_GO_DOWNLOADING = re.compile(r"^go: downloading \S+ \S+\n", re.MULTILINE)
+"""Go's progress line for a module fetched into an empty module cache (a fresh CI machine): not a diagnostic."""
+
+
 def go(project: Path, *args: str) -> Run:
-    """``go <args>`` in ``project`` with Go's own caches (never ``-mod=mod``: go.mod and go.sum are the pins)."""
-    return _run(["go", *args], project, _go_env())
+    """``go <args>`` in ``project`` with Go's own caches (never ``-mod=mod``: go.mod and go.sum are the pins); the
+    output leaves out Go's ``go: downloading <module> <version>`` progress lines, which only a cold cache prints."""
+    ran = _run(["go", *args], project, _go_env())
+    return Run(ran.returncode, _GO_DOWNLOADING.sub("", ran.output), ran.seconds)
 
 
 _GO_FIELD = re.compile(r"^\t(\w+) +(\S+)(?: +`pulumi:\"(\w+)\"`)?$", re.MULTILINE)
