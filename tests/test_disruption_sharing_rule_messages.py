@@ -219,7 +219,8 @@ def test_a_reason_given_twice_is_refused_at_its_second_place() -> None:
     ]
 
 
-# Schedules: a cron macro or five fields (robfig/cron's standard parser, which Karpenter parses them with).
+# Schedules: a cron macro or five fields (robfig/cron's standard parser, which Karpenter parses them with; its
+# "CRON Expression Format": ``?`` may stand for ``*`` in day-of-month and day-of-week, to leave either blank).
 
 
 @pytest.mark.parametrize(
@@ -233,6 +234,9 @@ def test_a_reason_given_twice_is_refused_at_its_second_place() -> None:
         "0 0 1 1 0",
         "0 9 * jan-DEC sun-sat",
         "5/15 * * * *",
+        "0 9 ? * mon-fri",
+        "0 9 1,15 * ?",
+        "0 9 ?/2 * *",
     ],
 )
 def test_a_cron_schedule_is_accepted(schedule: str) -> None:
@@ -247,15 +251,18 @@ def test_a_cron_schedule_is_accepted(schedule: str) -> None:
         ("a 9 * * *", "not a cron schedule: minute 'a' is not *, 0-59, a list, range or step"),
         ("*,60 * * * *", "not a cron schedule: minute '*,60' is not *, 0-59, a list, range or step"),
         ("*/0 * * * *", "not a cron schedule: minute '*/0' is not *, 0-59, a list, range or step"),
+        ("? 9 * * *", "not a cron schedule: minute '?' is not *, 0-59, a list, range or step"),
         ("0 24 * * *", "not a cron schedule: hour '24' is not *, 0-23, a list, range or step"),
         ("0 mon-5 * * *", "not a cron schedule: hour 'mon-5' is not *, 0-23, a list, range or step"),
         ("0 5-x * * *", "not a cron schedule: hour '5-x' is not *, 0-23, a list, range or step"),
-        ("0 9 0 * *", "not a cron schedule: day-of-month '0' is not *, 1-31, a list, range or step"),
+        ("0 ? * * *", "not a cron schedule: hour '?' is not *, 0-23, a list, range or step"),
+        ("0 9 0 * *", "not a cron schedule: day-of-month '0' is not *, 1-31, ?, a list, range or step"),
         ("0 9 * 13 *", "not a cron schedule: month '13' is not *, 1-12 or jan-dec, a list, range or step"),
-        ("0 9 * * 7", "not a cron schedule: day-of-week '7' is not *, 0-6 or sun-sat, a list, range or step"),
+        ("0 9 * ? *", "not a cron schedule: month '?' is not *, 1-12 or jan-dec, a list, range or step"),
+        ("0 9 * * 7", "not a cron schedule: day-of-week '7' is not *, 0-6 or sun-sat, ?, a list, range or step"),
         (
             "0 9 * * fri-mon",
-            "not a cron schedule: day-of-week 'fri-mon' is not *, 0-6 or sun-sat, a list, range or step",
+            "not a cron schedule: day-of-week 'fri-mon' is not *, 0-6 or sun-sat, ?, a list, range or step",
         ),
     ],
 )

@@ -49,6 +49,9 @@ CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
 )
 """The five standard cron fields: name, lowest and highest value, and the names of the values from the lowest on
 (Karpenter parses ``schedule`` with robfig/cron's standard parser)."""
+CRON_BLANK_FIELDS = ("day-of-month", "day-of-week")
+"""The cron fields that may be ``?``, as ``*``, "for leaving either day-of-month or day-of-week blank"
+(:data:`SOURCE_CRON`)."""
 SOURCE_CRON = "https://pkg.go.dev/github.com/robfig/cron/v3#hdr-CRON_Expression_Format"
 MAX_BUDGETS = 50
 """Most budgets (and reasons per budget) a NodePool takes (the CRD's ``maxItems``)."""
@@ -139,13 +142,14 @@ def _cron_value(text: str, low: int, names: tuple[str, ...]) -> int | None:
     return names.index(text.lower()) + low if text.lower() in names else None
 
 
-def _cron_field_ok(field: str, low: int, high: int, names: tuple[str, ...]) -> bool:
-    """Whether one cron field is a list of ``*``, values or ranges, each with an optional ``/step``."""
+def _cron_field_ok(field: str, low: int, high: int, names: tuple[str, ...], blank: bool) -> bool:
+    """Whether one cron field is a list of ``*`` (or ``?`` where ``blank``), values or ranges, each with an optional
+    ``/step``."""
     for item in field.split(","):
         span, slash, step = item.partition("/")
         if slash and not (step.isascii() and step.isdigit() and int(step) > 0):
             return False
-        if span == "*":
+        if span == "*" or (blank and span == "?"):
             continue
         first, dash, last = span.partition("-")
         start = _cron_value(first, low, names)
@@ -164,9 +168,13 @@ def _cron_problem(schedule: str) -> str | None:
     if len(fields) != len(CRON_FIELDS):
         return f"not a cron schedule: {len(fields)} fields, not 5 (minute hour day-of-month month day-of-week)"
     for text, (name, low, high, names) in zip(fields, CRON_FIELDS, strict=True):
-        if not _cron_field_ok(text, low, high, names):
+        blank = name in CRON_BLANK_FIELDS
+        if not _cron_field_ok(text, low, high, names, blank):
             named = f" or {names[0]}-{names[-1]}" if names else ""
-            return f"not a cron schedule: {name} {text!r} is not *, {low}-{high}{named}, a list, range or step"
+            question = ", ?" if blank else ""
+            return (
+                f"not a cron schedule: {name} {text!r} is not *, {low}-{high}{named}{question}, a list, range or step"
+            )
     return None
 
 
