@@ -97,6 +97,7 @@ def disruption(pool: dict[str, Any]) -> Disruption:
         pytest.param({"consolidate_after": "1h30m"}, Disruption(consolidate_after="1h30m"), id="consolidate_after"),
         pytest.param({"expire_after": "10s"}, Disruption(expire_after="10s"), id="expire_after of seconds"),
         pytest.param({"expire_after": "0h1m"}, Disruption(expire_after="0h1m"), id="expire_after one minute"),
+        pytest.param({"expire_after": "100h0m"}, Disruption(expire_after="100h0m"), id="expire_after 100 hours"),
         pytest.param({"expire_after": "Never"}, Disruption(expire_after="Never"), id="expire_after Never"),
         pytest.param(
             {"termination_grace_period": "24h"}, Disruption(termination_grace_period="24h"), id="grace period"
@@ -153,6 +154,17 @@ def test_a_duration_is_accepted(given: dict[str, Any], expected: Disruption) -> 
                 SOURCE_KARPENTER_DISRUPTION,
             ),
             id="expire_after zero",
+        ),
+        pytest.param(
+            {"expire_after": "00s"},
+            Problem(
+                f"{DISRUPTION}.expire_after",
+                "00s",
+                "a zero duration: every node would expire, and be replaced, as soon as it is created",
+                "a duration above zero, e.g. 720h, or Never (nodes do not expire)",
+                SOURCE_KARPENTER_DISRUPTION,
+            ),
+            id="expire_after zero seconds",
         ),
         pytest.param(
             {"termination_grace_period": "1d"},

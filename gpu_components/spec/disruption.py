@@ -22,6 +22,8 @@ DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
 """A duration as Karpenter's NodePool takes it (``disruption.consolidateAfter``, ``template.spec.expireAfter``):
 digits with ``s``, ``m`` or ``h``, repeated (``1h30m``); ``Never`` is accepted where the field says so.
 Source: :data:`SOURCE_KARPENTER_DISRUPTION`."""
+ZERO_DURATION = re.compile(r"^(0+(s|m|h))+$")
+"""A :data:`DURATION` of zero: every number in it ``0`` (``0h``, ``0h00m``)."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/"
 SOURCE_KARPENTER_BUDGETS = "https://karpenter.sh/docs/concepts/disruption/#disruption-budgets"
 SOURCE_KARPENTER_TERMINATION = "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod"
@@ -108,7 +110,7 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
                 SOURCE_KARPENTER_DISRUPTION,
             )
         )
-    elif expire_after is not None and expire_after != "Never" and not any(c in "123456789" for c in expire_after):
+    elif expire_after is not None and ZERO_DURATION.fullmatch(expire_after):
         problems.append(
             Problem(
                 f"{where}.disruption.expire_after",
