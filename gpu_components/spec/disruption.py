@@ -22,6 +22,8 @@ DURATION = re.compile(r"^([0-9]+(s|m|h))+$")
 """A duration as Karpenter's NodePool takes it (``disruption.consolidateAfter``, ``template.spec.expireAfter``):
 digits with ``s``, ``m`` or ``h``, repeated (``1h30m``); ``Never`` is accepted where the field says so.
 Source: :data:`SOURCE_KARPENTER_DISRUPTION`."""
+ZERO_DURATION = re.compile(r"^(0+(s|m|h))+$")
+"""A :data:`DURATION` of zero: every number in it ``0`` (``0h``, ``0h00m``)."""
 SOURCE_KARPENTER_DISRUPTION = "https://karpenter.sh/docs/concepts/disruption/"
 SOURCE_KARPENTER_BUDGETS = "https://karpenter.sh/docs/concepts/disruption/#disruption-budgets"
 SOURCE_KARPENTER_TERMINATION = "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod"
@@ -49,6 +51,9 @@ CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
 )
 """The five standard cron fields: name, lowest and highest value, and the names of the values from the lowest on
 (Karpenter parses ``schedule`` with robfig/cron's standard parser)."""
+CRON_BLANK_FIELDS = ("day-of-month", "day-of-week")
+"""The cron fields that may be ``?``, as ``*``, "for leaving either day-of-month or day-of-week blank"
+(:data:`SOURCE_CRON`)."""
 SOURCE_CRON = "https://pkg.go.dev/github.com/robfig/cron/v3#hdr-CRON_Expression_Format"
 MAX_BUDGETS = 50
 """Most budgets (and reasons per budget) a NodePool takes (the CRD's ``maxItems``)."""
@@ -105,7 +110,7 @@ def _disruption(given: ProvisioningArgs, where: str) -> tuple[Disruption, list[P
                 SOURCE_KARPENTER_DISRUPTION,
             )
         )
-    elif expire_after is not None and expire_after != "Never" and not any(c in "123456789" for c in expire_after):
+    elif expire_after is not None and ZERO_DURATION.fullmatch(expire_after):
         problems.append(
             Problem(
                 f"{where}.disruption.expire_after",
@@ -139,13 +144,14 @@ def _cron_value(text: str, low: int, names: tuple[str, ...]) -> int | None:
     return names.index(text.lower()) + low if text.lower() in names else None
 
 
-def _cron_field_ok(field: str, low: int, high: int, names: tuple[str, ...]) -> bool:
-    """Whether one cron field is a list of ``*``, values or ranges, each with an optional ``/step``."""
+def _cron_field_ok(field: str, low: int, high: int, names: tuple[str, ...], blank: bool) -> bool:
+    """Whether one cron field is a list of ``*`` (or ``?`` where ``blank``), values or ranges, each with an optional
+    ``/step``."""
     for item in field.split(","):
         span, slash, step = item.partition("/")
         if slash and not (step.isascii() and step.isdigit() and int(step) > 0):
             return False
-        if span == "*":
+        if span == "*" or (blank and span == "?"):
             continue
         first, dash, last = span.partition("-")
         start = _cron_value(first, low, names)
@@ -164,9 +170,13 @@ def _cron_problem(schedule: str) -> str | None:
     if len(fields) != len(CRON_FIELDS):
         return f"not a cron schedule: {len(fields)} fields, not 5 (minute hour day-of-month month day-of-week)"
     for text, (name, low, high, names) in zip(fields, CRON_FIELDS, strict=True):
-        if not _cron_field_ok(text, low, high, names):
+        blank = name in CRON_BLANK_FIELDS
+        if not _cron_field_ok(text, low, high, names, blank):
             named = f" or {names[0]}-{names[-1]}" if names else ""
-            return f"not a cron schedule: {name} {text!r} is not *, {low}-{high}{named}, a list, range or step"
+            question = ", ?" if blank else ""
+            return (
+                f"not a cron schedule: {name} {text!r} is not *, {low}-{high}{named}{question}, a list, range or step"
+            )
     return None
 
 

@@ -292,7 +292,8 @@ def _unsupported_problems(
 def pool_shape_problems(shape: type, pool: object, cloud: Cloud | None, path: str) -> list[Problem]:
     """:func:`~gpu_components.shape.shape_problems` of a pool (``shape``: :class:`GpuNodePoolArgs` or a cluster
     pool) on ``cloud``: an unknown ``provisioning.provisioner`` is told the provisioners of that cloud only (with
-    the closest of them), not every cloud's. Without a ``cloud`` (unknown), every cloud's."""
+    the closest of them), not every cloud's. Without a ``cloud`` (unknown), every cloud's. A shape problem cites no
+    source, nor does the one told instead."""
     problems = shape_problems(shape, pool, path)
     if cloud is None:
         return problems
@@ -303,8 +304,7 @@ def pool_shape_problems(shape: type, pool: object, cloud: Cloud | None, path: st
             where,
             problem.value,
             f"not a provisioner of {facts_for(cloud).service}" + _suggestion(problem.value, offered),
-            ", ".join(offered) or "none",
-            problem.source,
+            ", ".join(offered),
         )
         if problem.path == where and offered
         else problem
