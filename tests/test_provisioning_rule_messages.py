@@ -324,7 +324,18 @@ def test_unknown_label_values_stop_that_type_and_cite_the_values_page() -> None:
     ]
 
 
-def test_unknown_label_values_cite_the_requirements_page_where_no_values_page() -> None:
+def test_every_provisioner_that_takes_requirements_cites_where_its_label_values_come_from() -> None:
+    # The problems of a value the library does not know cite values_source (ProvisionerFacts: where gpu_name_value
+    # and gpu_memory_mib come from), so a provisioner that takes requirements must have one.
+    assert [
+        name
+        for cloud in ("aws", "azure", "gcp")
+        for name, facts in facts_for(cloud).provisioners.items()
+        if not facts.requirements_refused and not facts.values_source
+    ] == []
+
+
+def test_unknown_label_values_of_a_nap_pool_cite_its_values_page() -> None:
     nap = {
         "name": "napgpu",
         "instance_type": "Standard_NC6s_v3",

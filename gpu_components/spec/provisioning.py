@@ -397,7 +397,7 @@ def _gpu_requirements(
                         f"the library does not know the {requirement.key} value {provisioner} gives nodes of {name}, "
                         "so it cannot tell whether the requirement admits them",
                         "requirements on labels whose values the library knows for every allowed type",
-                        facts.values_source or facts.requirements_source or None,
+                        facts.values_source or None,
                     )
                 )
                 admitted = False
