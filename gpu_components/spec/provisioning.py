@@ -118,7 +118,7 @@ def _family_types(cloud: Cloud, family: str) -> tuple[str, ...]:
     return tuple(
         t.name
         for t in catalog.instance_types(cloud)
-        if separator is not None and t.gpu_vendor == "nvidia" and t.name.split(separator, 1)[0] == family
+        if separator is not None and t.gpu_vendor == "nvidia" and t.name.partition(separator)[0] == family
     )
 
 
@@ -126,7 +126,7 @@ def _families(cloud: Cloud) -> list[str]:
     separator = facts_for(cloud).instance_family_separator
     if separator is None:
         return []
-    names = (t.name.split(separator, 1)[0] for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia")
+    names = (t.name.partition(separator)[0] for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia")
     return sorted(set(names))
 
 
@@ -139,14 +139,14 @@ def _allowed_types(
     for index, name in enumerate(given.get("instance_types", [])):
         at = f"{where}.instance_types[{index}]"
         known = catalog.find_instance_type(cloud, name)
-        fractional = fractional_gpu_types(cloud, name) if known is None else None
+        fractional = fractional_gpu_types(cloud, name)
         if name in named:
             problems.append(Problem(at, name, "already allowed (the pool's instance_type or an earlier entry)"))
         elif fractional is not None:
             problems.append(fractional_problem(fractional, name, at))
-        elif known is None or known.gpu_vendor != "nvidia" or known.gpu_model is None:
+        elif known is None or known.gpu_vendor != "nvidia":
             nvidia = [t.name for t in catalog.instance_types(cloud) if t.gpu_vendor == "nvidia"]
-            suggestions = difflib.get_close_matches(name, nvidia, n=3) if known is None else []
+            suggestions = difflib.get_close_matches(name, nvidia) if known is None else []
             why = "unknown" if known is None else f"not an NVIDIA GPU type ({known.gpu_description})"
             problems.append(
                 Problem(
@@ -251,9 +251,9 @@ def _requirement_value_problems(
         if kind == "name":
             known = _name_values(cloud, facts)
             if value not in known:
-                alike = next((name for name in known if name.lower() == value.lower()), None)
-                hint = f"; did you mean {alike!r}?" if alike else _suggestion(value, known)
-                message = f"not a {requirement.key} value of the catalog's {cloud} NVIDIA types" + hint
+                message = f"not a {requirement.key} value of the catalog's {cloud} NVIDIA types" + _suggestion(
+                    value, known
+                )
                 problems.append(Problem(at, value, message, ", ".join(known), facts.values_source or source))
         elif kind in ("count", "memory") and not value.isdigit():
             unit = "GPUs per node" if kind == "count" else "MiB of one GPU's memory"
@@ -268,7 +268,7 @@ def _requirement_value_problems(
                 )
             )
         elif kind == "manufacturer" and value != facts.gpu_manufacturer_value:
-            right = facts.gpu_manufacturer_value or ""
+            right = facts.gpu_manufacturer_value
             hint = f"; did you mean {right!r}?" if value.lower() == right else ""
             message = f"the pool's GPUs are NVIDIA's, whose {requirement.key} is {right}" + hint
             problems.append(Problem(at, value, message, right, source))
@@ -334,19 +334,20 @@ def _gpu_requirements(
 
     ``types`` is (the named types: ``instance_type`` then ``instance_types``; every allowed type), ``first_count``
     the GPUs of a node of the first (``None`` when the pool's types have problems of their own: the requirements are
-    then checked, but no type is filtered), ``paths`` (the pool's path, its ``provisioning``'s). Each type is checked
+    then checked, but no type is filtered), ``paths`` (the pool's path, its ``provisioning``'s); none of a
+    ``provisioner`` the cloud does not offer (reported by :func:`_provisioning`). Each type is checked
     against each requirement with the label values the provisioner gives its nodes (:class:`ProvisionerFacts`: GPU
     name and memory per type, the catalog's GPU count, the NVIDIA manufacturer value). A named type a requirement
     excludes is a problem naming both; a family's types it excludes are left out (the pool's ``instance_type``
     always stays, so no pool is left without types); a type whose label value the library does not know is a
     problem, never a guess.
     """
-    items = given.get("gpu_requirements", [])
+    items = given.get("gpu_requirements")
     named, allowed = types
     path, where = paths
-    if not items:
+    facts = facts_for(cloud).provisioners.get(provisioner)
+    if not items or facts is None:
         return (), allowed, []
-    facts = facts_for(cloud).provisioners[provisioner]
     at = f"{where}.gpu_requirements"
     if facts.requirements_refused:
         return (
@@ -396,7 +397,7 @@ def _gpu_requirements(
                         f"the library does not know the {requirement.key} value {provisioner} gives nodes of {name}, "
                         "so it cannot tell whether the requirement admits them",
                         "requirements on labels whose values the library knows for every allowed type",
-                        facts.values_source or facts.requirements_source or None,
+                        facts.values_source or None,
                     )
                 )
                 admitted = False
@@ -456,7 +457,7 @@ def _capacity(
     args: GpuNodePoolArgs, given: ProvisioningArgs, path: str, where: str, provisioner: ProvisionerName
 ) -> tuple[tuple[CapacityTypeName, ...], list[Problem]]:
     problems: list[Problem] = []
-    types: tuple[CapacityTypeName, ...] = ("spot",) if args.get("spot", False) else ("on-demand",)
+    types: tuple[CapacityTypeName, ...] = ("spot",) if args.get("spot") else ("on-demand",)
     if "capacity_types" in given:
         types = tuple(value_of(t) for t in given["capacity_types"])
         at = f"{where}.capacity_types"
@@ -552,7 +553,7 @@ def _provisioning(
                 f"{where}.provisioner",
                 provisioner,
                 f"not a provisioner of {facts_for(cloud).service}",
-                ", ".join(offered) or "none",
+                ", ".join(offered),
                 "; ".join(f.source for f in offered.values()) or None,
             )
         )
@@ -567,14 +568,12 @@ def _provisioning(
         problems += _restricted_label_problems(labels, offered[provisioner], provisioner, path)
     named, allowed, found = _allowed_types(given, cloud, args["instance_type"], where)
     problems += found
-    requirements: tuple[GpuRequirement, ...] = ()
     types_known = hardware.gpu is not None and not found
-    if provisioner in offered:
-        first_count = hardware.gpu_count if types_known else None
-        requirements, allowed, found = _gpu_requirements(
-            given, cloud, provisioner, (named, allowed), first_count, (path, where)
-        )
-        problems += found
+    first_count = hardware.gpu_count if types_known else None
+    requirements, allowed, found = _gpu_requirements(
+        given, cloud, provisioner, (named, allowed), first_count, (path, where)
+    )
+    problems += found
     if hardware.gpu is not None and types_known and not found:
         problems += _model_problems(args, cloud, allowed, hardware, where)
         problems += _limit_problems(given, cloud, allowed, hardware.gpu_count, where)
