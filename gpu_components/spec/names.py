@@ -265,7 +265,7 @@ def _restricted_label_problems(
     problems: list[Problem] = []
     for key in labels:
         where = f"{_join(path, 'labels')}[{key!r}]"
-        hit = next((d for d in domains if key.split("/", 1)[0].endswith(d)), None)
+        hit = next((d for d in domains if key.partition("/")[0].endswith(d)), None)
         if key in facts.label_reasons:
             problems.append(
                 Problem(
