@@ -431,3 +431,132 @@ def test_a_provisioned_pool_allows_the_gpus_of_each_of_its_types() -> None:
     l40s = catalog.gpu_model("L40S")
     assert allowed_gpus(spec) == {"g6e.xlarge": (l40s, 1), "g6e.12xlarge": (l40s, 4)}
     assert allowed_gpus(GpuNodePoolSpec.from_args(AWS, "aws")) == {"g5.xlarge": (catalog.gpu_model("A10G"), 1)}  # type: ignore[arg-type]
+
+
+def test_the_spec_without_a_path_puts_problems_at_the_pools_own_fields_and_names_an_unknown_cloud() -> None:
+    spec, problems = GpuNodePoolSpec.checked({**AWS, "name": "default"}, "aws")  # type: ignore[arg-type]
+    assert (spec, problems) == (
+        None,
+        [Problem("name", "default", "reserved: it names the device plugin's default config entry", "any other name")],
+    )
+    with pytest.raises(GpuSpecError) as unknown:
+        GpuNodePoolSpec.checked(AWS, "ec2")  # type: ignore[arg-type]
+    assert unknown.value.problems == (Problem("cloud", "ec2", "unknown cloud", "aws, azure, gcp"),)
+
+
+EKS_RESERVED = (
+    "EKS CreateNodegroup error 'cannot contain reserved prefixes [kubernetes.io/, k8s.io/, eks.amazonaws.com/]' "
+    "for labels and taints (aws/containers-roadmap#1451)"
+)
+
+
+def _eks_refuses(where: str, key: str) -> Problem:
+    return Problem(
+        where,
+        key,
+        "EKS refuses keys under kubernetes.io/, k8s.io/, eks.amazonaws.com/ in node pools",
+        "a key under your own prefix",
+        EKS_RESERVED,
+    )
+
+
+CLOUD_RESERVED = [
+    # EKS refuses its prefixes in label and taint keys; AKS in label keys only
+    (
+        "aws",
+        {**AWS, "labels": {"eks.amazonaws.com/x": "v"}},
+        [_eks_refuses("pools[0].labels['eks.amazonaws.com/x']", "eks.amazonaws.com/x")],
+    ),
+    (
+        "aws",
+        {
+            **AWS,
+            "taints": [{"key": "team", "effect": "NoSchedule"}, {"key": "eks.amazonaws.com/x", "effect": "NoSchedule"}],
+        },
+        [_eks_refuses("pools[0].taints[1].key", "eks.amazonaws.com/x")],
+    ),
+    ("aws", {**AWS, "labels": {"my-eks.amazonaws.com/x": "v"}}, []),
+    (
+        "azure",
+        {**AKS, "labels": {"kubernetes.azure.com/x": "v"}},
+        [
+            Problem(
+                "pools[0].labels['kubernetes.azure.com/x']",
+                "kubernetes.azure.com/x",
+                "AKS refuses keys under kubernetes.azure.com/ in node pools",
+                "a key under your own prefix",
+                "https://learn.microsoft.com/azure/aks/use-labels#unavailable-labels",
+            )
+        ],
+    ),
+    ("azure", {**AKS, "taints": [{"key": "kubernetes.azure.com/x", "effect": "NoSchedule"}]}, []),
+    ("gcp", {**GKE, "labels": {"cloud.google.com/x": "v"}}, []),
+]
+
+
+@pytest.mark.parametrize(("cloud", "pool", "problems"), CLOUD_RESERVED)
+def test_a_key_under_a_prefix_the_clouds_node_pool_api_keeps_gets_its_whole_problem(
+    cloud: str, pool: dict[str, Any], problems: list[Problem]
+) -> None:
+    assert _checked(pool, cloud) == problems
+
+
+def _taint(key: str, effect: str = "NoSchedule", value: str | None = None) -> dict[str, str]:
+    return {"key": key, "effect": effect} | ({"value": value} if value is not None else {})
+
+
+DEFAULT_CLASH = "duplicates the default GPU taint; set gpu_taint: false to replace it"
+GIVEN_CLASH = "a taint with this key and effect is already given"
+SOURCE_TAINTS = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+TAINTS = [
+    # a taint's key and effect say which taint it is (one per pair on a node); its value does not
+    (
+        "mine",
+        True,
+        [_taint("nvidia.com/gpu", value="other")],
+        [Problem("pools[0].taints[0]", _taint("nvidia.com/gpu", value="other"), DEFAULT_CLASH, None, SOURCE_TAINTS)],
+    ),
+    ("mine-no-default", False, [_taint("nvidia.com/gpu", value="other")], []),
+    ("other-effect", True, [_taint("nvidia.com/gpu", "NoExecute")], []),
+    (
+        "given-twice",
+        False,
+        [_taint("team", value="a"), _taint("other"), _taint("team", value="b")],
+        [Problem("pools[0].taints[2]", _taint("team", value="b"), GIVEN_CLASH, None, SOURCE_TAINTS)],
+    ),
+    (
+        "given-twice-default-on",
+        True,
+        [_taint("team"), _taint("team")],
+        [Problem("pools[0].taints[1]", _taint("team"), GIVEN_CLASH, None, SOURCE_TAINTS)],
+    ),
+    # each taint's key and value problems, each at its own field, all kept
+    (
+        "bad-key-then-good",
+        True,
+        [_taint("bad key"), _taint("good")],
+        [Problem("pools[0].taints[0].key", "bad key", "not a valid qualified name", LABEL_KEY_VALID, SOURCE_LABELS)],
+    ),
+    (
+        "bad-key-and-value",
+        True,
+        [_taint("bad key", value="bad value")],
+        [
+            Problem("pools[0].taints[0].key", "bad key", "not a valid qualified name", LABEL_KEY_VALID, SOURCE_LABELS),
+            Problem(
+                "pools[0].taints[0].value",
+                "bad value",
+                "not a valid label value",
+                "<= 63 chars: alphanumerics, '-', '_', '.', starting and ending alphanumeric (or empty)",
+                SOURCE_LABELS,
+            ),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "gpu_taint", "taints", "problems"), TAINTS, ids=[case for case, *_ in TAINTS])
+def test_a_taint_given_twice_or_misspelt_gets_its_whole_problem(
+    case: str, gpu_taint: bool, taints: list[dict[str, str]], problems: list[Problem]
+) -> None:
+    assert _checked({**GKE, "gpu_taint": gpu_taint, "taints": taints}, "gcp") == problems
