@@ -37,31 +37,32 @@ def parse_gpu_quantity(value: object, path: str, *, integral_floats: bool = Fals
     Returns:
         ``(count, [])`` for a valid quantity, ``(None, [problem])`` otherwise.
     """
-    count: int | None = None
+    found = _count_or_reason(value, integral_floats)
+    if isinstance(found, int) and found >= 1:
+        return found, []
+    if isinstance(found, int):
+        found = "zero GPUs: leave the GPU resource out instead" if found == 0 else "a GPU count cannot be negative"
+    return None, [Problem(path, as_written(value, integral_floats), found, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)]
+
+
+def _count_or_reason(value: object, integral_floats: bool) -> int | str:
+    """The count a GPU quantity says (any integer, checked for at least 1 by :func:`parse_gpu_quantity`), or why it
+    is not a count."""
     if isinstance(value, bool):
-        message = "a boolean is not a GPU count"
-    elif isinstance(value, int):
-        count, message = value, ""
-    elif isinstance(value, float):
-        if integral_floats and value.is_integer():
-            count, message = int(value), ""
-        elif value.is_integer():
-            message = f"a float is not a GPU count, even a whole one; write {int(value)}"
-        else:
-            message = "GPUs cannot be split into fractions; a GPU quantity is a whole number"
-    elif isinstance(value, str):
-        if _WHOLE_NUMBER.fullmatch(value):
-            count, message = int(value), ""
-        else:
-            message = "not a whole number of GPUs (no fractions, units or exponents)"
-    else:
-        message = f"a GPU quantity is a whole number, not a {type(value).__name__}"
-    if count is not None and count < 1:
-        message = "zero GPUs: leave the GPU resource out instead" if count == 0 else "a GPU count cannot be negative"
-        count = None
-    if count is None:
-        return None, [Problem(path, as_written(value, integral_floats), message, _VALID_QUANTITY, SOURCE_SCHEDULE_GPUS)]
-    return count, []
+        return "a boolean is not a GPU count"
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not value.is_integer():
+            return "GPUs cannot be split into fractions; a GPU quantity is a whole number"
+        return int(value) if integral_floats else f"a float is not a GPU count, even a whole one; write {int(value)}"
+    if isinstance(value, str):
+        return (
+            int(value)
+            if _WHOLE_NUMBER.fullmatch(value)
+            else "not a whole number of GPUs (no fractions, units or exponents)"
+        )
+    return f"a GPU quantity is a whole number, not a {type(value).__name__}"
 
 
 def as_written(value: object, integral_floats: bool) -> object:
@@ -88,7 +89,8 @@ def allowed_gpus(spec: GpuNodePoolSpec) -> dict[str, tuple[catalog.GpuModel, int
     result = {spec.instance_type: (spec.gpu, spec.gpu_count)}
     for name in spec.provisioning.allowed_types[1:] if spec.provisioning is not None else ():
         found = catalog.instance_type(spec.cloud, name)
-        result[name] = (catalog.gpu_model(found.gpu_model or ""), found.gpu_count)
+        assert found.gpu_model is not None  # a provisioned pool allows catalog NVIDIA types only (_allowed_types)
+        result[name] = (catalog.gpu_model(found.gpu_model), found.gpu_count)
     return result
 
 

@@ -54,6 +54,8 @@ _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _TAINT_FIELDS = ("key", "value", "effect")
+_RESERVED_SUBDOMAINS = tuple("." + prefix.rstrip("/") for prefix in RESERVED_LABEL_PREFIXES)
+"""The subdomains of the reserved label prefixes (``.kubernetes.io``, ``.k8s.io``): reserved too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +191,7 @@ def _label_problems(labels: Mapping[str, str], path: str) -> list[Problem]:
                     "a key under another prefix",
                 )
             )
-        elif key.startswith(RESERVED_LABEL_PREFIXES) or any(
-            key.split("/")[0].endswith("." + p.rstrip("/")) for p in RESERVED_LABEL_PREFIXES
-        ):
+        elif key.startswith(RESERVED_LABEL_PREFIXES) or key.split("/")[0].endswith(_RESERVED_SUBDOMAINS):
             problems.append(
                 Problem(
                     where,
@@ -265,7 +265,7 @@ def _restricted_label_problems(
     problems: list[Problem] = []
     for key in labels:
         where = f"{_join(path, 'labels')}[{key!r}]"
-        hit = next((d for d in domains if key.split("/", 1)[0].endswith(d)), None)
+        hit = next((d for d in domains if key.partition("/")[0].endswith(d)), None)
         if key in facts.label_reasons:
             problems.append(
                 Problem(

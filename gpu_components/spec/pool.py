@@ -100,7 +100,7 @@ class GpuNodePoolSpec:
     def uses_dra(self, gpu_stack: str) -> bool:
         """Whether the pool's resolved ``gpu_access`` is ``dra`` under the cluster's ``gpu_stack``: the pool's own
         ``gpu_access``, else the cluster's default (``dra`` under ``gpu_stack: dra``, else ``device-plugin``)."""
-        return (self.gpu_access or ("dra" if gpu_stack == "dra" else "device-plugin")) == "dra"
+        return (self.gpu_access if self.gpu_access is not None else gpu_stack) == "dra"
 
     @classmethod
     def from_args(cls, args: GpuNodePoolArgs | Mapping[str, object], cloud: Cloud, path: str = "") -> "GpuNodePoolSpec":
@@ -175,21 +175,20 @@ def _build(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[GpuNodePoolS
     if provisioning is not None:
         min_size = desired = 0
         max_size = _provisioned_max_nodes(provisioning, hardware.gpu_count)
-    else:
+    elif "max_size" in args:
         min_size = args.get("min_size", 0)
         desired = args.get("desired_size", min_size)
-        max_size = args.get("max_size", 0)
-        if "max_size" in args:
-            problems += _size_problems(min_size, args.get("desired_size"), max_size, path)
-            bounds += _node_limit_problems(max_size, cloud, path)
-        else:
-            problems.append(
-                Problem(
-                    _join(path, "max_size"),
-                    None,
-                    "required for a fixed node pool (most nodes); or make the pool provisioned with provisioning",
-                )
+        max_size = args["max_size"]
+        problems += _size_problems(min_size, args.get("desired_size"), max_size, path)
+        bounds = _node_limit_problems(max_size, cloud, path)
+    else:  # no sizes: the problem keeps the spec from being built below
+        problems.append(
+            Problem(
+                _join(path, "max_size"),
+                None,
+                "required for a fixed node pool (most nodes); or make the pool provisioned with provisioning",
             )
+        )
     disk_size_gb = args.get("disk_size_gb", DEFAULT_DISK_SIZE_GB)
     problems += _disk_size_problems(disk_size_gb, path)
     labels = dict(args.get("labels", {}))
