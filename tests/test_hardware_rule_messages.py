@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from gpu_components import catalog
+from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError, Problem
 from gpu_components.spec import GpuNodePoolSpec
 
@@ -56,6 +57,9 @@ class Row:
     cloud: str
     pool: dict[str, Any]
     problems: list[Problem]
+
+
+GPU_COUNT_ABOVE_0 = {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]}
 
 
 def _problems(pool: dict[str, Any], cloud: str) -> list[Problem]:
@@ -191,6 +195,34 @@ HARDWARE = [
         {**UNLISTED, "gpu_model": "zzzz"},
         [Problem("gpu_model", "zzzz", "unknown GPU model", ", ".join(m.name for m in catalog.gpu_models()))],
     ),
+    Row("an unlisted type of one GPU", "aws", {**UNLISTED, "gpu_model": "T4", "gpu_count": 1}, []),
+    Row(
+        "an unlisted type of no GPU",
+        "aws",
+        {**UNLISTED, "gpu_model": "T4", "gpu_count": 0},
+        [Problem("gpu_count", 0, "GPUs per node must be a whole number >= 1")],
+    ),
+    Row(
+        "an unlisted type of a negative GPU count: later rules see the count as written",
+        "aws",
+        {
+            **{key: value for key, value in UNLISTED.items() if key != "max_size"},
+            "gpu_model": "T4",
+            "gpu_count": -1,
+            "provisioning": {"provisioner": "karpenter", "max_gpus": 8, "gpu_requirements": [GPU_COUNT_ABOVE_0]},
+        },
+        [
+            Problem("gpu_count", -1, "GPUs per node must be a whole number >= 1"),
+            Problem(
+                "instance_type",
+                "x9.gpu",
+                "excluded by provisioning.gpu_requirements[0] (karpenter.k8s.aws/instance-gpu-count Gt [0]): "
+                "x9.gpu's karpenter.k8s.aws/instance-gpu-count is -1; drop the type or change the requirement",
+                None,
+                facts_for("aws").provisioners["karpenter"].requirements_source,
+            ),
+        ],
+    ),
     Row(
         "an unknown GPU model with MIG: MIG is not checked without a GPU",
         "aws",
@@ -293,3 +325,20 @@ ROWS = HARDWARE + SIZES + PROVISIONED
 @pytest.mark.parametrize("row", ROWS, ids=[row.case for row in ROWS])
 def test_each_pool_gets_exactly_its_problems(row: Row) -> None:
     assert _problems(row.pool, row.cloud) == row.problems
+
+
+@pytest.mark.parametrize(
+    ("cloud", "pool", "hardware"),
+    [
+        ("aws", {**UNLISTED, "gpu_model": "T4", "gpu_count": 2, "cpu_architecture": "arm64"}, ("T4", 2, "arm64")),
+        ("aws", {**UNLISTED, "gpu_model": "L4", "gpu_count": 1}, ("L4", 1, "x86_64")),
+        ("gcp", {**GCP, "instance_type": "n1-standard-8", "gpu_model": "T4", "gpu_count": 4}, ("T4", 4, "x86_64")),
+        ("aws", {**AWS, "gpu_model": "A10G"}, ("A10G", 1, "x86_64")),
+    ],
+    ids=["unlisted arm64", "unlisted x86_64", "N1 with GPUs attached", "catalog type"],
+)
+def test_a_pool_gets_the_gpus_and_cpu_architecture_it_gives_or_its_catalog_entry_has(
+    cloud: str, pool: dict[str, Any], hardware: tuple[str, int, str]
+) -> None:
+    spec = GpuNodePoolSpec.from_args(pool, cloud)  # type: ignore[arg-type]
+    assert (spec.gpu.name, spec.gpu_count, spec.cpu_architecture) == hardware

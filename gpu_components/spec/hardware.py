@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, cast
+from typing import Literal
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
@@ -216,12 +216,11 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
                     _join(path, "gpu_model"), given, "unknown GPU model", ", ".join(error.suggestions) or _gpu_names()
                 )
             )
-    count = explicit["gpu_count"]
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+    count = args["gpu_count"]  # a whole number: the pool's shape is checked first
+    if count < 1:
         problems.append(Problem(_join(path, "gpu_count"), count, "GPUs per node must be a whole number >= 1"))
-        count = 0
-    architecture = known.cpu_architecture if known is not None else cast(CpuArchitecture, explicit["cpu_architecture"])
-    return _Hardware(gpu, int(count), architecture), problems
+    architecture: CpuArchitecture = known.cpu_architecture if known is not None else value_of(args["cpu_architecture"])
+    return _Hardware(gpu, count, architecture), problems
 
 
 def _examples(cloud: Cloud) -> str:
