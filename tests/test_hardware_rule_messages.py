@@ -18,7 +18,7 @@ import pytest
 from gpu_components import catalog
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.spec import GpuNodePoolSpec
+from gpu_components.spec import SOURCE_MIG, GpuNodePoolSpec, parse_pools
 
 AWS = {"name": "gpu", "instance_type": "g5.xlarge", "max_size": 3}
 GCP = {"name": "gpu", "instance_type": "g2-standard-4", "max_size": 3}
@@ -203,25 +203,10 @@ HARDWARE = [
         [Problem("gpu_count", 0, "GPUs per node must be a whole number >= 1")],
     ),
     Row(
-        "an unlisted type of a negative GPU count: later rules see the count as written",
+        "an unlisted type of a negative GPU count",
         "aws",
-        {
-            **{key: value for key, value in UNLISTED.items() if key != "max_size"},
-            "gpu_model": "T4",
-            "gpu_count": -1,
-            "provisioning": {"provisioner": "karpenter", "max_gpus": 8, "gpu_requirements": [GPU_COUNT_ABOVE_0]},
-        },
-        [
-            Problem("gpu_count", -1, "GPUs per node must be a whole number >= 1"),
-            Problem(
-                "instance_type",
-                "x9.gpu",
-                "excluded by provisioning.gpu_requirements[0] (karpenter.k8s.aws/instance-gpu-count Gt [0]): "
-                "x9.gpu's karpenter.k8s.aws/instance-gpu-count is -1; drop the type or change the requirement",
-                None,
-                facts_for("aws").provisioners["karpenter"].requirements_source,
-            ),
-        ],
+        {**UNLISTED, "gpu_model": "T4", "gpu_count": -1},
+        [Problem("gpu_count", -1, "GPUs per node must be a whole number >= 1")],
     ),
     Row(
         "an unknown GPU model with MIG: MIG is not checked without a GPU",
@@ -319,12 +304,60 @@ PROVISIONED = [
 ]
 
 
-ROWS = HARDWARE + SIZES + PROVISIONED
+A100 = {"name": "gpu", "instance_type": "p4d.24xlarge", "max_size": 3}
+"""A100-40GB: 7 compute and 8 memory MIG slices; 1g.5gb up to 7 per GPU, 7g.40gb 1."""
+MIG_FORMAT = "<compute>g.<memory>gb[+me|+me.all|+gfx|-me], e.g. 1g.10gb"
+MIG_CAPABLE = ", ".join(model.name for model in catalog.gpu_models() if model.mig_capable)
+
+MIG = [
+    Row(
+        "a layout entry that is no MIG profile name, beside one that is",
+        "aws",
+        {**A100, "mig": {"layout": {"1g5gb": 1, "2g.10gb": 1}, "strategy": "mixed"}},
+        [Problem("mig.layout['1g5gb']", "1g5gb", "not a MIG profile name", MIG_FORMAT, SOURCE_MIG)],
+    ),
+    Row(
+        "a uniform profile written in capitals",
+        "aws",
+        {**A100, "mig": {"profile": "1G.5GB"}},
+        [Problem("mig.profile", "1G.5GB", "not a MIG profile name; did you mean '1g.5gb'?", MIG_FORMAT, SOURCE_MIG)],
+    ),
+    Row(
+        "MIG on a GPU without it",
+        "aws",
+        {**AWS, "mig": {"profile": "1g.5gb", "strategy": "single"}},
+        [
+            Problem(
+                "mig",
+                {"profile": "1g.5gb", "strategy": "single"},
+                "A10G does not support MIG",
+                f"GPUs with MIG: {MIG_CAPABLE}",
+                SOURCE_MIG,
+            )
+        ],
+    ),
+    Row("a uniform profile on a GPU with MIG", "aws", {**A100, "mig": {"profile": "1g.5gb"}}, []),
+]
+
+
+ROWS = HARDWARE + SIZES + PROVISIONED + MIG
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.case for row in ROWS])
 def test_each_pool_gets_exactly_its_problems(row: Row) -> None:
     assert _problems(row.pool, row.cloud) == row.problems
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.case for row in ROWS])
+def test_in_a_cluster_each_pool_gets_its_problems_at_its_path(row: Row) -> None:
+    """The same pool second of a cluster's pools, after a sound one: the same problems, each at ``pools[1]``."""
+    pools = [{**AWS, "name": "first"} if row.cloud == "aws" else {**GCP, "name": "first"}, row.pool]
+    try:
+        parse_pools(pools, row.cloud)  # type: ignore[arg-type]
+    except GpuSpecError as error:
+        assert list(error.problems) == [problem.under("pools[1]") for problem in row.problems]
+    else:
+        assert row.problems == []
 
 
 @pytest.mark.parametrize(
@@ -342,3 +375,25 @@ def test_a_pool_gets_the_gpus_and_cpu_architecture_it_gives_or_its_catalog_entry
 ) -> None:
     spec = GpuNodePoolSpec.from_args(pool, cloud)  # type: ignore[arg-type]
     assert (spec.gpu.name, spec.gpu_count, spec.cpu_architecture) == hardware
+
+
+def test_rules_after_a_negative_gpu_count_see_the_count_as_written() -> None:
+    """A provisioned pool's GPU requirements are checked against the count the pool gave, even one below 1: the
+    problem they give states that count, not a value the user never wrote."""
+    pool = {
+        **{key: value for key, value in UNLISTED.items() if key != "max_size"},
+        "gpu_model": "T4",
+        "gpu_count": -1,
+        "provisioning": {"provisioner": "karpenter", "max_gpus": 8, "gpu_requirements": [GPU_COUNT_ABOVE_0]},
+    }
+    assert _problems(pool, "aws") == [
+        Problem("gpu_count", -1, "GPUs per node must be a whole number >= 1"),
+        Problem(
+            "instance_type",
+            "x9.gpu",
+            "excluded by provisioning.gpu_requirements[0] (karpenter.k8s.aws/instance-gpu-count Gt [0]): "
+            "x9.gpu's karpenter.k8s.aws/instance-gpu-count is -1; drop the type or change the requirement",
+            None,
+            facts_for("aws").provisioners["karpenter"].requirements_source,
+        ),
+    ]
