@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, cast
+from typing import Literal
 
 from gpu_components import catalog
 from gpu_components.catalog import Cloud, CpuArchitecture, GpuModel
@@ -117,6 +117,11 @@ class _Hardware:
     cpu_architecture: CpuArchitecture
 
 
+_NO_GPU = _Hardware(None, 0, "x86_64")
+"""The hardware of a pool whose instance type gives it no NVIDIA GPU (its problems say why): no spec is built without
+a GPU, and every rule that reads the count or CPU architecture checks for the GPU first, so these two mean nothing."""
+
+
 def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware, list[Problem]]:
     """Resolve the instance type's GPU model, count and CPU architecture from the catalog or explicit fields."""
     name = args["instance_type"]
@@ -154,7 +159,7 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
                 known.source,
             )
         )
-        return _Hardware(None, 0, known.cpu_architecture), problems
+        return _NO_GPU, problems
     attached_gpus = (
         known is not None and facts_for(cloud).attached_gpus and {"gpu_model", "gpu_count"} <= explicit.keys()
     )
@@ -168,16 +173,15 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
                 known.source,
             )
         )
-        return _Hardware(None, 0, known.cpu_architecture), problems
+        return _NO_GPU, problems
     fractional = fractional_gpu_types(cloud, name)
     if fractional is not None:
         problems.append(fractional_problem(fractional, name, where))
-        return _Hardware(None, 0, "x86_64"), problems
+        return _NO_GPU, problems
+    # A known type gets here only with GPUs attached, gpu_model and gpu_count given, and its CPU architecture.
     missing = sorted({"gpu_model", "gpu_count", "cpu_architecture"} - explicit.keys())
-    if known is not None:
-        missing = [key for key in missing if key != "cpu_architecture"]
-    if missing:
-        suggestions = difflib.get_close_matches(name, [t.name for t in catalog.instance_types(cloud)], n=3, cutoff=0.5)
+    if known is None and missing:
+        suggestions = difflib.get_close_matches(name, [t.name for t in catalog.instance_types(cloud)], cutoff=0.5)
         problems.append(
             Problem(
                 where,
@@ -187,7 +191,7 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
                 ", ".join(suggestions) if suggestions else _examples(cloud),
             )
         )
-        return _Hardware(None, 0, "x86_64"), problems
+        return _NO_GPU, problems
     gpu: GpuModel | None = None
     given = str(explicit["gpu_model"])
     try:
@@ -212,12 +216,11 @@ def _hardware(args: GpuNodePoolArgs, cloud: Cloud, path: str) -> tuple[_Hardware
                     _join(path, "gpu_model"), given, "unknown GPU model", ", ".join(error.suggestions) or _gpu_names()
                 )
             )
-    count = explicit["gpu_count"]
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+    count = args["gpu_count"]  # a whole number: the pool's shape is checked first
+    if count < 1:
         problems.append(Problem(_join(path, "gpu_count"), count, "GPUs per node must be a whole number >= 1"))
-        count = 0
-    architecture = known.cpu_architecture if known is not None else cast(CpuArchitecture, explicit["cpu_architecture"])
-    return _Hardware(gpu, int(count), architecture), problems
+    architecture: CpuArchitecture = known.cpu_architecture if known is not None else value_of(args["cpu_architecture"])
+    return _Hardware(gpu, count, architecture), problems
 
 
 def _examples(cloud: Cloud) -> str:
@@ -490,6 +493,9 @@ def _model_problems(
     spec_args: GpuNodePoolArgs, cloud: Cloud, allowed: Sequence[str], hardware: "_Hardware", where: str
 ) -> list[Problem]:
     """One CPU architecture per provisioned pool; one GPU model where sharing or MIG needs one."""
+    gpu = hardware.gpu
+    if gpu is None:  # the caller checks first; mypy does not know
+        return []
     found = {name: catalog.instance_type(cloud, name) for name in allowed[1:]}
     problems: list[Problem] = []
     first = spec_args["instance_type"]
@@ -507,17 +513,13 @@ def _model_problems(
             )
         )
     needs_one = [key for key in ("time_slicing", "mps", "mig") if key in spec_args]
-    other_model = [
-        f"{name} ({t.gpu_model})"
-        for name, t in found.items()
-        if hardware.gpu is not None and t.gpu_model != hardware.gpu.name
-    ]
+    other_model = [f"{name} ({t.gpu_model})" for name, t in found.items() if t.gpu_model != gpu.name]
     if needs_one and other_model:
         problems.append(
             Problem(
                 where,
                 ", ".join(other_model),
-                f"{needs_one[0]} is set for one GPU model, the {hardware.gpu.name if hardware.gpu else '?'} of "
+                f"{needs_one[0]} is set for one GPU model, the {gpu.name} of "
                 f"instance_type {first}, and these types have another: every node of the pool must have that model; "
                 "make one pool per GPU model",
             )
@@ -533,7 +535,8 @@ def _short_model_problems(
     given = args.get("gpu_model")
     if given is None or given == gpu.name:
         return []
-    models = [gpu.name] + [catalog.instance_type(cloud, name).gpu_model or "" for name in allowed[1:]]
+    # Every allowed type is a catalog NVIDIA type, which names its GPU model.
+    models = [gpu.name] + [model for name in allowed[1:] if (model := catalog.instance_type(cloud, name).gpu_model)]
     return pool_gpu_model(given, models, "the pool's", _join(path, "gpu_model"))[1]
 
 
