@@ -166,13 +166,14 @@ def served_extended_resource(pool: GpuNodePool, drivers: Iterable[object]) -> st
     """The extended resource a DRA pool also serves through its driver's ``gpu.nvidia.com`` DeviceClass: the
     ``extended_resource`` (``nvidia.com/gpu`` or ``None``) of the DRA driver component among ``drivers``
     (:class:`~gpu_components.kubernetes.NvidiaDraDriver`, or anything: those without ``specs`` and
-    ``extended_resource`` are skipped) that serves ``pool`` (its spec among the driver's ``specs``); ``None`` for
-    a pool the DRA driver does not serve or no driver serves."""
+    ``extended_resource`` are skipped) that serves ``pool`` (the pool's own spec object among the driver's
+    ``specs``: a pool of another cluster with equal settings is not served); ``None`` for a pool the DRA driver
+    does not serve or no driver serves."""
     if pool.device_plugin_host != "dra-driver":
         return None
     for driver in drivers:
         resource, specs = getattr(driver, "extended_resource", None), getattr(driver, "specs", ())
-        if isinstance(resource, str) and isinstance(specs, tuple) and pool.spec in specs:
+        if isinstance(resource, str) and isinstance(specs, tuple) and any(spec is pool.spec for spec in specs):
             return resource
     return None
 

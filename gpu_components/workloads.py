@@ -595,12 +595,13 @@ def _dra_pool_problem(spec: GpuNodePoolSpec, path: str, value: object) -> Proble
 def dra_extended_resources(pool: GpuNodePool, dra_driver: object) -> dict[str, int]:
     """What a plain container limit may ask of a DRA pool through its driver's ``gpu.nvidia.com`` DeviceClass: the
     driver's extended resource (``nvidia.com/gpu``: ``dra_driver``'s ``extended_resource``, an
-    :class:`~gpu_components.kubernetes.NvidiaDraDriver` that serves ``pool``, its spec among the driver's ``specs``)
+    :class:`~gpu_components.kubernetes.NvidiaDraDriver` that serves ``pool``: its own spec object among the driver's
+    ``specs``, not an equal one of another cluster)
     -> the pool's ``gpu.nvidia.com`` devices per node (whole GPUs; a static-MIG pool publishes none). ``{}`` when
     the driver is not given, serves another pool set, or its ``extended_resource`` is not in force."""
     resource = getattr(dra_driver, "extended_resource", None)
     specs = getattr(dra_driver, "specs", ())
-    if not isinstance(resource, str) or not isinstance(specs, tuple) or pool.spec not in specs:
+    if not isinstance(resource, str) or not isinstance(specs, tuple) or all(spec is not pool.spec for spec in specs):
         return {}
     whole = pool.dra_devices.get(GPU_DEVICE_CLASS, 0)
     return {resource: whole} if whole else {}

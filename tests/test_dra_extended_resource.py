@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 from click.testing import CliRunner
@@ -417,3 +418,39 @@ def test_gpu_cluster_pool_scheduling_lists_nvidia_gpu_on_whole_gpu_dra_pools_whe
     assert on.pool_scheduling["h100"]["advertisedResources"] == {}  # static MIG: no whole gpu.nvidia.com device
     _, off = plan_and(lambda: cluster({"kubernetes_version": "1.35"}))
     assert off.pool_scheduling["l40s"]["advertisedResources"] == {}
+
+
+def test_gpu_pod_settings_refuses_another_clusters_driver_for_a_pool_of_the_same_settings() -> None:
+    """Trial: two clusters in one program (prod on 1.36 with the mapping, staging on 1.34) with a pool of one name and
+    settings; prod's driver does not serve staging's pool, so no plain limit is written for it."""
+
+    def build() -> tuple[GpuCluster, GpuCluster]:
+        def on(cluster: str) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(providers=[k8s.Provider(f"{cluster}-k8s", kubeconfig="{}")])
+
+        prod = GpuCluster(  # type: ignore[arg-type]
+            "prod",
+            {
+                "cloud": "aws",
+                "aws": WIRING,
+                "pools": [L40S],
+                "gpu_stack": "dra",
+                "dra": {"kubernetes_version": "1.36", "extended_resource": True},
+            },
+            on("prod"),
+        )
+        staging = GpuCluster(  # type: ignore[arg-type]
+            "staging",
+            {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": {"kubernetes_version": "1.34"}},
+            on("staging"),
+        )
+        return prod, staging
+
+    _, (prod, staging) = plan_and(build)
+    assert gpu_pod_settings(prod.pools["l40s"], 1, dra_driver=prod.dra_driver)["resources"] == {
+        "limits": {"nvidia.com/gpu": "1"}
+    }
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(staging.pools["l40s"], 1, dra_driver=prod.dra_driver)
+    assert [(p.path, p.value) for p in caught.value.problems] == [("pool", "l40s")]
+    assert served_extended_resource(staging.pools["l40s"], [prod.dra_driver]) is None
