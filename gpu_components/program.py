@@ -196,13 +196,21 @@ def read_config(config: pulumi.Config) -> StackConfig:
             )
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
             problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
-        from_cluster = False
+        from_cluster = unfilled = False
         if (checked_stack or gpu_stack) == "dra":
             problems += _version_mismatch_problems(dra, cluster)
             if isinstance(cluster, dict):
                 problems += kubernetes_patch_problems(cluster.get("kubernetes_version"), "cluster.kubernetes_version")
             filled = _with_cluster_version(dra, cluster)
             from_cluster = filled is not dra
+            # A cluster version that is no MAJOR.MINOR string is reported at cluster.kubernetes_version above; the
+            # dra.kubernetes_version it would have filled is then no second problem.
+            unfilled = (
+                not from_cluster
+                and isinstance(cluster, dict)
+                and cluster.get("kubernetes_version") is not None
+                and not (isinstance(dra, dict) and "kubernetes_version" in dra)
+            )
             dra = filled
         try:
             validate_cluster(
@@ -218,6 +226,8 @@ def read_config(config: pulumi.Config) -> StackConfig:
             # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
             # GPU stack with no close match repeats its own.
             found = [_at_cluster_version(p, cluster) for p in error.problems] if from_cluster else error.problems
+            if unfilled:
+                found = [p for p in found if (p.path, p.value) != ("dra.kubernetes_version", None)]
             problems += [p for p in found if (isinstance(pools, list) or p.path != "pools") and p not in problems]
     if problems:
         raise GpuSpecError(problems)

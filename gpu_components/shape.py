@@ -76,6 +76,10 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
         return Problem(path, item["input"], unknown_field(str(loc[-1]), allowed), ", ".join(allowed) or None)
     if item["type"] == "missing":
         return Problem(path, None, MISSING)
+    parent = _unwrap(_at(shape, loc[:-1])) if loc and isinstance(loc[-1], str) else None
+    if item["input"] is None and is_typeddict(parent):
+        # A null field: the same words whichever entry point checks it (args_problems for a component's own args).
+        return Problem(path, None, null_message(_required(parent, str(loc[-1]))), _null_valid(shape, loc, item))
     expected = item.get("ctx", {}).get("expected")
     message = str(item["msg"])
     if expected is not None:
@@ -110,7 +114,7 @@ def _valid_of_type(shape: type, loc: tuple[int | str, ...], error_type: str) -> 
         return _VALID_OF_TYPE[error_type]
     if error_type in _MAPPING_TYPES:
         keys = _keys_at(shape, loc)
-        return f"a mapping with keys {', '.join(keys)}" if keys else "a mapping of key: value pairs"
+        return _mapping_with_keys(keys) if keys else "a mapping of key: value pairs"
     if error_type == "string_type":
         return "a string"
     if error_type == "list_type":
@@ -118,6 +122,10 @@ def _valid_of_type(shape: type, loc: tuple[int | str, ...], error_type: str) -> 
     if error_type in ("float_type", "float_parsing"):
         return "a number"
     return None
+
+
+def _mapping_with_keys(keys: Sequence[str]) -> str:
+    return f"a mapping with keys {', '.join(keys)}"
 
 
 def valid_mapping(shape: type, loc: tuple[int | str, ...] = ()) -> str:
@@ -129,10 +137,7 @@ def valid_mapping(shape: type, loc: tuple[int | str, ...] = ()) -> str:
 
 def _allowed_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
     """The values a ``Literal`` or enum field at ``loc`` inside ``shape`` allows, as strings (empty elsewhere)."""
-    current: Any = shape
-    for part in loc:
-        current = _inside(current, part)
-    current = _unwrap(current)
+    current = _unwrap(_at(shape, loc))
     if isinstance(current, type) and issubclass(current, Enum):
         return [str(member.value) for member in current]
     return [str(value) for value in typing.get_args(current) if isinstance(value, str)]
@@ -189,13 +194,51 @@ def _inside(annotation: Any, part: int | str) -> Any:
     return None
 
 
-def _keys_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
-    """The keys a ``TypedDict`` allows at ``loc`` inside ``shape`` (empty when not a ``TypedDict`` there)."""
+def _at(shape: type, loc: tuple[int | str, ...]) -> Any:
+    """The annotation at ``loc`` inside ``shape`` (``None`` where ``loc`` leaves the shape)."""
     current: Any = shape
     for part in loc:
         current = _inside(current, part)
-    current = _unwrap(current)
+    return current
+
+
+def _keys_at(shape: type, loc: tuple[int | str, ...]) -> list[str]:
+    """The keys a ``TypedDict`` allows at ``loc`` inside ``shape`` (empty when not a ``TypedDict`` there)."""
+    current = _unwrap(_at(shape, loc))
     return sorted(typing.get_type_hints(current)) if is_typeddict(current) else []
+
+
+def _null_valid(shape: type, loc: tuple[int | str, ...], item: Mapping[str, Any]) -> str | None:
+    """The valid values of a field given as null, from pydantic's error on it: those its type has (a Literal's or
+    enum's values, ``true, false``, a mapping's keys, ...)."""
+    expected = item.get("ctx", {}).get("expected")
+    return str(expected) if expected is not None else _valid_of_type(shape, loc, str(item["type"]))
+
+
+def _required(shape: type, key: str) -> bool:
+    """Whether a STRICT ``TypedDict`` requires ``key`` (its resolved hint not ``NotRequired``: the class's own
+    ``__required_keys__`` counts every field of a module with postponed annotations as required)."""
+    return typing.get_origin(typing.get_type_hints(shape, include_extras=True).get(key)) is not NotRequired
+
+
+def _field_null_valid(shape: type, key: str) -> str | None:
+    """:func:`_null_valid` of a component arg ``key`` given as null (``None`` for a ``pulumi.Input`` field)."""
+    annotation, adapter = _field_adapter(shape, key)
+    if adapter is None:
+        return None
+    if is_typeddict(annotation):  # its keys as written: a wiring's hints name Pulumi types not resolvable here
+        return _mapping_with_keys(sorted(annotation.__annotations__))
+    try:
+        adapter.validate_python(None)
+    except ValidationError as error:
+        return _null_valid(annotation, (), error.errors(include_url=False)[0])
+    return None
+
+
+def null_message(required: bool) -> str:
+    """The message for a field given as null: ``must not be null``, and for an optional field how to get its
+    default (leave it out: a null would read as left out, which the writer may not mean)."""
+    return "must not be null" + ("" if required else "; leave the field out for its default")
 
 
 def field_names(shape: type) -> list[str]:
@@ -302,9 +345,9 @@ def args_problems(
             continue
         value = args[key]
         if value is None:
-            required = key in required_keys(shape)
-            message = "must not be null" + ("" if required else "; leave the field out for its default")
-            problems.append(Problem(where(key), None, message))
+            problems.append(
+                Problem(where(key), None, null_message(key in required_keys(shape)), _field_null_valid(shape, key))
+            )
             continue
         if key in validated_elsewhere:
             continue

@@ -131,7 +131,9 @@ CASES: dict[str, Case] = {
         [("pool.labels['gpu-components/sharing']", "valid: time_slicing: {trusted: true} or mps: {trusted: true}")],
     ),
     "eks: MIG on L4": Case(eks({**EKS_ARGS, "pool": {**L4, "mig": {"profile": "1g.10gb"}}}), [("pool.mig", "MIG")]),
-    "eks: null pool field": Case(eks({**EKS_ARGS, "pool": {**L4, "labels": None}}), [("pool.labels", "dictionary")]),
+    "eks: null pool field": Case(
+        eks({**EKS_ARGS, "pool": {**L4, "labels": None}}), [("pool.labels", "must not be null; leave the field out")]
+    ),
     "eks: max_size 0": Case(eks({**EKS_ARGS, "pool": {**L4, "max_size": 0}}), [("pool.max_size", "at least one")]),
     "eks: label under EKS's reserved prefix": Case(
         eks({**EKS_ARGS, "pool": {**L4, "labels": {"eks.amazonaws.com/team": "ml"}}}),
@@ -236,7 +238,7 @@ CASES: dict[str, Case] = {
     # GkeGpuNodePool
     "gke: time_slicing.trusted null": Case(
         gke({**GKE_ARGS, "pool": {**GKE_L4, "time_slicing": {"replicas": 2, "trusted": None}}}),
-        [("pool.time_slicing.trusted", "valid boolean; valid: true, false")],
+        [("pool.time_slicing.trusted", "must not be null; leave the field out for its default; valid: true, false")],
     ),
     "gke: missing location": Case(gke(without(GKE_ARGS, "location")), [("location", "required field is missing")]),
     "gke: node_locations a string": Case(
@@ -424,7 +426,7 @@ CASES: dict[str, Case] = {
     ),
     "cluster: a pool's cloud block null": Case(
         cluster({**CLUSTER_ARGS, "pools": [{**L4, "aws": None}, {**L4, "name": "b", "max_size": 0}]}),
-        [("pools[0].aws", "valid dictionary"), ("pools[1].max_size", "at least one node")],
+        [("pools[0].aws", "must not be null; leave the field out"), ("pools[1].max_size", "at least one node")],
     ),
     "cluster: a pool's cloud block a string": Case(
         cluster({**CLUSTER_ARGS, "pools": [{**L4, "aws": "BOTTLEROCKET_x86_64_NVIDIA"}]}),
@@ -587,22 +589,25 @@ ARGS_FIELDS = [field for field in BOOLEAN_FIELDS if not hasattr(field[1][0], "__
 )
 @pytest.mark.parametrize("value", ["true", "yes", 1, None])
 def test_a_boolean_field_given_a_non_boolean_names_true_and_false(shape: type, key: str, value: object) -> None:
-    # YAML `null` is no boolean either.
     problems = [problem for problem in shape_problems(shape, {key: value}) if problem.path == key]
-    assert [str(problem) for problem in problems] == [
-        f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
-    ]
+    assert [str(problem) for problem in problems] == [boolean_message(key, value)]
+
+
+def boolean_message(key: str, value: object) -> str:
+    """What both checks say of a boolean field given ``value``: YAML's ``null`` (every boolean field is optional)
+    is told to be left out, in the same words whichever entry point reads it (a stack file, a component's args)."""
+    if value is None:
+        return f"{key}: must not be null; leave the field out for its default (got None); valid: true, false"
+    return f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
 
 
 @pytest.mark.parametrize(
     ("shape", "key"), [field for _, field in ARGS_FIELDS], ids=[f"{name}.{key}" for (name, key), _ in ARGS_FIELDS]
 )
-@pytest.mark.parametrize("value", ["true", "yes", 1])
+@pytest.mark.parametrize("value", ["true", "yes", 1, None])
 def test_a_boolean_arg_given_a_non_boolean_names_true_and_false(shape: type, key: str, value: object) -> None:
     problems = [problem for problem in args_problems(shape, {key: value}) if problem.path == key]
-    assert [str(problem) for problem in problems] == [
-        f"{key}: input should be a valid boolean (got {value!r}); valid: true, false"
-    ]
+    assert [str(problem) for problem in problems] == [boolean_message(key, value)]
 
 
 # ---------------------------------------------------------------------------------------------------------------

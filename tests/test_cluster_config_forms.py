@@ -250,15 +250,16 @@ EKS_WIRING = {"cluster_name": "prod", "subnet_ids": ["subnet-1"]}
             {"pools": [KARPENTER_POOL], "aws": {**EKS_WIRING, "karpenter_controller": "yes"}},
             "aws.karpenter_controller: input should be a valid boolean (got 'yes'); valid: true, false",
         ),
-        ({"pools": None}, "pools: must not be null (got None)"),
-        ({"cloud": None}, "cloud: must not be null (got None)"),
+        ({"pools": None}, "pools: must not be null (got None); valid: a list"),
+        ({"cloud": None}, "cloud: must not be null (got None); valid: 'aws', 'azure' or 'gcp'"),
         (
             {"aws": None},
             "aws: the cluster wiring for aws is required (got None); valid: cluster_name, subnet_ids",
         ),
         (
             {"gpu_stack": "dra", "dra": None},
-            "dra: must not be null; leave the field out for its default (got None)",
+            "dra: must not be null; leave the field out for its default (got None); valid: a mapping with keys "
+            "chart_version, extended_resource, feature_gates, helm_values, installer, kubernetes_version, namespace",
         ),
     ],
     ids=["karpenter-controller-string", "pools-null", "cloud-null", "wiring-null", "dra-null"],
@@ -605,7 +606,10 @@ def test_gpu_cluster_refuses_a_null_device_plugin() -> None:
     args: Any = {"cloud": "aws", "pools": [G6], "aws": EKS_WIRING, "device_plugin": None}
     with pytest.raises(GpuSpecError) as error:
         plan_of(lambda: GpuCluster("c", args))
-    assert reasons(error.value) == ["device_plugin: must not be null; leave the field out for its default (got None)"]
+    assert reasons(error.value) == [
+        "device_plugin: must not be null; leave the field out for its default (got None); valid: a mapping with keys "
+        "chart_version, helm_values, namespace"
+    ]
 
 
 # Valid values where a key is left out or a version is a YAML number.

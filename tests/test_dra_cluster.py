@@ -652,3 +652,36 @@ def test_a_standalone_operators_release_waits_for_what_the_component_depends_on(
     plan = plan_of(build)
     dra_release = resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release")
     assert dra_release.urn in resource(plan, "kubernetes:helm.sh/v3:Release", "helper-release").dependencies
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        (
+            1.36,  # unquoted in YAML
+            "cluster.kubernetes_version: a number, not a string: YAML reads an unquoted version as a number (1.30 as "
+            '1.3); quote it (got 1.36); valid: MAJOR.MINOR as a string, e.g. "1.34"',
+        ),
+        (
+            "latest",
+            "cluster.kubernetes_version: not a Kubernetes version the cloud accepts (got 'latest'); valid: "
+            "MAJOR.MINOR, e.g. 1.34 [source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html]",
+        ),
+    ],
+)
+def test_a_bad_cluster_version_is_one_problem_not_also_a_missing_dra_version(
+    tmp_path: Path, written: object, problem: str
+) -> None:
+    """Trial: the cluster's version, which dra.kubernetes_version takes when unset, was not MAJOR.MINOR; the stack
+    config said so and also that dra.kubernetes_version was required, which the user never had to write."""
+    result = plan_stack(
+        tmp_path,
+        "aws-eks",
+        {
+            "gpu-components:pools": [L40S],
+            "gpu-components:gpu_stack": "dra",
+            "gpu-components:cluster": {"name": "gpu-demo", "kubernetes_version": written},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [f"  - {problem}"]

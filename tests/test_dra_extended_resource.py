@@ -195,7 +195,9 @@ def test_gpu_cluster_passes_the_setting_to_its_driver_and_warns_once(caplog: pyt
     )
 
 
-def plan_dra_stack(tmp_path: Path, version: str, extended_resource: bool | None, *options: str) -> Any:
+def plan_dra_stack(tmp_path: Path, version: str, extended_resource: bool | str | None, *options: str) -> Any:
+    """Plan the DRA example stack on Kubernetes ``version`` with ``dra.extended_resource`` (left out for ``None``;
+    a string as YAML text, e.g. ``"null"``)."""
     copy_example_project(tmp_path)
     (tmp_path / "stacks").mkdir(exist_ok=True)
     text = (STACKS / "Pulumi.aws-eks-dra.yaml").read_text()
@@ -212,6 +214,23 @@ def test_the_stack_config_refuses_false_from_1_36(tmp_path: Path) -> None:
     result = plan_dra_stack(tmp_path, "1.36", False)
     assert result.exit_code == 1
     assert f"dra.extended_resource: {FALSE_FROM_1_36} (got False)" in result.output
+
+
+NULL = "must not be null; leave the field out for its default (got None); valid: true, false"
+
+
+def test_a_null_is_told_to_be_left_out_in_the_same_words_at_every_entry_point(tmp_path: Path) -> None:
+    """Trial: the stack config and GpuCluster said "input should be a valid boolean" of a null, NvidiaDraDriver
+    "must not be null"; one message now, with the valid values."""
+    result = plan_dra_stack(tmp_path, "1.36", "null")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [f"  - dra.extended_resource: {NULL}"]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": None}))
+    assert [str(p) for p in caught.value.problems] == [f"dra.extended_resource: {NULL}"]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: driver(kubernetes_version="1.36", extended_resource=None))
+    assert [str(p) for p in caught.value.problems] == [f"extended_resource: {NULL}"]
 
 
 def test_the_stack_config_refuses_true_below_1_36(tmp_path: Path) -> None:

@@ -33,7 +33,11 @@ def controller_problems(**args: Any) -> list[str]:
     return [str(problem) for problem in caught.value.problems]
 
 
-# 1. helm_values that are not a mapping: the shape check's one error, no AttributeError.
+# 1. helm_values that are not a mapping: the shape check's one error, no AttributeError; a null one is told to be left
+# out, in the same words from the stack config and from KarpenterController's args.
+NULL_HELM_VALUES = (
+    "must not be null; leave the field out for its default (got None); valid: a mapping of key: value pairs"
+)
 
 
 @pytest.mark.parametrize(
@@ -41,7 +45,7 @@ def controller_problems(**args: Any) -> list[str]:
     [
         ([1], "input should be a valid dictionary (got [1]); valid: a mapping of key: value pairs"),
         ("x", "input should be a valid dictionary (got 'x'); valid: a mapping of key: value pairs"),
-        (None, "must not be null; leave the field out for its default (got None)"),
+        (None, NULL_HELM_VALUES),
     ],
 )
 def test_controller_helm_values_that_are_not_a_mapping_are_one_error(given: object, expected: str) -> None:
@@ -53,10 +57,12 @@ def test_stack_config_karpenter_helm_values_that_are_not_a_mapping_are_one_error
     tmp_path: Path, given: str, shown: str
 ) -> None:
     cluster = HELM_CLUSTER + f"      helm_values: {given}\n"
-    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [
-        f"cluster.karpenter.helm_values: input should be a valid dictionary (got {shown}); valid: a mapping of "
-        "key: value pairs"
-    ]
+    expected = (
+        NULL_HELM_VALUES
+        if given == "null"
+        else f"input should be a valid dictionary (got {shown}); valid: a mapping of key: value pairs"
+    )
+    assert _stack(tmp_path, cluster, KARPENTER_POOL) == [f"cluster.karpenter.helm_values: {expected}"]
 
 
 # 2. The version: no leading v (the chart's tags have none); a number is one error.
