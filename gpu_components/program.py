@@ -330,7 +330,7 @@ def main() -> None:
                 "instanceType": spec.instance_type,
                 "gpus": f"{spec.gpu_count} x {spec.gpu.name}",
                 "nodes": getattr(gpus.pools[spec.name], "nodes_by", f"{spec.min_size}..{spec.max_size}"),
-                "advertises": gpus.pools[spec.name].advertised_resources,
+                "advertises": gpus.pool_scheduling[spec.name]["advertisedResources"],
                 "devicePlugin": gpus.pools[spec.name].device_plugin_host,
                 CAPACITY_KEY: pool_capacity(
                     gpus.pools[spec.name], served_extended_resource(gpus.pools[spec.name], [gpus.dra_driver])

@@ -260,6 +260,18 @@ def test_the_stack_plan_reports_nvidia_gpu_on_the_whole_gpu_dra_pool_from_1_36(t
     assert "DRA pools (no extended resource: workloads ask for these devices with resource claims):" in below.output
 
 
+@pytest.mark.parametrize(("version", "l40s"), [("1.36", {"nvidia.com/gpu": 1}), ("1.35", {})])
+def test_the_stack_output_gpu_pools_advertises_what_pool_scheduling_and_capacity_say(
+    tmp_path: Path, version: str, l40s: dict[str, int]
+) -> None:
+    """Trial: gpuPools.<pool>.advertises was the device plugin's ({}) on a DRA pool whose capacity record and
+    GpuCluster.pool_scheduling list nvidia.com/gpu through the DeviceClass."""
+    result = plan_dra_stack(tmp_path, version, None, "--format", "json")
+    assert result.exit_code == 0, result.output
+    pools = json.loads(result.stdout)["outputs"]["gpuPools"]
+    assert {name: pool["advertises"] for name, pool in pools.items()} == {"h100-mig": {}, "l40s": l40s}
+
+
 def test_the_report_of_a_record_without_through_is_unchanged() -> None:
     record = {
         "cloud": "aws",
