@@ -425,6 +425,10 @@ def test_a_plain_gpu_pod_on_a_static_mig_dra_pool_is_flagged_though_the_mapping_
     [(urn, message)] = dra_pool_extended_resource_violations(resources)
     assert urn.endswith("::job")
     assert message.startswith(MIG_ONLY.format(how=how))
+    # The DRA rule's alone (trial: the selection rule also said the pods selected none of the stack's GPU pools).
+    assert workload_pool_selection_violations(resources) == []
+    assert workload_pool_toleration_violations(resources) == []
+    assert workload_pool_fit_violations(resources) == []
 
 
 @pytest.mark.parametrize(

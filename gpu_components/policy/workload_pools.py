@@ -267,11 +267,14 @@ class _Workload:
     pod: Mapping[str, Any]
     limits: list[tuple[str, str, float]]
     selected: list[PoolFacts]
+    dra_selected: bool
+    """Whether the pods select a DRA pool the workload rules do not judge (:func:`_workload_target`): the DRA
+    rule's (``gpu-dra-pool-extended-resource``)."""
 
 
 def _workloads(resources: Sequence[StackResource], pools: Sequence[PoolFacts]) -> list[_Workload]:
-    """The GPU workloads of the stack with the GPU pools each selects (on a stack with pools)."""
-    if not pools:
+    """The GPU workloads of the stack with the GPU pools each selects (on a stack with pools the rules judge)."""
+    if not any(_workload_target(pool) for pool in pools):
         return []
     found: list[_Workload] = []
     for urn, resource_type, props in resources:
@@ -281,8 +284,9 @@ def _workloads(resources: Sequence[StackResource], pools: Sequence[PoolFacts]) -
         path, pod = ".".join(keys), _map(_at(props, *keys))
         limits = _gpu_limits(path, pod)
         if limits:
-            selected = [pool for pool in pools if _workload_target(pool) and _selects(pod, pool.labels)]
-            found.append(_Workload(urn, path, pod, limits, selected))
+            selected = [pool for pool in pools if _selects(pod, pool.labels)]
+            judged = [pool for pool in selected if _workload_target(pool)]
+            found.append(_Workload(urn, path, pod, limits, judged, len(judged) < len(selected)))
     return found
 
 
@@ -299,10 +303,12 @@ def _selector_text(pool: PoolFacts) -> str:
 def workload_pool_selection_violations(resources: Iterable[StackResource]) -> list[StackViolation]:
     """A GPU workload must select a GPU pool of the stack: a ``nodeSelector`` entry or a required node affinity
     ``In``/``Exists`` on a label the pool has (the pool label :data:`~gpu_components.spec.POOL_LABEL`, or a label
-    only that pool has). Otherwise its pods may wait on, or land on, nodes that have no such GPUs. DRA pools are the
-    DRA rule's (``gpu-dra-pool-extended-resource``)."""
+    only that pool has). Otherwise its pods may wait on, or land on, nodes that have no such GPUs. A workload that
+    selects a DRA pool whose driver serves no extended resource there (none in force, or a static-MIG pool) is the
+    DRA rule's (``gpu-dra-pool-extended-resource``), which says why."""
     resources = list(resources)
-    pools = [pool for pool in stack_pools(resources) if _workload_target(pool)]
+    everything = stack_pools(resources)
+    pools = [pool for pool in everything if _workload_target(pool)]
     return [
         (
             workload.urn,
@@ -311,8 +317,8 @@ def workload_pool_selection_violations(resources: Iterable[StackResource]) -> li
             f"({_names(pools)}); select one, e.g. nodeSelector {_selector_text(pools[0])} "
             f"(gpu_components.workloads.gpu_pod_settings) [source: {SOURCE_NODE_SELECTION}]",
         )
-        for workload in _workloads(resources, pools)
-        if not workload.selected
+        for workload in _workloads(resources, everything)
+        if not workload.selected and not workload.dra_selected
     ]
 
 
