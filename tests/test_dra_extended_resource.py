@@ -27,6 +27,7 @@ from gpu_components.policy.workload_pools import (
 )
 from gpu_components.workloads import gpu_pod_settings
 from tests.helpers import plan_and, plan_of
+from tests.policy.test_dra_rules import analyze_stack
 from tests.test_config_rejections import copy_example_project
 
 STACKS = Path(__file__).resolve().parents[1] / "stacks"
@@ -489,3 +490,36 @@ def test_gpu_pod_settings_refuses_another_clusters_driver_for_a_pool_of_the_same
         gpu_pod_settings(staging.pools["l40s"], 1, dra_driver=prod.dra_driver)
     assert [(p.path, p.value) for p in caught.value.problems] == [("pool", "l40s")]
     assert served_extended_resource(staging.pools["l40s"], [prod.dra_driver]) is None
+
+
+CONTRADICTION = (
+    "extendedResource: null: this NvidiaDraDriver's gpu.nvidia.com DeviceClass serves no plain nvidia.com/gpu "
+    "requests (its DRA setting extended_resource false, or unset below Kubernetes 1.36, where the DRAExtendedResource "
+    "feature gate is off by default), but the policy config draExtendedResource: true says the cluster maps them; "
+    "the component's record decides for the pods of its stack: remove draExtendedResource from the policy config (it "
+    "is for DRA drivers deployed without the library), or set the driver's extended_resource on Kubernetes 1.36 or "
+    "later [source: https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/"
+    "dra-driver-nvidia-gpu/templates/deviceclass-gpu.yaml (extendedResourceName: nvidia.com/gpu on gpu.nvidia.com "
+    "only; mig.nvidia.com has none); https://www.kubernetes.dev/resources/keps/5004/ (DRAExtendedResource: alpha "
+    "1.34, beta 1.36)]"
+)
+
+
+def test_the_policy_config_does_not_override_what_the_librarys_driver_records() -> None:
+    """Trial: with ``draExtendedResource: true`` in the pack config, a plain nvidia.com/gpu Job on a 1.35 cluster's
+    DRA pool passed, though the library's driver records that its DeviceClass serves no nvidia.com/gpu there."""
+    resources = plain_job_resources({"kubernetes_version": "1.35"}, {"nodeSelector": {"gpu-components/pool": "l40s"}})
+    [driver_urn] = [urn for urn, kind, _ in resources if kind == "gpu-components:index:NvidiaDraDriver"]
+    reported = analyze_stack(resources, {"gpu-dra-pool-extended-resource": {"draExtendedResource": True}})
+    assert [(name, urn.split("::")[-1], message.split("\n", 1)[1][:80]) for name, urn, message in reported] == [
+        ("gpu-dra-pool-extended-resource", driver_urn.split("::")[-1], CONTRADICTION[:80]),
+        (
+            "gpu-dra-pool-extended-resource",
+            "job",
+            "spec.template.spec.containers[0].resources: the pods ask for nvidia.com/gpu but ",
+        ),
+    ]
+    assert reported[0][2].split("\n", 1)[1] == CONTRADICTION
+    # Where the driver records the mapping (1.36), the same config contradicts nothing and the Job passes.
+    on = plain_job_resources({"kubernetes_version": "1.36"}, {"nodeSelector": {"gpu-components/pool": "l40s"}})
+    assert analyze_stack(on, {"gpu-dra-pool-extended-resource": {"draExtendedResource": True}}) == []

@@ -12,8 +12,11 @@ Config properties: ``gpuTaintKeys`` (taint keys that mark GPU nodes) for ``gpu-n
 ``gpu-toleration-without-gpu``; ``allowedDaemonSets`` (``fnmatch`` patterns) for ``gpu-toleration-without-gpu``;
 ``draExtendedResource`` (boolean, default false: the cluster maps ``nvidia.com/gpu`` to the DRA driver's
 ``gpu.nvidia.com`` DeviceClass, Kubernetes' DRAExtendedResource feature gate) for ``gpu-dra-pool-extended-resource``;
-a stack whose library DRA driver component records ``extendedResource: nvidia.com/gpu`` (its ``extended_resource``
-in force, Kubernetes 1.36 or later) needs none.
+it is for DRA drivers deployed without the library: where the stack has the library's DRA driver component, the
+component's ``extendedResource`` output decides (``nvidia.com/gpu``: its ``extended_resource`` in force, Kubernetes
+1.36 or later), and a config ``true`` against a driver that records null is a violation on the driver. A config key
+a policy does not declare (the Pulumi CLI checks only the declared ones and passes the others on) is a violation of
+that policy, once per run, with the closest declared key (:func:`config_key_problems`).
 
 The DRA rules (``gpu-dra-pool-extended-resource``, ``gpu-dra-alpha-claim-config``, ``gpu-dra-unsatisfiable-claim``)
 need several resources at once (the node pools' labels, the DRA driver's release, every claim), so they are
@@ -43,6 +46,7 @@ from pulumi_policy import (
 )
 
 from gpu_components.policy import rules, workload_pools
+from gpu_components.shape import did_you_mean
 
 PACK_NAME = "gpu-components"
 """Name of the policy pack."""
@@ -113,9 +117,35 @@ def _strings(config: Mapping[str, Any], key: str, default: Collection[str]) -> t
     return tuple(default)
 
 
-def _validation(validator: Validator) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+def config_key_problems(policy: str, config: Mapping[str, Any], schema: PolicyConfigSchema | None) -> list[str]:
+    """Messages for the keys of a policy's config (``--policy-pack-config``) that are not its config properties:
+    the Pulumi CLI checks only the properties a policy's schema declares and passes any other key on unread, so a
+    misspelt ``draExtendedResourse`` would leave the default in force unseen. The closest property is suggested."""
+    known = sorted(schema.properties) if schema is not None else []
+    takes = f"its config properties are {', '.join(known)}" if known else "it takes no config properties"
+    messages = []
+    for key in sorted(set(config) - set(known)):
+        close = did_you_mean(key, known)
+        hint = f"; did you mean {close!r}?" if close else ""
+        messages.append(
+            f"policy config of {policy}: {key!r} is not a config property of this policy, so it is ignored{hint}; "
+            f"{takes} (enforcementLevel aside)"
+        )
+    return messages
+
+
+def _validation(
+    policy: str, validator: Validator, schema: PolicyConfigSchema | None
+) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+    reported: set[str] = set()  # a config problem once per pack run, not once per resource
+
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        for message in validator(args.resource_type, args.props, args.get_config()):
+        config = args.get_config()
+        for message in config_key_problems(policy, config, schema):
+            if message not in reported:
+                reported.add(message)
+                report_violation(message, None)
+        for message in validator(args.resource_type, args.props, config):
             report_violation(message, None)
 
     return validate
@@ -136,10 +166,15 @@ StackValidator = Callable[[list[rules.StackResource], Mapping[str, Any]], list[r
 """A stack rule with the policy's config: ``(resources, config) -> (urn, message)`` violations."""
 
 
-def _stack_validation(validator: StackValidator) -> Callable[[StackValidationArgs, ReportViolation], None]:
+def _stack_validation(
+    policy: str, validator: StackValidator, schema: PolicyConfigSchema | None
+) -> Callable[[StackValidationArgs, ReportViolation], None]:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        config = args.get_config()
+        for message in config_key_problems(policy, config, schema):
+            report_violation(message, None)
         resources = [(resource.urn, resource.resource_type, resource.props) for resource in args.resources]
-        for urn, message in validator(resources, args.get_config()):
+        for urn, message in validator(resources, config):
             report_violation(message, urn)
 
     return validate
@@ -266,7 +301,7 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
         ResourceValidationPolicy(
             name=name,
             description=description,
-            validate=_validation(validator),
+            validate=_validation(name, validator, schema),
             enforcement_level=levels[name],
             config_schema=schema,
         )
@@ -276,7 +311,7 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
         StackValidationPolicy(
             name=name,
             description=description,
-            validate=_stack_validation(validator),
+            validate=_stack_validation(name, validator, schema),
             enforcement_level=levels[name],
             config_schema=schema,
         )
@@ -305,6 +340,7 @@ __all__ = [
     "WORKLOAD_POOL_SELECTION",
     "WORKLOAD_POOL_TOLERATIONS",
     "WORKLOAD_QUANTITIES",
+    "config_key_problems",
     "policies",
     "policy_pack",
 ]

@@ -757,14 +757,43 @@ DRA_DRIVER_COMPONENT = "gpu-components:index:NvidiaDraDriver"
 plain ``nvidia.com/gpu`` requests (its ``extended_resource`` in force: ``nvidia.com/gpu``, else ``null``)."""
 
 
-def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> bool:
-    """Whether a DRA driver component of the library (:data:`DRA_DRIVER_COMPONENT`) in the stack says its pools
-    serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass (its ``extendedResource``
-    output: the DRA setting ``extended_resource`` true, or unset on Kubernetes 1.36 or later)."""
-    return any(
-        resource_type == DRA_DRIVER_COMPONENT and props.get("extendedResource") == GPU_RESOURCE
-        for _, resource_type, props in resources
-    )
+def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> bool | None:
+    """Whether the DRA driver components of the library (:data:`DRA_DRIVER_COMPONENT`) in the stack say their pools
+    serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass (one's ``extendedResource``
+    output ``nvidia.com/gpu``: the DRA setting ``extended_resource`` true, or unset on Kubernetes 1.36 or later; a
+    null output is not kept, so a driver that recorded its ``poolNames`` and no ``extendedResource`` records null);
+    ``None`` when the stack has none that recorded its outputs (no library driver, or an engine that has recorded no
+    outputs for it yet: then only the pack config can say)."""
+    records = [props.get("extendedResource") for props in _recorded_drivers(resources).values()]
+    return any(record == GPU_RESOURCE for record in records) if records else None
+
+
+def _recorded_drivers(resources: Iterable[StackResource]) -> dict[str, Mapping[str, Any]]:
+    """URN -> outputs of each library DRA driver component whose outputs are recorded (its ``poolNames``)."""
+    return {
+        urn: props
+        for urn, resource_type, props in resources
+        if resource_type == DRA_DRIVER_COMPONENT and "poolNames" in props
+    }
+
+
+def _config_contradictions(resources: Iterable[StackResource]) -> list[StackViolation]:
+    """The pack config's ``draExtendedResource: true`` against each library DRA driver of the stack recording that
+    its DeviceClass serves no ``nvidia.com/gpu`` (``extendedResource: null``): the component knows its cluster's
+    Kubernetes version and setting, so its record decides, and the config's contradiction is reported on it."""
+    return [
+        (
+            urn,
+            "extendedResource: null: this NvidiaDraDriver's gpu.nvidia.com DeviceClass serves no plain "
+            f"{GPU_RESOURCE} requests (its DRA setting extended_resource false, or unset below Kubernetes 1.36, where "
+            "the DRAExtendedResource feature gate is off by default), but the policy config draExtendedResource: "
+            "true says the cluster maps them; the component's record decides for the pods of its stack: remove "
+            "draExtendedResource from the policy config (it is for DRA drivers deployed without the library), or "
+            f"set the driver's extended_resource on Kubernetes 1.36 or later [source: {SOURCE_DRA_EXTENDED_RESOURCE}]",
+        )
+        for urn, props in _recorded_drivers(resources).items()
+        if props.get("extendedResource") is None
+    ]
 
 
 def dra_pool_extended_resource_violations(
@@ -785,13 +814,15 @@ def dra_pool_extended_resource_violations(
     GPU of the DeviceClass: expected, not a violation) and the others are still flagged; so is ``nvidia.com/gpu``
     when every DRA pool the pod may land on has a MIG layout (:func:`mig_dra_pools`: no whole GPU to allocate, the
     pod stays Pending). The pack config
-    ``draExtendedResource`` gives it for any stack; the library's DRA driver component says it itself
-    (:func:`dra_extended_resource_recorded`), so a stack of the library's needs no config.
+    ``draExtendedResource`` gives it for a stack without the library's DRA driver component; where the stack has
+    one, the component's record decides (:func:`dra_extended_resource_recorded`), so a stack of the library's needs
+    no config, and a config ``true`` against a driver that records no mapping is itself a violation, on the driver.
     """
     resources = list(resources)
-    extended_resource = extended_resource or dra_extended_resource_recorded(resources)
+    recorded = dra_extended_resource_recorded(resources)
+    messages: list[StackViolation] = _config_contradictions(resources) if extended_resource else []
+    extended_resource = extended_resource if recorded is None else recorded
     pools, mig_pools = dra_pools(resources), mig_dra_pools(resources)
-    messages: list[StackViolation] = []
     for urn, resource_type, props in resources:
         found = _pod_spec(resource_type, props)
         if found is None:

@@ -727,6 +727,62 @@ def test_the_analyzer_passes_policy_config_to_the_rules() -> None:
     assert analyze("kubernetes:apps/v1:DaemonSet", props, config) == []
 
 
+def violations(reported: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(policy, violation)``: each diagnostic's message without the policy description the engine puts first."""
+    return [(name, message.split("\n", 1)[1]) for name, message in reported]
+
+
+def test_a_config_key_a_policy_does_not_have_is_reported_once_with_the_closest_property() -> None:
+    """Trial: the Pulumi CLI checks only the properties a policy's schema declares (``convertSchema`` in
+    pkg/resource/analyzer/config.go: no additionalProperties) and hands any other key to the pack, which read none
+    of them: a misspelt key left the default in force unseen."""
+    props = daemonset("fluent-bit", tolerations=[{"operator": "Exists"}])
+    config = {"gpu-toleration-without-gpu": {"allowedDaemonSet": ["fluent-bit"]}}
+    assert violations(analyze("kubernetes:apps/v1:DaemonSet", props, config)) == [
+        (
+            "gpu-toleration-without-gpu",
+            "policy config of gpu-toleration-without-gpu: 'allowedDaemonSet' is not a config property of this policy, "
+            "so it is ignored; did you mean 'allowedDaemonSets'?; its config properties are allowedDaemonSets, "
+            "gpuTaintKeys (enforcementLevel aside)",
+        ),
+        *violations(analyze("kubernetes:apps/v1:DaemonSet", props)),  # the default allow-list still applies
+    ]
+    quantities = {"gpu-workload-quantities": {"strict": True}}
+    good = deployment([container(limits={"nvidia.com/gpu": 1})])
+    assert violations(analyze("kubernetes:apps/v1:Deployment", good, quantities)) == [
+        (
+            "gpu-workload-quantities",
+            "policy config of gpu-workload-quantities: 'strict' is not a config property of this policy, so it is "
+            "ignored; it takes no config properties (enforcementLevel aside)",
+        )
+    ]
+
+
+def test_a_config_problem_is_reported_once_per_pack_run_not_per_resource() -> None:
+    servicer = _PolicyAnalyzerServicer("gpu-components", "0.0.1", list(policies()), EnforcementLevel.ADVISORY)
+    request = proto.ConfigureAnalyzerRequest()
+    request.policyConfig["gpu-node-pool-taint"].properties.update({"gpuTaintKey": ["x"]})
+    servicer.Configure(request, None)
+    properties = struct_pb2.Struct()
+    json_format.ParseDict(deployment([container(limits={"nvidia.com/gpu": 1})]), properties)
+    reported = [
+        [
+            d.message.split("\n", 1)[1]  # after the policy's description
+            for d in servicer.Analyze(
+                proto.AnalyzeRequest(type="kubernetes:apps/v1:Deployment", properties=properties, urn=f"urn:{n}"), None
+            ).diagnostics
+        ]
+        for n in range(2)
+    ]
+    assert reported == [
+        [
+            "policy config of gpu-node-pool-taint: 'gpuTaintKey' is not a config property of this policy, so it is "
+            "ignored; did you mean 'gpuTaintKeys'?; its config properties are gpuTaintKeys (enforcementLevel aside)"
+        ],
+        [],
+    ]
+
+
 def test_pack_config_sets_enforcement_levels() -> None:
     bad = deployment([container(limits={"nvidia.com/gpu": "0.5"})])
     response = analyze("kubernetes:apps/v1:Deployment", bad)
