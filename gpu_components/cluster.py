@@ -79,6 +79,7 @@ from gpu_components.nvidia.dra_driver import (
     kubernetes_version_problems,
     operator_installs_driver,
     pool_access_problems,
+    static_mig_problems,
     version_number_hint,
 )
 from gpu_components.nvidia.driver_upgrade import DriverUpgradeSettingsArgs, driver_upgrade_problems
@@ -181,7 +182,9 @@ class DraSettingsArgs(TypedDict):
     ``DRAExtendedResource``, beta and on by default; alpha and off in 1.34 and 1.35, where the API server drops it:
     https://www.kubernetes.dev/resources/keps/5004/). ``true`` acknowledges it and is refused below 1.36; ``false``
     is refused from 1.36 (no chart value leaves the name out: pin a Kubernetes version below 1.36, or accept
-    ``true``). Defaults to unset: in force from 1.36, with a warning saying so, and off below. In force, the capacity
+    ``true``); ``true`` is refused too where every DRA pool has a static MIG layout (no whole GPU to serve). Defaults
+    to unset: in force from 1.36, with a warning saying so (none without a whole-GPU DRA pool), and off below. In
+    force, the capacity
     report lists ``nvidia.com/gpu`` for the DRA pools' whole GPUs, the policy rule
     ``gpu-dra-pool-extended-resource`` lets their ``nvidia.com/gpu`` pods pass, and
     :func:`~gpu_components.workloads.gpu_pod_settings` given the DRA driver accepts a GPU count on them."""
@@ -477,6 +480,11 @@ def _dra_cluster_problems(
     facts = facts_for(cloud)
     if installer == "gpu-operator":  # refused on a cloud whose own installer brings the driver: _installer_problems
         return problems
+    problems += static_mig_problems(
+        dra.get("extended_resource"),
+        [(pool.spec.name, pool.spec.mig is not None) for pool in dra_pools.values()],
+        f"{prefix}dra.extended_resource",
+    )
     setting = facts.driver.setting
     roots = [
         (f"{pool.where}.{cloud}.{setting}", driver_root(cloud, pool.driver_setting), pool.driver_setting)

@@ -523,3 +523,48 @@ def test_the_policy_config_does_not_override_what_the_librarys_driver_records() 
     # Where the driver records the mapping (1.36), the same config contradicts nothing and the Job passes.
     on = plain_job_resources({"kubernetes_version": "1.36"}, {"nodeSelector": {"gpu-components/pool": "l40s"}})
     assert analyze_stack(on, {"gpu-dra-pool-extended-resource": {"draExtendedResource": True}}) == []
+
+
+STATIC_MIG_ONLY = (
+    "every pool the DRA driver serves (h100) has a static MIG layout: their GPUs are published as mig.nvidia.com "
+    "devices, none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass names nvidia.com/gpu "
+    "(mig.nvidia.com names no extended resource), so no plain nvidia.com/gpu request could be served: such a pod "
+    "would stay Pending"
+)
+
+
+def test_a_driver_of_static_mig_pools_only_neither_warns_nor_takes_true(caplog: pytest.LogCaptureFixture) -> None:
+    """Trial: on 1.36 a cluster whose DRA pools all have a static MIG layout warned that its pools serve plain
+    nvidia.com/gpu requests, and took ``extended_resource: true``: they publish no whole GPU to serve them with."""
+
+    def mig_cluster(dra: dict[str, Any]) -> GpuCluster:
+        args = {"cloud": "aws", "aws": WIRING, "pools": [H100], "gpu_stack": "dra", "dra": dra}
+        return GpuCluster("gpus", args)  # type: ignore[arg-type]
+
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_and(lambda: mig_cluster({"kubernetes_version": "1.36"}))
+        plan_and(lambda: NvidiaDraDriver("dra", {"cloud": "aws", "pools": [H100], "kubernetes_version": "1.36"}))
+    assert warnings(caplog) == []
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: mig_cluster({"kubernetes_version": "1.36", "extended_resource": True}))
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in caught.value.problems] == [
+        (
+            "dra.extended_resource",
+            True,
+            STATIC_MIG_ONLY,
+            "extended_resource left out, or a DRA pool of whole GPUs (no mig) to serve",
+            TEMPLATE,
+        )
+    ]
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(
+            lambda: NvidiaDraDriver(
+                "dra", {"cloud": "aws", "pools": [H100], "kubernetes_version": "1.36", "extended_resource": True}
+            )
+        )
+    assert [(p.path, p.message) for p in caught.value.problems] == [("extended_resource", STATIC_MIG_ONLY)]
+    with pytest.raises(GpuSpecError) as caught:  # the stack config's check
+        validate_cluster("aws", [H100], "dra", dra={"kubernetes_version": "1.36", "extended_resource": True})
+    assert [(p.path, p.message) for p in caught.value.problems] == [("dra.extended_resource", STATIC_MIG_ONLY)]
+    # One pool of whole GPUs beside it is something to serve: accepted.
+    plan_of(lambda: driver(kubernetes_version="1.36", extended_resource=True))

@@ -36,6 +36,7 @@ from gpu_components.nvidia.dra_driver import (
     extended_resource_problems,
     feature_gate_problems,
     kubernetes_version_problems,
+    static_mig_problems,
     version_number_hint,
 )
 from gpu_components.nvidia.mig import MIG_CONFIG_LABEL
@@ -102,8 +103,10 @@ class NvidiaDraDriverArgs(TypedDict):
     """Whether the pools also serve plain ``nvidia.com/gpu`` requests (container limits, whole GPUs) through the
     driver's ``gpu.nvidia.com`` DeviceClass, whose ``extendedResourceName: nvidia.com/gpu`` the pinned chart always
     sets and Kubernetes honours from 1.36 (feature gate ``DRAExtendedResource``, KEP-5004). ``true`` is refused below
-    1.36 (the gate is alpha and off there), ``false`` from 1.36 (no chart value leaves the name out). Defaults to
-    unset: in force from 1.36, with a warning saying so
+    1.36 (the gate is alpha and off there), ``false`` from 1.36 (no chart value leaves the name out), ``true`` where
+    every pool has a static MIG layout (no whole GPU to serve:
+    :func:`~gpu_components.nvidia.dra_driver.static_mig_problems`). Defaults to unset: in force from 1.36, with a
+    warning saying so where a pool publishes whole GPUs
     (:func:`~gpu_components.nvidia.dra_driver.extended_resource_note`), off below."""
     namespace: NotRequired[str]
     """Namespace to create and install into (a DNS-1123 label). Defaults to ``dra-driver-nvidia-gpu``, the one the
@@ -194,12 +197,22 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         roots = [(path, driver_root(served.cloud, value), value) for value, path, _ in served.driver_settings]
         problems = driver_root_problems(roots)
         problems += feature_gate_problems(gates, mig_pools, "feature_gates", settings.get("kubernetes_version"))
+        problems += static_mig_problems(
+            settings.get("extended_resource"),
+            [(spec.name, spec.mig is not None) for spec in specs],
+            "extended_resource",
+        )
         if problems:
             raise GpuSpecError(problems)
         join_cluster("NvidiaDraDriver", name, opts)
         super().__init__("gpu-components:index:NvidiaDraDriver", name, None, opts)
         given, version = settings.get("extended_resource"), settings.get("kubernetes_version")
-        for note in (dra_chart_version_note(settings.get("chart_version")), extended_resource_note(given, version)):
+        whole_gpus = any(spec.mig is None for spec in specs)
+        notes = (
+            dra_chart_version_note(settings.get("chart_version")),
+            extended_resource_note(given, version, whole_gpus),
+        )
+        for note in notes:
             if note is not None:
                 pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs

@@ -558,6 +558,29 @@ def extended_resource_problems(given: object, kubernetes_version: object, path: 
     return []
 
 
+def static_mig_problems(given: object, pools: Sequence[tuple[str, bool]], path: str) -> list[Problem]:
+    """``extended_resource`` ``true`` (at ``path``) on a driver whose served pools (``pools``: each one's name and
+    whether it has a static MIG layout) all have a static MIG layout: their GPUs are published as ``mig.nvidia.com``
+    devices only, none as a whole ``gpu.nvidia.com`` device, and only the ``gpu.nvidia.com`` DeviceClass names the
+    extended resource (:data:`SOURCE_GPU_DEVICE_CLASS_TEMPLATE`), so the setting would serve nothing: a plain
+    ``nvidia.com/gpu`` pod stays Pending there. (Left out, nothing is said: :func:`extended_resource_note` is quiet.)"""
+    if given is not True or not pools or not all(mig for _, mig in pools):
+        return []
+    names = ", ".join(name for name, _ in pools)
+    return [
+        Problem(
+            path,
+            True,
+            f"every pool the DRA driver serves ({names}) has a static MIG layout: their GPUs are published as "
+            f"mig.nvidia.com devices, none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass "
+            f"names {EXTENDED_RESOURCE} (mig.nvidia.com names no extended resource), so no plain {EXTENDED_RESOURCE} "
+            "request could be served: such a pod would stay Pending",
+            "extended_resource left out, or a DRA pool of whole GPUs (no mig) to serve",
+            SOURCE_GPU_DEVICE_CLASS_TEMPLATE,
+        )
+    ]
+
+
 def extended_resource_in_force(given: object, kubernetes_version: object) -> bool:
     """Whether the DRA pools serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass
     (validated settings, :func:`extended_resource_problems`): ``extended_resource`` ``true``, or left out on
@@ -568,11 +591,13 @@ def extended_resource_in_force(given: object, kubernetes_version: object) -> boo
     return given is True
 
 
-def extended_resource_note(given: object, kubernetes_version: object) -> str | None:
+def extended_resource_note(given: object, kubernetes_version: object, whole_gpus: bool) -> str | None:
     """The warning, for the plan and ``pulumi up``, of ``extended_resource`` left out on Kubernetes
     :data:`EXTENDED_RESOURCE_DEFAULT_ON` or later (``None`` otherwise): the DRA pools then serve plain
-    ``nvidia.com/gpu`` requests too (:func:`extended_resource_in_force`), which setting it ``true`` acknowledges."""
-    if given is not None or not extended_resource_in_force(given, kubernetes_version):
+    ``nvidia.com/gpu`` requests too (:func:`extended_resource_in_force`), which setting it ``true`` acknowledges.
+    ``whole_gpus``: some served pool publishes whole GPUs (one without a static MIG layout); without one there is
+    nothing to serve and nothing to warn of (:func:`static_mig_problems`)."""
+    if given is not None or not whole_gpus or not extended_resource_in_force(given, kubernetes_version):
         return None
     return (
         f"on Kubernetes {kubernetes_version} the DRA pools also serve plain {EXTENDED_RESOURCE} requests (container "
