@@ -184,8 +184,7 @@ class DraSettingsArgs(TypedDict):
     is refused from 1.36 (no chart value leaves the name out: pin a Kubernetes version below 1.36, or accept
     ``true``); ``true`` is refused too where every DRA pool has a static MIG layout (no whole GPU to serve). Defaults
     to unset: in force from 1.36, with a warning saying so (none without a whole-GPU DRA pool), and off below. In
-    force, the capacity
-    report lists ``nvidia.com/gpu`` for the DRA pools' whole GPUs, the policy rule
+    force, the capacity report lists ``nvidia.com/gpu`` for the DRA pools' whole GPUs, the policy rule
     ``gpu-dra-pool-extended-resource`` lets their ``nvidia.com/gpu`` pods pass, and
     :func:`~gpu_components.workloads.gpu_pod_settings` given the DRA driver accepts a GPU count on them."""
     namespace: NotRequired[str]
