@@ -547,7 +547,9 @@ def test_gpu_cluster_warns_of_a_karpenter_controller_no_pool_needs(caplog: pytes
     args: Any = {"cloud": "aws", "pools": [G6], "aws": {**EKS_WIRING, "karpenter_controller": True}}
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: GpuCluster("c", args))
-    assert [r.getMessage() for r in caplog.records if "karpenter_controller" in r.getMessage()] == [KARPENTER_NOTE]
+    assert [r.getMessage() for r in caplog.records if "karpenter_controller" in r.getMessage()] == [
+        f"gpu-components:index:GpuCluster (c): {KARPENTER_NOTE}"
+    ]
 
 
 def test_gpu_cluster_with_a_karpenter_pool_gives_no_karpenter_warning(caplog: pytest.LogCaptureFixture) -> None:
@@ -561,7 +563,7 @@ def test_gpu_cluster_with_a_karpenter_pool_gives_no_karpenter_warning(caplog: py
 def test_stack_config_warns_of_a_karpenter_cluster_without_karpenter_pools(tmp_path: Path) -> None:
     result = plan_stack(tmp_path, "aws-eks-karpenter", {"gpu-components:pools": [G6]})
     assert result.exit_code == 0, result.output
-    assert f"warning: t: {KARPENTER_NOTE}" in result.output
+    assert f"warning: t: gpu-components:index:GpuCluster (gpu-karpenter-gpu): {KARPENTER_NOTE}" in result.output
 
 
 @pytest.mark.parametrize(

@@ -144,7 +144,7 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     [
         ({"kubernetes_version": "1.34"}, None, []),
         ({"kubernetes_version": "1.35", "extended_resource": False}, None, []),
-        ({"kubernetes_version": "1.36"}, "nvidia.com/gpu", [WARNING]),
+        ({"kubernetes_version": "1.36"}, "nvidia.com/gpu", [f"gpu-components:index:NvidiaDraDriver (dra): {WARNING}"]),
         ({"kubernetes_version": "1.36", "extended_resource": True}, "nvidia.com/gpu", []),
     ],
 )
@@ -166,7 +166,7 @@ def test_gpu_cluster_passes_the_setting_to_its_driver_and_warns_once(caplog: pyt
 
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         _, cluster = plan_and(lambda: build({"kubernetes_version": "1.36"}))
-    assert warnings(caplog) == [WARNING]
+    assert warnings(caplog) == [f"gpu-components:index:NvidiaDraDriver (gpus-dra-driver): {WARNING}"]
     assert cluster.dra_driver is not None and cluster.dra_driver.extended_resource == "nvidia.com/gpu"
     l40s, h100 = cluster.pools["l40s"], cluster.pools["h100"]
     assert served_extended_resource(l40s, [cluster.dra_driver]) == "nvidia.com/gpu"
@@ -297,7 +297,9 @@ def test_the_report_of_a_record_without_through_is_unchanged() -> None:
 def test_the_stack_plan_warns_when_left_out_from_1_36(tmp_path: Path) -> None:
     result = plan_dra_stack(tmp_path, "1.36", None)
     assert result.exit_code == 0, result.output
-    assert [line for line in result.output.splitlines() if "extendedResourceName" in line] == [f"warning: t: {WARNING}"]
+    assert [line for line in result.output.splitlines() if "extendedResourceName" in line] == [
+        f"warning: t: gpu-components:index:NvidiaDraDriver (gpu-demo-gpu-dra-driver): {WARNING}"
+    ]
 
 
 def cluster(dra: dict[str, Any]) -> GpuCluster:
@@ -568,3 +570,29 @@ def test_a_driver_of_static_mig_pools_only_neither_warns_nor_takes_true(caplog: 
     assert [(p.path, p.message) for p in caught.value.problems] == [("dra.extended_resource", STATIC_MIG_ONLY)]
     # One pool of whole GPUs beside it is something to serve: accepted.
     plan_of(lambda: driver(kubernetes_version="1.36", extended_resource=True))
+
+
+def test_each_warning_names_the_component_it_comes_from(caplog: pytest.LogCaptureFixture) -> None:
+    """Trial: a program of two 1.36 clusters printed the same warning twice, naming neither. The plan's engine now
+    names the resource as the Pulumi CLI lists it (type and name), which is what ``pulumi up`` shows."""
+
+    def build() -> None:
+        for name in ("prod", "staging"):
+            GpuCluster(  # type: ignore[arg-type]
+                name,
+                {
+                    "cloud": "aws",
+                    "aws": WIRING,
+                    "pools": [L40S],
+                    "gpu_stack": "dra",
+                    "dra": {"kubernetes_version": "1.36"},
+                },
+                pulumi.ResourceOptions(providers=[k8s.Provider(f"{name}-k8s", kubeconfig="{}")]),
+            )
+
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_of(build)
+    assert sorted(warnings(caplog)) == [
+        f"gpu-components:index:NvidiaDraDriver (prod-dra-driver): {WARNING}",
+        f"gpu-components:index:NvidiaDraDriver (staging-dra-driver): {WARNING}",
+    ]

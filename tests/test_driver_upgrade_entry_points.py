@@ -122,6 +122,7 @@ def test_the_standalone_operator_warns_of_a_drain_without_force(caplog: pytest.L
         plan_of(operator(driver_upgrade={"drain": True}))
 
     assert [r.getMessage() for r in caplog.records if "drain" in r.getMessage()] == [
+        "gpu-components:index:NvidiaGpuOperator (op): "
         "driver.upgradePolicy.drain is enabled without force: kubectl drain refuses to evict a pod no controller"
         " manages (a long-running GPU pod started as a bare Pod included), so such a pod holds the drain until"
         " drain.timeoutSeconds (300) and the node's driver upgrade fails; run long GPU work as Jobs, or set"

@@ -41,6 +41,8 @@ name here                         SDK name                   why the plan needs 
                                                              plan of a YAML program constructs components as the
                                                              plugin would
 ``alias_pb2``                     ``runtime.proto``          the alias message of a ``ConstructRequest``
+``engine_pb2``                    ``runtime.proto``          the log severities of the engine's ``Log`` call, which
+                                                             the plan's engine serves (a message names its resource)
 ``serialize_with_output_values``  ``runtime.rpc.``           a remote component's inputs as the engine forwards them
                                   ``serialize_properties``   (Pulumi YAML's Go SDK registers a remote component with
                                   with ``settings.SETTINGS.`` output values): secret and dependent leaves as output
@@ -69,6 +71,7 @@ from pulumi.runtime import rpc as _rpc
 from pulumi.runtime import settings
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import alias_pb2, provider_pb2, resource_pb2
+from pulumi.runtime.proto import engine_pb2 as engine_pb2
 from pulumi.runtime.stack import Stack, massage, run_pulumi_func
 
 CHECKED_ON: dict[str, tuple[str, ...]] = {

@@ -35,7 +35,14 @@ import pulumi
 import yaml
 
 from gpu_components._yaml import load_pulumi
-from gpu_components.plan._pulumi_internals import Stack, massage, run_pulumi_func, serialize_properties, settings
+from gpu_components.plan._pulumi_internals import (
+    Stack,
+    engine_pb2,
+    massage,
+    run_pulumi_func,
+    serialize_properties,
+    settings,
+)
 from gpu_components.plan.call_sites import recording
 from gpu_components.plan.mock_kit import MOCKS_FILE, UserMocks
 from gpu_components.plan.mocks import SECRET, PlanMocks, PlanMonitor, to_plain
@@ -54,6 +61,29 @@ __all__ = [
 
 _LOG = logging.getLogger("gpu_components.plan.pulumi")
 """Where the Pulumi SDK's log messages (e.g. warnings from provider SDKs) go during a plan."""
+
+_SEVERITIES = {
+    engine_pb2.DEBUG: logging.DEBUG,
+    engine_pb2.INFO: logging.INFO,
+    engine_pb2.WARNING: logging.WARNING,
+    engine_pb2.ERROR: logging.ERROR,
+}
+"""The engine's log severities -> the logging levels of :data:`_LOG`."""
+
+
+class _PlanEngine:
+    """The engine of a plan's runs, for its one call a program makes: ``Log`` (``pulumi.log.warn`` and the like).
+    A message about a resource is logged as ``<type> (<name>): <message>``, the type and name the Pulumi CLI lists
+    the resource's messages under, so a plan of several clusters says which component warns (the SDK's mock engine
+    drops the resource)."""
+
+    def Log(self, request: Any) -> None:
+        message = str(request.message)
+        if request.urn:
+            *_, qualified_type, name = str(request.urn).split("::")
+            message = f"{qualified_type.rsplit('$', 1)[-1]} ({name}): {message}"
+        _LOG.log(_SEVERITIES.get(request.severity, logging.INFO), message)
+
 
 _ORGANIZATION = "organization"
 """What `pulumi.get_organization()` returns during a plan (the SDK's own default)."""
@@ -434,6 +464,7 @@ def _run(
             monitor=monitor,
             organization=_ORGANIZATION,
         )
+        settings.SETTINGS.engine = _PlanEngine()
         root = settings.get_root_resource()
         if not isinstance(root, Stack):
             raise RuntimeError("set_mocks did not create the root stack resource")

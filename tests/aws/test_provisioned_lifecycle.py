@@ -223,7 +223,8 @@ def test_auto_mode_reserved_capacity_selects_the_reservation_with_a_warning(capl
     assert crd_schemas.problems(node_pool, "aws") == []
     assert node_pool["spec"]["template"]["spec"]["requirements"][1]["values"] == ["reserved"]
     assert [r.getMessage() for r in caplog.records if "open On-Demand" in r.getMessage()] == [
-        "EKS Auto Mode: this pool's NodeClass has capacityReservationSelectorTerms, so Auto Mode no longer launches "
+        "gpu-components:index:EksAutoModeGpuNodePool (gpu): EKS Auto Mode: this pool's NodeClass has "
+        "capacityReservationSelectorTerms, so Auto Mode no longer launches "
         "into open On-Demand Capacity Reservations for any NodeClass of the cluster: an open ODCR is used only where a "
         "NodeClass selects it (https://docs.aws.amazon.com/eks/latest/userguide/auto-odcr.html)"
     ]

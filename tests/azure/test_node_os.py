@@ -339,11 +339,11 @@ def test_a_gpu_operator_spanning_ubuntu_and_azure_linux_pools_is_warned(caplog: 
     }  # type: ignore[typeddict-item]
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: GpuCluster("c", args))
-    assert warnings(caplog) == [MIXED_OS]
+    assert warnings(caplog) == [f"gpu-components:index:NvidiaGpuOperator (c-gpu-operator): {MIXED_OS}"]
     caplog.clear()
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(lambda: NvidiaGpuOperator("op", {"cloud": "azure", "pools": [T4, AZURE_LINUX_T4]}))  # type: ignore[list-item]
-    assert warnings(caplog) == [MIXED_OS]
+    assert warnings(caplog) == [f"gpu-components:index:NvidiaGpuOperator (op): {MIXED_OS}"]
 
 
 def _os_pool(name: str, os_sku: str) -> dict[str, Any]:
@@ -360,6 +360,7 @@ def _operator_warnings(caplog: pytest.LogCaptureFixture, *pools: dict[str, Any])
 def test_a_gpu_operator_spanning_two_ubuntu_versions_is_warned(caplog: pytest.LogCaptureFixture) -> None:
     pools = (_os_pool("t4a", "Ubuntu2204"), _os_pool("t4b", "Ubuntu2404"))
     assert _operator_warnings(caplog, *pools) == [
+        "gpu-components:index:NvidiaGpuOperator (c-gpu-operator): "
         "the GPU Operator serves pools of more than one node OS (Ubuntu 22.04: t4a; Ubuntu 24.04: t4b); its driver "
         "and container toolkit are per OS and AKS documents it as not compatible with several OS versions in one "
         f"cluster: keep its pools on one OS family and version [source: {SOURCE_OPERATOR_ONE_OS}]"

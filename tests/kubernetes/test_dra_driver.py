@@ -423,6 +423,7 @@ def test_another_chart_version_is_deployed_with_a_warning_of_what_is_not_checked
         plan = plan_of(lambda: NvidiaDraDriver("dra", args))  # type: ignore[arg-type]
     assert resource(plan, "kubernetes:helm.sh/v3:Release", "dra-release").inputs["version"] == "0.5.0"
     assert [record.getMessage() for record in caplog.records if "chart_version" in record.getMessage()] == [
+        "gpu-components:index:NvidiaDraDriver (dra): "
         "DRA driver chart_version 0.5.0 is not the pinned, tested 0.4.1: the chart values, feature gate names and "
         "library-owned keys are those of chart 0.4.1, and no helm_values key is checked against chart 0.5.0; "
         "compare its values.yaml with 0.4.1's before deploying"
