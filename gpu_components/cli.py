@@ -376,7 +376,8 @@ def _stop_if_failed(failed: Sequence[str], count: int) -> None:
 class _StackLog(logging.Handler):
     """Prints the program's log messages during one stack's plan (a component's ``pulumi.log.warn``, e.g. the driver
     upgrade's drain without force) on stderr as the plan's other warnings print: ``warning: <stack>: <message>``
-    (``error: <stack>: ...`` for an error)."""
+    (``error: <stack>: ...`` for an error); a component's message starts with its type and name, ``<type> (<name>):``
+    (:mod:`gpu_components.plan.runner`)."""
 
     def __init__(self, stack: str) -> None:
         super().__init__(logging.WARNING)
