@@ -592,6 +592,55 @@ def _dra_pool_problem(spec: GpuNodePoolSpec, path: str, value: object) -> Proble
     )
 
 
+def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
+    """Why a plain ``nvidia.com/gpu`` limit cannot be written for a DRA pool with ``dra_driver`` (for which
+    :func:`dra_extended_resources` is empty), at the field at fault: no driver given (``pool``: the claim helpers, or
+    give the driver); ``dra_driver`` not an :class:`~gpu_components.kubernetes.NvidiaDraDriver`, not the one serving
+    the pool, or one whose ``extended_resource`` is not in force; or the pool's static MIG layout (``pool``: no whole
+    GPU is published in ``gpu.nvidia.com``, the one DeviceClass that names the extended resource)."""
+    spec = pool.spec
+    if dra_driver is None:
+        return _dra_pool_problem(spec, "pool", spec.name)
+    specs = getattr(dra_driver, "specs", None)
+    serving = f"the NvidiaDraDriver serving pool {spec.name} (its GpuCluster's dra_driver)"
+    if not isinstance(specs, tuple) or not hasattr(dra_driver, "extended_resource"):
+        return Problem(
+            "dra_driver",
+            f"an object of type {type(dra_driver).__name__}",
+            "not an NvidiaDraDriver: the DRA driver component tells whether its DeviceClass serves plain "
+            f"{GPU_RESOURCE} requests for the pools it serves",
+            serving,
+        )
+    given = f"the NvidiaDraDriver of pools {', '.join(served.name for served in specs)}"
+    if all(served is not spec for served in specs):
+        return Problem(
+            "dra_driver",
+            given,
+            f"does not serve pool {spec.name}: a DRA driver serves the pools of its own cluster (a pool of the same "
+            "name and settings in another cluster is another pool, on another cluster's DeviceClass)",
+            serving,
+        )
+    if getattr(dra_driver, "extended_resource", None) is None:
+        return Problem(
+            "dra_driver",
+            given,
+            f"its gpu.nvidia.com DeviceClass serves no plain {GPU_RESOURCE} requests: its extended_resource is not in "
+            "force (false, or unset below Kubernetes 1.36, where Kubernetes' DRAExtendedResource feature gate is off "
+            "by default)",
+            f"{CLAIM_HELPERS}; or the DRA setting extended_resource in force (Kubernetes 1.36 or later)",
+            SOURCE_DRA_EXTENDED_RESOURCE,
+        )
+    return Problem(
+        "pool",
+        spec.name,
+        f"pool {spec.name} has a static MIG layout: NVIDIA's DRA driver publishes its GPUs as mig.nvidia.com "
+        f"devices, none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass serves plain "
+        f"{GPU_RESOURCE} requests (mig.nvidia.com names no extended resource), so a pod claims a MIG device",
+        CLAIM_HELPERS,
+        f"{SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}",
+    )
+
+
 def dra_extended_resources(pool: GpuNodePool, dra_driver: object) -> dict[str, int]:
     """What a plain container limit may ask of a DRA pool through its driver's ``gpu.nvidia.com`` DeviceClass: the
     driver's extended resource (``nvidia.com/gpu``: ``dra_driver``'s ``extended_resource``, an
@@ -782,9 +831,10 @@ def gpu_pod_settings(
 
     Raises:
         GpuSpecError: ``pool`` is not a node-pool component (a pool's dict included); ``pool`` is a DRA pool
-            (``gpu_access: dra``) and ``dra_driver`` is not given, does not serve it, has no extended resource in
-            force, or the pool publishes no whole GPU (static MIG): one problem naming the claim helpers of
-            :mod:`gpu_components.claims` and the ``dra_driver`` path; or see :func:`pod_settings`.
+            (``gpu_access: dra``) and ``dra_driver`` is not given (at ``pool``, naming the claim helpers of
+            :mod:`gpu_components.claims` and ``dra_driver``), is not an ``NvidiaDraDriver``, does not serve it or has
+            no extended resource in force (at ``dra_driver``), or the pool has a static MIG layout, which publishes
+            no whole GPU (at ``pool``, saying so): one problem; or see :func:`pod_settings`.
     """
     if not is_pool_component(pool):
         hint = " (a pool's dict; pass the node-pool component built from it)" if isinstance(pool, Mapping) else ""
@@ -793,7 +843,7 @@ def gpu_pod_settings(
     if pool.device_plugin_host == "dra-driver":
         advertised = dra_extended_resources(pool, dra_driver)
         if not advertised:
-            raise GpuSpecError([_dra_pool_problem(pool.spec, "pool", pool.spec.name)])
+            raise GpuSpecError([_dra_driver_problem(pool, dra_driver)])
     return pod_settings(
         pool.spec,
         advertised,

@@ -325,23 +325,67 @@ def test_gpu_pod_settings_asks_a_dra_pool_for_whole_gpus_given_its_driver_in_for
     assert [p.path for p in caught.value.problems] == ["resource"]
 
 
-@pytest.mark.parametrize(
-    ("dra", "pool", "given"),
-    [
-        ({"kubernetes_version": "1.36", "extended_resource": True}, "l40s", False),  # no driver given
-        ({"kubernetes_version": "1.35"}, "l40s", True),  # not in force below 1.36
-        ({"kubernetes_version": "1.36"}, "h100", True),  # static MIG: no whole GPU in gpu.nvidia.com
-    ],
+CLAIMS = (
+    "gpu_components.claims: gpu_claim_template, mig_claim_template, shared_gpu_claim or mps_claim_template for the "
+    "claim, then claim_pod_settings for the pod"
 )
-def test_gpu_pod_settings_refuses_a_dra_pool_otherwise_naming_both_paths(
-    dra: dict[str, Any], pool: str, given: bool
-) -> None:
-    _, built = plan_and(lambda: cluster(dra))
+
+
+def test_gpu_pod_settings_without_the_driver_names_the_claim_helpers_and_the_driver() -> None:
+    _, built = plan_and(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": True}))
     with pytest.raises(GpuSpecError) as caught:
-        gpu_pod_settings(built.pools[pool], 1, dra_driver=built.dra_driver if given else None)
+        gpu_pod_settings(built.pools["l40s"], 1)
     [problem] = caught.value.problems
-    assert (problem.path, problem.value) == ("pool", pool)
+    assert (problem.path, problem.value) == ("pool", "l40s")
     assert problem.message.endswith("which gpu_pod_settings knows when given the driver")
+
+
+def test_gpu_pod_settings_names_dra_driver_when_the_driver_is_off_and_mig_when_the_pool_is_static_mig() -> None:
+    """Trial: a driver that serves nvidia.com/gpu to no pool (1.35), and a static-MIG pool, were both reported at
+    ``pool`` with the no-driver message; each now says its own reason, at the field at fault."""
+    _, below = plan_and(lambda: cluster({"kubernetes_version": "1.35"}))
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(below.pools["l40s"], 1, dra_driver=below.dra_driver)
+    assert [(p.path, p.value, p.message, p.valid, p.source) for p in caught.value.problems] == [
+        (
+            "dra_driver",
+            "the NvidiaDraDriver of pools l40s, h100",
+            "its gpu.nvidia.com DeviceClass serves no plain nvidia.com/gpu requests: its extended_resource is not in "
+            "force (false, or unset below Kubernetes 1.36, where Kubernetes' DRAExtendedResource feature gate is off "
+            "by default)",
+            f"{CLAIMS}; or the DRA setting extended_resource in force (Kubernetes 1.36 or later)",
+            GATE,
+        )
+    ]
+    _, on = plan_and(lambda: cluster({"kubernetes_version": "1.36"}))
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(on.pools["h100"], 1, dra_driver=on.dra_driver)
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        (
+            "pool",
+            "h100",
+            "pool h100 has a static MIG layout: NVIDIA's DRA driver publishes its GPUs as mig.nvidia.com devices, "
+            "none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass serves plain "
+            "nvidia.com/gpu requests (mig.nvidia.com names no extended resource), so a pod claims a MIG device",
+            CLAIMS,
+        )
+    ]
+
+
+def test_gpu_pod_settings_refuses_what_is_not_a_dra_driver_at_dra_driver() -> None:
+    _, built = plan_and(lambda: cluster({"kubernetes_version": "1.36"}))
+    for wrong, kind in ((built, "GpuCluster"), ("dra", "str"), (built.pools["l40s"], "EksGpuNodeGroup")):
+        with pytest.raises(GpuSpecError) as caught:
+            gpu_pod_settings(built.pools["l40s"], 1, dra_driver=wrong)
+        assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+            (
+                "dra_driver",
+                f"an object of type {kind}",
+                "not an NvidiaDraDriver: the DRA driver component tells whether its DeviceClass serves plain "
+                "nvidia.com/gpu requests for the pools it serves",
+                "the NvidiaDraDriver serving pool l40s (its GpuCluster's dra_driver)",
+            )
+        ]
 
 
 def stack_resources(dra: dict[str, Any]) -> list[Any]:
@@ -490,7 +534,14 @@ def test_gpu_pod_settings_refuses_another_clusters_driver_for_a_pool_of_the_same
     }
     with pytest.raises(GpuSpecError) as caught:
         gpu_pod_settings(staging.pools["l40s"], 1, dra_driver=prod.dra_driver)
-    assert [(p.path, p.value) for p in caught.value.problems] == [("pool", "l40s")]
+    assert [(p.path, p.value, p.message) for p in caught.value.problems] == [
+        (
+            "dra_driver",
+            "the NvidiaDraDriver of pools l40s",
+            "does not serve pool l40s: a DRA driver serves the pools of its own cluster (a pool of the same name and "
+            "settings in another cluster is another pool, on another cluster's DeviceClass)",
+        )
+    ]
     assert served_extended_resource(staging.pools["l40s"], [prod.dra_driver]) is None
 
 
