@@ -76,7 +76,7 @@ def _problem(shape: type, item: Mapping[str, Any], prefix: str) -> Problem:
         return Problem(path, item["input"], unknown_field(str(loc[-1]), allowed), ", ".join(allowed) or None)
     if item["type"] == "missing":
         return Problem(path, None, MISSING)
-    parent = _unwrap(_at(shape, loc[:-1])) if loc and isinstance(loc[-1], str) else None
+    parent: Any = _unwrap(_at(shape, loc[:-1])) if loc and isinstance(loc[-1], str) else None
     if item["input"] is None and is_typeddict(parent):
         # A null field: the same words whichever entry point checks it (args_problems for a component's own args).
         return Problem(path, None, null_message(_required(parent, str(loc[-1]))), _null_valid(shape, loc, item))
