@@ -371,7 +371,8 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
         known = gpu.mig_profiles.get(profile)
         if known is None:
-            message = f"not a MIG profile of {gpu.name}" + _did_you_mean_profile(profile, gpu)
+            # A well-formed name (checked above) is its own spelling: no did-you-mean (mig_profile_spelling is None).
+            message = f"not a MIG profile of {gpu.name}"
             problems.append(Problem(field_path, profile, message, valid_profiles, gpu.mig_source))
         elif has_profile or named is not None:
             devices[profile] = known.max_instances if has_profile else count
