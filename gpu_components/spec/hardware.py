@@ -376,12 +376,12 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
             problems.append(Problem(field_path, profile, message, valid_profiles, gpu.mig_source))
         elif has_profile or named is not None:
             devices[profile] = known.max_instances if has_profile else count
-        elif not 1 <= count <= known.max_instances:
+        elif count < 1:
+            message = f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
+            problems.append(Problem(field_path, count, message, f"1..{known.max_instances}", gpu.mig_source))
+        elif count > known.max_instances:
             most = known.max_instances
-            if count < 1:
-                message = f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
-            else:
-                message = f"{gpu.name} holds at most {most} instance{'s' if most != 1 else ''} of {profile}"
+            message = f"{gpu.name} holds at most {most} instance{'s' if most != 1 else ''} of {profile}"
             problems.append(Problem(field_path, count, message, f"1..{most}", gpu.mig_source))
     if problems:
         return None, problems
