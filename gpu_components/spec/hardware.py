@@ -416,9 +416,17 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         return None, problems
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else named or f"custom-{args['name']}"
-    ((only, count),) = devices.items() if len(devices) == 1 else ((None, 0),)
-    filled = only if only is not None and count == gpu.mig_profiles[only].max_instances else None
+    filled = _filling_profile(devices, gpu)
     return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given, named, filled), []
+
+
+def _filling_profile(devices: Mapping[str, int], gpu: GpuModel) -> str | None:
+    """The one profile of layout ``devices`` when it fills each ``gpu`` (as many instances as one holds: the
+    :attr:`Mig.uniform_profile`), ``None`` for a layout of several profiles or of fewer instances."""
+    if len(devices) != 1:
+        return None
+    ((profile, count),) = devices.items()
+    return profile if count == gpu.mig_profiles[profile].max_instances else None
 
 
 def layout_text(devices: Mapping[str, int]) -> str:
