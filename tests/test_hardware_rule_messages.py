@@ -18,7 +18,7 @@ import pytest
 from gpu_components import catalog
 from gpu_components.cloud_facts import facts_for
 from gpu_components.errors import GpuSpecError, Problem
-from gpu_components.spec import SOURCE_MIG, GpuNodePoolSpec, parse_pools
+from gpu_components.spec import SOURCE_MIG, GpuNodePoolSpec, Mig, parse_pools
 
 AWS = {"name": "gpu", "instance_type": "g5.xlarge", "max_size": 3}
 GCP = {"name": "gpu", "instance_type": "g2-standard-4", "max_size": 3}
@@ -306,8 +306,18 @@ PROVISIONED = [
 
 A100 = {"name": "gpu", "instance_type": "p4d.24xlarge", "max_size": 3}
 """A100-40GB: 7 compute and 8 memory MIG slices; 1g.5gb up to 7 per GPU, 7g.40gb 1."""
+A100_PROFILES = "1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb"
+"""The A100-40GB's MIG profiles, in the order of NVIDIA's table (MIG User Guide, "Supported MIG Profiles"): 1g.5gb x7,
+1g.5gb+me x1, 1g.10gb x4, 2g.10gb x3, 3g.20gb x2, 4g.20gb x1, 7g.40gb x1. 2g.20gb is the A100-80GB's, not its."""
+MIG_TABLES = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+"""The page of those tables: the source a problem about one GPU's profiles or their counts cites."""
 MIG_FORMAT = "<compute>g.<memory>gb[+me|+me.all|+gfx|-me], e.g. 1g.10gb"
 MIG_CAPABLE = ", ".join(model.name for model in catalog.gpu_models() if model.mig_capable)
+
+
+def _none_of(profile: str) -> str:
+    return f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
+
 
 MIG = [
     Row(
@@ -337,6 +347,55 @@ MIG = [
         ],
     ),
     Row("a uniform profile on a GPU with MIG", "aws", {**A100, "mig": {"profile": "1g.5gb"}}, []),
+    Row(
+        "a uniform profile of another GPU, well formed: no did-you-mean",
+        "aws",
+        {**A100, "mig": {"profile": "2g.20gb"}},
+        [Problem("mig.profile", "2g.20gb", "not a MIG profile of A100-40GB", A100_PROFILES, MIG_TABLES)],
+    ),
+    Row(
+        "a layout entry of another GPU's profile, beside one of this GPU's",
+        "aws",
+        {**A100, "mig": {"layout": {"1g.5gb": 1, "2g.20gb": 1}, "strategy": "mixed"}},
+        [Problem("mig.layout['2g.20gb']", "2g.20gb", "not a MIG profile of A100-40GB", A100_PROFILES, MIG_TABLES)],
+    ),
+    Row(
+        "a layout entry of a negative count",
+        "aws",
+        {**A100, "mig": {"layout": {"1g.5gb": -1}}},
+        [Problem("mig.layout['1g.5gb']", -1, _none_of("1g.5gb"), "1..7", MIG_TABLES)],
+    ),
+    Row(
+        "a layout entry of no instance",
+        "aws",
+        {**A100, "mig": {"layout": {"1g.5gb": 0}}},
+        [Problem("mig.layout['1g.5gb']", 0, _none_of("1g.5gb"), "1..7", MIG_TABLES)],
+    ),
+    Row("a layout entry of one instance, the fewest", "aws", {**A100, "mig": {"layout": {"1g.5gb": 1}}}, []),
+    Row(
+        "a layout entry of 7 x 1g.5gb, the most an A100-40GB holds",
+        "aws",
+        {**A100, "mig": {"layout": {"1g.5gb": 7}}},
+        [],
+    ),
+    Row(
+        "a layout entry of 8 x 1g.5gb, one more than an A100-40GB holds",
+        "aws",
+        {**A100, "mig": {"layout": {"1g.5gb": 8}}},
+        [Problem("mig.layout['1g.5gb']", 8, "A100-40GB holds at most 7 instances of 1g.5gb", "1..7", MIG_TABLES)],
+    ),
+    Row(
+        "a layout entry of 1 x 4g.20gb, the most an A100-40GB holds",
+        "aws",
+        {**A100, "mig": {"layout": {"4g.20gb": 1}}},
+        [],
+    ),
+    Row(
+        "a layout entry of 2 x 4g.20gb: one instance, said in the singular",
+        "aws",
+        {**A100, "mig": {"layout": {"4g.20gb": 2}}},
+        [Problem("mig.layout['4g.20gb']", 2, "A100-40GB holds at most 1 instance of 4g.20gb", "1..1", MIG_TABLES)],
+    ),
 ]
 
 
@@ -397,3 +456,39 @@ def test_rules_after_a_negative_gpu_count_see_the_count_as_written() -> None:
             facts_for("aws").provisioners["karpenter"].requirements_source,
         ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("mig", "expected"),
+    [
+        ({"profile": "3g.20gb"}, Mig({"3g.20gb": 2}, "single", "3g.20gb", "all-3g.20gb", uniform_profile="3g.20gb")),
+        ({"layout": {"1g.5gb": 7}}, Mig({"1g.5gb": 7}, "single", None, "custom-gpu", uniform_profile="1g.5gb")),
+        ({"layout": {"1g.5gb": 6}}, Mig({"1g.5gb": 6}, "single", None, "custom-gpu")),
+        ({"layout": {"4g.20gb": 1}}, Mig({"4g.20gb": 1}, "single", None, "custom-gpu", uniform_profile="4g.20gb")),
+        (
+            {"layout": {"4g.20gb": 1, "3g.20gb": 1}, "strategy": "mixed"},
+            Mig({"4g.20gb": 1, "3g.20gb": 1}, "mixed", None, "custom-gpu"),
+        ),
+        (
+            {"config": "all-balanced", "strategy": "mixed"},
+            Mig({"1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1}, "mixed", None, "all-balanced", config="all-balanced"),
+        ),
+    ],
+    ids=[
+        "uniform profile: as many as one GPU holds",
+        "layout of one profile at the most one GPU holds",
+        "layout of one profile one short of the most",
+        "layout of one profile one GPU holds once",
+        "layout of two profiles, the first at its most",
+        "NVIDIA's all-balanced: three profiles",
+    ],
+)
+def test_a_mig_layout_names_its_profile_only_when_that_one_profile_fills_each_gpu(
+    mig: dict[str, Any], expected: Mig
+) -> None:
+    """``uniform_profile`` (what a cloud that makes only uniform partitions can take) is the one profile at the most
+    instances an A100-40GB holds (NVIDIA's table: 1g.5gb x7, 3g.20gb x2, 4g.20gb x1), and nothing for a layout short of
+    that or of several profiles, even when one of them is at its most. NVIDIA's ``all-balanced`` for the A100-40GB
+    (the GPU Operator's mig-parted config, tests/reference/nvidia/.../0400_configmap.yaml) is 2 x 1g.5gb, 1 x 2g.10gb
+    and 1 x 3g.20gb."""
+    assert GpuNodePoolSpec.from_args({**A100, "mig": mig}, "aws").mig == expected  # type: ignore[arg-type]

@@ -371,16 +371,17 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         field_path = f"{where}.profile" if has_profile else f"{where}.layout[{profile!r}]"
         known = gpu.mig_profiles.get(profile)
         if known is None:
-            message = f"not a MIG profile of {gpu.name}" + _did_you_mean_profile(profile, gpu)
+            # A well-formed name (checked above) is its own spelling: no did-you-mean (mig_profile_spelling is None).
+            message = f"not a MIG profile of {gpu.name}"
             problems.append(Problem(field_path, profile, message, valid_profiles, gpu.mig_source))
         elif has_profile or named is not None:
             devices[profile] = known.max_instances if has_profile else count
-        elif not 1 <= count <= known.max_instances:
+        elif count < 1:
+            message = f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
+            problems.append(Problem(field_path, count, message, f"1..{known.max_instances}", gpu.mig_source))
+        elif count > known.max_instances:
             most = known.max_instances
-            if count < 1:
-                message = f"a layout entry needs at least 1 instance of {profile}; leave out a profile it has none of"
-            else:
-                message = f"{gpu.name} holds at most {most} instance{'s' if most != 1 else ''} of {profile}"
+            message = f"{gpu.name} holds at most {most} instance{'s' if most != 1 else ''} of {profile}"
             problems.append(Problem(field_path, count, message, f"1..{most}", gpu.mig_source))
     if problems:
         return None, problems
@@ -415,9 +416,17 @@ def _mig(args: GpuNodePoolArgs, gpu: GpuModel | None, path: str) -> tuple[Mig | 
         return None, problems
     uniform = given.get("profile")
     config_name = mig_config_name(uniform) if uniform else named or f"custom-{args['name']}"
-    ((only, count),) = devices.items() if len(devices) == 1 else ((None, 0),)
-    filled = only if only is not None and count == gpu.mig_profiles[only].max_instances else None
+    filled = _filling_profile(devices, gpu)
     return Mig(MappingProxyType(devices), strategy, uniform, config_name, "strategy" in given, named, filled), []
+
+
+def _filling_profile(devices: Mapping[str, int], gpu: GpuModel) -> str | None:
+    """The one profile of layout ``devices`` when it fills each ``gpu`` (as many instances as one holds: the
+    :attr:`Mig.uniform_profile`), ``None`` for a layout of several profiles or of fewer instances."""
+    if len(devices) != 1:
+        return None
+    ((profile, count),) = devices.items()
+    return profile if count == gpu.mig_profiles[profile].max_instances else None
 
 
 def layout_text(devices: Mapping[str, int]) -> str:
