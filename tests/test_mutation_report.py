@@ -38,6 +38,17 @@ def test_the_report_gives_the_score_and_each_survivor_not_explained() -> None:
     assert left == 2
 
 
+def test_a_partial_run_scores_the_mutants_it_ran() -> None:
+    """One module's run: mutmut counts every module's mutants in its total and marks the others "not checked"."""
+    results = RESULTS + "    gpu_components.spec.hardware.x__mig__mutmut_1: not checked\n"
+    text, left = mutation_report.report({**COUNTS, "total": 6}, mutation_report.statuses(results), {})
+    assert text.splitlines()[0] == (
+        "mutation: 6 mutants, 2 killed, 2 survived, 1 reached by no rule test, 1 timed out; score 40.0% of 5 run "
+        "(1 not run) (0 explained as equivalent, 3 left)"
+    )
+    assert left == 3
+
+
 def test_an_explanation_of_a_mutant_that_no_longer_exists_is_reported() -> None:
     text, left = mutation_report.report(
         {**COUNTS, "survived": 0, "no_tests": 0},
