@@ -647,3 +647,46 @@ def test_each_warning_names_the_component_it_comes_from(caplog: pytest.LogCaptur
         f"gpu-components:index:NvidiaDraDriver (prod-dra-driver): {WARNING}",
         f"gpu-components:index:NvidiaDraDriver (staging-dra-driver): {WARNING}",
     ]
+
+
+def test_each_pool_is_judged_by_its_own_clusters_driver() -> None:
+    """Trial: with a 1.36 cluster (its driver recording nvidia.com/gpu) and a 1.35 one in one stack, a plain
+    nvidia.com/gpu Job confined to the 1.35 cluster's DRA pool passed: the record was read stack-wide."""
+
+    def program() -> None:
+        for name, version in (("new", "1.36"), ("old", "1.35")):
+            GpuCluster(  # type: ignore[arg-type]
+                name,
+                {
+                    "cloud": "aws",
+                    "aws": WIRING,
+                    "pools": [{**L40S, "name": f"l40s-{name}"}],
+                    "gpu_stack": "dra",
+                    "dra": {"kubernetes_version": version},
+                },
+                pulumi.ResourceOptions(providers=[k8s.Provider(f"{name}-k8s", kubeconfig="{}")]),
+            )
+        container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+        toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+        for pool in ("l40s-new", "l40s-old"):
+            pod = {
+                "containers": [container],
+                "tolerations": [toleration],
+                "nodeSelector": {"gpu-components/pool": pool},
+                "restartPolicy": "Never",
+            }
+            k8s.batch.v1.Job(f"job-{pool}", spec={"template": {"spec": pod}})
+
+    plan = plan_of(program)
+    resources = [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
+    assert [
+        (urn.split("::")[-1], message.split(":")[0])
+        for urn, message in dra_pool_extended_resource_violations(resources)
+    ] == [("job-l40s-old", "spec.template.spec.containers[0].resources")]
+
+
+def test_a_driver_of_static_mig_pools_only_records_no_extended_resource() -> None:
+    """Trial: on 1.36 the driver of a static-MIG-only cluster recorded nvidia.com/gpu while the capacity report
+    said its pools serve none (they publish no whole GPU)."""
+    _, built = plan_and(lambda: NvidiaDraDriver("dra", {"cloud": "aws", "pools": [H100], "kubernetes_version": "1.36"}))
+    assert built.extended_resource is None

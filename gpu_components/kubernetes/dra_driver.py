@@ -172,7 +172,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     extended_resource: str | None
     """``nvidia.com/gpu`` when the pools also serve plain ``nvidia.com/gpu`` requests (whole GPUs) through the
     driver's ``gpu.nvidia.com`` DeviceClass (the ``extended_resource`` arg true, or unset on Kubernetes 1.36 or
-    later), else null."""
+    later, and a served pool of whole GPUs: one without a static MIG layout), else null."""
 
     def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         args = plain(args)
@@ -216,7 +216,9 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             if note is not None:
                 pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
-        self.extended_resource = EXTENDED_RESOURCE if extended_resource_in_force(given, version) else None
+        self.extended_resource = (
+            EXTENDED_RESOURCE if whole_gpus and extended_resource_in_force(given, version) else None
+        )
         self.pool_names = sorted(spec.name for spec in specs)
         dra_facts = facts_for(served.cloud).dra
         # Pools whose nodes the GPU Operator's MIG manager partitions: those whose nodes carry its selection label

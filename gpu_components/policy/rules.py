@@ -757,15 +757,19 @@ DRA_DRIVER_COMPONENT = "gpu-components:index:NvidiaDraDriver"
 plain ``nvidia.com/gpu`` requests (its ``extended_resource`` in force: ``nvidia.com/gpu``, else ``null``)."""
 
 
-def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> bool | None:
-    """Whether the DRA driver components of the library (:data:`DRA_DRIVER_COMPONENT`) in the stack say their pools
-    serve plain ``nvidia.com/gpu`` requests through the ``gpu.nvidia.com`` DeviceClass (one's ``extendedResource``
-    output ``nvidia.com/gpu``: the DRA setting ``extended_resource`` true, or unset on Kubernetes 1.36 or later; a
-    null output is not kept, so a driver that recorded its ``poolNames`` and no ``extendedResource`` records null);
-    ``None`` when the stack has none that recorded its outputs (no library driver, or an engine that has recorded no
-    outputs for it yet: then only the pack config can say)."""
-    records = [props.get("extendedResource") for props in _recorded_drivers(resources).values()]
-    return any(record == GPU_RESOURCE for record in records) if records else None
+def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> dict[str, bool]:
+    """Pool name -> whether its DeviceClass serves plain ``nvidia.com/gpu`` requests, as the library's DRA driver
+    component serving the pool records it (:data:`DRA_DRIVER_COMPONENT`: its ``poolNames``, and its
+    ``extendedResource`` output ``nvidia.com/gpu``, the DRA setting ``extended_resource`` in force on a whole-GPU
+    pool; a null output is not kept, so a driver that recorded its ``poolNames`` and no ``extendedResource`` records
+    null). Each pool by its own cluster's driver: one cluster on 1.36 says nothing of another's pools. A pool no
+    recorded driver serves is not in it (no library driver, or an engine that has recorded no outputs for it yet:
+    then only the pack config can say)."""
+    return {
+        str(name): props.get("extendedResource") == GPU_RESOURCE
+        for props in _recorded_drivers(resources).values()
+        for name in _list(props.get("poolNames"))
+    }
 
 
 def _recorded_drivers(resources: Iterable[StackResource]) -> dict[str, Mapping[str, Any]]:
@@ -814,14 +818,13 @@ def dra_pool_extended_resource_violations(
     GPU of the DeviceClass: expected, not a violation) and the others are still flagged; so is ``nvidia.com/gpu``
     when every DRA pool the pod may land on has a MIG layout (:func:`mig_dra_pools`: no whole GPU to allocate, the
     pod stays Pending). The pack config
-    ``draExtendedResource`` gives it for a stack without the library's DRA driver component; where the stack has
-    one, the component's record decides (:func:`dra_extended_resource_recorded`), so a stack of the library's needs
-    no config, and a config ``true`` against a driver that records no mapping is itself a violation, on the driver.
+    ``draExtendedResource`` gives it for the pools no library DRA driver component serves; a pool such a component
+    serves is judged by its record (:func:`dra_extended_resource_recorded`), so a stack of the library's needs no
+    config, and a config ``true`` against a driver that records no mapping is itself a violation, on the driver.
     """
     resources = list(resources)
     recorded = dra_extended_resource_recorded(resources)
     messages: list[StackViolation] = _config_contradictions(resources) if extended_resource else []
-    extended_resource = extended_resource if recorded is None else recorded
     pools, mig_pools = dra_pools(resources), mig_dra_pools(resources)
     for urn, resource_type, props in resources:
         found = _pod_spec(resource_type, props)
@@ -831,9 +834,10 @@ def dra_pool_extended_resource_violations(
         if how is None:
             continue
         selected = _selected_dra_pools(found[1], pools)
+        mapped = [pool for pool in selected if recorded.get(pool, extended_resource)]
         # nvidia.com/gpu through the DeviceClass needs a whole GPU: a pool selected only for its MIG devices has none.
         mig_only = sorted(selected) if selected and selected <= mig_pools else []
-        served = extended_resource and not mig_only
+        served = any(pool not in mig_pools for pool in mapped)
         for path, container in _containers(*found):
             asked = _map(container.get("resources"))
             names = sorted(
@@ -846,7 +850,7 @@ def dra_pool_extended_resource_violations(
             )
             if names:
                 where = f"{path}.resources"
-                messages.append((urn, _extended_resource_message(where, names, how, extended_resource, mig_only)))
+                messages.append((urn, _extended_resource_message(where, names, how, bool(mapped), mig_only)))
     return messages
 
 
