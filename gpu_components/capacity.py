@@ -165,15 +165,14 @@ class PoolCapacity(TypedDict):
 def served_extended_resource(pool: GpuNodePool, drivers: Iterable[object]) -> str | None:
     """The extended resource a DRA pool also serves through its driver's ``gpu.nvidia.com`` DeviceClass: the
     ``extended_resource`` (``nvidia.com/gpu`` or ``None``) of the DRA driver component among ``drivers``
-    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`, or anything: those without ``specs`` and
-    ``extended_resource`` are skipped) that serves ``pool`` (the pool's own spec object among the driver's
-    ``specs``: a pool of another cluster with equal settings is not served); ``None`` for a pool the DRA driver
-    does not serve or no driver serves."""
+    (:class:`~gpu_components.kubernetes.NvidiaDraDriver`, or anything: those without ``serves`` and
+    ``extended_resource`` are skipped) that serves ``pool`` (its ``serves``: a pool of another cluster with equal
+    settings is not served); ``None`` for a pool the DRA driver does not serve or no driver serves."""
     if pool.device_plugin_host != "dra-driver":
         return None
     for driver in drivers:
-        resource, specs = getattr(driver, "extended_resource", None), getattr(driver, "specs", ())
-        if isinstance(resource, str) and isinstance(specs, tuple) and any(spec is pool.spec for spec in specs):
+        resource, serves = getattr(driver, "extended_resource", None), getattr(driver, "serves", None)
+        if isinstance(resource, str) and callable(serves) and serves(pool):
             return resource
     return None
 

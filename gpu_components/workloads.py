@@ -601,9 +601,9 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
     spec = pool.spec
     if dra_driver is None:
         return _dra_pool_problem(spec, "pool", spec.name)
-    specs = getattr(dra_driver, "specs", None)
+    specs, serves = getattr(dra_driver, "specs", None), getattr(dra_driver, "serves", None)
     serving = f"the NvidiaDraDriver serving pool {spec.name} (its GpuCluster's dra_driver)"
-    if not isinstance(specs, tuple) or not hasattr(dra_driver, "extended_resource"):
+    if not isinstance(specs, tuple) or not callable(serves) or not hasattr(dra_driver, "extended_resource"):
         return Problem(
             "dra_driver",
             f"an object of type {type(dra_driver).__name__}",
@@ -612,7 +612,7 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
             serving,
         )
     given = f"the NvidiaDraDriver of pools {', '.join(served.name for served in specs)}"
-    if all(served is not spec for served in specs):
+    if not serves(pool):
         return Problem(
             "dra_driver",
             given,
@@ -644,13 +644,12 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
 def dra_extended_resources(pool: GpuNodePool, dra_driver: object) -> dict[str, int]:
     """What a plain container limit may ask of a DRA pool through its driver's ``gpu.nvidia.com`` DeviceClass: the
     driver's extended resource (``nvidia.com/gpu``: ``dra_driver``'s ``extended_resource``, an
-    :class:`~gpu_components.kubernetes.NvidiaDraDriver` that serves ``pool``: its own spec object among the driver's
-    ``specs``, not an equal one of another cluster)
+    :class:`~gpu_components.kubernetes.NvidiaDraDriver` that serves ``pool``: its ``serves``, not an equal pool of
+    another cluster)
     -> the pool's ``gpu.nvidia.com`` devices per node (whole GPUs; a static-MIG pool publishes none). ``{}`` when
     the driver is not given, serves another pool set, or its ``extended_resource`` is not in force."""
-    resource = getattr(dra_driver, "extended_resource", None)
-    specs = getattr(dra_driver, "specs", ())
-    if not isinstance(resource, str) or not isinstance(specs, tuple) or all(spec is not pool.spec for spec in specs):
+    resource, serves = getattr(dra_driver, "extended_resource", None), getattr(dra_driver, "serves", None)
+    if not isinstance(resource, str) or not callable(serves) or not serves(pool):
         return {}
     whole = pool.dra_devices.get(GPU_DEVICE_CLASS, 0)
     return {resource: whole} if whole else {}

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpu_components import GpuCluster, GpuSpecError
+from gpu_components.aws import EksGpuNodeGroup
 from gpu_components.capacity import pool_capacity, served_extended_resource
 from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
@@ -690,3 +691,24 @@ def test_a_driver_of_static_mig_pools_only_records_no_extended_resource() -> Non
     said its pools serve none (they publish no whole GPU)."""
     _, built = plan_and(lambda: NvidiaDraDriver("dra", {"cloud": "aws", "pools": [H100], "kubernetes_version": "1.36"}))
     assert built.extended_resource is None
+
+
+def test_a_driver_given_the_pool_as_plain_settings_serves_its_component() -> None:
+    """Trial: an ``EksGpuNodeGroup`` and an ``NvidiaDraDriver`` given the same pool as plain settings (as the
+    driver's docs allow) on one cluster: gpu_pod_settings said the driver did not serve the pool."""
+
+    def build() -> tuple[Any, NvidiaDraDriver]:
+        group = EksGpuNodeGroup(
+            "l40s",
+            {"pool": dict(L40S), "cluster_name": "prod", "subnet_ids": ["subnet-1"], "gpu_stack": "dra"},  # type: ignore[typeddict-item]
+        )
+        dra = NvidiaDraDriver(
+            "dra",
+            {"cloud": "aws", "pools": [dict(L40S)], "kubernetes_version": "1.36", "extended_resource": True},  # type: ignore[list-item]
+        )
+        return group, dra
+
+    _, (group, dra) = plan_and(build)
+    assert dra.serves(group)
+    assert gpu_pod_settings(group, 1, dra_driver=dra)["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
+    assert served_extended_resource(group, [dra]) == "nvidia.com/gpu"

@@ -216,6 +216,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             if note is not None:
                 pulumi.log.warn(note, resource=self)
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
+        self._given = served.pools
         self.extended_resource = (
             EXTENDED_RESOURCE if whole_gpus and extended_resource_in_force(given, version) else None
         )
@@ -270,4 +271,14 @@ class NvidiaDraDriver(pulumi.ComponentResource):
                 "poolNames": self.pool_names,
                 "extendedResource": self.extended_resource,
             }
+        )
+
+    def serves(self, pool: object) -> bool:
+        """Whether the driver serves ``pool``, a node-pool component: one of the components it was given (a
+        component of another cluster with equal settings is not), or a pool given to it as a plain cluster pool with
+        the same validated settings (the driver was not told which component's nodes those are)."""
+        spec = getattr(pool, "spec", None)
+        return any(
+            given is pool or (not isinstance(given, pulumi.Resource) and served == spec)
+            for given, served in zip(self._given, self.specs, strict=True)
         )
