@@ -316,6 +316,10 @@ class CloudAdapter:
     """Warnings about wiring settings that change nothing for the valid pools (EKS: ``aws.karpenter_controller:
     true`` with no Karpenter pool), each with its reason; :class:`~gpu_components.cluster.GpuCluster` logs them
     (``pulumi.log.warn``), as they stop nothing. Defaults to none."""
+    default_kubernetes_version: str | None = None
+    """The ``MAJOR.MINOR`` a new example cluster runs when its ``cluster`` config gives no ``kubernetes_version``
+    (EKS and AKS: the version the program creates it with); ``None`` where the cloud picks it (GKE: its release
+    channel's). Defaults to none."""
     workload_only: Callable[[Mapping[str, Any]], WorkloadOnlyMode | None] = lambda wiring: None
     """The cluster mode of a wiring (or stack ``cluster`` config) whose pools are workload targets only
     (:class:`WorkloadOnlyMode`: GKE Autopilot), or ``None`` for the cloud's node pools. Defaults to none."""

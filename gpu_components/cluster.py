@@ -352,7 +352,8 @@ def _dra_problems(dra: object, gpu_stack: str, prefix: str) -> list[Problem]:
     else:
         problems = []
     settings: Mapping[str, Any] = dra if isinstance(dra, Mapping) else {}
-    if dra is None or isinstance(dra, Mapping):
+    null_version = "kubernetes_version" in settings and settings["kubernetes_version"] is None  # a shape problem
+    if (dra is None or isinstance(dra, Mapping)) and not null_version:
         problems += kubernetes_version_problems(settings.get("kubernetes_version"), f"{path}.kubernetes_version")
     problems += namespace_problems(settings.get("namespace"), f"{path}.namespace")
     problems += dra_namespace_problems(settings.get("namespace"), settings.get("helm_values"), f"{path}.namespace")

@@ -42,7 +42,7 @@ from gpu_components.cluster import (
     adapter_for,
     validate_cluster,
 )
-from gpu_components.errors import GpuSpecError, Problem
+from gpu_components.errors import Default, GpuSpecError, Problem
 from gpu_components.name_forms import missing_form_problems
 from gpu_components.nvidia.dra_driver import kubernetes_patch_problems, version_number_hint
 from gpu_components.samples import sample_jobs
@@ -197,18 +197,20 @@ def read_config(config: pulumi.Config) -> StackConfig:
             problems += misshapen or adapter.config_problems(cast(dict[str, Any], cluster))
             problems += [] if misshapen else adapter.stack_problems(cast(dict[str, Any], cluster), pool_list)
         from_cluster = unfilled = False
+        version: object = None
         if (checked_stack or gpu_stack) == "dra":
-            problems += _version_mismatch_problems(dra, cluster)
+            version = _cluster_version(cluster, adapter.default_kubernetes_version)
+            problems += _version_mismatch_problems(dra, version)
             if isinstance(cluster, dict):
                 problems += kubernetes_patch_problems(cluster.get("kubernetes_version"), "cluster.kubernetes_version")
-            filled = _with_cluster_version(dra, cluster)
+            filled = _with_cluster_version(dra, version)
             from_cluster = filled is not dra
             # A cluster version that is no MAJOR.MINOR string is reported at cluster.kubernetes_version above; the
             # dra.kubernetes_version it would have filled is then no second problem.
             unfilled = (
                 not from_cluster
                 and isinstance(cluster, dict)
-                and cluster.get("kubernetes_version") is not None
+                and "kubernetes_version" in cluster
                 and not (isinstance(dra, dict) and "kubernetes_version" in dra)
             )
             dra = filled
@@ -225,9 +227,9 @@ def read_config(config: pulumi.Config) -> StackConfig:
         except GpuSpecError as error:
             # Without a list of pools, "needs at least one pool" repeats the problem reported above, as an unknown
             # GPU stack with no close match repeats its own.
-            found = [_at_cluster_version(p, cluster) for p in error.problems] if from_cluster else error.problems
+            found = [_at_cluster_version(p, version) for p in error.problems] if from_cluster else error.problems
             if unfilled:
-                found = [p for p in found if (p.path, p.value) != ("dra.kubernetes_version", None)]
+                found = _unfilled_version(found, problems, cast(dict[str, Any], cluster)["kubernetes_version"])
             problems += [p for p in found if (isinstance(pools, list) or p.path != "pools") and p not in problems]
     if problems:
         raise GpuSpecError(problems)
@@ -245,50 +247,93 @@ def read_config(config: pulumi.Config) -> StackConfig:
 _MAJOR_MINOR = re.compile(r"[0-9]+\.[0-9]+")
 
 
-def _with_cluster_version(dra: object, cluster: object) -> object:
-    """``dra`` with ``kubernetes_version`` filled in, when it gives none, from the ``major.minor`` the cluster config's
-    ``kubernetes_version`` starts with (``1.34``, ``1.34.2``, ``1.34.1-gke.1200``): the version the example cluster is
-    created with. ``dra`` as it is when misshapen, or when the cluster gives no version (an existing cluster: then
-    ``dra.kubernetes_version`` is required)."""
+def _cluster_version(cluster: object, default: str | None) -> str | Default | None:
+    """The Kubernetes version the example cluster runs, for the DRA rules: the cluster config's
+    ``kubernetes_version`` as written, else for a new cluster the version the program creates it with (the cloud
+    adapter's ``default_kubernetes_version``, as a :class:`~gpu_components.errors.Default`); ``None`` for an existing
+    cluster that gives none, or a cloud that picks the version itself (GKE's release channel)."""
+    if not isinstance(cluster, dict):
+        return None
+    if "kubernetes_version" in cluster:
+        given: str | None = cluster["kubernetes_version"]
+        return given
+    if cluster.get("existing") is True or default is None:
+        return None
+    return Default(default)
+
+
+def _major_minor(version: object) -> str | None:
+    """The ``MAJOR.MINOR`` a cluster version (:func:`_cluster_version`) starts with (``1.34``, ``1.34.2``,
+    ``1.34.1-gke.1200``); ``None`` for a version of no such form."""
+    text = version.value if isinstance(version, Default) else version
+    match = _MAJOR_MINOR.match(text) if isinstance(text, str) else None
+    return match.group() if match is not None else None
+
+
+def _with_cluster_version(dra: object, version: object) -> object:
+    """``dra`` with ``kubernetes_version`` filled in, when it gives none, from the ``major.minor`` of the version
+    the example cluster runs (:func:`_cluster_version`). ``dra`` as it is when misshapen, or when the cluster's
+    version is unknown (an existing cluster: then ``dra.kubernetes_version`` is required)."""
     if dra is not None and not isinstance(dra, dict):
         return dra
-    given = cluster.get("kubernetes_version") if isinstance(cluster, dict) else None
-    match = _MAJOR_MINOR.match(given) if isinstance(given, str) else None
-    if match is None or (dra is not None and "kubernetes_version" in dra):
+    minor = _major_minor(version)
+    if minor is None or (dra is not None and "kubernetes_version" in dra):
         return dra
-    return {**(dra or {}), "kubernetes_version": match.group()}
+    return {**(dra or {}), "kubernetes_version": minor}
 
 
-def _at_cluster_version(problem: Problem, cluster: object) -> Problem:
-    """A problem of ``dra.kubernetes_version`` filled in from the cluster config (:func:`_with_cluster_version`),
-    reported where the user wrote the version: at ``cluster.kubernetes_version``, with the value as written there
-    (``1.33.5``, not the ``1.33`` the rule checked). Any other problem as it is."""
-    if problem.path != "dra.kubernetes_version" or not isinstance(cluster, dict):
+def _at_cluster_version(problem: Problem, version: object) -> Problem:
+    """A problem of ``dra.kubernetes_version`` filled in from the cluster's version (:func:`_with_cluster_version`),
+    reported where the version comes from: at ``cluster.kubernetes_version``, with the value as written there
+    (``1.33.5``, not the ``1.33`` the rule checked), or the default a new cluster gets. Any other problem as it is."""
+    if problem.path != "dra.kubernetes_version":
         return problem
     return replace(
         problem,
         path="cluster.kubernetes_version",
-        value=cluster["kubernetes_version"],
+        value=version,
         message=f"{problem.message} (dra.kubernetes_version, unset, takes this version's major.minor)",
     )
 
 
-def _version_mismatch_problems(dra: object, cluster: object) -> list[Problem]:
-    """``dra.kubernetes_version`` that is not the ``major.minor`` of ``cluster.kubernetes_version`` (both given as
-    strings, the cluster's starting with ``MAJOR.MINOR``): the DRA rules would check a version the cluster does not
-    run."""
+def _unfilled_version(found: Sequence[Problem], reported: Sequence[Problem], written: object) -> list[Problem]:
+    """The problems of the DRA settings when the cluster config's ``kubernetes_version`` (``written``) gave no
+    ``major.minor`` to fill ``dra.kubernetes_version`` with: its "required" problem is dropped where a problem of
+    the cluster's version is ``reported`` already, and otherwise says why the cluster's version does not serve (GKE
+    takes ``latest`` or a release channel's version, which the DRA rules cannot check)."""
+    if any(p.path == "cluster.kubernetes_version" for p in reported):
+        return [p for p in found if (p.path, p.value) != ("dra.kubernetes_version", None)]
+    return [
+        replace(
+            p,
+            message=f"{p.message}; cluster.kubernetes_version {written!r} names no major.minor for the DRA rules to "
+            "check, so give the version the cluster runs here",
+        )
+        if (p.path, p.value) == ("dra.kubernetes_version", None)
+        else p
+        for p in found
+    ]
+
+
+def _version_mismatch_problems(dra: object, version: object) -> list[Problem]:
+    """``dra.kubernetes_version`` that is not the ``major.minor`` of the version the example cluster runs
+    (:func:`_cluster_version`: its config's ``kubernetes_version``, or a new cluster's default): the DRA rules
+    would check a version the cluster does not run."""
     given = dra.get("kubernetes_version") if isinstance(dra, dict) else None
-    version = cluster.get("kubernetes_version") if isinstance(cluster, dict) else None
-    match = _MAJOR_MINOR.match(version) if isinstance(version, str) else None
-    if not isinstance(given, str) or match is None or given == match.group():
+    minor = _major_minor(version)
+    if not isinstance(given, str) or minor is None or given == minor:
         return []
+    runs = (
+        f"cluster.kubernetes_version is unset, so the new cluster runs the default {minor}"
+        if isinstance(version, Default)
+        else f"cluster.kubernetes_version is {version!r} (major.minor {minor})"
+    )
     return [
         Problem(
             "dra.kubernetes_version",
             given,
-            f"not the cluster's Kubernetes version: cluster.kubernetes_version is {version!r} (major.minor "
-            f"{match.group()}), and the DRA rules must check the version the cluster runs",
-            f"{match.group()}, or no dra.kubernetes_version (it then takes cluster.kubernetes_version's major.minor)",
+            f"not the cluster's Kubernetes version: {runs}, and the DRA rules must check the version the cluster runs",
+            f"{minor}, or no dra.kubernetes_version (it then takes the cluster's major.minor)",
         )
     ]
 

@@ -357,15 +357,13 @@ def test_a_helm_values_key_the_pinned_chart_lacks_is_refused_in_the_dra_settings
 
 
 def test_the_stack_config_takes_the_kubernetes_version_from_the_cluster(tmp_path: Path) -> None:
-    assert _with_cluster_version(None, {"kubernetes_version": "1.34"}) == {"kubernetes_version": "1.34"}
-    assert _with_cluster_version({"installer": "chart"}, {"kubernetes_version": "1.35.2"}) == {
+    assert _with_cluster_version(None, "1.34") == {"kubernetes_version": "1.34"}
+    assert _with_cluster_version({"installer": "chart"}, "1.35.2") == {
         "installer": "chart",
         "kubernetes_version": "1.35",
     }
-    assert _with_cluster_version({"kubernetes_version": "1.36"}, {"kubernetes_version": "1.34"}) == {
-        "kubernetes_version": "1.36"
-    }
-    assert _with_cluster_version(None, {"existing": True}) is None
+    assert _with_cluster_version({"kubernetes_version": "1.36"}, "1.34") == {"kubernetes_version": "1.36"}
+    assert _with_cluster_version(None, None) is None  # an existing cluster that gives no version
     cluster = {"name": "gpu-demo", "kubernetes_version": "1.33"}
     result = plan_stack(
         tmp_path,
@@ -476,7 +474,7 @@ def test_a_dra_version_other_than_the_clusters_is_refused(tmp_path: Path) -> Non
     assert result.output.splitlines()[1:] == [
         "  - dra.kubernetes_version: not the cluster's Kubernetes version: cluster.kubernetes_version is '1.34' "
         "(major.minor 1.34), and the DRA rules must check the version the cluster runs (got '1.35'); valid: 1.34, or "
-        "no dra.kubernetes_version (it then takes cluster.kubernetes_version's major.minor)"
+        "no dra.kubernetes_version (it then takes the cluster's major.minor)"
     ]
 
 
@@ -685,3 +683,89 @@ def test_a_bad_cluster_version_is_one_problem_not_also_a_missing_dra_version(
     )
     assert result.exit_code == 1
     assert result.output.splitlines()[1:] == [f"  - {problem}"]
+
+
+def dra_stack_cluster(base: str) -> dict[str, Any]:
+    """The DRA example stack's cluster config of ``base``, without its ``kubernetes_version``."""
+    config = yaml.safe_load((STACKS / f"Pulumi.{base}.yaml").read_text())["config"]["gpu-components:cluster"]
+    return {key: value for key, value in config.items() if key != "kubernetes_version"}
+
+
+def test_dra_kubernetes_version_is_checked_against_a_new_clusters_default(tmp_path: Path) -> None:
+    """Trial: without cluster.kubernetes_version the example creates EKS 1.34, yet dra.kubernetes_version "1.36"
+    with extended_resource true passed, and the outputs said the DRA pool served nvidia.com/gpu."""
+    result = plan_stack(
+        tmp_path,
+        "aws-eks-dra",
+        {
+            "gpu-components:cluster": dra_stack_cluster("aws-eks-dra"),
+            "gpu-components:dra": {"kubernetes_version": "1.36", "extended_resource": True},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  - dra.kubernetes_version: not the cluster's Kubernetes version: cluster.kubernetes_version is unset, so "
+        "the new cluster runs the default 1.34, and the DRA rules must check the version the cluster runs (got "
+        "'1.36'); valid: 1.34, or no dra.kubernetes_version (it then takes the cluster's major.minor)"
+    ]
+    # Left out on both, the DRA rules check the default the cluster is created with: 1.34, below the gate.
+    result = plan_stack(
+        tmp_path,
+        "aws-eks-dra",
+        {
+            "gpu-components:cluster": dra_stack_cluster("aws-eks-dra"),
+            "gpu-components:dra": {"extended_resource": True},
+        },
+    )
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1].startswith(
+        "  - dra.extended_resource: DRA pools serve plain nvidia.com/gpu requests through the DeviceClass's "
+        "extendedResourceName only with Kubernetes' DRAExtendedResource feature gate; in Kubernetes 1.34 "
+    )
+
+
+@pytest.mark.parametrize(
+    ("cluster", "dra", "expected"),
+    [
+        (
+            {"kubernetes_version": None},
+            None,
+            [
+                "  - cluster.kubernetes_version: must not be null; leave the field out for its default (got None); "
+                "valid: a string"
+            ],
+        ),
+        (
+            {},
+            {"kubernetes_version": None},
+            [
+                "  - dra.kubernetes_version: must not be null; leave the field out for its default (got None); valid: "
+                "a string"
+            ],
+        ),
+    ],
+    ids=["cluster-null", "dra-null"],
+)
+def test_a_null_version_is_one_problem(
+    tmp_path: Path, cluster: dict[str, Any], dra: dict[str, Any] | None, expected: list[str]
+) -> None:
+    """Trial: a null version gave its null problem and also "dra.kubernetes_version: required"."""
+    change: dict[str, Any] = {"gpu-components:cluster": {**dra_stack_cluster("aws-eks-dra"), **cluster}}
+    if dra is not None:
+        change["gpu-components:dra"] = {"installer": "chart", **dra}
+    result = plan_stack(tmp_path, "aws-eks-dra", change)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == expected
+
+
+def test_a_gke_cluster_on_latest_is_asked_for_the_dra_version_saying_why(tmp_path: Path) -> None:
+    """Trial: GKE takes ``latest`` as a cluster version; the stack said only "dra.kubernetes_version: required"."""
+    cluster = {**dra_stack_cluster("gcp-gke-dra"), "kubernetes_version": "latest"}
+    result = plan_stack(tmp_path, "gcp-gke-dra", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()[1:]
+    assert line.startswith("  - dra.kubernetes_version: required under gpu_stack dra: ")
+    assert (
+        "; cluster.kubernetes_version 'latest' names no major.minor for the DRA rules to check, so give the "
+        "version the cluster runs here (got None)" in line
+    )

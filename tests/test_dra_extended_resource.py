@@ -712,3 +712,11 @@ def test_a_driver_given_the_pool_as_plain_settings_serves_its_component() -> Non
     assert dra.serves(group)
     assert gpu_pod_settings(group, 1, dra_driver=dra)["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
     assert served_extended_resource(group, [dra]) == "nvidia.com/gpu"
+
+
+def test_a_null_kubernetes_version_of_the_standalone_driver_is_one_problem() -> None:
+    with pytest.raises(GpuSpecError) as caught:
+        plan_of(lambda: driver(kubernetes_version=None))
+    assert [str(p) for p in caught.value.problems] == [
+        "kubernetes_version: must not be null (got None); valid: a string"
+    ]

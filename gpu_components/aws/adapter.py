@@ -178,6 +178,7 @@ ADAPTER = CloudAdapter(
     wiring=EksWiringArgs,
     facts=FACTS,
     cluster_forms={"name": CLUSTER_NAME_FORM},
+    default_kubernetes_version=cluster.DEFAULT_KUBERNETES_VERSION,
 )
 """EKS: managed node groups with NVIDIA AMIs; the device plugin DaemonSet (or the GPU Operator) except on
 Bottlerocket, whose host plugin serves its nodes; Karpenter pools as the same AMIs' node groups; EKS Auto Mode pools

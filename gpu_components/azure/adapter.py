@@ -103,6 +103,7 @@ ADAPTER = CloudAdapter(
     stack_problems=cluster.stack_problems,
     pools_problems=cluster.pool_mix_problems,
     wiring_pool_problems=lambda specs, wiring: names_problems(wiring, "azure."),
+    default_kubernetes_version=cluster.DEFAULT_KUBERNETES_VERSION,
 )
 """AKS: user agent pools (fixed pools) or Node Auto Provisioning NodePools (provisioned pools), with the AKS-installed
 NVIDIA driver (or, under the GPU Operator, optionally the operator's); the device plugin DaemonSet or the GPU Operator

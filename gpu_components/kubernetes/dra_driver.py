@@ -181,7 +181,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         owned += dra_helm_values_problems(mapping.get("helm_values"), mapping.get("chart_version"))
         owned += dra_chart_version_problems(mapping.get("chart_version"), "chart_version")
         owned += dra_namespace_problems(mapping.get("namespace"), mapping.get("helm_values"), "namespace")
-        if "kubernetes_version" in mapping:  # missing: a shape problem of the args
+        if mapping.get("kubernetes_version") is not None:  # missing or null: a shape problem of the args
             owned += kubernetes_version_problems(mapping["kubernetes_version"], "kubernetes_version")
             owned += extended_resource_problems(
                 mapping.get("extended_resource"), mapping["kubernetes_version"], "extended_resource"
