@@ -244,7 +244,8 @@ def read_config(config: pulumi.Config) -> StackConfig:
     )
 
 
-_MAJOR_MINOR = re.compile(r"[0-9]+\.[0-9]+")
+_MAJOR_MINOR = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)(?![0-9])")
+"""The ``MAJOR.MINOR`` a cluster version starts with, numbers without leading zeros (``1.036`` has none)."""
 
 
 def _cluster_version(cluster: object, default: str | None) -> str | Default | None:

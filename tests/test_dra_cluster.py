@@ -769,3 +769,18 @@ def test_a_gke_cluster_on_latest_is_asked_for_the_dra_version_saying_why(tmp_pat
         "; cluster.kubernetes_version 'latest' names no major.minor for the DRA rules to check, so give the "
         "version the cluster runs here (got None)" in line
     )
+
+
+@pytest.mark.parametrize("version", ["1.036", "01.36"])
+def test_a_version_with_a_leading_zero_is_no_version(tmp_path: Path, version: str) -> None:
+    """Trial: '1.036' was read as 1.36 by the DRA rules (and sent to the cloud as written)."""
+    with pytest.raises(GpuSpecError) as caught:
+        validate_cluster("aws", [L40S], "dra", dra={"kubernetes_version": version})
+    assert [str(p) for p in caught.value.problems] == [
+        f"dra.kubernetes_version: not a Kubernetes major.minor version (got {version!r}); valid: MAJOR.MINOR, e.g. "
+        f"1.34 [source: {SOURCE_DRA}]"
+    ]
+    cluster = {**dra_stack_cluster("aws-eks-dra"), "kubernetes_version": version}
+    result = plan_stack(tmp_path, "aws-eks-dra", {"gpu-components:cluster": cluster})
+    assert result.exit_code == 1
+    assert f"; cluster.kubernetes_version {version!r} names no major.minor for the DRA rules to check" in result.output

@@ -54,7 +54,8 @@ FALSE_FROM_1_36 = (
     "whatever this setting says"
 )
 WARNING = (
-    "on Kubernetes 1.36 the DRA pools also serve plain nvidia.com/gpu requests (container limits) through the DRA "
+    "on Kubernetes 1.36 the DRA pools of whole GPUs (l40s) also serve plain nvidia.com/gpu requests (container "
+    "limits) through the DRA "
     "driver's gpu.nvidia.com DeviceClass, whose extendedResourceName the driver chart 0.4.1 always sets (Kubernetes' "
     "DRAExtendedResource feature gate is on by default from 1.36): a pod asking for nvidia.com/gpu that tolerates a "
     "DRA pool's taints may be given one of its GPUs; set the DRA setting extended_resource: true to acknowledge it"

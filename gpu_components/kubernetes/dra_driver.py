@@ -207,10 +207,10 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         join_cluster("NvidiaDraDriver", name, opts)
         super().__init__("gpu-components:index:NvidiaDraDriver", name, None, opts)
         given, version = settings.get("extended_resource"), settings.get("kubernetes_version")
-        whole_gpus = any(spec.mig is None for spec in specs)
+        whole_gpu_pools = [spec.name for spec in specs if spec.mig is None]
         notes = (
             dra_chart_version_note(settings.get("chart_version")),
-            extended_resource_note(given, version, whole_gpus),
+            extended_resource_note(given, version, whole_gpu_pools),
         )
         for note in notes:
             if note is not None:
@@ -218,7 +218,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         self.specs: tuple[GpuNodePoolSpec, ...] = specs
         self._given = served.pools
         self.extended_resource = (
-            EXTENDED_RESOURCE if whole_gpus and extended_resource_in_force(given, version) else None
+            EXTENDED_RESOURCE if whole_gpu_pools and extended_resource_in_force(given, version) else None
         )
         self.pool_names = sorted(spec.name for spec in specs)
         dra_facts = facts_for(served.cloud).dra

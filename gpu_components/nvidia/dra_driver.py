@@ -248,7 +248,8 @@ REQUIRED_GATES: Mapping[str, str] = {"DeviceMetadata": "PassthroughSupport"}
 the beta ``ComputeDomainCliques`` -> ``IMEXDaemonsWithDNSNames`` pair is on by default and cannot be turned off
 here)."""
 
-_VERSION = re.compile(r"(?P<major>[0-9]+)\.(?P<minor>[0-9]+)")
+_VERSION = re.compile(r"(?P<major>0|[1-9][0-9]*)\.(?P<minor>0|[1-9][0-9]*)")
+"""``MAJOR.MINOR`` as Kubernetes writes its versions: numbers without leading zeros (``1.036`` is no version)."""
 
 
 def operator_installs_driver(cloud: Cloud, driver_setting: str | None) -> bool:
@@ -591,16 +592,17 @@ def extended_resource_in_force(given: object, kubernetes_version: object) -> boo
     return given is True
 
 
-def extended_resource_note(given: object, kubernetes_version: object, whole_gpus: bool) -> str | None:
+def extended_resource_note(given: object, kubernetes_version: object, whole_gpu_pools: Sequence[str]) -> str | None:
     """The warning, for the plan and ``pulumi up``, of ``extended_resource`` left out on Kubernetes
     :data:`EXTENDED_RESOURCE_DEFAULT_ON` or later (``None`` otherwise): the DRA pools then serve plain
     ``nvidia.com/gpu`` requests too (:func:`extended_resource_in_force`), which setting it ``true`` acknowledges.
-    ``whole_gpus``: some served pool publishes whole GPUs (one without a static MIG layout); without one there is
-    nothing to serve and nothing to warn of (:func:`static_mig_problems`)."""
-    if given is not None or not whole_gpus or not extended_resource_in_force(given, kubernetes_version):
+    ``whole_gpu_pools``: the names of the served pools that publish whole GPUs (no static MIG layout), which the
+    warning names; without one there is nothing to serve and nothing to warn of (:func:`static_mig_problems`)."""
+    if given is not None or not whole_gpu_pools or not extended_resource_in_force(given, kubernetes_version):
         return None
     return (
-        f"on Kubernetes {kubernetes_version} the DRA pools also serve plain {EXTENDED_RESOURCE} requests (container "
+        f"on Kubernetes {kubernetes_version} the DRA pools of whole GPUs ({', '.join(whole_gpu_pools)}) also serve "
+        f"plain {EXTENDED_RESOURCE} requests (container "
         f"limits) through the DRA driver's gpu.nvidia.com DeviceClass, whose extendedResourceName the driver chart "
         f"{DRA_DRIVER_CHART_VERSION} always sets (Kubernetes' {EXTENDED_RESOURCE_GATE} feature gate is on by default "
         f"from {'.'.join(str(part) for part in EXTENDED_RESOURCE_DEFAULT_ON)}): a pod asking for {EXTENDED_RESOURCE} "

@@ -250,7 +250,8 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
         (
             DRA_POOL_EXTENDED_RESOURCE,
             "Workloads confined to DRA pools (gpu-components/gpu-access: dra) ask for GPUs with resource claims, "
-            "not with NVIDIA extended resources, which no device plugin advertises there.",
+            "not with NVIDIA extended resources, which no device plugin advertises there (nvidia.com/gpu excepted "
+            "on a whole-GPU pool whose DRA driver's DeviceClass serves it, Kubernetes 1.36 or later).",
             _dra_pool_extended_resource,
             PolicyConfigSchema({"draExtendedResource": _DRA_EXTENDED_RESOURCE_SCHEMA}),
         ),
