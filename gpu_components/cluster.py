@@ -76,6 +76,7 @@ from gpu_components.nvidia.dra_driver import (
     driver_root_problems,
     extended_resource_problems,
     feature_gate_problems,
+    gpu_cluster_extended_resource_note,
     kubernetes_version_problems,
     operator_installs_driver,
     pool_access_problems,
@@ -1063,6 +1064,9 @@ class GpuCluster(pulumi.ComponentResource):
             self.gpu_operator = NvidiaGpuOperator(
                 f"{name}-gpu-operator", cast(NvidiaGpuOperatorArgs, gpu_cluster_args), child
             )
+            note = gpu_cluster_extended_resource_note(dra["kubernetes_version"])
+            if note is not None:
+                pulumi.log.warn(note, resource=self)
             return
         chart_keys = ("namespace", "chart_version", "helm_values", "feature_gates", "extended_resource")
         driver_args = {

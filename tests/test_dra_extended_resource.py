@@ -721,3 +721,27 @@ def test_a_null_kubernetes_version_of_the_standalone_driver_is_one_problem() -> 
     assert [str(p) for p in caught.value.problems] == [
         "kubernetes_version: must not be null (got None); valid: a string"
     ]
+
+
+def test_under_the_gpu_operators_gpu_cluster_1_36_warns_that_its_device_class_is_not_modelled(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Trial: under dra.installer gpu-operator on 1.36 the outputs said no DRA pool serves nvidia.com/gpu, with no
+    word that the GPUCluster's DeviceClass, which decides it, is not modelled."""
+
+    def build(version: str) -> GpuCluster:
+        dra = {"kubernetes_version": version, "installer": "gpu-operator"}
+        args = {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": dra}
+        return GpuCluster("gpus", args)  # type: ignore[arg-type]
+
+    with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
+        plan_of(lambda: build("1.36"))
+        plan_of(lambda: build("1.35"))
+    assert [r.getMessage() for r in caplog.records if "GPUCluster" in r.getMessage()] == [
+        "gpu-components:index:GpuCluster (gpus): on Kubernetes 1.36 a DeviceClass with an extendedResourceName serves "
+        "plain nvidia.com/gpu requests (Kubernetes' DRAExtendedResource feature gate is on by default from 1.36); "
+        "under dra.installer gpu-operator the GPU Operator's GPUCluster creates the DRA pools' DeviceClasses, which "
+        "the library does not model, so it counts no nvidia.com/gpu on them (capacity, pool_scheduling, "
+        "gpu_pod_settings): check the operator's gpu.nvidia.com DeviceClass before relying on either [source: "
+        f"{GATE}]"
+    ]

@@ -611,6 +611,25 @@ def extended_resource_note(given: object, kubernetes_version: object, whole_gpu_
     )
 
 
+def gpu_cluster_extended_resource_note(kubernetes_version: object) -> str | None:
+    """The warning, on Kubernetes :data:`EXTENDED_RESOURCE_DEFAULT_ON` or later, of DRA pools whose driver the GPU
+    Operator's GPUCluster deploys (``dra.installer: gpu-operator``): its DeviceClasses are the operator's, which the
+    library does not model, so whether they serve plain ``nvidia.com/gpu`` requests is unknown, and the library's
+    reports (capacity, ``pool_scheduling``, ``gpu_pod_settings``) count none. ``None`` below that version, where the
+    feature gate is off by default."""
+    minor = _minor(kubernetes_version)
+    if minor is None or minor < EXTENDED_RESOURCE_DEFAULT_ON:
+        return None
+    return (
+        f"on Kubernetes {kubernetes_version} a DeviceClass with an extendedResourceName serves plain "
+        f"{EXTENDED_RESOURCE} requests (Kubernetes' {EXTENDED_RESOURCE_GATE} feature gate is on by default from "
+        f"{'.'.join(str(part) for part in EXTENDED_RESOURCE_DEFAULT_ON)}); under dra.installer gpu-operator the GPU "
+        "Operator's GPUCluster creates the DRA pools' DeviceClasses, which the library does not model, so it counts "
+        f"no {EXTENDED_RESOURCE} on them (capacity, pool_scheduling, gpu_pod_settings): check the operator's "
+        f"gpu.nvidia.com DeviceClass before relying on either [source: {SOURCE_EXTENDED_RESOURCE_GATE}]"
+    )
+
+
 def feature_gate_problems(
     gates: Sequence[str], mig_pools: Sequence[tuple[str, str]], path: str, kubernetes_version: object
 ) -> list[Problem]:
