@@ -20,6 +20,7 @@ from gpu_components.cli import main
 from gpu_components.cluster import validate_cluster
 from gpu_components.kubernetes import NvidiaDraDriver
 from gpu_components.plan.capacity import capacity_report
+from gpu_components.plan.policy import run_policy_pack
 from gpu_components.policy.rules import dra_pool_extended_resource_violations
 from gpu_components.policy.workload_pools import (
     workload_pool_fit_violations,
@@ -744,4 +745,49 @@ def test_under_the_gpu_operators_gpu_cluster_1_36_warns_that_its_device_class_is
         "the library does not model, so it counts no nvidia.com/gpu on them (capacity, pool_scheduling, "
         "gpu_pod_settings): check the operator's gpu.nvidia.com DeviceClass before relying on either [source: "
         f"{GATE}]"
+    ]
+
+
+def test_the_pack_tells_two_clusters_pools_of_one_name_apart_by_their_kubernetes_provider() -> None:
+    """Trial: two clusters (1.36 and 1.35) with a pool ``l40s`` each; the pack read the drivers' records by pool name,
+    so whichever came last decided both clusters' Jobs (a missed violation, or a false one on a valid Job); and a
+    Job selecting ``gpu-access: dra`` on the 1.35 cluster passed for the other cluster's pool. Run as ``pulumi
+    preview --policy-pack`` runs it (``run_policy_pack``: each resource with its provider)."""
+
+    def program() -> None:
+        for name, version in (("new", "1.36"), ("aold", "1.35")):
+            provider = k8s.Provider(f"{name}-k8s", kubeconfig="{}")
+            GpuCluster(  # type: ignore[arg-type]
+                name,
+                {
+                    "cloud": "aws",
+                    "aws": {**WIRING, "cluster_name": name},
+                    "pools": [L40S],
+                    "gpu_stack": "dra",
+                    "dra": {"kubernetes_version": version},
+                },
+                pulumi.ResourceOptions(providers=[provider]),
+            )
+            container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+            toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+            for how, selector in (
+                ("pool", {"gpu-components/pool": "l40s"}),
+                ("access", {"gpu-components/gpu-access": "dra"}),
+            ):
+                pod = {
+                    "containers": [container],
+                    "tolerations": [toleration],
+                    "nodeSelector": selector,
+                    "restartPolicy": "Never",
+                }
+                k8s.batch.v1.Job(
+                    f"job-{name}-{how}",
+                    spec={"template": {"spec": pod}},
+                    opts=pulumi.ResourceOptions(provider=provider),
+                )
+
+    report = run_policy_pack(plan_of(program))
+    assert sorted(v.urn.split("::")[-1] for v in report.violations if v.policy == "gpu-dra-pool-extended-resource") == [
+        "job-aold-access",
+        "job-aold-pool",
     ]

@@ -38,6 +38,7 @@ from pulumi_policy import (
     Policy,
     PolicyConfigSchema,
     PolicyPack,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -162,8 +163,28 @@ def _toleration_without_gpu(resource_type: str, props: Mapping[str, Any], config
     return rules.toleration_without_gpu_violations(resource_type, props, allowed, keys)
 
 
-StackValidator = Callable[[list[rules.StackResource], Mapping[str, Any]], list[rules.StackViolation]]
-"""A stack rule with the policy's config: ``(resources, config) -> (urn, message)`` violations."""
+StackValidator = Callable[[list[rules.StackResource], Mapping[str, Any], Mapping[str, str]], list[rules.StackViolation]]
+"""A stack rule with the policy's config and the resources' clusters (:func:`_clusters`): ``(resources, config,
+clusters) -> (urn, message)`` violations."""
+
+DEFAULT_CLUSTER = "default"
+"""The cluster of Kubernetes resources that name no provider: the program's default Kubernetes provider's."""
+
+
+def _clusters(resources: Sequence[PolicyResource]) -> dict[str, str]:
+    """Resource URN -> the cluster its Kubernetes objects go to: a Kubernetes resource's provider URN (the default
+    provider's, :data:`DEFAULT_CLUSTER`, where it names none), and a component's: that of its Kubernetes children
+    (the DRA driver component's Helm release). Other resources are not in it."""
+    found: dict[str, str] = {}
+    for resource in resources:
+        if resource.resource_type.startswith("kubernetes:"):
+            provider = resource.provider
+            found[resource.urn] = provider.urn if provider is not None else DEFAULT_CLUSTER
+    for resource in resources:
+        parent = resource.parent
+        if parent is not None and resource.urn in found and parent.urn not in found:
+            found[parent.urn] = found[resource.urn]
+    return found
 
 
 def _stack_validation(
@@ -174,20 +195,20 @@ def _stack_validation(
         for message in config_key_problems(policy, config, schema):
             report_violation(message, None)
         resources = [(resource.urn, resource.resource_type, resource.props) for resource in args.resources]
-        for urn, message in validator(resources, config):
+        for urn, message in validator(resources, config, _clusters(args.resources)):
             report_violation(message, urn)
 
     return validate
 
 
 def _dra_pool_extended_resource(
-    resources: list[rules.StackResource], config: Mapping[str, Any]
+    resources: list[rules.StackResource], config: Mapping[str, Any], clusters: Mapping[str, str]
 ) -> list[rules.StackViolation]:
-    return rules.dra_pool_extended_resource_violations(resources, config.get("draExtendedResource") is True)
+    return rules.dra_pool_extended_resource_violations(resources, config.get("draExtendedResource") is True, clusters)
 
 
 def _stack_rule(rule: Callable[[list[rules.StackResource]], list[rules.StackViolation]]) -> StackValidator:
-    return lambda resources, _config: rule(resources)
+    return lambda resources, _config, _clusters: rule(resources)
 
 
 def _plain(rule: Callable[[str, Mapping[str, Any]], list[str]]) -> Validator:
@@ -294,7 +315,7 @@ def policies(enforcement: Mapping[str, EnforcementLevel] | None = None) -> list[
             "Resource claims for NVIDIA's DRA driver give each request at most one sharing strategy, time-slicing "
             "without replicas, MIG profile selectors only in DeviceClass mig.nvidia.com, and CEL selectors that "
             "parse, name only attributes and capacities the driver publishes and evaluate to a bool.",
-            lambda resources, _config: rules.dra_unsatisfiable_claim_violations(resources),
+            _stack_rule(rules.dra_unsatisfiable_claim_violations),
             None,
         ),
     ]

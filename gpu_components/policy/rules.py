@@ -757,19 +757,24 @@ DRA_DRIVER_COMPONENT = "gpu-components:index:NvidiaDraDriver"
 plain ``nvidia.com/gpu`` requests (its ``extended_resource`` in force: ``nvidia.com/gpu``, else ``null``)."""
 
 
-def dra_extended_resource_recorded(resources: Iterable[StackResource]) -> dict[str, bool]:
-    """Pool name -> whether its DeviceClass serves plain ``nvidia.com/gpu`` requests, as the library's DRA driver
-    component serving the pool records it (:data:`DRA_DRIVER_COMPONENT`: its ``poolNames``, and its
+def dra_extended_resource_recorded(
+    resources: Iterable[StackResource], clusters: Mapping[str, str] | None = None
+) -> dict[tuple[str | None, str], bool]:
+    """``(cluster, pool name)`` -> whether the pool's DeviceClass serves plain ``nvidia.com/gpu`` requests, as the
+    library's DRA driver component serving it records it (:data:`DRA_DRIVER_COMPONENT`: its ``poolNames``, and its
     ``extendedResource`` output ``nvidia.com/gpu``, the DRA setting ``extended_resource`` in force on a whole-GPU
     pool; a null output is not kept, so a driver that recorded its ``poolNames`` and no ``extendedResource`` records
-    null). Each pool by its own cluster's driver: one cluster on 1.36 says nothing of another's pools. A pool no
-    recorded driver serves is not in it (no library driver, or an engine that has recorded no outputs for it yet:
-    then only the pack config can say)."""
-    return {
-        str(name): props.get("extendedResource") == GPU_RESOURCE
-        for props in _recorded_drivers(resources).values()
-        for name in _list(props.get("poolNames"))
-    }
+    null). ``clusters``: resource URN -> the cluster it goes to (its Kubernetes provider), which tells the pools of
+    two clusters of one name apart; the cluster is ``None`` where unknown, and two drivers' records of one pool name
+    there are joined (either serving is enough: the rules fail open). A pool no recorded driver serves is not in it
+    (no library driver, or an engine that has recorded no outputs for it yet: then only the pack config can say)."""
+    found: dict[tuple[str | None, str], bool] = {}
+    for urn, props in _recorded_drivers(resources).items():
+        cluster = (clusters or {}).get(urn)
+        for name in _list(props.get("poolNames")):
+            key = (cluster, str(name))
+            found[key] = found.get(key, False) or props.get("extendedResource") == GPU_RESOURCE
+    return found
 
 
 def _recorded_drivers(resources: Iterable[StackResource]) -> dict[str, Mapping[str, Any]]:
@@ -801,7 +806,7 @@ def _config_contradictions(resources: Iterable[StackResource]) -> list[StackViol
 
 
 def dra_pool_extended_resource_violations(
-    resources: Iterable[StackResource], extended_resource: bool = False
+    resources: Iterable[StackResource], extended_resource: bool = False, clusters: Mapping[str, str] | None = None
 ) -> list[StackViolation]:
     """A workload that asks for an NVIDIA extended resource (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
     ``nvidia.com/mig-*``) must not be confined to DRA nodes: NVIDIA's DRA driver publishes the GPUs there as DRA
@@ -821,9 +826,15 @@ def dra_pool_extended_resource_violations(
     ``draExtendedResource`` gives it for the pools no library DRA driver component serves; a pool such a component
     serves is judged by its record (:func:`dra_extended_resource_recorded`), so a stack of the library's needs no
     config, and a config ``true`` against a driver that records no mapping is itself a violation, on the driver.
+    ``clusters`` (resource URN -> its cluster: the Kubernetes provider, as the pack finds it) judges a pod by its own
+    cluster's drivers only: another cluster's pool of the same name, or another cluster's pools a
+    ``gpu-components/gpu-access: dra`` selector names, serve it nothing. Without it pools are told apart by name.
     """
     resources = list(resources)
-    recorded = dra_extended_resource_recorded(resources)
+    by_cluster = dra_extended_resource_recorded(resources, clusters)
+    by_name: dict[str, bool] = {}
+    for (_, name), serves in by_cluster.items():
+        by_name[name] = by_name.get(name, False) or serves
     messages: list[StackViolation] = _config_contradictions(resources) if extended_resource else []
     pools, mig_pools = dra_pools(resources), mig_dra_pools(resources)
     for urn, resource_type, props in resources:
@@ -834,7 +845,8 @@ def dra_pool_extended_resource_violations(
         if how is None:
             continue
         selected = _selected_dra_pools(found[1], pools)
-        mapped = [pool for pool in selected if recorded.get(pool, extended_resource)]
+        cluster = (clusters or {}).get(urn)
+        mapped = [pool for pool in selected if _mapped(pool, cluster, by_cluster, by_name, extended_resource)]
         # nvidia.com/gpu through the DeviceClass needs a whole GPU: a pool selected only for its MIG devices has none.
         mig_only = sorted(selected) if selected and selected <= mig_pools else []
         served = any(pool not in mig_pools for pool in mapped)
@@ -852,6 +864,25 @@ def dra_pool_extended_resource_violations(
                 where = f"{path}.resources"
                 messages.append((urn, _extended_resource_message(where, names, how, bool(mapped), mig_only)))
     return messages
+
+
+def _mapped(
+    pool: str,
+    cluster: str | None,
+    by_cluster: Mapping[tuple[str | None, str], bool],
+    by_name: Mapping[str, bool],
+    config: bool,
+) -> bool:
+    """Whether ``pool`` serves a plain ``nvidia.com/gpu`` request of a pod on ``cluster`` (``None``: unknown): the
+    record of that cluster's driver serving the pool, or of a driver whose cluster is unknown; none where only
+    another cluster's driver records the pool (it is not the pod's cluster's); by name where the pod's cluster is
+    unknown; the pack config for a pool no library driver records."""
+    for key in ((cluster, pool), (None, pool)):
+        if key in by_cluster:
+            return by_cluster[key]
+    if pool in by_name:
+        return cluster is None and by_name[pool]
+    return config
 
 
 def _extended_resource_message(
