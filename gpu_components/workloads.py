@@ -612,6 +612,16 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
             serving,
         )
     given = f"the NvidiaDraDriver of pools {', '.join(served.name for served in specs)}"
+    as_settings = getattr(dra_driver, "given_as_settings", None)
+    if not serves(pool) and callable(as_settings) and as_settings(pool):
+        return Problem(
+            "dra_driver",
+            given,
+            f"was given pool {spec.name} as plain settings, not this node-pool component, so it cannot tell that the "
+            "component's nodes are on its cluster (an equal pool of another cluster would match as well)",
+            f"an NvidiaDraDriver given the component itself in its pools (pools: [<the {spec.name} component>]), or "
+            "its GpuCluster's dra_driver",
+        )
     if not serves(pool):
         return Problem(
             "dra_driver",

@@ -695,9 +695,11 @@ def test_a_driver_of_static_mig_pools_only_records_no_extended_resource() -> Non
     assert built.extended_resource is None
 
 
-def test_a_driver_given_the_pool_as_plain_settings_serves_its_component() -> None:
-    """Trial: an ``EksGpuNodeGroup`` and an ``NvidiaDraDriver`` given the same pool as plain settings (as the
-    driver's docs allow) on one cluster: gpu_pod_settings said the driver did not serve the pool."""
+def test_a_driver_given_the_pool_as_plain_settings_says_to_give_it_the_component() -> None:
+    """Trials: an ``EksGpuNodeGroup`` and an ``NvidiaDraDriver`` given the same pool as plain settings: first
+    gpu_pod_settings said the driver did not serve the pool; matched on equal settings, a driver of another cluster
+    then wrote a limit for a pool it does not serve. A driver given plain settings cannot tell whose nodes they are,
+    so the message says to give it the component; given the component, it serves it."""
 
     def build() -> tuple[Any, NvidiaDraDriver]:
         group = EksGpuNodeGroup(
@@ -711,6 +713,31 @@ def test_a_driver_given_the_pool_as_plain_settings_serves_its_component() -> Non
         return group, dra
 
     _, (group, dra) = plan_and(build)
+    assert not dra.serves(group)
+    assert served_extended_resource(group, [dra]) is None
+    with pytest.raises(GpuSpecError) as caught:
+        gpu_pod_settings(group, 1, dra_driver=dra)
+    assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [
+        (
+            "dra_driver",
+            "the NvidiaDraDriver of pools l40s",
+            "was given pool l40s as plain settings, not this node-pool component, so it cannot tell that the "
+            "component's nodes are on its cluster (an equal pool of another cluster would match as well)",
+            "an NvidiaDraDriver given the component itself in its pools (pools: [<the l40s component>]), or its "
+            "GpuCluster's dra_driver",
+        )
+    ]
+
+    def given_the_component() -> tuple[Any, NvidiaDraDriver]:
+        group = EksGpuNodeGroup(
+            "l40s",
+            {"pool": dict(L40S), "cluster_name": "prod", "subnet_ids": ["subnet-1"], "gpu_stack": "dra"},  # type: ignore[typeddict-item]
+        )
+        return group, NvidiaDraDriver(
+            "dra", {"pools": [group], "kubernetes_version": "1.36", "extended_resource": True}
+        )
+
+    _, (group, dra) = plan_and(given_the_component)
     assert dra.serves(group)
     assert gpu_pod_settings(group, 1, dra_driver=dra)["resources"] == {"limits": {"nvidia.com/gpu": "1"}}
     assert served_extended_resource(group, [dra]) == "nvidia.com/gpu"

@@ -274,11 +274,16 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         )
 
     def serves(self, pool: object) -> bool:
-        """Whether the driver serves ``pool``, a node-pool component: one of the components it was given (a
-        component of another cluster with equal settings is not), or a pool given to it as a plain cluster pool with
-        the same validated settings (the driver was not told which component's nodes those are)."""
+        """Whether the driver serves ``pool``, a node-pool component: one of the components it was given. A pool
+        given to it as plain settings is not tied to any component (an equal pool of another cluster would match
+        it too), so no component counts as served through it: give the driver the component itself."""
+        return any(given is pool for given in self._given)
+
+    def given_as_settings(self, pool: object) -> bool:
+        """Whether the driver was given a pool with ``pool``'s settings as plain settings rather than as the
+        node-pool component ``pool`` (which it then does not serve: :meth:`serves`)."""
         spec = getattr(pool, "spec", None)
         return any(
-            given is pool or (not isinstance(given, pulumi.Resource) and served == spec)
+            not isinstance(given, pulumi.Resource) and served == spec
             for given, served in zip(self._given, self.specs, strict=True)
         )
