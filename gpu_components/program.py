@@ -322,7 +322,8 @@ def _version_mismatch_problems(dra: object, version: object) -> list[Problem]:
     would check a version the cluster does not run."""
     given = dra.get("kubernetes_version") if isinstance(dra, dict) else None
     minor = _major_minor(version)
-    if not isinstance(given, str) or minor is None or given == minor:
+    # A given version that is no MAJOR.MINOR is the DRA rules' own problem (kubernetes_version_problems).
+    if not isinstance(given, str) or _major_minor(given) != given or minor is None or given == minor:
         return []
     runs = (
         f"cluster.kubernetes_version is unset, so the new cluster runs the default {minor}"

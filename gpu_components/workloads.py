@@ -599,6 +599,16 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
     the pool, or one whose ``extended_resource`` is not in force; or the pool's static MIG layout (``pool``: no whole
     GPU is published in ``gpu.nvidia.com``, the one DeviceClass that names the extended resource)."""
     spec = pool.spec
+    if not pool.dra_devices.get(GPU_DEVICE_CLASS):  # no driver could serve nvidia.com/gpu from it: say why first
+        return Problem(
+            "pool",
+            spec.name,
+            f"pool {spec.name} has a static MIG layout: NVIDIA's DRA driver publishes its GPUs as mig.nvidia.com "
+            f"devices, none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass serves plain "
+            f"{GPU_RESOURCE} requests (mig.nvidia.com names no extended resource), so a pod claims a MIG device",
+            CLAIM_HELPERS,
+            f"{SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}",
+        )
     if dra_driver is None:
         return _dra_pool_problem(spec, "pool", spec.name)
     specs, serves = getattr(dra_driver, "specs", None), getattr(dra_driver, "serves", None)
@@ -630,24 +640,15 @@ def _dra_driver_problem(pool: GpuNodePool, dra_driver: object) -> Problem:
             "name and settings in another cluster is another pool, on another cluster's DeviceClass)",
             serving,
         )
-    if getattr(dra_driver, "extended_resource", None) is None:
-        return Problem(
-            "dra_driver",
-            given,
-            f"its gpu.nvidia.com DeviceClass serves no plain {GPU_RESOURCE} requests: its extended_resource is not in "
-            "force (false, or unset below Kubernetes 1.36, where Kubernetes' DRAExtendedResource feature gate is off "
-            "by default)",
-            f"{CLAIM_HELPERS}; or the DRA setting extended_resource in force (Kubernetes 1.36 or later)",
-            SOURCE_DRA_EXTENDED_RESOURCE,
-        )
+    # What is left: the driver serves the whole-GPU pool, so its extended_resource is not in force.
     return Problem(
-        "pool",
-        spec.name,
-        f"pool {spec.name} has a static MIG layout: NVIDIA's DRA driver publishes its GPUs as mig.nvidia.com "
-        f"devices, none as a whole gpu.nvidia.com device, and only the gpu.nvidia.com DeviceClass serves plain "
-        f"{GPU_RESOURCE} requests (mig.nvidia.com names no extended resource), so a pod claims a MIG device",
-        CLAIM_HELPERS,
-        f"{SOURCE_DRA_CLAIMS}; {SOURCE_DRA_EXTENDED_RESOURCE}",
+        "dra_driver",
+        given,
+        f"its gpu.nvidia.com DeviceClass serves no plain {GPU_RESOURCE} requests: its extended_resource is not in "
+        "force (false, or unset below Kubernetes 1.36, where Kubernetes' DRAExtendedResource feature gate is off "
+        "by default)",
+        f"{CLAIM_HELPERS}; or the DRA setting extended_resource in force (Kubernetes 1.36 or later)",
+        SOURCE_DRA_EXTENDED_RESOURCE,
     )
 
 

@@ -783,4 +783,14 @@ def test_a_version_with_a_leading_zero_is_no_version(tmp_path: Path, version: st
     cluster = {**dra_stack_cluster("aws-eks-dra"), "kubernetes_version": version}
     result = plan_stack(tmp_path, "aws-eks-dra", {"gpu-components:cluster": cluster})
     assert result.exit_code == 1
-    assert f"; cluster.kubernetes_version {version!r} names no major.minor for the DRA rules to check" in result.output
+    assert result.output.splitlines()[1:] == [
+        f"  - cluster.kubernetes_version: not a Kubernetes version the cloud accepts (got {version!r}); valid: "
+        "MAJOR.MINOR, e.g. 1.34 [source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html]"
+    ]
+    # A malformed dra.kubernetes_version is one problem, not also "not the cluster's version".
+    result = plan_stack(tmp_path, "aws-eks-dra", {"gpu-components:dra": {"kubernetes_version": version}})
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        f"  - dra.kubernetes_version: not a Kubernetes major.minor version (got {version!r}); valid: MAJOR.MINOR, "
+        f"e.g. 1.34 [source: {SOURCE_DRA}]"
+    ]

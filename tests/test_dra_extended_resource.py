@@ -361,6 +361,12 @@ def test_gpu_pod_settings_names_dra_driver_when_the_driver_is_off_and_mig_when_t
         )
     ]
     _, on = plan_and(lambda: cluster({"kubernetes_version": "1.36"}))
+    # Trial 3: without the driver, or with a wrong one, the MIG pool's message pointed at a driver fix that then
+    # failed with the MIG one: MIG is said first, whatever the driver.
+    for given in (on.dra_driver, None, "junk"):
+        with pytest.raises(GpuSpecError) as caught:
+            gpu_pod_settings(on.pools["h100"], 1, dra_driver=given)
+        assert [(p.path, p.value) for p in caught.value.problems] == [("pool", "h100")]
     with pytest.raises(GpuSpecError) as caught:
         gpu_pod_settings(on.pools["h100"], 1, dra_driver=on.dra_driver)
     assert [(p.path, p.value, p.message, p.valid) for p in caught.value.problems] == [

@@ -55,6 +55,7 @@ class FakePool:
     taints: tuple[Taint, ...] = ()
     advertised_resources: dict[str, int] = field(default_factory=dict)
     node_selector: dict[str, str] = field(default_factory=dict)
+    dra_devices: dict[str, int] = field(default_factory=dict)
 
 
 def fake(pool_spec: GpuNodePoolSpec, **attributes: Any) -> FakePool:
@@ -531,7 +532,12 @@ def test_sample_jobs_registers_one_job_per_pool_with_stable_names(preview: bool)
 
 
 def test_gpu_pod_settings_on_a_dra_pool_is_one_error_naming_the_claim_helpers() -> None:
-    pool = fake(spec(instance_type="g6e.12xlarge"), device_plugin_host="dra-driver", advertised_resources={})
+    pool = fake(
+        spec(instance_type="g6e.12xlarge"),
+        device_plugin_host="dra-driver",
+        advertised_resources={},
+        dra_devices={"gpu.nvidia.com": 4},
+    )
     with pytest.raises(GpuSpecError) as error:
         gpu_pod_settings(pool, 1)
     [(path, value, message)] = problems_of(error)

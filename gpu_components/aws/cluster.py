@@ -81,7 +81,7 @@ decide: the cluster's name; the controller's nodes are the system node group's, 
 SYSTEM_SIZES = SystemPoolSizes("system_node_group", ("min_size", "desired_size", "max_size"), (1, 2, 3))
 """The system node group's node counts (``scalingConfig``): 1 to 3 nodes, 2 at creation."""
 VERSION_FORM = VersionForm(
-    re.compile(r"\d+\.\d+"),
+    re.compile(r"(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)"),  # Kubernetes writes no leading zero (1.036 is no version)
     "MAJOR.MINOR, e.g. 1.34",
     "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html",
 )

@@ -48,7 +48,7 @@ SYSTEM_SIZES = SystemPoolSizes(
 )
 """The system pool's node counts (autoscaler bounds and count at creation): 1 to 3 nodes, 2 at creation."""
 VERSION_FORM = VersionForm(
-    re.compile(r"\d+\.\d+(?:\.\d+)?"),
+    re.compile(r"(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))?"),  # no leading zero (1.036 is no version)
     "MAJOR.MINOR (the latest patch), or MAJOR.MINOR.PATCH, e.g. 1.34",
     "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions",
 )

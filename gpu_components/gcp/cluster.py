@@ -411,7 +411,8 @@ def _gke_version(text: str) -> tuple[int, ...] | None:
     return None if match is None else tuple(int(part) for part in match.groups() if part is not None)
 
 
-_GKE_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?")
+_GKE_VERSION = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(?:-gke\.(\d+))?)?")
+"""A GKE version; Kubernetes writes its numbers without a leading zero (``1.036`` is no version)."""
 VERSION_FORM = VersionForm(
     re.compile(rf"{_GKE_VERSION.pattern}|latest|-"),
     "MAJOR.MINOR, MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-gke.N (e.g. 1.33.3-gke.1136000), latest, or - (the default)",
