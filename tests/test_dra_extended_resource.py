@@ -310,6 +310,30 @@ def cluster(dra: dict[str, Any]) -> GpuCluster:
     return GpuCluster("gpus", args)  # type: ignore[arg-type]
 
 
+def cluster_of_its_own(name: str, version: str, **changes: Any) -> tuple[GpuCluster, k8s.Provider]:
+    """A GpuCluster ``name`` of the L40S pool, DRA on Kubernetes ``version``, on a Kubernetes provider of its own
+    (a second cluster of one program), and that provider; ``changes`` replace its args (``dra``, ``pools``, ``aws``)."""
+    provider = k8s.Provider(f"{name}-k8s", kubeconfig="{}")
+    args = {
+        "cloud": "aws",
+        "aws": WIRING,
+        "pools": [L40S],
+        "gpu_stack": "dra",
+        "dra": {"kubernetes_version": version},
+        **changes,
+    }
+    return GpuCluster(name, args, pulumi.ResourceOptions(providers=[provider])), provider  # type: ignore[arg-type]
+
+
+def plain_gpu_job(name: str, selector: dict[str, Any], provider: k8s.Provider | None = None) -> None:
+    """A Job asking one plain nvidia.com/gpu and tolerating the GPU taint, with ``selector`` (its pod's nodeSelector
+    and affinity), on ``provider`` (default: the program's)."""
+    container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    pod = {"containers": [container], "tolerations": [toleration], **selector, "restartPolicy": "Never"}
+    k8s.batch.v1.Job(name, spec={"template": {"spec": pod}}, opts=pulumi.ResourceOptions(provider=provider))
+
+
 def test_gpu_pod_settings_asks_a_dra_pool_for_whole_gpus_given_its_driver_in_force() -> None:
     _, built = plan_and(lambda: cluster({"kubernetes_version": "1.36", "extended_resource": True}))
     settings = gpu_pod_settings(built.pools["l40s"], 1, dra_driver=built.dra_driver)
@@ -442,10 +466,7 @@ def plain_job_resources(dra: dict[str, Any], selector: dict[str, Any]) -> list[A
 
     def program() -> None:
         cluster(dra)
-        container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
-        toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
-        pod = {"containers": [container], "tolerations": [toleration], **selector, "restartPolicy": "Never"}
-        k8s.batch.v1.Job("job", spec={"template": {"spec": pod}})
+        plain_gpu_job("job", selector)
 
     plan = plan_of(program)
     return [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
@@ -516,25 +537,8 @@ def test_gpu_pod_settings_refuses_another_clusters_driver_for_a_pool_of_the_same
     settings; prod's driver does not serve staging's pool, so no plain limit is written for it."""
 
     def build() -> tuple[GpuCluster, GpuCluster]:
-        def on(cluster: str) -> pulumi.ResourceOptions:
-            return pulumi.ResourceOptions(providers=[k8s.Provider(f"{cluster}-k8s", kubeconfig="{}")])
-
-        prod = GpuCluster(  # type: ignore[arg-type]
-            "prod",
-            {
-                "cloud": "aws",
-                "aws": WIRING,
-                "pools": [L40S],
-                "gpu_stack": "dra",
-                "dra": {"kubernetes_version": "1.36", "extended_resource": True},
-            },
-            on("prod"),
-        )
-        staging = GpuCluster(  # type: ignore[arg-type]
-            "staging",
-            {"cloud": "aws", "aws": WIRING, "pools": [L40S], "gpu_stack": "dra", "dra": {"kubernetes_version": "1.34"}},
-            on("staging"),
-        )
+        prod, _ = cluster_of_its_own("prod", "1.36", dra={"kubernetes_version": "1.36", "extended_resource": True})
+        staging, _ = cluster_of_its_own("staging", "1.34")
         return prod, staging
 
     _, (prod, staging) = plan_and(build)
@@ -638,17 +642,7 @@ def test_each_warning_names_the_component_it_comes_from(caplog: pytest.LogCaptur
 
     def build() -> None:
         for name in ("prod", "staging"):
-            GpuCluster(  # type: ignore[arg-type]
-                name,
-                {
-                    "cloud": "aws",
-                    "aws": WIRING,
-                    "pools": [L40S],
-                    "gpu_stack": "dra",
-                    "dra": {"kubernetes_version": "1.36"},
-                },
-                pulumi.ResourceOptions(providers=[k8s.Provider(f"{name}-k8s", kubeconfig="{}")]),
-            )
+            cluster_of_its_own(name, "1.36")
 
     with caplog.at_level("WARNING", logger="gpu_components.plan.pulumi"):
         plan_of(build)
@@ -664,27 +658,9 @@ def test_each_pool_is_judged_by_its_own_clusters_driver() -> None:
 
     def program() -> None:
         for name, version in (("new", "1.36"), ("old", "1.35")):
-            GpuCluster(  # type: ignore[arg-type]
-                name,
-                {
-                    "cloud": "aws",
-                    "aws": WIRING,
-                    "pools": [{**L40S, "name": f"l40s-{name}"}],
-                    "gpu_stack": "dra",
-                    "dra": {"kubernetes_version": version},
-                },
-                pulumi.ResourceOptions(providers=[k8s.Provider(f"{name}-k8s", kubeconfig="{}")]),
-            )
-        container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
-        toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+            cluster_of_its_own(name, version, pools=[{**L40S, "name": f"l40s-{name}"}])
         for pool in ("l40s-new", "l40s-old"):
-            pod = {
-                "containers": [container],
-                "tolerations": [toleration],
-                "nodeSelector": {"gpu-components/pool": pool},
-                "restartPolicy": "Never",
-            }
-            k8s.batch.v1.Job(f"job-{pool}", spec={"template": {"spec": pod}})
+            plain_gpu_job(f"job-{pool}", {"nodeSelector": {"gpu-components/pool": pool}})
 
     plan = plan_of(program)
     resources = [(r.urn, r.type, r.inputs if r.custom else r.outputs) for r in plan.resources]
@@ -789,35 +765,12 @@ def test_the_pack_tells_two_clusters_pools_of_one_name_apart_by_their_kubernetes
 
     def program() -> None:
         for name, version in (("new", "1.36"), ("aold", "1.35")):
-            provider = k8s.Provider(f"{name}-k8s", kubeconfig="{}")
-            GpuCluster(  # type: ignore[arg-type]
-                name,
-                {
-                    "cloud": "aws",
-                    "aws": {**WIRING, "cluster_name": name},
-                    "pools": [L40S],
-                    "gpu_stack": "dra",
-                    "dra": {"kubernetes_version": version},
-                },
-                pulumi.ResourceOptions(providers=[provider]),
-            )
-            container = {"name": "c", "image": "cuda", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
-            toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+            _, provider = cluster_of_its_own(name, version, aws={**WIRING, "cluster_name": name})
             for how, selector in (
                 ("pool", {"gpu-components/pool": "l40s"}),
                 ("access", {"gpu-components/gpu-access": "dra"}),
             ):
-                pod = {
-                    "containers": [container],
-                    "tolerations": [toleration],
-                    "nodeSelector": selector,
-                    "restartPolicy": "Never",
-                }
-                k8s.batch.v1.Job(
-                    f"job-{name}-{how}",
-                    spec={"template": {"spec": pod}},
-                    opts=pulumi.ResourceOptions(provider=provider),
-                )
+                plain_gpu_job(f"job-{name}-{how}", {"nodeSelector": selector}, provider)
 
     report = run_policy_pack(plan_of(program))
     assert sorted(v.urn.split("::")[-1] for v in report.violations if v.policy == "gpu-dra-pool-extended-resource") == [
