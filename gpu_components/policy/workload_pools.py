@@ -41,15 +41,15 @@ from gpu_components.cloud_facts import all_cloud_facts
 from gpu_components.dra import GPU_DEVICE_CLASS
 from gpu_components.gpu_requests import SOURCE_SCHEDULE_GPUS, parse_gpu_quantity
 from gpu_components.labels import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL
-from gpu_components.nvidia.device_plugin import SHARED_SUFFIX
+from gpu_components.nvidia.device_plugin import GPU_RESOURCE, SHARED_SUFFIX
 from gpu_components.policy.rules import (
-    DRA_DRIVER_COMPONENT,
     WORKLOAD_POD_SPECS,
     StackResource,
     StackViolation,
     _at,
     _list,
     _map,
+    dra_extended_resource_recorded,
 )
 from gpu_components.spec import SOURCE_SHARING
 from gpu_components.workloads import is_gpu_resource
@@ -135,18 +135,6 @@ def _cloud_max_shared(labels: Mapping[str, str], advertised: Mapping[str, int]) 
     return {}
 
 
-def _dra_extended_resources(resources: Sequence[StackResource]) -> dict[str, str]:
-    """Pool name -> the extended resource its DRA driver's ``gpu.nvidia.com`` DeviceClass serves, from the library's
-    DRA driver components whose ``extendedResource`` output is set (their ``poolNames``; the DRA setting
-    ``extended_resource`` in force)."""
-    found: dict[str, str] = {}
-    for _, resource_type, props in resources:
-        resource = props.get("extendedResource")
-        if resource_type == DRA_DRIVER_COMPONENT and isinstance(resource, str):
-            found |= {str(name): resource for name in _list(props.get("poolNames"))}
-    return found
-
-
 def _workload_target(pool: PoolFacts) -> bool:
     """Whether the workload rules judge a pool: every pool but a DRA pool without an extended resource (a DRA pool
     whose driver serves ``nvidia.com/gpu`` through its DeviceClass is one a plain GPU limit may select)."""
@@ -158,7 +146,9 @@ def stack_pools(resources: Iterable[StackResource]) -> list[PoolFacts]:
     ``advertisedResources`` (the module docstring's derivation), in URN order."""
     resources = list(resources)
     entries = _config_entries(resources)
-    extended = _dra_extended_resources(resources)
+    # Pools whose DRA driver serves plain nvidia.com/gpu, as the DRA rule reads the drivers' records (by pool name:
+    # the pools' outputs name no cluster).
+    extended = {name for (_, name), serves in dra_extended_resource_recorded(resources).items() if serves}
     pools: list[PoolFacts] = []
     for urn, _, props in sorted(resources, key=lambda resource: resource[0]):
         name, advertised = props.get("poolName"), props.get("advertisedResources")
@@ -169,7 +159,7 @@ def stack_pools(resources: Iterable[StackResource]) -> list[PoolFacts]:
         host = str(props.get("devicePluginHost") or "")
         whole = _map(props.get("draDevices")).get(GPU_DEVICE_CLASS)
         if host == "dra-driver" and name in extended and isinstance(whole, (int, float)) and whole > 0:
-            counts = {extended[name]: int(whole)}
+            counts = {GPU_RESOURCE: int(whole)}
         entry = entries.get(labels.get(DEVICE_PLUGIN_CONFIG_LABEL, ""))
         max_shared = _entry_max_shared(entry) if host != "cloud" and entry is not None else {}
         if host == "cloud":
