@@ -17,6 +17,7 @@ from gpu_components.labels import SOURCE_POST_BOOT_LABELS
 from gpu_components.spec import GpuNodePoolSpec, GpuRequirement
 from gpu_components.spec.hardware import fractional_gpu_types
 from gpu_components.spec.provisioning import SOURCE_STARTUP_TAINTS
+from tests.test_provisioning_spec import pool
 
 AT = "pools[2]"
 """The path prefix every pool here is checked under (``GpuNodePoolSpec.from_args(..., path=AT)``)."""
@@ -30,17 +31,6 @@ AWS_FAMILIES = (
     "g4dn, g5, g5g, g6, g6e, g7e, gr6, p3, p3dn, p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, p6e-gb200, p6e-gb300"
 )
 LABEL_SYNTAX = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
-
-
-def pool(provisioning: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
-    """A Karpenter pool of g6e.xlarge (one L40S) with a limit of 8 GPUs, changed by ``provisioning`` and ``fields``."""
-    base: dict[str, Any] = {
-        "name": "gpu",
-        "instance_type": "g6e.xlarge",
-        "provisioning": {"provisioner": "karpenter", "max_gpus": 8, **(provisioning or {})},
-    }
-    base.update(fields)
-    return base
 
 
 def requiring(*requirements: dict[str, Any], **provisioning: Any) -> dict[str, Any]:

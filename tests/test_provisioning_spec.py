@@ -11,6 +11,7 @@ from gpu_components.spec import Disruption, GpuNodePoolSpec, Provisioning
 
 
 def pool(provisioning: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    """A Karpenter pool of g6e.xlarge (one L40S) with a limit of 8 GPUs, changed by ``provisioning`` and ``fields``."""
     base: dict[str, Any] = {
         "name": "gpu",
         "instance_type": "g6e.xlarge",
